@@ -1,0 +1,335 @@
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "version.h"
+
+/* kubectl's global flags, in the order `kubectl options` lists the ones a
+ * plugin is expected to accept. */
+const struct flag global_flags[] = {
+	{ "as", 0, "USER", "username to impersonate for the operation", NULL },
+	{ "as-group", 0, "GROUP", "group to impersonate for the operation (repeatable)", NULL },
+	{ "as-uid", 0, "UID", "UID to impersonate for the operation", NULL },
+	{ "certificate-authority", 0, "FILE", "path to a cert file for the certificate authority", NULL },
+	{ "client-certificate", 0, "FILE", "path to a client certificate file for TLS", NULL },
+	{ "client-key", 0, "FILE", "path to a client key file for TLS", NULL },
+	{ "cluster", 0, "NAME", "the name of the kubeconfig cluster to use", "clusters" },
+	{ "context", 0, "NAME", "the name of the kubeconfig context to use", "contexts" },
+	{ "disable-compression", 0, NULL, "opt out of response compression for all requests to the server", NULL },
+	{ "insecure-skip-tls-verify", 0, NULL, "do not check the server's certificate (insecure)", NULL },
+	{ "kubeconfig", 0, "FILE", "path to the kubeconfig file to use", NULL },
+	{ "namespace", 'n', "NAMESPACE", "namespace whose pods are shown", "namespaces" },
+	{ "all-namespaces", 'A', NULL, "pods of all namespaces (the default)", NULL },
+	{ "request-timeout", 0, "DURATION", "how long to wait for a request (0 = no limit, 5 = 5s, 1m, 2h)", NULL },
+	{ "server", 's', "URL", "the address and port of the Kubernetes API server", NULL },
+	{ "tls-server-name", 0, "NAME", "server name to use for certificate validation and SNI", NULL },
+	{ "token", 0, "TOKEN", "bearer token for authentication to the API server", NULL },
+	{ "user", 0, "NAME", "the name of the kubeconfig user to use", "users" },
+	{ "v", 'v', "LEVEL", "log level: 6 requests, 8 headers (secrets redacted), 9 bodies", NULL },
+	{ "help", 'h', NULL, "help for this command", NULL },
+	{ 0 },
+};
+
+static const struct flag *find_long(const struct flag *flags, const char *name, size_t len)
+{
+	for (const struct flag *f = flags; f && f->name; f++)
+		if (strlen(f->name) == len && memcmp(f->name, name, len) == 0)
+			return f;
+	return NULL;
+}
+
+static const struct flag *find_short(const struct flag *flags, char c)
+{
+	for (const struct flag *f = flags; f && f->name; f++)
+		if (f->shorthand && f->shorthand == c)
+			return f;
+	return NULL;
+}
+
+static int parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "1", "t", "T", "true", "TRUE", "True", NULL };
+	static const char *const no[] = { "0", "f", "F", "false", "FALSE", "False", NULL };
+
+	for (size_t i = 0; yes[i]; i++)
+		if (strcmp(s, yes[i]) == 0)
+			return *ret = true, 0;
+	for (size_t i = 0; no[i]; i++)
+		if (strcmp(s, no[i]) == 0)
+			return *ret = false, 0;
+	return -1;
+}
+
+/* One flag occurrence in argv, in any of pflag's spellings: --name=value,
+ * --name value, -x value, -xvalue, -x=value; booleans take no separate value.
+ * The index is advanced past what was consumed.  Returns 1 and fills flag and
+ * value when argv[index] is one of flags, 0 when it is not, -1 on an error. */
+static int match_flag(const struct flag *flags, int argc, char **argv, int *i, const struct flag **flag,
+		      const char **value, struct kerr *err)
+{
+	const char *a = argv[*i];
+	const char *eq = NULL;
+	const struct flag *f;
+
+	if (a[0] != '-' || a[1] == '\0')
+		return 0;
+	if (a[1] == '-') {
+		const char *name = a + 2;
+
+		eq = strchr(name, '=');
+		f = find_long(flags, name, eq ? (size_t)(eq - name) : strlen(name));
+		if (!f)
+			return 0;
+		if (eq) {
+			*value = eq + 1;
+		} else if (f->arg) {
+			if (*i + 1 >= argc)
+				return kerr_set(err, KERR_USAGE, "flag needs an argument: --%s", f->name);
+			*value = argv[++*i];
+		} else {
+			*value = "true";
+		}
+	} else {
+		f = find_short(flags, a[1]);
+		if (!f)
+			return 0;
+		if (a[2] == '=') {
+			*value = a + 3;
+		} else if (a[2] != '\0') {
+			if (!f->arg)
+				return 0; /* a cluster of short booleans: not ours to take apart */
+			*value = a + 2;
+		} else if (f->arg) {
+			if (*i + 1 >= argc)
+				return kerr_set(err, KERR_USAGE, "flag needs an argument: '%c' in -%c", f->shorthand,
+						f->shorthand);
+			*value = argv[++*i];
+		} else {
+			*value = "true";
+		}
+	}
+	if (!f->arg) {
+		bool b;
+
+		if (parse_bool(*value, &b) < 0)
+			return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--%s\" flag: strconv.ParseBool: parsing \"%s\": invalid syntax",
+					*value, f->name, *value);
+		*value = b ? "true" : "false";
+	}
+	*flag = f;
+	return 1;
+}
+
+int cli_parse_duration_ms(const char *s, long *ret)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = {
+		{ "ns", 1e-6 }, { "us", 1e-3 }, { "ms", 1 }, { "s", 1e3 }, { "m", 60e3 }, { "h", 3600e3 },
+	};
+	double total = 0;
+	const char *p = s;
+	char *end;
+
+	if (!s || !*s)
+		return -1;
+	/* a bare integer is seconds, as kubectl reads --request-timeout */
+	errno = 0;
+	long secs = strtol(s, &end, 10);
+	if (*end == '\0' && errno == 0) {
+		if (secs < 0 || secs > LONG_MAX / 1000)
+			return -1;
+		*ret = secs * 1000;
+		return 0;
+	}
+	while (*p) {
+		double v;
+		size_t best = 0, best_len = 0;
+
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return -1;
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno)
+			return -1;
+		p = end;
+		for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+			size_t n = strlen(units[u].unit);
+
+			if (strncmp(p, units[u].unit, n) == 0 && n > best_len)
+				best = u, best_len = n;
+		}
+		if (!best_len)
+			return -1;
+		total += v * units[best].ms;
+		p += best_len;
+	}
+	if (total < 0 || total > (double)LONG_MAX)
+		return -1;
+	*ret = (long)total;
+	return 0;
+}
+
+static int set_global(struct global_opts *g, const struct flag *f, const char *v, struct kerr *err)
+{
+	const char *n = f->name;
+	struct kube_overrides *ov = &g->ov;
+
+	if (!strcmp(n, "as")) ov->as = v;
+	else if (!strcmp(n, "as-uid")) ov->as_uid = v;
+	else if (!strcmp(n, "as-group")) {
+		if (g->n_as_groups + 1 >= sizeof(g->as_groups) / sizeof(g->as_groups[0]))
+			return kerr_set(err, KERR_USAGE, "too many --as-group flags");
+		g->as_groups[g->n_as_groups++] = v;
+		g->as_groups[g->n_as_groups] = NULL;
+		ov->as_groups = g->as_groups;
+	}
+	else if (!strcmp(n, "certificate-authority")) ov->certificate_authority = v;
+	else if (!strcmp(n, "client-certificate")) ov->client_certificate = v;
+	else if (!strcmp(n, "client-key")) ov->client_key = v;
+	else if (!strcmp(n, "cluster")) ov->cluster = v;
+	else if (!strcmp(n, "context")) ov->context = v;
+	else if (!strcmp(n, "disable-compression")) ov->disable_compression = !strcmp(v, "true");
+	else if (!strcmp(n, "insecure-skip-tls-verify")) ov->insecure_skip_tls_verify = !strcmp(v, "true");
+	else if (!strcmp(n, "kubeconfig")) ov->kubeconfig = v;
+	else if (!strcmp(n, "namespace")) ov->namespace = v;
+	else if (!strcmp(n, "all-namespaces")) g->all_namespaces = !strcmp(v, "true");
+	else if (!strcmp(n, "server")) ov->server = v;
+	else if (!strcmp(n, "tls-server-name")) ov->tls_server_name = v;
+	else if (!strcmp(n, "token")) ov->token = v;
+	else if (!strcmp(n, "user")) ov->user = v;
+	else if (!strcmp(n, "help")) g->help = !strcmp(v, "true");
+	else if (!strcmp(n, "request-timeout")) {
+		if (cli_parse_duration_ms(v, &g->request_timeout_ms) < 0)
+			return kerr_set(err, KERR_USAGE,
+					"Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)");
+	} else if (!strcmp(n, "v")) {
+		char *end;
+		long lvl = strtol(v, &end, 10);
+
+		if (*v == '\0' || *end != '\0' || lvl < 0 || lvl > 10)
+			return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"-v, --v\" flag: must be 0-10", v);
+		g->verbosity = (int)lvl;
+	}
+	return 0;
+}
+
+int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err)
+{
+	int out = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const struct flag *f;
+		const char *v;
+		int r;
+
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		r = match_flag(global_flags, argc, argv, &i, &f, &v, err);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (set_global(g, f, v, err) < 0)
+			return -1;
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
+{
+	int npos = 0;
+	bool only_positional = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct flag *f;
+		const char *v;
+		int r;
+
+		if (only_positional || a[0] != '-' || a[1] == '\0') {
+			argv[npos++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_positional = true;
+			continue;
+		}
+		r = match_flag(cmd->flags, argc, argv, &i, &f, &v, err);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			if (a[1] == '-')
+				return kerr_set(err, KERR_USAGE, "unknown flag: %s", a);
+			return kerr_set(err, KERR_USAGE, "unknown shorthand flag: '%c' in %s", a[1], a);
+		}
+		vals[f - cmd->flags] = v;
+	}
+	argv[npos] = NULL;
+	return npos;
+}
+
+static void print_flags(FILE *f, const struct flag *flags)
+{
+	for (const struct flag *fl = flags; fl && fl->name; fl++) {
+		char left[96];
+
+		if (fl->shorthand)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", fl->shorthand, fl->name, fl->arg ? "=" : "",
+				 fl->arg ? fl->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", fl->name, fl->arg ? "=" : "", fl->arg ? fl->arg : "");
+		fprintf(f, "    %-36s %s\n", left, fl->help);
+	}
+}
+
+void cli_print_help(FILE *f, const char *prog, const struct command *const *table, const struct command *cmd)
+{
+	if (!cmd) {
+		fprintf(f, "Show how the GPUs of a Kubernetes cluster are shared, and change how they are shared.\n\n");
+		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n\nCommands:\n", prog, prog);
+		for (size_t i = 0; table[i]; i++)
+			if (table[i]->name)
+				fprintf(f, "  %-10s %s\n", table[i]->name, table[i]->summary);
+		fprintf(f, "\nFlags:\n");
+		print_flags(f, table[0]->flags);
+		fprintf(f, "\nGlobal flags (as kubectl's):\n");
+		print_flags(f, global_flags);
+		fprintf(f, "\nUse \"%s COMMAND --help\" for more about a command.\n", prog);
+		fprintf(f, "Exit status: 0 success, 1 failure reaching or reading the cluster, 2 usage error.\n");
+		return;
+	}
+	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n\nFlags:\n", cmd->summary, prog, cmd->name ? cmd->name : "",
+		cmd->name ? " " : "", cmd->usage);
+	print_flags(f, cmd->flags);
+	fprintf(f, "\nGlobal flags (as kubectl's):\n");
+	print_flags(f, global_flags);
+}
+
+int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)
+{
+	struct kube_client_options opt = {
+		.request_timeout_ms = ctx->g.request_timeout_ms,
+		.verbosity = ctx->g.verbosity,
+		.log = ctx->errout,
+	};
+
+	if (kubeconfig_load(&ctx->g.ov, cfg, err) < 0)
+		return -1;
+	if (kube_client_new(cfg, &opt, ret, err) < 0) {
+		kube_config_release(cfg);
+		return -1;
+	}
+	return 0;
+}

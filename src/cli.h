@@ -1,0 +1,80 @@
+/* Command line: one table of commands drives dispatch, help and completion.
+ *
+ * kubectl passes every argument through unchanged, so the plugin accepts
+ * kubectl's global flags (struct kube_overrides and a few more) anywhere on
+ * the line, next to each command's own flags.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kerr.h"
+#include "kube.h"
+#include "kubeconfig.h"
+
+/* Flags every command accepts. */
+struct global_opts {
+	struct kube_overrides ov;
+	const char *as_groups[17]; /* --as-group, repeatable (at most 16) */
+	size_t n_as_groups;
+	bool all_namespaces; /* -A */
+	long request_timeout_ms;
+	int verbosity; /* -v / --v */
+	bool help;
+};
+
+/* One flag of a command, as data: drives parsing, --help and completion. */
+struct flag {
+	const char *name;  /* long name without dashes */
+	char shorthand;	   /* 0 = none */
+	const char *arg;   /* value placeholder ("NAME"), NULL for a boolean */
+	const char *help;  /* one line */
+	const char *values; /* completion hint: "nodes", "pools", "contexts", "namespaces",
+			     * "labels", or a space-separated word list; NULL = none */
+};
+
+struct cli_ctx {
+	const char *prog; /* the name the plugin was run as, for usage lines */
+	struct global_opts g;
+	FILE *out, *errout;
+};
+
+struct command {
+	const char *name;    /* NULL for the default command (inspect) */
+	const char *usage;   /* "[NODE...] [flags]" */
+	const char *summary; /* one line, for the command list */
+	const struct flag *flags; /* terminated by {0} */
+	/* argv[0] is the command name; global flags already removed.  Returns
+	 * the exit code (0, or 1 after reporting per-item failures itself), or
+	 * -1 with *err set (main prints it). */
+	int (*run)(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+};
+
+/* The commands, each defined in its own cmd_*.c; the table is in main.c. */
+extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_complete;
+extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
+extern const struct flag global_flags[];
+
+/* Remove kubectl's global flags from argv (in place) into *g.  Returns the
+ * new argc, or -1 with a usage error.  Stops at "--". */
+int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err);
+
+/* Parse a command's own flags.  Values are stored in order in vals (index =
+ * position in cmd->flags; booleans get "true"); positional arguments are
+ * compacted to the front of argv and their count returned, or -1 on error. */
+int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err);
+
+/* Print usage for a command (NULL = overview of the given table) with the
+ * name we were run as. */
+void cli_print_help(FILE *f, const char *prog, const struct command *const *table,
+		    const struct command *cmd);
+
+/* Build the client from the global flags: kubeconfig, credentials, HTTP. */
+int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);
+
+/* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
+int cli_parse_duration_ms(const char *s, long *ret);
+
+#endif

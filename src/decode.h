@@ -1,0 +1,75 @@
+/* Streaming decoders for API server responses.
+ *
+ * Large lists (NodeList, PodList) and watch streams are decoded as bytes
+ * arrive, with yajl's event parser: nothing but the fields the consumer asked
+ * for (struct decode_filter) is ever copied, and each item is handed over as
+ * soon as its closing brace is read.  Small documents (Status, DaemonSets,
+ * ExecCredential) are read with jansson elsewhere.
+ */
+#ifndef DECODE_H
+#define DECODE_H
+
+#include <stddef.h>
+
+#include "kerr.h"
+#include "objects.h"
+
+enum obj_kind { OBJ_NODE, OBJ_POD };
+
+/* Callbacks receive ownership of the object; return 0 to go on, -1 to stop
+ * (the feed call then fails with the error the callback put in *err). */
+struct decode_sink {
+	int (*node)(void *ud, struct k8s_node *node, struct kerr *err);
+	int (*pod)(void *ud, struct k8s_pod *pod, struct kerr *err);
+	/* List metadata as soon as it has been read (it comes before "items" in
+	 * what the API server writes, so the next page can be requested before
+	 * this one is decoded).  continue_token is NULL on the last page. */
+	void (*list_meta)(void *ud, const char *resource_version, const char *continue_token);
+	void *ud;
+};
+
+/* --- lists --------------------------------------------------------------- */
+
+struct list_decoder;
+
+/* kind says what the items are.  The filter must outlive the decoder. */
+struct list_decoder *list_decoder_new(enum obj_kind kind, const struct decode_filter *filter,
+				      const struct decode_sink *sink);
+int list_decoder_feed(struct list_decoder *d, const void *buf, size_t len, struct kerr *err);
+/* After the last byte: fails on a truncated document. */
+int list_decoder_finish(struct list_decoder *d, struct kerr *err);
+void list_decoder_free(struct list_decoder *d);
+
+/* A single object (GET /api/v1/nodes/NAME) through the same code path. */
+int decode_node(const void *buf, size_t len, const struct decode_filter *filter,
+		struct k8s_node **ret, struct kerr *err);
+int decode_pod(const void *buf, size_t len, const struct decode_filter *filter,
+	       struct k8s_pod **ret, struct kerr *err);
+
+/* --- watch streams ------------------------------------------------------- */
+
+enum watch_type { WATCH_ADDED, WATCH_MODIFIED, WATCH_DELETED, WATCH_BOOKMARK, WATCH_ERROR };
+
+struct watch_event {
+	enum watch_type type;
+	enum obj_kind kind;
+	struct k8s_node *node;	  /* set for node events other than BOOKMARK/ERROR; owned by receiver */
+	struct k8s_pod *pod;	  /* same, for pods */
+	char *resource_version;	  /* object's metadata.resourceVersion (also for BOOKMARK) */
+	long error_code;	  /* WATCH_ERROR: Status.code (410 = list again) */
+	char *error_reason, *error_message;
+};
+
+/* Called once per complete event; the receiver owns ev->node/ev->pod and
+ * must not keep the other pointers after returning. */
+typedef int (*watch_cb)(void *ud, struct watch_event *ev, struct kerr *err);
+
+struct watch_decoder;
+
+/* Newline-separated JSON events, split anywhere across feed() calls. */
+struct watch_decoder *watch_decoder_new(enum obj_kind kind, const struct decode_filter *filter,
+					watch_cb cb, void *ud);
+int watch_decoder_feed(struct watch_decoder *d, const void *buf, size_t len, struct kerr *err);
+void watch_decoder_free(struct watch_decoder *d);
+
+#endif

@@ -1,0 +1,118 @@
+/* The API client: HTTP over libcurl, with kubectl's manners.
+ *
+ * One client per run, holding a curl multi handle (HTTP/2 and connection
+ * reuse), the resolved config and the credential cache.  Lists are paged
+ * (limit/continue, restart on 410 Expired) and decoded as they arrive; several
+ * lists run concurrently.  Errors come back as struct kerr, never printed here.
+ */
+#ifndef KUBE_H
+#define KUBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "decode.h"
+#include "kerr.h"
+#include "kubeconfig.h"
+
+struct kube_client;
+
+struct kube_client_options {
+	long request_timeout_ms; /* 0 = none; also sent as ?timeout= */
+	int verbosity;		 /* -v=N: 6 method/URL/status/latency, 8 headers (secrets redacted) */
+	const char *user_agent;	 /* NULL = "kubectl-inspect-cgpu/<version> (linux/amd64) kubernetes/<commit>" */
+	FILE *log;		 /* where -v output and Warning: lines go; NULL = stderr */
+};
+
+int kube_client_new(const struct kube_config *cfg, const struct kube_client_options *opt,
+		    struct kube_client **ret, struct kerr *err);
+void kube_client_free(struct kube_client *c);
+const struct kube_config *kube_client_config(const struct kube_client *c);
+
+/* --- lists ---------------------------------------------------------------- */
+
+struct kube_list {
+	/* request */
+	const char *path;	    /* "/api/v1/pods", "/api/v1/namespaces/NS/pods", "/api/v1/nodes" */
+	const char *label_selector; /* NULL = not sent */
+	const char *field_selector; /* NULL = not sent */
+	unsigned limit;		    /* page size; 0 = 500 */
+	enum obj_kind kind;
+	const struct decode_filter *filter;
+	struct decode_sink sink; /* items are delivered here, page after page */
+	/* on restart after 410 Expired, sink.list_meta is called with (NULL, NULL)
+	 * first: the consumer must drop what it received from this list. */
+
+	/* result */
+	char *resource_version; /* of the last page, for a watch to start from; owned */
+};
+
+/* Run the lists concurrently, each to its last page.  Fails with the first error. */
+int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err);
+void kube_list_release(struct kube_list *l);
+
+/* --- single requests (small bodies, jansson) ------------------------------ */
+
+/* GET path[?query]; *ret gets the decoded body on 2xx. */
+int kube_get_json(struct kube_client *c, const char *path, const char *query, json_t **ret,
+		  struct kerr *err);
+
+enum kube_patch_type { PATCH_MERGE, PATCH_STRATEGIC, PATCH_JSON };
+
+struct kube_write_opts {
+	bool dry_run;		  /* ?dryRun=All */
+	const char *field_manager; /* ?fieldManager=, NULL = not sent */
+};
+
+/* PATCH path with body; *ret (may be NULL) gets the object as the server returned it. */
+int kube_patch(struct kube_client *c, const char *path, enum kube_patch_type type, const json_t *body,
+	       const struct kube_write_opts *w, json_t **ret, struct kerr *err);
+/* DELETE path with a DeleteOptions body (may be NULL). */
+int kube_delete(struct kube_client *c, const char *path, const json_t *delete_options,
+		const struct kube_write_opts *w, json_t **ret, struct kerr *err);
+/* POST path with body (e.g. an Eviction). */
+int kube_post(struct kube_client *c, const char *path, const json_t *body, const struct kube_write_opts *w,
+	      json_t **ret, struct kerr *err);
+
+/* --- watches (asynchronous, for the live view) ---------------------------- */
+
+struct kube_watch;
+
+struct kube_watch_spec {
+	const char *path; /* collection path, as for lists */
+	const char *label_selector, *field_selector;
+	enum obj_kind kind;
+	const struct decode_filter *filter;
+	const char *resource_version; /* start point (from a list) */
+	watch_cb on_event;	      /* WATCH_ERROR 410 means: list again, then restart */
+	void *ud;
+	/* called when the stream ends or fails; the watch is then finished and
+	 * must be freed (or restarted with a new resource_version). */
+	void (*on_end)(void *ud, const struct kerr *err);
+};
+
+int kube_watch_start(struct kube_client *c, const struct kube_watch_spec *spec, struct kube_watch **ret,
+		     struct kerr *err);
+void kube_watch_free(struct kube_watch *w);
+
+/* Start a list without waiting for it: the same paging as kube_list_run, driven
+ * by kube_client_poll.  on_done gets NULL on success. */
+struct kube_async_list;
+int kube_list_start(struct kube_client *c, struct kube_list *list,
+		    void (*on_done)(void *ud, const struct kerr *err), void *ud, struct kube_async_list **ret,
+		    struct kerr *err);
+void kube_async_list_free(struct kube_async_list *l);
+
+/* Drive all transfers for at most timeout_ms, also waking when fd (e.g. stdin;
+ * -1 = none) becomes readable.  The single place where the live view waits.
+ * Returns 1 if fd is readable, 0 otherwise, -1 on a client failure. */
+int kube_client_poll(struct kube_client *c, int fd, int timeout_ms, struct kerr *err);
+
+/* --- helpers ---------------------------------------------------------------- */
+
+/* Percent-encode a path segment or query value. Returns malloc'd string. */
+char *kube_escape(const char *s);
+
+#endif

@@ -1,0 +1,107 @@
+/* kubeconfig: load, merge, select and validate, as client-go's clientcmd does.
+ *
+ * The result is a struct kube_config: everything the HTTP client needs to
+ * reach one cluster as one user, with every file already read into memory
+ * (key material never goes to a temporary file) and every relative path
+ * resolved against the file that named it.
+ */
+#ifndef KUBECONFIG_H
+#define KUBECONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kerr.h"
+#include "objects.h"
+
+/* Bytes in memory (PEM), not NUL-terminated in general. */
+struct kblob {
+	unsigned char *data;
+	size_t len;
+};
+
+enum exec_interactive { EXEC_INTERACTIVE_NEVER, EXEC_INTERACTIVE_IFAVAILABLE, EXEC_INTERACTIVE_ALWAYS };
+
+struct kube_exec {
+	char *api_version; /* client.authentication.k8s.io/v1 or v1beta1 */
+	char *command;	   /* resolved: a path if it contained '/', else looked up in PATH at run time */
+	char **args;	   /* argv[1..], NULL-terminated */
+	struct kvlist env; /* added to the parent's environment */
+	char *install_hint;
+	enum exec_interactive interactive;
+	bool provide_cluster_info;
+	char *cluster_config_json; /* clusters[].extensions client.authentication.k8s.io/exec, or NULL */
+};
+
+/* Flags from the command line that override the kubeconfig (kubectl's). */
+struct kube_overrides {
+	const char *kubeconfig, *context, *cluster, *user, *namespace;
+	const char *server, *token, *client_certificate, *client_key, *certificate_authority;
+	const char *tls_server_name, *as, *as_uid;
+	const char *const *as_groups; /* NULL-terminated or NULL */
+	bool insecure_skip_tls_verify;
+	bool disable_compression;
+};
+
+struct kube_config {
+	char *context_name, *cluster_name, *user_name; /* NULL for in-cluster / flags only */
+	char *namespace;			       /* -n, else the context's, else "default" */
+	bool namespace_explicit;		       /* came from -n or the context */
+
+	/* cluster */
+	char *server; /* "https://host:port[/prefix]", never NULL after load */
+	struct kblob ca; /* PEM, empty = system trust store */
+	bool insecure_skip_tls_verify;
+	char *tls_server_name;
+	char *proxy_url;
+	bool disable_compression;
+
+	/* user */
+	struct kblob client_cert, client_key; /* PEM */
+	char *token;			      /* static token (wins over token_file) */
+	char *token_file;		      /* re-read as it rotates */
+	char *username, *password;
+	struct kube_exec *exec;
+	char *auth_provider; /* name of a legacy auth-provider (oidc is read into token) */
+	char *impersonate_user, *impersonate_uid;
+	char **impersonate_groups; /* NULL-terminated or NULL */
+	struct kvlist impersonate_extra;
+
+	bool in_cluster;
+};
+
+/* Load and merge kubeconfig files (--kubeconfig, else KUBECONFIG, else
+ * ~/.kube/config; in-cluster when none is usable), apply the overrides,
+ * validate (reporting every problem in one message), read every referenced
+ * file into memory.  On failure *ret is untouched. */
+int kubeconfig_load(const struct kube_overrides *ov, struct kube_config *ret, struct kerr *err);
+void kube_config_release(struct kube_config *cfg);
+
+/* The names of all contexts, in the merged files, for completion.  Returns a
+ * NULL-terminated array to free with strv_free(), or NULL on error. */
+char **kubeconfig_context_names(const struct kube_overrides *ov, struct kerr *err);
+
+/* --- credentials (token files, exec plugins) ------------------------------ */
+
+struct kube_credential {
+	char *token;			      /* bearer token, or NULL */
+	struct kblob client_cert, client_key; /* from an exec plugin, or empty */
+	long long expires;		      /* Unix seconds, 0 = never */
+};
+
+struct cred_cache; /* remembers exec output until it expires */
+
+struct cred_cache *cred_cache_new(void);
+void cred_cache_free(struct cred_cache *c);
+
+/* The credential to use now: the static token, the token file's current
+ * contents, or an exec plugin's output (cached until expirationTimestamp;
+ * force = run the plugin again, as after a 401).  May be all empty (client
+ * certificate or basic auth from the config only). */
+int kube_credential_get(const struct kube_config *cfg, struct cred_cache *cache, bool force,
+			struct kube_credential *ret, struct kerr *err);
+void kube_credential_release(struct kube_credential *c);
+
+void strv_free(char **v);
+
+#endif

@@ -1,0 +1,109 @@
+/* kubectl-inspect-cgpu: the entry point.  It finds the command, hands it the
+ * arguments, and is the only place that prints an error and picks the exit
+ * code (0 success, 1 failure reaching or reading the cluster, 2 usage). */
+#include <curl/curl.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "version.h"
+
+/* The default command comes first; the completion entry point is hidden
+ * from help because shells call it, not people. */
+const struct command *const commands[] = {
+	&cmd_inspect,
+	&cmd_top,
+	&cmd_mode,
+	&cmd_restart,
+	&cmd_complete,
+	NULL,
+};
+
+/* kubectl runs a plugin file kubectl-a-b as `kubectl a b` and a file
+ * kubectl-a_b (krew's spelling) as `kubectl a-b`: show the user what they typed. */
+static char *display_name(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+	char *name;
+
+	base = base ? base + 1 : argv0;
+	if (strncmp(base, "kubectl-", 8) != 0)
+		return strdup("kubectl inspect cgpu");
+	if (asprintf(&name, "kubectl %s", base + 8) < 0)
+		return NULL;
+	for (char *p = name + 8; *p; p++) {
+		if (*p == '-')
+			*p = ' ';
+		else if (*p == '_')
+			*p = '-';
+	}
+	return name;
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 1; commands[i]; i++)
+		if (commands[i]->name && strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct kerr err = KERR_INIT;
+	struct cli_ctx ctx = { .out = stdout, .errout = stderr };
+	const struct command *cmd = commands[0];
+	char *prog;
+	int rc;
+
+	setlocale(LC_ALL, "");
+	prog = display_name(argc > 0 ? argv[0] : "kubectl-inspect-cgpu");
+	ctx.prog = prog ? prog : "kubectl inspect cgpu";
+
+	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+		printf("kubectl-inspect-cgpu %s (commit %s)\n", PLUGIN_VERSION, PLUGIN_COMMIT);
+		free(prog);
+		return 0;
+	}
+	/* The completion helper sees the user's half-typed line: it parses it itself. */
+	if (argc > 1 && strcmp(argv[1], cmd_complete.name) == 0) {
+		cmd = &cmd_complete;
+		rc = cmd->run(&ctx, argc - 1, argv + 1, &err);
+		goto out;
+	}
+	argc = cli_take_global_flags(argc, argv, &ctx.g, &err);
+	if (argc < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (argc > 1 && argv[1][0] != '-') {
+		const struct command *named = find_command(argv[1]);
+
+		if (named) {
+			cmd = named;
+			argc--;
+			argv++;
+		}
+	}
+	if (ctx.g.help) {
+		cli_print_help(stdout, ctx.prog, commands, cmd == commands[0] ? NULL : cmd);
+		free(prog);
+		return 0;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	rc = cmd->run(&ctx, argc, argv, &err);
+	curl_global_cleanup();
+out:
+	if (rc < 0 || err.kind != KERR_NONE) {
+		fflush(stdout);
+		kerr_print(stderr, &err);
+		if (err.kind == KERR_USAGE)
+			fprintf(stderr, "See '%s%s%s --help' for usage.\n", ctx.prog, cmd->name ? " " : "",
+				cmd->name ? cmd->name : "");
+		rc = err.kind == KERR_NONE ? 1 : kerr_exit_code(&err);
+	}
+	kerr_release(&err);
+	free(prog);
+	return rc;
+}

@@ -1,0 +1,118 @@
+/* The allocation model: per node, per GPU, which pods hold how much.
+ *
+ * Pure: no I/O.  Nodes and pods are added in any order, as the list decoders
+ * deliver them (pods may arrive before their node); model_finish() joins,
+ * sorts (nodes by name, pods by namespace then name) and computes totals and
+ * warnings.  In summary mode pods are folded into per-GPU sums and dropped, so
+ * memory follows nodes and GPUs, not pods.  The tables, JSON/YAML and the
+ * live view all draw from this one model.
+ */
+#ifndef MODEL_H
+#define MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kerr.h"
+#include "objects.h"
+#include "scheme.h"
+#include "warnings.h"
+
+struct model_options {
+	bool keep_pods;		    /* details, JSON, live view: remember each pod */
+	const char *pod_namespace;  /* keep only this namespace's pods for display (NULL = all) */
+	const char *const *nodes;   /* only these node names (NULL-terminated), NULL = all */
+	const char *scheme;	    /* only this scheme (NULL = detect per node) */
+	int force_unit;		    /* -1 = decide per node, else an enum mem_unit (GiB/MiB) */
+	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
+};
+
+struct model_pod_gpu {
+	int gpu; /* -1 = pending (no GPU chosen) */
+	const char *device_id;
+	int64_t mem, core;
+};
+
+struct model_pod {
+	char *namespace, *name, *uid, *phase, *node; /* node NULL = not scheduled */
+	const struct scheme *scheme;
+	int64_t mem, core; /* whole pod, in its node's unit */
+	struct model_pod_gpu *gpus;
+	size_t ngpus;
+	char **container_names;
+	int64_t *container_mem, *container_core;
+	size_t ncontainers;
+	bool assigned;
+};
+
+struct model_gpu {
+	int index;
+	char *id, *type;
+	int64_t mem_total, mem_allocated;
+	int64_t core_total, core_allocated;
+	int64_t slots, slots_used;
+	bool unhealthy, cordoned;
+	size_t npods; /* pods holding part of this GPU */
+};
+
+struct model_node {
+	char *name, *ip; /* ip "unknown" when the node has no InternalIP */
+	const struct scheme *scheme;
+	struct scheme_node info; /* what the scheme read (unit, mode, totals, ...) */
+	enum mem_unit unit;	 /* unit shown (after --unit) */
+	struct model_gpu *gpus;
+	int ngpus;
+	int64_t mem_total, mem_allocated, mem_pending; /* pending = held without a GPU index */
+	int64_t mem_unhealthy;
+	int64_t core_total, core_allocated;
+	char *pool, *gpu_model;
+	int64_t card_mem_mib; /* from aliyun.accelerator/nvidia_mem or nvidia.com/gpu.memory, 0 if unknown */
+	struct kvlist labels; /* the node's labels as kept by the filter (for -o wide and the live view) */
+	size_t *pods;	      /* indices into model.pods, sorted namespace/name */
+	size_t npods;
+};
+
+struct model_totals {
+	enum mem_unit unit; /* the one unit of mem_* below */
+	bool mixed_units;   /* nodes disagree: totals converted to MiB */
+	int64_t mem_total, mem_allocated, mem_pending;
+	int64_t core_total, core_allocated;
+	size_t nodes, gpus, pods, unscheduled;
+};
+
+struct model {
+	struct model_options opts;
+	struct model_node *nodes; /* sorted by name after model_finish */
+	size_t nnodes;
+	struct model_pod *pods;
+	size_t npods;
+	size_t *unscheduled; /* pods asking for GPU resources with no node yet */
+	size_t nunscheduled;
+	struct model_totals totals;
+	int max_gpus; /* largest GPU count of any node: number of GPU columns */
+	bool any_pending, any_core;
+	struct warnings warnings;
+	struct model_private *priv;
+};
+
+int model_init(struct model *m, const struct model_options *opt);
+/* Neither takes ownership: the model copies what it keeps, so the live view
+ * can rebuild a model from its own store of objects. */
+int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err);
+int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err);
+/* Drop everything added so far (a list restarted after 410 Expired). */
+void model_reset_nodes(struct model *m);
+void model_reset_pods(struct model *m);
+int model_finish(struct model *m, struct kerr *err);
+void model_release(struct model *m);
+
+/* The filter the list decoders should use for nodes and pods: the union of
+ * every scheme's fields plus what the model itself reads. */
+const struct decode_filter *model_node_filter(const struct model *m);
+const struct decode_filter *model_pod_filter(const struct model *m);
+
+/* Lookup after model_finish: NULL when absent. */
+const struct model_node *model_find_node(const struct model *m, const char *name);
+
+#endif

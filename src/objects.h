@@ -1,0 +1,84 @@
+/* Plain C views of the Kubernetes objects the plugin reads.
+ *
+ * Only the fields some consumer needs are kept; maps (labels, annotations,
+ * resource lists) keep only the keys a struct decode_filter asks for, so
+ * memory follows what is shown, not the size of the API objects.
+ * Every string is owned by the object and freed by its *_free().
+ */
+#ifndef OBJECTS_H
+#define OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kv {
+	char *key;
+	char *value;
+};
+
+struct kvlist {
+	struct kv *items;
+	size_t len, cap;
+};
+
+/* NULL when absent.  Linear: these maps hold a handful of filtered keys. */
+const char *kvlist_get(const struct kvlist *l, const char *key);
+int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *value, size_t valuelen);
+void kvlist_release(struct kvlist *l);
+
+/* Which keys of an object's maps to keep.  Each list is NULL-terminated; an
+ * entry ending in '*' matches any key with that prefix.  A NULL list keeps
+ * nothing; the all_* flags keep everything. */
+struct decode_filter {
+	const char *const *label_keys;
+	const char *const *annotation_keys;
+	const char *const *resource_names; /* node capacity/allocatable, container limits */
+	bool all_labels, all_annotations, all_resources;
+};
+
+bool decode_filter_match(const char *const *patterns, const char *key, size_t keylen);
+/* A filter that keeps what either keeps; patterns are shared, not copied.
+ * Release with decode_filter_release(). */
+int decode_filter_union(struct decode_filter *ret, const struct decode_filter *a,
+			const struct decode_filter *b);
+void decode_filter_release(struct decode_filter *f);
+
+struct k8s_node {
+	char *name, *uid, *resource_version, *creation_timestamp;
+	char *internal_ip; /* status.addresses[type=InternalIP], or NULL */
+	struct kvlist labels, annotations;
+	struct kvlist capacity, allocatable; /* quantities as the API wrote them */
+	bool unschedulable; /* spec.unschedulable */
+	bool ready;	    /* condition Ready == True */
+};
+
+struct k8s_container {
+	char *name;
+	struct kvlist limits; /* resources.limits */
+};
+
+struct k8s_owner {
+	char *kind, *name, *uid;
+	bool controller;
+};
+
+struct k8s_pod {
+	char *namespace, *name, *uid, *resource_version, *creation_timestamp;
+	char *node_name; /* spec.nodeName, NULL when not scheduled */
+	char *phase;	 /* status.phase, NULL when absent */
+	char *scheduler_name;
+	bool deleting;		/* metadata.deletionTimestamp set */
+	bool ready;		/* condition Ready == True */
+	bool has_node_selector; /* spec.nodeSelector or spec.affinity.nodeAffinity present */
+	struct kvlist labels, annotations;
+	struct k8s_container *containers; /* regular containers only, not init containers */
+	size_t ncontainers;
+	struct k8s_owner *owners;
+	size_t nowners;
+};
+
+void k8s_node_free(struct k8s_node *n);
+void k8s_pod_free(struct k8s_pod *p);
+
+#endif

@@ -1,0 +1,92 @@
+/* A GPU-sharing scheme: one decoder that reads what a sharing system writes
+ * into node resources, labels and annotations and into pod limits and
+ * annotations, and turns it into plain per-node, per-GPU figures.
+ *
+ * Adding a scheme means adding one scheme_*.c file with its const struct
+ * scheme, listing it in schemes[] (scheme.c) and adding its fixtures.  The
+ * model, the renderers and the live view only ever see these structs.
+ */
+#ifndef SCHEME_H
+#define SCHEME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "objects.h"
+#include "warnings.h"
+
+/* How a node's figures are counted. */
+enum mem_unit {
+	UNIT_GIB,   /* memory in GiB (cGPU default) */
+	UNIT_MIB,   /* memory in MiB */
+	UNIT_SLOTS, /* no memory figure: whole GPUs or time-slicing replicas */
+};
+
+struct scheme_gpu {
+	int index;
+	char *id;   /* device UUID where the scheme names devices, else NULL */
+	char *type; /* card model where known, else NULL */
+	int64_t mem_total;  /* in the node's unit; slots for UNIT_SLOTS */
+	int64_t core_total; /* compute share in percent of one GPU (100), 0 if not shared */
+	int64_t slots;	    /* vGPU / replica slots on this GPU, 0 if not counted */
+	bool unhealthy, cordoned;
+};
+
+struct scheme_node {
+	enum mem_unit unit;
+	bool unit_from_label; /* unit decided from evidence (card-memory label), not guessed */
+	bool per_gpu;	      /* per-GPU placement can be read from the API */
+	int ngpus;
+	struct scheme_gpu *gpus; /* ngpus entries (may be NULL if !per_gpu) */
+	int64_t mem_total;	 /* allocatable, node's unit */
+	int64_t mem_capacity;	 /* capacity; capacity - allocatable = withheld as unhealthy */
+	int64_t core_total;	 /* percent, 0 if compute is not shared */
+	char *mode;		 /* sharing mode as the labels say ("share", "cgpu", "core_mem", ...), or NULL */
+	char *placement;	 /* "binpack", "spread", or NULL */
+	bool isolation;		 /* memory isolation is on */
+};
+
+struct scheme_claim {
+	int container;	       /* index into the pod's containers, -1 when per pod */
+	int gpu;	       /* GPU index on the node; -1 = no GPU chosen yet (pending) */
+	const char *device_id; /* points into the pod (annotation text) or NULL */
+	int64_t mem, core;
+};
+
+struct scheme_pod {
+	const char *node; /* node that holds the allocation (usually spec.nodeName); may be NULL */
+	int64_t mem;	  /* whole pod, node's unit */
+	int64_t core;	  /* whole pod, percent */
+	int64_t *container_mem, *container_core; /* per container (pod->ncontainers entries) */
+	struct scheme_claim *claims;		 /* where it sits; nclaims == 0 = not placed */
+	size_t nclaims;
+	bool assigned; /* the device plugin confirmed the allocation */
+};
+
+struct scheme {
+	const char *name;  /* "cgpu", "cce", "hami", "volcano-vgpu", "nvidia" */
+	const char *title; /* "Alibaba cGPU / gpushare" */
+	/* What the decoders below read: the list decoders keep only these keys. */
+	struct decode_filter node_fields, pod_fields;
+	/* 1 and *out filled when the node offers this scheme, 0 when not, -1 on error.
+	 * Problems that do not stop decoding go to w. */
+	int (*node_decode)(const struct k8s_node *node, struct scheme_node *out, struct warnings *w);
+	/* 1 and *out filled when the pod asks for this scheme's resources, else 0. */
+	int (*pod_decode)(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w);
+};
+
+/* All schemes, in detection order, NULL-terminated. */
+extern const struct scheme *const schemes[];
+const struct scheme *scheme_find(const char *name);
+
+void scheme_node_release(struct scheme_node *n);
+void scheme_pod_release(struct scheme_pod *p);
+
+/* Shared parsing helpers (fuzzed). */
+/* Parse a Kubernetes quantity ("4", "100m", "1Gi", "2k") into an integer
+ * count of whole units (rounded down); -1 on a malformed value. */
+int quantity_parse_int(const char *s, int64_t *ret);
+/* "16160MiB", "15GiB", "2048" (MiB) -> MiB; -1 if malformed. */
+int memory_label_mib(const char *s, int64_t *ret);
+
+#endif
