@@ -50,6 +50,9 @@ struct command {
 	 * the exit code (0, or 1 after reporting per-item failures itself), or
 	 * -1 with *err set (main prints it). */
 	int (*run)(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+	/* Completion of the first positional argument, as struct flag.values;
+	 * NULL = node names (the positionals of most commands). */
+	const char *first_arg_values;
 };
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */

@@ -1,0 +1,303 @@
+/* Shell completion.
+ *
+ * kubectl (1.26+) completes a plugin's arguments by running
+ * kubectl_complete-<plugin> with the words typed so far and the word being
+ * completed; that helper runs `kubectl-inspect-cgpu __complete WORDS... CUR`.
+ * The bash, zsh and fish scripts call the same entry point.  Candidates are
+ * printed one per line, then cobra's directive line (":4" = no file names).
+ * Values from the cluster (node names, pools, namespaces) are fetched with a
+ * short deadline and any failure prints nothing: a shell must never hang.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define DIRECTIVE_NO_FILE_COMP 4
+#define COMPLETION_TIMEOUT_MS 2000
+
+struct words {
+	char **v;
+	size_t len, cap;
+};
+
+static void words_add(struct words *w, const char *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < w->len; i++)
+		if (strcmp(w->v[i], s) == 0)
+			return;
+	if (w->len == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		char **v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		w->v = v;
+		w->cap = cap;
+	}
+	if ((w->v[w->len] = strdup(s)))
+		w->len++;
+}
+
+static void words_release(struct words *w)
+{
+	for (size_t i = 0; i < w->len; i++)
+		free(w->v[i]);
+	free(w->v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct node_names {
+	struct words *out;
+	const char *pool_key; /* collect this label's values instead of names */
+};
+
+static int collect_node(void *ud, struct k8s_node *node, struct kerr *err)
+{
+	struct node_names *nn = ud;
+
+	if (nn->pool_key)
+		words_add(nn->out, kvlist_get(&node->labels, nn->pool_key));
+	else
+		words_add(nn->out, node->name);
+	k8s_node_free(node);
+	return 0;
+}
+
+static const char *const pool_label_keys[] = { "alibabacloud.com/nodepool-id", NULL };
+
+/* Node names, or node-pool ids, from the cluster the global flags point at. */
+static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct words *out)
+{
+	struct kube_config cfg = { 0 };
+	struct kube_client *client = NULL;
+	struct kerr err = KERR_INIT;
+	struct decode_filter filter = { .label_keys = pools ? pool_label_keys : NULL };
+	struct node_names nn = { out, pools ? pool_label_keys[0] : NULL };
+	struct kube_list list = {
+		.path = "/api/v1/nodes",
+		.kind = OBJ_NODE,
+		.filter = &filter,
+		.sink = { .node = collect_node, .ud = &nn },
+	};
+
+	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
+	ctx->g.verbosity = 0;
+	if (cli_connect(ctx, &cfg, &client, &err) == 0) {
+		kube_list_run(client, &list, 1, &err);
+		kube_list_release(&list);
+		kube_client_free(client);
+		kube_config_release(&cfg);
+	}
+	kerr_release(&err);
+}
+
+static void complete_namespaces(struct cli_ctx *ctx, struct words *out)
+{
+	struct kube_config cfg = { 0 };
+	struct kube_client *client = NULL;
+	struct kerr err = KERR_INIT;
+	json_t *list = NULL;
+
+	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
+	ctx->g.verbosity = 0;
+	if (cli_connect(ctx, &cfg, &client, &err) < 0)
+		goto out;
+	if (kube_get_json(client, "/api/v1/namespaces", NULL, &list, &err) == 0) {
+		size_t i;
+		json_t *item;
+
+		json_array_foreach(json_object_get(list, "items"), i, item)
+			words_add(out, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
+	}
+	json_decref(list);
+	kube_client_free(client);
+	kube_config_release(&cfg);
+out:
+	kerr_release(&err);
+}
+
+static void complete_values(struct cli_ctx *ctx, const char *values, struct words *out)
+{
+	if (!values)
+		return;
+	if (strcmp(values, "nodes") == 0) {
+		complete_from_nodes(ctx, false, out);
+	} else if (strcmp(values, "pools") == 0) {
+		complete_from_nodes(ctx, true, out);
+	} else if (strcmp(values, "namespaces") == 0) {
+		complete_namespaces(ctx, out);
+	} else if (strcmp(values, "contexts") == 0) {
+		struct kerr err = KERR_INIT;
+		char **names = kubeconfig_context_names(&ctx->g.ov, &err);
+
+		for (size_t i = 0; names && names[i]; i++)
+			words_add(out, names[i]);
+		strv_free(names);
+		kerr_release(&err);
+	} else {
+		/* a space-separated list of literal values */
+		char *copy = strdup(values), *save = NULL;
+
+		for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
+			words_add(out, w);
+		free(copy);
+	}
+}
+
+static const struct flag *flag_named(const struct flag *flags, const char *word)
+{
+	for (const struct flag *f = flags; f && f->name; f++) {
+		if (word[0] == '-' && word[1] == '-' && strcmp(word + 2, f->name) == 0)
+			return f;
+		if (word[0] == '-' && word[1] == f->shorthand && word[2] == '\0' && f->shorthand)
+			return f;
+	}
+	return NULL;
+}
+
+static void add_flags(const struct flag *flags, struct words *out)
+{
+	for (const struct flag *f = flags; f && f->name; f++) {
+		char *s;
+
+		if (asprintf(&s, "--%s", f->name) >= 0) {
+			words_add(out, s);
+			free(s);
+		}
+	}
+}
+
+static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	const char *cur = argc > 1 ? argv[argc - 1] : "";
+	const struct command *cmd = commands[0];
+	const struct flag *pending = NULL;
+	struct words cand = { 0 };
+	size_t npos = 0;
+
+	/* Global flags already typed (--context, --kubeconfig, ...) choose the
+	 * cluster that values are fetched from. */
+	for (int i = 1; i < argc - 1; i++) {
+		const char *w = argv[i];
+		const struct flag *f;
+
+		if (pending) {
+			pending = NULL;
+			continue;
+		}
+		if (w[0] == '-') {
+			char *eq = strchr(w, '=');
+
+			if (eq) {
+				char *flagname = strndup(w, (size_t)(eq - w));
+
+				f = flagname ? flag_named(global_flags, flagname) : NULL;
+				free(flagname);
+				if (f) {
+					char *one[] = { "x", (char *)w, NULL };
+
+					cli_take_global_flags(2, one, &ctx->g, err);
+				}
+				continue;
+			}
+			f = flag_named(global_flags, w);
+			if (!f)
+				f = flag_named(cmd->flags, w);
+			if (f && f->arg) {
+				if (i + 1 < argc - 1 && flag_named(global_flags, w)) {
+					char *two[] = { "x", (char *)w, argv[i + 1], NULL };
+
+					cli_take_global_flags(3, two, &ctx->g, err);
+				}
+				pending = f;
+			}
+			continue;
+		}
+		if (npos == 0 && cmd == commands[0]) {
+			for (size_t c = 1; commands[c]; c++)
+				if (commands[c]->name && commands[c] != &cmd_complete &&
+				    strcmp(commands[c]->name, w) == 0)
+					cmd = commands[c];
+			if (cmd != commands[0])
+				continue;
+		}
+		npos++;
+	}
+	kerr_release(err);
+
+	if (argc >= 3 && !pending) {
+		const char *prev = argv[argc - 2];
+		const struct flag *f = flag_named(cmd->flags, prev);
+
+		if (!f)
+			f = flag_named(global_flags, prev);
+		if (f && f->arg && prev[0] == '-' && !strchr(prev, '='))
+			pending = f;
+	}
+
+	if (pending) {
+		complete_values(ctx, pending->values, &cand);
+	} else if (cur[0] == '-') {
+		const char *eq = strchr(cur, '=');
+
+		if (eq) {
+			char *name = strndup(cur, (size_t)(eq - cur));
+			const struct flag *f = name ? flag_named(cmd->flags, name) : NULL;
+
+			if (name && !f)
+				f = flag_named(global_flags, name);
+			if (f && f->arg) {
+				struct words vals = { 0 };
+
+				complete_values(ctx, f->values, &vals);
+				for (size_t i = 0; i < vals.len; i++) {
+					char *s;
+
+					if (asprintf(&s, "%s=%s", name, vals.v[i]) >= 0) {
+						words_add(&cand, s);
+						free(s);
+					}
+				}
+				words_release(&vals);
+			}
+			free(name);
+		} else {
+			add_flags(cmd->flags, &cand);
+			add_flags(global_flags, &cand);
+		}
+	} else {
+		if (cmd == commands[0] && npos == 0)
+			for (size_t c = 1; commands[c]; c++)
+				if (commands[c]->name && commands[c] != &cmd_complete)
+					words_add(&cand, commands[c]->name);
+		/* The first positional of a command may be a fixed word list
+		 * (the mode command's modes); the rest are node names. */
+		if (npos == 0 && cmd->first_arg_values)
+			complete_values(ctx, cmd->first_arg_values, &cand);
+		else
+			complete_from_nodes(ctx, false, &cand);
+	}
+
+	qsort(cand.v, cand.len, sizeof(*cand.v), cmp_str);
+	for (size_t i = 0; i < cand.len; i++)
+		if (strncmp(cand.v[i], cur, strlen(cur)) == 0)
+			fprintf(ctx->out, "%s\n", cand.v[i]);
+	fprintf(ctx->out, ":%d\n", DIRECTIVE_NO_FILE_COMP);
+	words_release(&cand);
+	return 0;
+}
+
+const struct command cmd_complete = {
+	.name = "__complete",
+	.usage = "WORDS... CURRENT",
+	.summary = "print completion candidates for the words typed so far (used by shells and kubectl)",
+	.flags = NULL,
+	.run = complete_run,
+};

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Add up the results of every test run into the suite's one closing line.
+
+Arguments are meson's testlog.json files and the fuzz runner's result file
+(lines "PASS name" / "FAIL name"); a missing file counts as one failure, so a
+run that never happened cannot pass."""
+import json
+import sys
+
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            if path.endswith(".json"):
+                for line in f:
+                    line = line.strip()
+                    if not line:
+                        continue
+                    result = json.loads(line).get("result")
+                    if result in ("OK", "EXPECTEDFAIL"):
+                        passed += 1
+                    elif result == "SKIP":
+                        skipped += 1
+                    else:
+                        failed += 1
+            else:
+                for line in f:
+                    word = line.split(" ", 1)[0]
+                    if word == "PASS":
+                        passed += 1
+                    elif word == "FAIL":
+                        failed += 1
+    except OSError as e:
+        print(f"missing results: {path}: {e.strerror}", file=sys.stderr)
+        failed += 1
+
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,118 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct flag demo_flags[] = {
+	{ "details", 'd', NULL, "show pods", NULL },
+	{ "output", 'o', "FORMAT", "output format", "json yaml wide" },
+	{ "selector", 'l', "SELECTOR", "label selector", NULL },
+	{ 0 },
+};
+
+static int demo_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	return 0;
+}
+
+static const struct command demo = { "demo", "[NODE...]", "a demo", demo_flags, demo_run };
+
+Test(cli, global_flags_anywhere_in_every_spelling)
+{
+	char *argv[] = { "kubectl-inspect-cgpu", "--context=prod", "node-a", "-n", "team", "--kubeconfig", "/k",
+			 "-d", "--v=8", "--as-group", "g1", "--as-group=g2", "--insecure-skip-tls-verify",
+			 "--request-timeout=2m", "-sHTTPS://x", NULL };
+	struct global_opts g = { 0 };
+	struct kerr err = KERR_INIT;
+	int argc = cli_take_global_flags(15, argv, &g, &err);
+
+	cr_assert_eq(argc, 3, "argc %d: %s", argc, err.message);
+	cr_assert_str_eq(argv[1], "node-a");
+	cr_assert_str_eq(argv[2], "-d");
+	cr_assert_null(argv[3]);
+	cr_assert_str_eq(g.ov.context, "prod");
+	cr_assert_str_eq(g.ov.namespace, "team");
+	cr_assert_str_eq(g.ov.kubeconfig, "/k");
+	cr_assert_str_eq(g.ov.server, "HTTPS://x");
+	cr_assert_eq(g.verbosity, 8);
+	cr_assert_eq(g.n_as_groups, 2);
+	cr_assert_str_eq(g.ov.as_groups[1], "g2");
+	cr_assert_null(g.ov.as_groups[2]);
+	cr_assert(g.ov.insecure_skip_tls_verify);
+	cr_assert_eq(g.request_timeout_ms, 120000);
+}
+
+Test(cli, global_flag_missing_value_is_usage_error)
+{
+	char *argv[] = { "p", "--context", NULL };
+	struct global_opts g = { 0 };
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(cli_take_global_flags(2, argv, &g, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message, "flag needs an argument: --context");
+	kerr_release(&err);
+}
+
+Test(cli, double_dash_stops_global_parsing)
+{
+	char *argv[] = { "p", "--", "-n", "x", NULL };
+	struct global_opts g = { 0 };
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(cli_take_global_flags(4, argv, &g, &err), 4);
+	cr_assert_null(g.ov.namespace);
+}
+
+Test(cli, command_flags_and_positionals)
+{
+	char *argv[] = { "demo", "a", "-d", "-o", "json", "--selector=gpu=on", "b", "--", "-c", NULL };
+	const char *vals[4] = { 0 };
+	struct kerr err = KERR_INIT;
+	int n = cli_parse_flags(&demo, 9, argv, vals, &err);
+
+	cr_assert_eq(n, 3, "%d %s", n, err.message);
+	cr_assert_str_eq(argv[0], "a");
+	cr_assert_str_eq(argv[1], "b");
+	cr_assert_str_eq(argv[2], "-c");
+	cr_assert_str_eq(vals[0], "true");
+	cr_assert_str_eq(vals[1], "json");
+	cr_assert_str_eq(vals[2], "gpu=on");
+}
+
+Test(cli, unknown_flags_like_pflag)
+{
+	char *argv1[] = { "demo", "--frob", NULL };
+	char *argv2[] = { "demo", "-x", NULL };
+	char *argv3[] = { "demo", "-d=maybe", NULL };
+	const char *vals[4] = { 0 };
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(cli_parse_flags(&demo, 2, argv1, vals, &err), -1);
+	cr_assert_str_eq(err.message, "unknown flag: --frob");
+	cr_assert_eq(cli_parse_flags(&demo, 2, argv2, vals, &err), -1);
+	cr_assert_str_eq(err.message, "unknown shorthand flag: 'x' in -x");
+	cr_assert_eq(cli_parse_flags(&demo, 2, argv3, vals, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	kerr_release(&err);
+}
+
+Test(cli, durations)
+{
+	long ms;
+
+	cr_assert_eq(cli_parse_duration_ms("0", &ms), 0);
+	cr_assert_eq(ms, 0);
+	cr_assert_eq(cli_parse_duration_ms("5", &ms), 0);
+	cr_assert_eq(ms, 5000);
+	cr_assert_eq(cli_parse_duration_ms("1h30m", &ms), 0);
+	cr_assert_eq(ms, 5400000);
+	cr_assert_eq(cli_parse_duration_ms("250ms", &ms), 0);
+	cr_assert_eq(ms, 250);
+	cr_assert_eq(cli_parse_duration_ms("1.5s", &ms), 0);
+	cr_assert_eq(ms, 1500);
+	cr_assert_eq(cli_parse_duration_ms("-1", &ms), -1);
+	cr_assert_eq(cli_parse_duration_ms("abc", &ms), -1);
+	cr_assert_eq(cli_parse_duration_ms("5x", &ms), -1);
+	cr_assert_eq(cli_parse_duration_ms("", &ms), -1);
+}
