@@ -141,6 +141,18 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 			words_add(out, names[i]);
 		strv_free(names);
 		kerr_release(&err);
+	} else if (strcmp(values, "labels") == 0) {
+		/* the label keys the plugin reads and manages, ready for a value */
+		static const char *const keys[] = {
+			"ack.node.gpu.schedule=", "ack.node.gpu.placement=", "cgpu=", "cgpu.disable.isolation=",
+			"gpushare=", "alibabacloud.com/nodepool-id=", "aliyun.accelerator/nvidia_name=",
+			"nvidia.com/gpu.product=", "topology.kubernetes.io/zone=", NULL,
+		};
+
+		for (size_t i = 0; keys[i]; i++)
+			words_add(out, keys[i]);
+	} else if (strcmp(values, "clusters") == 0 || strcmp(values, "users") == 0) {
+		/* not offered: contexts are what people switch between */
 	} else {
 		/* a space-separated list of literal values */
 		char *copy = strdup(values), *save = NULL;
