@@ -73,7 +73,15 @@ struct kube_config {
 /* Load and merge kubeconfig files (--kubeconfig, else KUBECONFIG, else
  * ~/.kube/config; in-cluster when none is usable), apply the overrides,
  * validate (reporting every problem in one message), read every referenced
- * file into memory.  On failure *ret is untouched. */
+ * file into memory.  On failure *ret is untouched.
+ *
+ * As in kubectl, a config that ends up with no server at all (no files, or a
+ * context naming an undefined cluster) talks to $KUBERNETES_MASTER, else
+ * http://localhost:8080; in-cluster is used instead when the result is that
+ * bare default and KUBERNETES_SERVICE_HOST/_PORT are set and the service
+ * account token exists.  The service account directory is
+ * /var/run/secrets/kubernetes.io/serviceaccount, or $CGPU_SERVICEACCOUNT_DIR
+ * (for tests). */
 int kubeconfig_load(const struct kube_overrides *ov, struct kube_config *ret, struct kerr *err);
 void kube_config_release(struct kube_config *cfg);
 
@@ -97,7 +105,11 @@ void cred_cache_free(struct cred_cache *c);
 /* The credential to use now: the static token, the token file's current
  * contents, or an exec plugin's output (cached until expirationTimestamp;
  * force = run the plugin again, as after a 401).  May be all empty (client
- * certificate or basic auth from the config only). */
+ * certificate or basic auth from the config only).
+ *
+ * An exec plugin that does not finish within 300 seconds is killed
+ * ($CGPU_EXEC_TIMEOUT seconds overrides it, for tests); an interactive one
+ * (stdin handed over to it) is waited for without a limit. */
 int kube_credential_get(const struct kube_config *cfg, struct cred_cache *cache, bool force,
 			struct kube_credential *ret, struct kerr *err);
 void kube_credential_release(struct kube_credential *c);

@@ -1,0 +1,367 @@
+/* `kubectl inspect cgpu [NODE...]`: the default command.  Nodes and pods are
+ * listed concurrently (paged, filtered on the server), folded into the model
+ * as they arrive, and printed as the published tables, JSON or YAML. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "kube.h"
+#include "model.h"
+#include "render.h"
+
+#define POOL_LABEL "alibabacloud.com/nodepool-id"
+#define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
+
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_COUNT };
+
+static const struct flag inspect_flags[] = {
+	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
+	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: wide, json or yaml", "wide json yaml"},
+	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
+			"labels"},
+	[F_POOL] = {"pool", 0, "NAME", "only the nodes of this ACK node pool, or with this KEY=VALUE pool label",
+		    "pools"},
+	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
+	[F_COUNT] = {0},
+};
+
+enum output { OUT_TABLE, OUT_WIDE, OUT_JSON, OUT_YAML };
+
+struct inspect_run {
+	struct model *m;
+	char **names; /* positional node names, deduplicated */
+	bool *seen;
+	size_t nnames;
+	bool multi;	/* several lists feed the model */
+	bool restarted; /* a list started over: run everything again */
+};
+
+struct list_ud {
+	struct inspect_run *run;
+	enum obj_kind kind;
+};
+
+static int on_node(void *ud, struct k8s_node *node, struct kerr *err)
+{
+	struct inspect_run *r = ((struct list_ud *)ud)->run;
+	int rc;
+
+	for (size_t i = 0; i < r->nnames; i++)
+		if (node->name && strcmp(node->name, r->names[i]) == 0)
+			r->seen[i] = true;
+	rc = model_add_node(r->m, node, err);
+	k8s_node_free(node);
+	return rc;
+}
+
+static int on_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
+{
+	struct inspect_run *r = ((struct list_ud *)ud)->run;
+	int rc = model_add_pod(r->m, pod, err);
+
+	k8s_pod_free(pod);
+	return rc;
+}
+
+static void on_meta(void *ud, const char *resource_version, const char *continue_token)
+{
+	struct list_ud *l = ud;
+
+	if (resource_version || continue_token)
+		return;
+	/* the list starts over after 410 Expired: forget what it delivered */
+	if (l->run->multi)
+		l->run->restarted = true;
+	else if (l->kind == OBJ_NODE)
+		model_reset_nodes(l->run->m);
+	else
+		model_reset_pods(l->run->m);
+}
+
+static char *join_selectors(const char *a, const char *b)
+{
+	char *s;
+
+	if (!a || !*a)
+		return b && *b ? strdup(b) : NULL;
+	if (!b || !*b)
+		return strdup(a);
+	if (asprintf(&s, "%s,%s", a, b) < 0)
+		return NULL;
+	return s;
+}
+
+static int parse_output(const char *v, enum output *ret, struct kerr *err)
+{
+	if (!v || !*v)
+		*ret = OUT_TABLE;
+	else if (strcmp(v, "wide") == 0)
+		*ret = OUT_WIDE;
+	else if (strcmp(v, "json") == 0)
+		*ret = OUT_JSON;
+	else if (strcmp(v, "yaml") == 0)
+		*ret = OUT_YAML;
+	else
+		return kerr_set(err, KERR_USAGE,
+				"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,wide,yaml",
+				v);
+	return 0;
+}
+
+static int parse_unit(const char *v, int *ret, struct kerr *err)
+{
+	if (!v)
+		*ret = -1;
+	else if (strcasecmp(v, "GiB") == 0)
+		*ret = UNIT_GIB;
+	else if (strcasecmp(v, "MiB") == 0)
+		*ret = UNIT_MIB;
+	else
+		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--unit\" flag: must be GiB or MiB", v);
+	return 0;
+}
+
+/* Node names as given, without repeats, in the order first given. */
+static int take_names(struct inspect_run *r, int npos, char **argv, struct kerr *err)
+{
+	if (npos <= 0)
+		return 0;
+	r->names = calloc((size_t)npos + 1, sizeof(char *));
+	r->seen = calloc((size_t)npos, sizeof(bool));
+	if (!r->names || !r->seen)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (int i = 0; i < npos; i++) {
+		bool dup = false;
+
+		if (!*argv[i])
+			return kerr_set(err, KERR_USAGE, "a node name must not be empty");
+		for (size_t j = 0; j < r->nnames; j++)
+			dup |= strcmp(r->names[j], argv[i]) == 0;
+		if (!dup)
+			r->names[r->nnames++] = argv[i];
+	}
+	return 0;
+}
+
+struct plan {
+	struct kube_list *lists;
+	struct list_ud *uds;
+	char **selectors; /* owned strings the lists point to */
+	size_t n, nsel;
+};
+
+static void plan_release(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		kube_list_release(&p->lists[i]);
+	for (size_t i = 0; i < p->nsel; i++)
+		free(p->selectors[i]);
+	free(p->lists);
+	free(p->uds);
+	free(p->selectors);
+	memset(p, 0, sizeof(*p));
+}
+
+static char *plan_keep(struct plan *p, char *s)
+{
+	if (s)
+		p->selectors[p->nsel++] = s;
+	return s;
+}
+
+static void plan_list(struct plan *p, struct inspect_run *r, enum obj_kind kind, const char *label_selector,
+		      const char *field_selector)
+{
+	struct kube_list *l = &p->lists[p->n];
+	struct list_ud *ud = &p->uds[p->n];
+
+	ud->run = r;
+	ud->kind = kind;
+	memset(l, 0, sizeof(*l));
+	l->path = kind == OBJ_NODE ? "/api/v1/nodes" : "/api/v1/pods";
+	l->label_selector = label_selector;
+	l->field_selector = field_selector;
+	l->kind = kind;
+	l->filter = kind == OBJ_NODE ? model_node_filter(r->m) : model_pod_filter(r->m);
+	l->sink = (struct decode_sink){.node = on_node, .pod = on_pod, .list_meta = on_meta, .ud = ud};
+	p->n++;
+}
+
+/* Named nodes: one node list and one pod list per name (field selectors, so
+ * only those nodes' pods travel); else one list of each for the cluster. */
+static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_selector, struct kerr *err)
+{
+	size_t n = r->nnames ? 2 * r->nnames : 2;
+
+	p->lists = calloc(n, sizeof(*p->lists));
+	p->uds = calloc(n, sizeof(*p->uds));
+	p->selectors = calloc(n, sizeof(*p->selectors));
+	if (!p->lists || !p->uds || !p->selectors)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (!model_node_filter(r->m) || !model_pod_filter(r->m))
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (!r->nnames) {
+		plan_list(p, r, OBJ_NODE, label_selector, NULL);
+		plan_list(p, r, OBJ_POD, NULL, ACTIVE_PODS);
+		return 0;
+	}
+	for (size_t i = 0; i < r->nnames; i++) {
+		char *nodes = NULL, *pods = NULL;
+
+		if (asprintf(&nodes, "metadata.name=%s", r->names[i]) < 0)
+			nodes = NULL;
+		plan_keep(p, nodes);
+		if (asprintf(&pods, "spec.nodeName=%s," ACTIVE_PODS, r->names[i]) < 0)
+			pods = NULL;
+		plan_keep(p, pods);
+		if (!nodes || !pods)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		plan_list(p, r, OBJ_NODE, NULL, nodes);
+		plan_list(p, r, OBJ_POD, NULL, pods);
+	}
+	return 0;
+}
+
+static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
+			struct kerr *err)
+{
+	int rc;
+
+	switch (out) {
+	case OUT_JSON:
+		rc = render_json(ctx->out, m, err);
+		break;
+	case OUT_YAML:
+		rc = render_yaml(ctx->out, m, err);
+		break;
+	default:
+		rc = details ? render_details(ctx->out, m, err) : render_summary(ctx->out, m, out == OUT_WIDE, err);
+		if (rc == 0)
+			rc = render_unscheduled(ctx->out, m, err);
+		break;
+	}
+	if (rc < 0)
+		return -1;
+	fflush(ctx->out);
+	if (render_warnings(ctx->errout, m, err) < 0)
+		return -1;
+	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML)
+		fprintf(ctx->errout,
+			"No node offers shared GPU memory (aliyun.com/gpu-mem).\n"
+			"To share the GPUs of a node, label it for sharing, e.g.:\n"
+			"  kubectl label node NODE ack.node.gpu.schedule=share   (ACK Pro; =cgpu adds memory isolation)\n"
+			"  kubectl label node NODE cgpu=true                     (ACK basic, ack-cgpu)\n"
+			"  kubectl label node NODE gpushare=true                 (open source gpushare device plugin)\n");
+	return 0;
+}
+
+static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	const char *vals[F_COUNT + 1] = {0};
+	struct inspect_run r = {0};
+	struct kube_config cfg = {0};
+	struct kube_client *client = NULL;
+	struct model m;
+	struct model_options mo = {.force_unit = -1, .pool_label = POOL_LABEL};
+	enum output out = OUT_TABLE;
+	bool details, have_model = false, connected = false;
+	char *pool_sel = NULL, *label_selector = NULL;
+	int npos, rc = -1;
+
+	npos = cli_parse_flags(&cmd_inspect, argc, argv, vals, err);
+	if (npos < 0)
+		return -1;
+	details = vals[F_DETAILS] != NULL;
+	if (parse_output(vals[F_OUTPUT], &out, err) < 0 || parse_unit(vals[F_UNIT], &mo.force_unit, err) < 0)
+		return -1;
+	if (details && (out == OUT_WIDE))
+		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
+	if (vals[F_POOL]) {
+		if (!*vals[F_POOL])
+			return kerr_set(err, KERR_USAGE, "--pool needs a node pool name or a KEY=VALUE label");
+		if (strchr(vals[F_POOL], '='))
+			pool_sel = strdup(vals[F_POOL]);
+		else if (asprintf(&pool_sel, "%s=%s", POOL_LABEL, vals[F_POOL]) < 0)
+			pool_sel = NULL;
+		if (!pool_sel)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	label_selector = join_selectors(vals[F_SELECTOR], pool_sel);
+	if (npos > 0 && label_selector) {
+		kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
+		goto out;
+	}
+	if (take_names(&r, npos, argv, err) < 0)
+		goto out;
+
+	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
+	/* -n narrows the pods listed in details; the sums always count every pod */
+	if (details && !ctx->g.all_namespaces)
+		mo.pod_namespace = ctx->g.ov.namespace;
+	mo.nodes = r.nnames ? (const char *const *)r.names : NULL;
+
+	if (cli_connect(ctx, &cfg, &client, err) < 0)
+		goto out;
+	connected = true;
+	for (int attempt = 0;; attempt++) {
+		struct plan p = {0};
+		int lrc;
+
+		if (model_init(&m, &mo) < 0) {
+			kerr_set(err, KERR_OTHER, "out of memory");
+			goto out;
+		}
+		have_model = true;
+		r.m = &m;
+		r.multi = r.nnames > 0;
+		r.restarted = false;
+		for (size_t i = 0; i < r.nnames; i++)
+			r.seen[i] = false;
+		if (plan_lists(&p, &r, label_selector, err) < 0) {
+			plan_release(&p);
+			goto out;
+		}
+		lrc = kube_list_run(client, p.lists, p.n, err);
+		plan_release(&p);
+		if (lrc < 0)
+			goto out;
+		if (!r.restarted || attempt >= 2)
+			break;
+		model_release(&m);
+		have_model = false;
+	}
+	for (size_t i = 0; i < r.nnames; i++)
+		if (!r.seen[i]) {
+			char *msg = NULL;
+
+			if (asprintf(&msg, "nodes \"%s\" not found", r.names[i]) < 0)
+				msg = NULL;
+			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
+			free(msg);
+			goto out;
+		}
+	if (model_finish(&m, err) < 0)
+		goto out;
+	rc = print_report(ctx, &m, out, details, err);
+out:
+	if (have_model)
+		model_release(&m);
+	if (connected) {
+		kube_client_free(client);
+		kube_config_release(&cfg);
+	}
+	free(r.names);
+	free(r.seen);
+	free(pool_sel);
+	free(label_selector);
+	return rc;
+}
+
+const struct command cmd_inspect = {
+	.name = NULL,
+	.usage = "[NODE...] [flags]",
+	.summary = "show how the GPUs of each node are shared (the default command)",
+	.flags = inspect_flags,
+	.run = inspect_run,
+};

@@ -1,0 +1,609 @@
+/* kubectl inspect cgpu mode: put nodes into a GPU sharing mode.
+ *
+ * The seeds have administrators label node pools by hand, with a different
+ * set of labels in each edition, and then delete the device-plugin pod on
+ * each node.  This does the same in one step that shows its plan first, asks
+ * before touching many nodes, writes each node's labels in a single patch
+ * guarded by the resourceVersion it read (so no node is left half changed and
+ * no concurrent edit is overwritten), and says what else must happen.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "nodepool.h"
+#include "restart.h"
+#include "warnings.h"
+
+enum {
+	F_SELECTOR, F_POOL, F_PLACEMENT, F_EDITION, F_DRY_RUN, F_YES, F_RESTART, F_TIMEOUT, F_OUTPUT, F_NFLAGS
+};
+
+static const struct flag mode_flags[] = {
+	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "change the nodes matching this label selector", "labels" },
+	[F_POOL] = { "pool", 0, "NAME", "change a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
+	[F_PLACEMENT] = { "placement", 0, "binpack|spread", "how GPUs are picked inside a node (pro edition, sharing modes)", "binpack spread" },
+	[F_EDITION] = { "edition", 0, "pro|basic|opensource", "the sharing installation (default: detected from the cluster)", "pro basic opensource" },
+	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: only print the plan; server: send the patches with dryRun=All", "none client server" },
+	[F_YES] = { "yes", 'y', NULL, "do not ask before changing more than one node", NULL },
+	[F_RESTART] = { "restart", 0, NULL, "restart the device plugin on the changed nodes afterwards", NULL },
+	[F_TIMEOUT] = { "timeout", 0, "DURATION", "with --restart: how long to wait for each node's new plugin pod (default 5m)", NULL },
+	[F_OUTPUT] = { "output", 'o', "FORMAT", "json: print the plan and the results as JSON", "json" },
+	{ 0 },
+};
+
+enum dry_run { DRY_NONE, DRY_CLIENT, DRY_SERVER };
+
+enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
+
+struct mode_run {
+	struct cli_ctx *ctx;
+	struct kube_client *c;
+	struct np_target target;
+	enum dry_run dry;
+	bool json, edition_given;
+	struct np_nodes all, chosen;
+	struct np_plan *plans;	     /* one per chosen node */
+	enum node_result *results;
+	char **errors;		     /* the error line per node, or NULL */
+	struct warnings warnings;
+	size_t nchanging;
+};
+
+/* --- evidence and plans ---------------------------------------------------------- */
+
+static int detect_edition(struct mode_run *r, enum np_edition override, struct kerr *err)
+{
+	struct np_detect d;
+	json_t *j = NULL, *item;
+	size_t i;
+	int rc;
+
+	if (override != NP_EDITION_UNKNOWN) {
+		r->target.edition = override;
+		return 0;
+	}
+	np_detect_init(&d);
+	for (i = 0; i < r->all.len; i++)
+		np_detect_add_node(&d, r->all.items[i].name, &r->all.items[i].labels);
+	if (kube_get_json(r->c, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0) {
+		/* Someone allowed to label nodes may not read DaemonSets: the node
+		 * labels may still be enough. */
+		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404)) {
+			np_detect_release(&d);
+			return -1;
+		}
+		kerr_release(err);
+	}
+	json_array_foreach(json_object_get(j, "items"), i, item)
+		np_detect_add_daemonset(&d, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
+	json_decref(j);
+	rc = np_detect_finish(&d, NP_EDITION_UNKNOWN, &r->target.edition, err);
+	np_detect_release(&d);
+	return rc;
+}
+
+static int make_plans(struct mode_run *r, struct kerr *err)
+{
+	r->plans = calloc(r->chosen.len, sizeof(*r->plans));
+	r->results = calloc(r->chosen.len, sizeof(*r->results));
+	r->errors = calloc(r->chosen.len, sizeof(*r->errors));
+	if (!r->plans || !r->results || !r->errors)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < r->chosen.len; i++) {
+		if (np_plan_node(&r->target, r->chosen.items[i].name, &r->chosen.items[i].labels, &r->plans[i], err) < 0)
+			return -1;
+		if (r->plans[i].nchanges)
+			r->nchanging++;
+	}
+	return 0;
+}
+
+/* --- warnings --------------------------------------------------------------------------- */
+
+struct pod_scan {
+	struct mode_run *r;
+	size_t unpinned; /* GPU-memory pods without a nodeSelector */
+	size_t shown;
+};
+
+static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
+static const struct decode_filter pod_filter = { .resource_names = gpu_resources };
+
+static const char *pod_gpu_limit(const struct k8s_pod *p, const char *name)
+{
+	for (size_t i = 0; i < p->ncontainers; i++) {
+		const char *v = kvlist_get(&p->containers[i].limits, name);
+
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+static const struct np_plan *changing_plan(const struct mode_run *r, const char *node)
+{
+	for (size_t i = 0; node && i < r->chosen.len; i++)
+		if (r->plans[i].nchanges && strcmp(r->plans[i].node, node) == 0)
+			return &r->plans[i];
+	return NULL;
+}
+
+#define MAX_UNPINNED_SHOWN 10
+
+static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
+{
+	struct pod_scan *s = ud;
+	const char *mem = pod_gpu_limit(p, "aliyun.com/gpu-mem");
+	const char *whole = pod_gpu_limit(p, "nvidia.com/gpu");
+	const struct np_plan *plan = changing_plan(s->r, p->node_name);
+	char object[512];
+
+	snprintf(object, sizeof(object), "pod/%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "");
+	if (plan && (mem || whole))
+		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
+			     "runs on node %s with %s=%s of the old mode (%s); it keeps it until it ends: "
+			     "let it finish or move it before relying on mode %s",
+			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", mem ? mem : whole,
+			     np_mode_name(plan->before), np_mode_name(plan->after));
+	if (mem && !p->has_node_selector) {
+		if (s->shown < MAX_UNPINNED_SHOWN) {
+			warnings_add(&s->r->warnings, "NoNodeSelector", object,
+				     "asks for aliyun.com/gpu-mem without a nodeSelector: with pools in different "
+				     "modes its next pods may land in the wrong pool");
+			s->shown++;
+		}
+		s->unpinned++;
+	}
+	k8s_pod_free(p);
+	return 0;
+}
+
+static void pod_list_reset(void *ud, const char *rv, const char *cont)
+{
+	struct pod_scan *s = ud;
+
+	/* a restarted list would repeat its pods: keep what was said, count anew */
+	if (!rv && !cont) {
+		s->unpinned = 0;
+		s->shown = MAX_UNPINNED_SHOWN;
+	}
+}
+
+static void plan_warnings(struct mode_run *r)
+{
+	for (size_t i = 0; i < r->chosen.len; i++) {
+		const struct np_plan *p = &r->plans[i];
+		char object[300];
+
+		if (!p->nchanges)
+			continue;
+		snprintf(object, sizeof(object), "node/%s", p->node);
+		if (p->isolation_stays)
+			warnings_add(&r->warnings, "IsolationStays", object,
+				     "leaving mode %s does not turn memory isolation off: uninstall the cGPU kernel "
+				     "module on the node and reboot it",
+				     np_mode_name(p->before));
+		if (p->region_unsupported)
+			warnings_add(&r->warnings, "RegionUnsupported", object,
+				     "region %s is not one where cGPU memory isolation is offered", p->region);
+	}
+}
+
+static int pod_warnings(struct mode_run *r, struct kerr *err)
+{
+	struct pod_scan s = { .r = r };
+	struct kube_list l = {
+		.path = "/api/v1/pods",
+		.field_selector = "status.phase!=Succeeded,status.phase!=Failed",
+		.kind = OBJ_POD,
+		.filter = &pod_filter,
+		.sink = { .pod = pod_seen, .list_meta = pod_list_reset, .ud = &s },
+	};
+	int rc = kube_list_run(r->c, &l, 1, err);
+
+	kube_list_release(&l);
+	if (rc == 0 && s.unpinned > s.shown)
+		warnings_add(&r->warnings, "NoNodeSelector", NULL,
+			     "%zu more pods ask for aliyun.com/gpu-mem without a nodeSelector", s.unpinned - s.shown);
+	return rc;
+}
+
+static void print_warnings(const struct mode_run *r)
+{
+	for (size_t i = 0; i < r->warnings.len; i++) {
+		const struct warning *w = &r->warnings.items[i];
+
+		fprintf(r->ctx->errout, "Warning: %s%s%s\n", w->object ? w->object : "", w->object ? ": " : "",
+			w->message);
+	}
+}
+
+/* --- plan text ------------------------------------------------------------------------- */
+
+static size_t restart_count(const struct mode_run *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->chosen.len; i++)
+		n += r->plans[i].nchanges && r->target.edition != NP_EDITION_OPENSOURCE;
+	return n;
+}
+
+static void print_plan(const struct mode_run *r, bool will_restart)
+{
+	FILE *f = r->ctx->out;
+	size_t nrestart = restart_count(r);
+
+	fprintf(f, "Edition: %s (%s)%s\n", np_edition_name(r->target.edition), np_edition_title(r->target.edition),
+		r->edition_given ? ", as given" : ", detected");
+	fprintf(f, "Mode: %s%s%s\n", np_mode_name(r->target.mode), r->target.placement ? ", placement " : "",
+		r->target.placement ? r->target.placement : "");
+	for (size_t i = 0; i < r->chosen.len; i++) {
+		const struct np_plan *p = &r->plans[i];
+
+		if (!p->nchanges) {
+			fprintf(f, "node/%s: already %s, nothing to change\n", p->node, np_mode_name(p->after));
+			continue;
+		}
+		fprintf(f, "node/%s: %s -> %s\n", p->node, np_mode_name(p->before), np_mode_name(p->after));
+		for (size_t k = 0; k < p->nchanges; k++) {
+			const struct np_change *c = &p->changes[k];
+
+			fprintf(f, "    %s: %s -> %s\n", c->key, c->before ? c->before : "(unset)",
+				c->after ? c->after : "(removed)");
+		}
+	}
+	if (nrestart)
+		fprintf(f, "Then: the device plugin reads these labels only when it starts; %s\n",
+			will_restart ? "it will be restarted on the changed nodes (--restart)"
+				     : "restart it on the changed nodes (add --restart, or run the restart command)");
+}
+
+/* --- applying ---------------------------------------------------------------------------- */
+
+#define CONFLICT_RETRIES 3
+
+static void set_node_error(struct mode_run *r, size_t i, const struct kerr *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (m) {
+		kerr_print(m, e);
+		fclose(m);
+	}
+	if (buf && len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	r->errors[i] = buf;
+	r->results[i] = R_ERROR;
+}
+
+static int node_path(const char *name, char **ret)
+{
+	char *esc = kube_escape(name);
+	int rc = esc ? asprintf(ret, "/api/v1/nodes/%s", esc) : -1;
+
+	free(esc);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Patch one node, reading it again and re-planning after a 409 Conflict. */
+static void apply_node(struct mode_run *r, size_t i)
+{
+	struct np_node *node = &r->chosen.items[i];
+	struct kube_write_opts w = { .dry_run = r->dry == DRY_SERVER, .field_manager = "kubectl-inspect-cgpu" };
+	struct kerr err = KERR_INIT;
+	char *path = NULL;
+
+	if (node_path(node->name, &path) < 0) {
+		kerr_set(&err, KERR_OTHER, "out of memory");
+		goto fail;
+	}
+	for (int attempt = 0;; attempt++) {
+		json_t *body;
+		int rc;
+
+		if (r->plans[i].nchanges == 0) {
+			r->results[i] = R_UNCHANGED;
+			goto out;
+		}
+		body = np_plan_patch(&r->plans[i], node->resource_version);
+		if (!body) {
+			kerr_set(&err, KERR_OTHER, "out of memory");
+			goto fail;
+		}
+		rc = kube_patch(r->c, path, PATCH_MERGE, body, &w, NULL, &err);
+		json_decref(body);
+		if (rc == 0) {
+			r->results[i] = R_LABELED;
+			goto out;
+		}
+		if (err.kind != KERR_STATUS || err.code != 409 || attempt >= CONFLICT_RETRIES)
+			goto fail;
+		/* someone changed the node since it was read: read it again, plan again */
+		kerr_release(&err);
+		{
+			struct np_node fresh;
+			struct np_plan plan;
+
+			if (np_node_get(r->c, node->name, &fresh, &err) < 0)
+				goto fail;
+			np_node_release(node);
+			*node = fresh;
+			if (np_plan_node(&r->target, node->name, &node->labels, &plan, &err) < 0)
+				goto fail;
+			np_plan_release(&r->plans[i]);
+			r->plans[i] = plan;
+		}
+	}
+fail:
+	set_node_error(r, i, &err);
+out:
+	kerr_release(&err);
+	free(path);
+}
+
+static void print_result(const struct mode_run *r, size_t i)
+{
+	const char *suffix = r->dry == DRY_CLIENT ? " (dry run)" : r->dry == DRY_SERVER ? " (server dry run)" : "";
+
+	switch (r->results[i]) {
+	case R_LABELED:
+	case R_PLANNED:
+		fprintf(r->ctx->out, "node/%s labeled%s\n", r->plans[i].node, suffix);
+		break;
+	case R_UNCHANGED:
+		fprintf(r->ctx->out, "node/%s unchanged%s\n", r->plans[i].node, suffix);
+		break;
+	case R_ERROR:
+		fprintf(r->ctx->errout, "node/%s: %s\n", r->plans[i].node, r->errors[i] ? r->errors[i] : "error");
+		break;
+	}
+}
+
+/* Before changing several nodes: ask on a terminal, refuse elsewhere. */
+static int confirm(struct mode_run *r, bool yes, struct kerr *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok;
+
+	if (r->dry != DRY_NONE || r->nchanging <= 1 || yes)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return kerr_set(err, KERR_OTHER,
+				"refusing to change %zu nodes without confirmation: add --yes, or run on a terminal to be asked",
+				r->nchanging);
+	fprintf(r->ctx->errout, "Apply to %zu nodes? [y/N] ", r->nchanging);
+	fflush(r->ctx->errout);
+	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
+	free(line);
+	if (!ok)
+		return kerr_set(err, KERR_OTHER, "nothing changed");
+	return 0;
+}
+
+/* --- JSON ---------------------------------------------------------------------------------- */
+
+static json_t *labels_json(const struct np_plan *p, bool after)
+{
+	json_t *o = json_object();
+
+	for (size_t k = 0; o && k < p->nchanges; k++) {
+		const char *v = after ? p->changes[k].after : p->changes[k].before;
+
+		json_object_set_new(o, p->changes[k].key, v ? json_string(v) : json_null());
+	}
+	return o;
+}
+
+static void print_json(const struct mode_run *r)
+{
+	static const char *const results[] = { "planned", "unchanged", "labeled", "error" };
+	static const char *const dry[] = { "none", "client", "server" };
+	json_t *root = json_object(), *nodes = json_array(), *warns = json_array();
+
+	if (!root || !nodes || !warns)
+		goto out;
+	for (size_t i = 0; i < r->chosen.len; i++) {
+		const struct np_plan *p = &r->plans[i];
+		json_t *n = json_pack("{s:s, s:s, s:s, s:o, s:o, s:b, s:s}", "name", p->node, "modeBefore",
+				      np_mode_name(p->before), "modeAfter", np_mode_name(p->after), "labelsBefore",
+				      labels_json(p, false), "labelsAfter", labels_json(p, true), "restartNeeded",
+				      p->nchanges > 0 && r->target.edition != NP_EDITION_OPENSOURCE, "result",
+				      results[r->results[i]]);
+
+		if (n && r->errors[i])
+			json_object_set_new(n, "error", json_string(r->errors[i]));
+		json_array_append_new(nodes, n);
+	}
+	for (size_t i = 0; i < r->warnings.len; i++) {
+		const struct warning *w = &r->warnings.items[i];
+
+		json_array_append_new(warns, json_pack("{s:s, s:s?, s:s}", "code", w->code, "object", w->object,
+						       "message", w->message));
+	}
+	json_object_set_new(root, "edition", json_string(np_edition_name(r->target.edition)));
+	json_object_set_new(root, "mode", json_string(np_mode_name(r->target.mode)));
+	if (r->target.placement)
+		json_object_set_new(root, "placement", json_string(r->target.placement));
+	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
+	json_object_set(root, "nodes", nodes);
+	json_object_set(root, "warnings", warns);
+	json_dumpf(root, r->ctx->out, JSON_INDENT(2));
+	fputc('\n', r->ctx->out);
+out:
+	json_decref(root);
+	json_decref(nodes);
+	json_decref(warns);
+}
+
+/* --- the command ----------------------------------------------------------------------------- */
+
+static void mode_run_release(struct mode_run *r)
+{
+	for (size_t i = 0; r->plans && i < r->chosen.len; i++)
+		np_plan_release(&r->plans[i]);
+	for (size_t i = 0; r->errors && i < r->chosen.len; i++)
+		free(r->errors[i]);
+	free(r->plans);
+	free(r->results);
+	free(r->errors);
+	np_nodes_release(&r->all);
+	np_nodes_release(&r->chosen);
+	warnings_release(&r->warnings);
+}
+
+static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	const char *vals[F_NFLAGS + 1] = { 0 };
+	struct mode_run r = { .ctx = ctx };
+	struct kube_config cfg = { 0 };
+	enum np_edition override = NP_EDITION_UNKNOWN;
+	char *pool_sel = NULL, **changed = NULL;
+	const char *selector;
+	long timeout_ms = 5 * 60 * 1000;
+	size_t nfailed = 0, nchanged = 0;
+	int npos, rc = -1;
+
+	restart_fix_dry_run(argc, argv);
+	npos = cli_parse_flags(&cmd_mode, argc, argv, vals, err);
+	if (npos < 0)
+		return -1;
+	if (npos < 1)
+		return kerr_set(err, KERR_USAGE, "which mode? exclusive, share, isolate or core");
+	if (np_mode_parse(argv[0], &r.target.mode, err) < 0)
+		return -1;
+	r.target.placement = vals[F_PLACEMENT];
+	if (vals[F_EDITION]) {
+		if (np_edition_parse(vals[F_EDITION], &override, err) < 0)
+			return -1;
+		r.edition_given = true;
+	}
+	if (vals[F_DRY_RUN]) {
+		if (strcmp(vals[F_DRY_RUN], "client") == 0)
+			r.dry = DRY_CLIENT;
+		else if (strcmp(vals[F_DRY_RUN], "server") == 0)
+			r.dry = DRY_SERVER;
+		else if (strcmp(vals[F_DRY_RUN], "none") != 0)
+			return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server",
+					vals[F_DRY_RUN]);
+	}
+	if (vals[F_OUTPUT]) {
+		if (strcmp(vals[F_OUTPUT], "json") != 0)
+			return kerr_set(err, KERR_USAGE, "unknown output format \"%s\": mode prints text or json",
+					vals[F_OUTPUT]);
+		r.json = true;
+	}
+	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
+		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
+				vals[F_TIMEOUT]);
+	if (vals[F_SELECTOR] && vals[F_POOL])
+		return kerr_set(err, KERR_USAGE, "use -l or --pool, not both");
+	/* with an edition given, a wrong mode or placement is refused before any request */
+	if (override != NP_EDITION_UNKNOWN) {
+		r.target.edition = override;
+		if (np_target_check(&r.target, err) < 0)
+			return -1;
+	}
+	selector = vals[F_SELECTOR];
+	if (vals[F_POOL]) {
+		if (np_pool_selector(vals[F_POOL], &pool_sel, err) < 0)
+			return -1;
+		selector = pool_sel;
+	}
+	if ((npos > 1) == (selector != NULL)) {
+		kerr_set(err, KERR_USAGE, npos > 1 ? "name nodes or select them with -l/--pool, not both"
+						   : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+		goto out;
+	}
+	if (cli_connect(ctx, &cfg, &r.c, err) < 0)
+		goto out;
+	if (np_nodes_select(r.c, argv + 1, (size_t)(npos - 1), selector, &r.all, &r.chosen, err) < 0)
+		goto out;
+	if (detect_edition(&r, override, err) < 0 || np_target_check(&r.target, err) < 0)
+		goto out;
+	if (make_plans(&r, err) < 0)
+		goto out;
+	plan_warnings(&r);
+	if (r.nchanging && pod_warnings(&r, err) < 0)
+		goto out;
+	if (!r.json)
+		print_plan(&r, vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0);
+	fflush(ctx->out);
+	print_warnings(&r);
+	if (r.nchanging && !(vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0) &&
+	    restart_count(&r))
+		fprintf(ctx->errout, "Warning: the device plugin must be restarted on %zu node%s for the change to "
+				     "take effect: add --restart\n",
+			restart_count(&r), restart_count(&r) == 1 ? "" : "s");
+	if (confirm(&r, vals[F_YES] && strcmp(vals[F_YES], "true") == 0, err) < 0)
+		goto out;
+
+	for (size_t i = 0; i < r.chosen.len; i++) {
+		if (r.dry == DRY_CLIENT)
+			r.results[i] = r.plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
+		else
+			apply_node(&r, i);
+		if (!r.json)
+			print_result(&r, i);
+		else if (r.results[i] == R_ERROR)
+			fprintf(ctx->errout, "node/%s: %s\n", r.plans[i].node, r.errors[i] ? r.errors[i] : "error");
+		nfailed += r.results[i] == R_ERROR;
+	}
+	fflush(ctx->out);
+
+	if (vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0) {
+		struct restart_opts o = {
+			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == DRY_CLIENT,
+			.server_dry_run = r.dry == DRY_SERVER,
+			.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !r.json,
+			.out = r.json ? ctx->errout : ctx->out, .errout = ctx->errout,
+		};
+
+		changed = calloc(r.chosen.len + 1, sizeof(*changed));
+		if (!changed) {
+			kerr_set(err, KERR_OTHER, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < r.chosen.len; i++)
+			if (r.results[i] == R_LABELED || r.results[i] == R_PLANNED)
+				changed[nchanged++] = r.plans[i].node;
+		if (nchanged) {
+			int f = restart_nodes(r.c, changed, nchanged, &o, err);
+
+			if (f < 0) {
+				if (r.json)
+					print_json(&r);
+				goto out;
+			}
+			nfailed += (size_t)f;
+		}
+	}
+	if (r.json)
+		print_json(&r);
+	rc = nfailed ? 1 : 0;
+out:
+	free(changed);
+	free(pool_sel);
+	if (r.c) {
+		kube_client_free(r.c);
+		kube_config_release(&cfg);
+	}
+	mode_run_release(&r);
+	return rc;
+}
+
+const struct command cmd_mode = {
+	.name = "mode",
+	.usage = "MODE [NODE...] [-l SELECTOR | --pool NAME] [flags]\n\n"
+		 "Modes: exclusive (whole GPUs; label value default), share (GPU memory shared, no isolation),\n"
+		 "       isolate (shared with cGPU memory isolation; cgpu), core (memory and compute isolated; core_mem)",
+	.summary = "Put nodes into a GPU sharing mode by setting their labels",
+	.flags = mode_flags,
+	.run = run_mode,
+	.first_arg_values = "exclusive share isolate core",
+};

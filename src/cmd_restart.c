@@ -1,0 +1,873 @@
+/* kubectl inspect cgpu restart: restart the GPU device plugin on some nodes.
+ *
+ * The device plugin reads its node's labels only when it starts (seed 001),
+ * so a label change takes effect after its pod is deleted and the DaemonSet
+ * has made a new one.  kubectl rollout restart cannot target one node, so
+ * this does it by hand, as the seeds describe, but safely: only pods the
+ * DaemonSet controls, a uid precondition on the delete, and a wait for the
+ * replacement to be Ready before the next node.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "nodepool.h"
+#include "restart.h"
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+/* --- nodes ----------------------------------------------------------------------- */
+
+void np_node_release(struct np_node *n)
+{
+	if (!n)
+		return;
+	free(n->name);
+	free(n->resource_version);
+	kvlist_release(&n->labels);
+	memset(n, 0, sizeof(*n));
+}
+
+void np_nodes_release(struct np_nodes *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->len; i++)
+		np_node_release(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int nodes_push(struct np_nodes *l, struct np_node *n)
+{
+	if (l->len == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct np_node *items = realloc(l->items, cap * sizeof(*items));
+
+		if (!items)
+			return -1;
+		l->items = items;
+		l->cap = cap;
+	}
+	l->items[l->len++] = *n;
+	memset(n, 0, sizeof(*n));
+	return 0;
+}
+
+static int node_sink(void *ud, struct k8s_node *k, struct kerr *err)
+{
+	struct np_nodes *l = ud;
+	struct np_node n = { .name = k->name, .resource_version = k->resource_version, .labels = k->labels };
+
+	k->name = NULL;
+	k->resource_version = NULL;
+	memset(&k->labels, 0, sizeof(k->labels));
+	k8s_node_free(k);
+	if (nodes_push(l, &n) < 0) {
+		np_node_release(&n);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	return 0;
+}
+
+/* A list restarted after 410 Expired: forget what the first attempt gave. */
+static void node_list_meta(void *ud, const char *rv, const char *cont)
+{
+	if (!rv && !cont)
+		np_nodes_release(ud);
+}
+
+static const struct decode_filter node_filter = { .label_keys = np_node_label_keys };
+
+static const struct np_node *nodes_find(const struct np_nodes *l, const char *name)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (strcmp(l->items[i].name, name) == 0)
+			return &l->items[i];
+	return NULL;
+}
+
+static int node_copy(const struct np_node *src, struct np_node *dst)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->name = strdup(src->name);
+	dst->resource_version = src->resource_version ? strdup(src->resource_version) : NULL;
+	if (!dst->name || (src->resource_version && !dst->resource_version))
+		goto fail;
+	for (size_t i = 0; i < src->labels.len; i++) {
+		const struct kv *kv = &src->labels.items[i];
+
+		if (kvlist_add(&dst->labels, kv->key, strlen(kv->key), kv->value, strlen(kv->value)) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	np_node_release(dst);
+	return -1;
+}
+
+int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const char *selector,
+		    struct np_nodes *all, struct np_nodes *chosen, struct kerr *err)
+{
+	struct np_nodes a = { 0 }, s = { 0 };
+	struct kube_list lists[2] = {
+		{ .path = "/api/v1/nodes", .kind = OBJ_NODE, .filter = &node_filter,
+		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &a } },
+		{ .path = "/api/v1/nodes", .label_selector = selector, .kind = OBJ_NODE, .filter = &node_filter,
+		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &s } },
+	};
+	int rc = -1;
+
+	if ((n > 0) == (selector != NULL))
+		return kerr_set(err, KERR_USAGE, n ? "name nodes or select them with -l/--pool, not both"
+						   : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (kube_list_run(c, lists, selector ? 2 : 1, err) < 0)
+		goto out;
+	if (selector) {
+		if (s.len == 0) {
+			kerr_set(err, KERR_OTHER, "no nodes match the selector \"%s\"", selector);
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const struct np_node *found = nodes_find(&a, names[i]);
+			struct np_node copy;
+			char *msg = NULL;
+
+			if (nodes_find(&s, names[i]))
+				continue; /* named twice */
+			if (!found) {
+				if (asprintf(&msg, "nodes \"%s\" not found", names[i]) < 0)
+					msg = NULL;
+				kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
+				free(msg);
+				goto out;
+			}
+			if (node_copy(found, &copy) < 0 || nodes_push(&s, &copy) < 0) {
+				np_node_release(&copy);
+				kerr_set(err, KERR_OTHER, "out of memory");
+				goto out;
+			}
+		}
+	}
+	*all = a;
+	*chosen = s;
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	rc = 0;
+out:
+	for (size_t i = 0; i < 2; i++)
+		kube_list_release(&lists[i]);
+	np_nodes_release(&a);
+	np_nodes_release(&s);
+	return rc;
+}
+
+int np_node_get(struct kube_client *c, const char *name, struct np_node *ret, struct kerr *err)
+{
+	char *esc = kube_escape(name), *path = NULL;
+	json_t *j = NULL, *labels;
+	struct np_node n = { 0 };
+	const char *k;
+	json_t *v;
+	int rc = -1;
+
+	if (!esc || asprintf(&path, "/api/v1/nodes/%s", esc) < 0) {
+		path = NULL;
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	if (kube_get_json(c, path, NULL, &j, err) < 0)
+		goto out;
+	n.name = strdup(name);
+	n.resource_version = strdup(str_or(json_string_value(json_object_get(json_object_get(j, "metadata"),
+								       "resourceVersion")), ""));
+	labels = json_object_get(json_object_get(j, "metadata"), "labels");
+	json_object_foreach(labels, k, v) {
+		const char *s = json_string_value(v);
+
+		if (!s || !decode_filter_match(np_node_label_keys, k, strlen(k)))
+			continue;
+		if (kvlist_add(&n.labels, k, strlen(k), s, strlen(s)) < 0)
+			break;
+	}
+	if (!n.name || !n.resource_version) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	*ret = n;
+	memset(&n, 0, sizeof(n));
+	rc = 0;
+out:
+	np_node_release(&n);
+	json_decref(j);
+	free(path);
+	free(esc);
+	return rc;
+}
+
+/* --- time ---------------------------------------------------------------------------- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+void restart_format_duration(char *buf, size_t len, long ms)
+{
+	long h = ms / 3600000, m = ms / 60000 % 60, s = ms / 1000 % 60, rest = ms % 1000;
+	size_t off = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (ms < 1000) {
+		snprintf(buf, len, "%ldms", ms);
+		return;
+	}
+	if (h)
+		off += (size_t)snprintf(buf + off, len - off, "%ldh", h);
+	if (m && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "%ldm", m);
+	if ((s || rest) && off < len) {
+		if (rest)
+			snprintf(buf + off, len - off, "%ld.%lds", s, rest / 100);
+		else
+			snprintf(buf + off, len - off, "%lds", s);
+	}
+}
+
+/* --- DaemonSets ---------------------------------------------------------------------- */
+
+struct ds {
+	char *ns, *name, *uid, *selector;
+};
+
+static void ds_release(struct ds *d)
+{
+	free(d->ns);
+	free(d->name);
+	free(d->uid);
+	free(d->selector);
+}
+
+static int ds_from_json(const json_t *j, struct ds *ret, struct kerr *err)
+{
+	const json_t *meta = json_object_get(j, "metadata");
+	struct ds d = { 0 };
+
+	if (np_selector_from_json(json_object_get(json_object_get(j, "spec"), "selector"), &d.selector, err) < 0) {
+		kerr_prefix(err, "daemonset %s", str_or(json_string_value(json_object_get(meta, "name")), "?"));
+		return -1;
+	}
+	d.ns = strdup(str_or(json_string_value(json_object_get(meta, "namespace")), "kube-system"));
+	d.name = strdup(str_or(json_string_value(json_object_get(meta, "name")), ""));
+	d.uid = strdup(str_or(json_string_value(json_object_get(meta, "uid")), ""));
+	if (!d.ns || !d.name || !d.uid) {
+		ds_release(&d);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	*ret = d;
+	return 0;
+}
+
+static int ds_find(struct kube_client *c, const char *which, struct ds **ret, size_t *nret, struct kerr *err)
+{
+	json_t *j = NULL, *item;
+	struct ds *v = NULL;
+	size_t n = 0, i;
+	int rc = -1;
+
+	if (which) {
+		const char *slash = strchr(which, '/');
+		char *ns, *name, *ens, *ename, *path = NULL;
+
+		if (!slash || slash == which || !slash[1] || strchr(slash + 1, '/'))
+			return kerr_set(err, KERR_USAGE, "--daemonset must be NAMESPACE/NAME, not \"%s\"", which);
+		ns = strndup(which, (size_t)(slash - which));
+		name = strdup(slash + 1);
+		ens = ns ? kube_escape(ns) : NULL;
+		ename = name ? kube_escape(name) : NULL;
+		if (!ens || !ename || asprintf(&path, "/apis/apps/v1/namespaces/%s/daemonsets/%s", ens, ename) < 0)
+			path = NULL;
+		free(ns);
+		free(name);
+		free(ens);
+		free(ename);
+		if (!path)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		rc = kube_get_json(c, path, NULL, &j, err);
+		free(path);
+		if (rc < 0)
+			return -1;
+		v = calloc(1, sizeof(*v));
+		if (!v) {
+			json_decref(j);
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+		rc = ds_from_json(j, v, err);
+		json_decref(j);
+		if (rc < 0) {
+			free(v);
+			return -1;
+		}
+		*ret = v;
+		*nret = 1;
+		return 0;
+	}
+	if (kube_get_json(c, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0)
+		return -1;
+	v = calloc(json_array_size(json_object_get(j, "items")) + 1, sizeof(*v));
+	if (!v) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	json_array_foreach(json_object_get(j, "items"), i, item) {
+		const char *name = json_string_value(json_object_get(json_object_get(item, "metadata"), "name"));
+
+		if (!np_is_device_plugin_ds(name))
+			continue;
+		if (ds_from_json(item, &v[n], err) < 0)
+			goto out;
+		n++;
+	}
+	if (n == 0) {
+		kerr_set(err, KERR_OTHER,
+			 "no GPU device-plugin DaemonSet in kube-system (looked for %s and other gpushare-*device-plugin-ds); "
+			 "name one with --daemonset NAMESPACE/NAME",
+			 np_device_plugin_ds_names[0]);
+		goto out;
+	}
+	*ret = v;
+	*nret = n;
+	v = NULL;
+	n = 0;
+	rc = 0;
+out:
+	for (i = 0; v && i < n; i++)
+		ds_release(&v[i]);
+	free(v);
+	json_decref(j);
+	return rc;
+}
+
+/* --- pods ------------------------------------------------------------------------------ */
+
+struct pods {
+	struct k8s_pod **items;
+	size_t len, cap;
+};
+
+static void pods_release(struct pods *p)
+{
+	for (size_t i = 0; i < p->len; i++)
+		k8s_pod_free(p->items[i]);
+	free(p->items);
+	memset(p, 0, sizeof(*p));
+}
+
+static int pod_sink(void *ud, struct k8s_pod *pod, struct kerr *err)
+{
+	struct pods *p = ud;
+
+	if (p->len == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		struct k8s_pod **items = realloc(p->items, cap * sizeof(*items));
+
+		if (!items) {
+			k8s_pod_free(pod);
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+		p->items = items;
+		p->cap = cap;
+	}
+	p->items[p->len++] = pod;
+	return 0;
+}
+
+static void pod_list_meta(void *ud, const char *rv, const char *cont)
+{
+	if (!rv && !cont)
+		pods_release(ud);
+}
+
+static bool controlled_by(const struct k8s_pod *p, const struct ds *d)
+{
+	for (size_t i = 0; i < p->nowners; i++)
+		if (p->owners[i].controller && p->owners[i].uid && strcmp(p->owners[i].uid, d->uid) == 0)
+			return true;
+	return false;
+}
+
+static const struct decode_filter pod_filter = { 0 };
+
+/* The pods of each DaemonSet on one node: pods[i] for ds[i]. */
+static int list_plugin_pods(struct kube_client *c, const struct ds *ds, size_t nds, const char *node,
+			    struct pods *pods, struct kerr *err)
+{
+	struct kube_list *lists = calloc(nds, sizeof(*lists));
+	char **paths = calloc(nds, sizeof(*paths));
+	char *esc_node = NULL, *field = NULL;
+	int rc = -1;
+
+	if (!lists || !paths || asprintf(&field, "spec.nodeName=%s", node) < 0) {
+		field = NULL;
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nds; i++) {
+		char *ens = kube_escape(ds[i].ns);
+
+		if (!ens || asprintf(&paths[i], "/api/v1/namespaces/%s/pods", ens) < 0) {
+			paths[i] = NULL;
+			free(ens);
+			kerr_set(err, KERR_OTHER, "out of memory");
+			goto out;
+		}
+		free(ens);
+		pods_release(&pods[i]);
+		lists[i] = (struct kube_list){
+			.path = paths[i], .label_selector = ds[i].selector, .field_selector = field,
+			.kind = OBJ_POD, .filter = &pod_filter,
+			.sink = { .pod = pod_sink, .list_meta = pod_list_meta, .ud = &pods[i] },
+		};
+	}
+	rc = kube_list_run(c, lists, nds, err);
+	/* keep only what the DaemonSet itself controls */
+	for (size_t i = 0; rc == 0 && i < nds; i++) {
+		size_t keep = 0;
+
+		for (size_t k = 0; k < pods[i].len; k++) {
+			if (controlled_by(pods[i].items[k], &ds[i]))
+				pods[i].items[keep++] = pods[i].items[k];
+			else
+				k8s_pod_free(pods[i].items[k]);
+		}
+		pods[i].len = keep;
+	}
+out:
+	for (size_t i = 0; lists && i < nds; i++)
+		kube_list_release(&lists[i]);
+	for (size_t i = 0; paths && i < nds; i++)
+		free(paths[i]);
+	free(lists);
+	free(paths);
+	free(field);
+	free(esc_node);
+	return rc;
+}
+
+static int delete_pod(struct kube_client *c, const struct k8s_pod *p, bool server_dry_run, struct kerr *err)
+{
+	struct kube_write_opts w = { .dry_run = server_dry_run };
+	char *ens = kube_escape(p->namespace), *ename = kube_escape(p->name), *path = NULL;
+	json_t *opts = json_pack("{s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
+				 "preconditions", "uid", p->uid ? p->uid : "");
+	int rc = -1;
+
+	if (!ens || !ename || !opts || asprintf(&path, "/api/v1/namespaces/%s/pods/%s", ens, ename) < 0) {
+		path = NULL;
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	rc = kube_delete(c, path, opts, &w, NULL, err);
+	/* 404: already gone; 409: the uid precondition failed, so this pod was
+	 * already replaced.  Either way the old pod is no more. */
+	if (rc < 0 && err->kind == KERR_STATUS && (err->code == 404 || err->code == 409)) {
+		kerr_release(err);
+		rc = 0;
+	}
+out:
+	json_decref(opts);
+	free(path);
+	free(ens);
+	free(ename);
+	return rc;
+}
+
+/* --- the restart of one node ------------------------------------------------------------ */
+
+enum node_state { NS_PENDING, NS_WAITING, NS_DONE };
+
+struct node_job {
+	const char *node;
+	enum node_state state;
+	long started;
+	char *old_name;	     /* first deleted pod, for messages */
+	char *new_name;	     /* replacement seen (maybe not Ready yet) */
+	char **old_uids;     /* every deleted pod */
+	size_t nold;
+	bool *need;	     /* per DaemonSet: had a pod here */
+	size_t nneed;	     /* how many DaemonSets had one */
+	bool failed;
+};
+
+static void job_release(struct node_job *j)
+{
+	free(j->old_name);
+	free(j->new_name);
+	for (size_t i = 0; i < j->nold; i++)
+		free(j->old_uids[i]);
+	free(j->old_uids);
+	free(j->need);
+}
+
+static bool job_is_old(const struct node_job *j, const char *uid)
+{
+	for (size_t i = 0; i < j->nold; i++)
+		if (uid && strcmp(j->old_uids[i], uid) == 0)
+			return true;
+	return false;
+}
+
+static void clear_progress(const struct restart_opts *o, bool *shown)
+{
+	if (*shown) {
+		fputs("\r\033[K", o->errout);
+		*shown = false;
+	}
+}
+
+static void node_error(const struct restart_opts *o, struct node_job *j, const struct kerr *err)
+{
+	fprintf(o->errout, "node/%s: ", j->node);
+	kerr_print(o->errout, err);
+	j->failed = true;
+	j->state = NS_DONE;
+}
+
+/* Find the pods, delete them; leaves the job WAITING or DONE. */
+static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, struct node_job *j,
+		      const struct restart_opts *o)
+{
+	struct kerr err = KERR_INIT;
+	struct pods *pods = calloc(nds, sizeof(*pods));
+	size_t total = 0;
+
+	j->need = calloc(nds, sizeof(*j->need));
+	if (!pods || !j->need) {
+		kerr_set(&err, KERR_OTHER, "out of memory");
+		node_error(o, j, &err);
+		goto out;
+	}
+	if (list_plugin_pods(c, ds, nds, j->node, pods, &err) < 0) {
+		node_error(o, j, &err);
+		goto out;
+	}
+	for (size_t i = 0; i < nds; i++)
+		total += pods[i].len;
+	if (total == 0) {
+		fprintf(o->out, "node/%s: no device-plugin pod on this node\n", j->node);
+		j->state = NS_DONE;
+		goto out;
+	}
+	j->old_uids = calloc(total, sizeof(*j->old_uids));
+	if (!j->old_uids) {
+		kerr_set(&err, KERR_OTHER, "out of memory");
+		node_error(o, j, &err);
+		goto out;
+	}
+	j->started = now_ms();
+	for (size_t i = 0; i < nds; i++) {
+		for (size_t k = 0; k < pods[i].len; k++) {
+			const struct k8s_pod *p = pods[i].items[k];
+
+			if (o->dry_run) {
+				fprintf(o->out, "node/%s: would delete pod %s/%s of daemonset %s/%s (dry run)\n",
+					j->node, p->namespace, p->name, ds[i].ns, ds[i].name);
+				continue;
+			}
+			if (delete_pod(c, p, o->server_dry_run, &err) < 0) {
+				node_error(o, j, &err);
+				goto out;
+			}
+			if (o->server_dry_run) {
+				fprintf(o->out, "node/%s: pod %s/%s deleted (server dry run)\n", j->node, p->namespace,
+					p->name);
+				continue;
+			}
+			if (!j->need[i])
+				j->nneed++;
+			j->need[i] = true;
+			j->old_uids[j->nold] = strdup(p->uid ? p->uid : "");
+			if (j->old_uids[j->nold])
+				j->nold++;
+			if (!j->old_name)
+				j->old_name = strdup(p->name);
+			if (!o->tty)
+				fprintf(o->out, "node/%s: deleted pod %s/%s, waiting for a Ready replacement\n", j->node,
+					p->namespace, p->name);
+		}
+	}
+	j->state = (o->dry_run || o->server_dry_run) ? NS_DONE : NS_WAITING;
+out:
+	for (size_t i = 0; pods && i < nds; i++)
+		pods_release(&pods[i]);
+	free(pods);
+	kerr_release(&err);
+}
+
+/* One look at the node: is every deleted pod replaced by a Ready one? */
+static void job_poll(struct kube_client *c, const struct ds *ds, size_t nds, struct node_job *j,
+		     const struct restart_opts *o)
+{
+	struct kerr err = KERR_INIT;
+	struct pods *pods = calloc(nds, sizeof(*pods));
+	size_t nready = 0, missing = 0;
+	bool all;
+	long elapsed;
+	char dur[32];
+
+	if (!pods) {
+		kerr_set(&err, KERR_OTHER, "out of memory");
+		node_error(o, j, &err);
+		return;
+	}
+	if (list_plugin_pods(c, ds, nds, j->node, pods, &err) < 0) {
+		node_error(o, j, &err);
+		goto out;
+	}
+	/* A DaemonSet counts once it has a new Ready pod here.  Usually it is
+	 * the one whose pod was deleted; but after a mode change in the pro
+	 * edition the node may have moved to another mode's plugin, whose
+	 * DaemonSet then brings the replacement while the old one stays away. */
+	for (size_t i = 0; i < nds; i++) {
+		bool ok = false;
+
+		for (size_t k = 0; k < pods[i].len && !ok; k++) {
+			const struct k8s_pod *p = pods[i].items[k];
+
+			if (job_is_old(j, p->uid) || p->deleting)
+				continue;
+			if (!j->new_name)
+				j->new_name = strdup(p->name);
+			ok = p->ready && p->phase && strcmp(p->phase, "Running") == 0;
+			if (ok) {
+				free(j->new_name);
+				j->new_name = strdup(p->name);
+			}
+		}
+		nready += ok;
+		if (j->need[i] && !ok)
+			missing++;
+	}
+	all = missing == 0 || nready >= j->nneed;
+	elapsed = now_ms() - j->started;
+	if (all) {
+		restart_format_duration(dur, sizeof(dur), elapsed < 100 ? 100 : elapsed);
+		fprintf(o->out, "node/%s: restarted %s in %s (new pod %s)\n", j->node,
+			j->old_name ? j->old_name : "the device plugin", dur, j->new_name ? j->new_name : "?");
+		j->state = NS_DONE;
+	} else if (elapsed >= o->timeout_ms) {
+		restart_format_duration(dur, sizeof(dur), o->timeout_ms);
+		fprintf(o->errout, "node/%s: timed out after %s waiting for a Ready device-plugin pod\n", j->node, dur);
+		j->failed = true;
+		j->state = NS_DONE;
+	}
+out:
+	for (size_t i = 0; i < nds; i++)
+		pods_release(&pods[i]);
+	free(pods);
+	kerr_release(&err);
+}
+
+int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
+		  struct kerr *err)
+{
+	struct ds *ds = NULL;
+	size_t nds = 0, next = 0, active = 0, failed = 0;
+	struct node_job *jobs;
+	bool shown = false;
+	int maxp = o->max_parallel > 0 ? o->max_parallel : 1;
+
+	if (n == 0)
+		return 0;
+	if (ds_find(c, o->daemonset, &ds, &nds, err) < 0)
+		return -1;
+	jobs = calloc(n, sizeof(*jobs));
+	if (!jobs) {
+		for (size_t i = 0; i < nds; i++)
+			ds_release(&ds[i]);
+		free(ds);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		jobs[i].node = nodes[i];
+	for (;;) {
+		/* start nodes while there is room */
+		while (active < (size_t)maxp && next < n) {
+			clear_progress(o, &shown);
+			job_start(c, ds, nds, &jobs[next], o);
+			if (jobs[next].state == NS_WAITING)
+				active++;
+			else
+				failed += jobs[next].failed;
+			next++;
+		}
+		if (active == 0 && next >= n)
+			break;
+		sleep_ms(500);
+		for (size_t i = 0; i < next; i++) {
+			if (jobs[i].state != NS_WAITING)
+				continue;
+			if (shown)
+				clear_progress(o, &shown);
+			job_poll(c, ds, nds, &jobs[i], o);
+			if (jobs[i].state == NS_DONE) {
+				active--;
+				failed += jobs[i].failed;
+			}
+		}
+		if (o->tty) {
+			for (size_t i = 0; i < next; i++) {
+				if (jobs[i].state != NS_WAITING)
+					continue;
+				fprintf(o->errout, "\r\033[Knode/%s: waiting for %s (%lds)", jobs[i].node,
+					jobs[i].new_name ? jobs[i].new_name : jobs[i].old_name ? jobs[i].old_name : "a new pod",
+					(now_ms() - jobs[i].started) / 1000);
+				fflush(o->errout);
+				shown = true;
+				break;
+			}
+		}
+	}
+	clear_progress(o, &shown);
+	for (size_t i = 0; i < n; i++)
+		job_release(&jobs[i]);
+	free(jobs);
+	for (size_t i = 0; i < nds; i++)
+		ds_release(&ds[i]);
+	free(ds);
+	return (int)failed;
+}
+
+/* --- the command -------------------------------------------------------------------------- */
+
+enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_NFLAGS };
+
+static const struct flag restart_flags[] = {
+	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
+	[F_POOL] = { "pool", 0, "NAME", "restart on a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
+	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)", NULL },
+	[F_MAX_PARALLEL] = { "max-parallel", 0, "N", "nodes restarted at the same time (default 1)", NULL },
+	[F_TIMEOUT] = { "timeout", 0, "DURATION", "how long to wait for each node's new pod (default 5m)", NULL },
+	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: list what would be deleted; server: send with dryRun=All", "none client server" },
+	{ 0 },
+};
+
+/* kubectl accepts a bare --dry-run as --dry-run=client; the flag table only
+ * knows flags with or without a value, so spell it out before parsing. */
+void restart_fix_dry_run(int argc, char **argv)
+{
+	static char client[] = "--dry-run=client";
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--dry-run") == 0 &&
+		    (i + 1 >= argc || (strcmp(argv[i + 1], "none") && strcmp(argv[i + 1], "client") &&
+				       strcmp(argv[i + 1], "server"))))
+			argv[i] = client;
+	}
+}
+
+static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	const char *vals[F_NFLAGS + 1] = { 0 };
+	struct restart_opts o = { .max_parallel = 1, .timeout_ms = 5 * 60 * 1000, .out = ctx->out,
+				  .errout = ctx->errout };
+	struct kube_config cfg = { 0 };
+	struct kube_client *c = NULL;
+	struct np_nodes all = { 0 }, chosen = { 0 };
+	char *pool_sel = NULL, **names = NULL;
+	const char *selector;
+	int npos, rc = -1;
+
+	restart_fix_dry_run(argc, argv);
+	npos = cli_parse_flags(&cmd_restart, argc, argv, vals, err);
+	if (npos < 0)
+		return -1;
+	if (vals[F_SELECTOR] && vals[F_POOL])
+		return kerr_set(err, KERR_USAGE, "use -l or --pool, not both");
+	if (vals[F_MAX_PARALLEL]) {
+		char *end;
+		long v = strtol(vals[F_MAX_PARALLEL], &end, 10);
+
+		if (*end || v < 1 || v > 1000)
+			return kerr_set(err, KERR_USAGE, "--max-parallel must be a number from 1 to 1000");
+		o.max_parallel = (int)v;
+	}
+	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &o.timeout_ms) < 0 || o.timeout_ms <= 0))
+		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
+				vals[F_TIMEOUT]);
+	if (vals[F_DRY_RUN]) {
+		if (strcmp(vals[F_DRY_RUN], "client") == 0)
+			o.dry_run = true;
+		else if (strcmp(vals[F_DRY_RUN], "server") == 0)
+			o.server_dry_run = true;
+		else if (strcmp(vals[F_DRY_RUN], "none") != 0)
+			return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server",
+					vals[F_DRY_RUN]);
+	}
+	o.daemonset = vals[F_DAEMONSET];
+	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
+	selector = vals[F_SELECTOR];
+	if (vals[F_POOL]) {
+		if (np_pool_selector(vals[F_POOL], &pool_sel, err) < 0)
+			return -1;
+		selector = pool_sel;
+	}
+	if ((npos > 0) == (selector != NULL)) {
+		kerr_set(err, KERR_USAGE, npos ? "name nodes or select them with -l/--pool, not both"
+					       : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+		goto out;
+	}
+	if (cli_connect(ctx, &cfg, &c, err) < 0)
+		goto out;
+	if (np_nodes_select(c, argv, (size_t)npos, selector, &all, &chosen, err) < 0)
+		goto out;
+	names = calloc(chosen.len + 1, sizeof(*names));
+	if (!names) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < chosen.len; i++)
+		names[i] = chosen.items[i].name;
+	rc = restart_nodes(c, names, chosen.len, &o, err);
+	if (rc > 0)
+		rc = 1;
+out:
+	free(names);
+	free(pool_sel);
+	np_nodes_release(&all);
+	np_nodes_release(&chosen);
+	kube_client_free(c);
+	if (c)
+		kube_config_release(&cfg);
+	return rc;
+}
+
+const struct command cmd_restart = {
+	.name = "restart",
+	.usage = "[NODE...] [-l SELECTOR | --pool NAME] [flags]",
+	.summary = "Restart the GPU device plugin on nodes so that label changes take effect",
+	.flags = restart_flags,
+	.run = run_restart,
+};

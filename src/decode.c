@@ -1,0 +1,1200 @@
+/* Streaming decoders: yajl events driven through a small state machine.
+ *
+ * The state is a stack of contexts, one per JSON object or array that holds
+ * something we keep (a list, an item, its metadata, a container...).  Such
+ * containers are at most a few levels deep, so the stack has a fixed size
+ * that the input cannot change: any object or array we have no use for is
+ * skipped by counting its depth, without a context, a copy or an
+ * allocation.  That covers managedFields, volumes, containerStatuses and
+ * anything hostile input nests, however deep.
+ *
+ * Strings are copied only for the fields kept, and only once, straight
+ * from yajl's buffer into the object.
+ */
+#include "decode.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+enum ctx {
+	C_NONE,
+	C_LIST,		/* top of a NodeList/PodList */
+	C_LIST_META,
+	C_ITEMS,
+	C_EVENT,	/* top of a watch event */
+	C_OBJ,		/* a node or pod (or, in a watch ERROR event, a Status) */
+	C_META,
+	C_LABELS,
+	C_ANNOTATIONS,
+	C_OWNERS,
+	C_OWNER,
+	C_NODE_SPEC,
+	C_NODE_STATUS,
+	C_CAPACITY,
+	C_ALLOCATABLE,
+	C_ADDRESSES,
+	C_ADDRESS,
+	C_CONDITIONS,
+	C_CONDITION,
+	C_POD_SPEC,
+	C_POD_STATUS,
+	C_AFFINITY,
+	C_SELECTOR,	/* nodeSelector or nodeAffinity: any key in it counts */
+	C_CONTAINERS,
+	C_CONTAINER,
+	C_RESOURCES,
+	C_LIMITS,
+};
+
+/* The key just read, in the object on top of the stack. */
+enum field {
+	F_NONE,
+	F_METADATA,
+	F_ITEMS,
+	F_SPEC,
+	F_STATUS,
+	F_RESOURCE_VERSION,
+	F_CONTINUE,
+	F_NAME,
+	F_NAMESPACE,
+	F_UID,
+	F_CREATED,
+	F_DELETED,
+	F_LABELS,
+	F_ANNOTATIONS,
+	F_OWNERS,
+	F_KIND,
+	F_CONTROLLER,
+	F_UNSCHEDULABLE,
+	F_CAPACITY,
+	F_ALLOCATABLE,
+	F_ADDRESSES,
+	F_CONDITIONS,
+	F_TYPE,
+	F_ADDRESS,
+	F_NODE_NAME,
+	F_SCHEDULER,
+	F_NODE_SELECTOR,
+	F_AFFINITY,
+	F_NODE_AFFINITY,
+	F_CONTAINERS,
+	F_RESOURCES,
+	F_LIMITS,
+	F_PHASE,
+	F_CODE,
+	F_REASON,
+	F_MESSAGE,
+	F_OBJECT,
+	F_ENTRY, /* a key of a filtered map that the filter keeps (in keybuf) */
+};
+
+enum mode { MODE_LIST, MODE_SINGLE, MODE_WATCH };
+
+#define MAX_DEPTH 16
+
+struct decoder {
+	yajl_handle h;
+	enum mode mode;
+	enum obj_kind kind;
+	const struct decode_filter *filter;
+	struct kerr *err; /* during a feed */
+	bool failed, started;
+
+	enum ctx stack[MAX_DEPTH];
+	int depth;
+	size_t skip; /* > 0: inside a subtree being skipped */
+	enum field field;
+	char *keybuf;
+	size_t keylen, keycap;
+
+	/* the object being read */
+	struct k8s_node *node;
+	struct k8s_pod *pod;
+	size_t containers_cap, owners_cap;
+	bool cond_ready, cond_true, addr_internal;
+	char *addr;
+
+	/* lists */
+	struct decode_sink sink;
+	char *list_rv, *list_continue;
+	bool meta_sent, root_done;
+
+	/* input held back while a long token is being read */
+	size_t events, run;
+	unsigned char *held;
+	size_t held_len, held_cap;
+
+	/* watch */
+	watch_cb cb;
+	void *ud;
+	char *ev_type;
+	char *st_reason, *st_message;
+	long st_code;
+};
+
+struct list_decoder {
+	struct decoder d;
+};
+
+struct watch_decoder {
+	struct decoder d;
+};
+
+#define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+static char *copy_str(const unsigned char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (!p)
+		return NULL;
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* Callbacks return 0 to stop yajl; the reason is then in d->err. */
+static int fail(struct decoder *d, enum kerr_kind kind, const char *msg)
+{
+	d->failed = true;
+	kerr_set(d->err, kind, "%s", msg);
+	return 0;
+}
+
+static int oom(struct decoder *d)
+{
+	return fail(d, KERR_OTHER, "out of memory");
+}
+
+static int set_str(struct decoder *d, char **dst, const unsigned char *s, size_t len)
+{
+	char *p = copy_str(s, len);
+
+	if (!p)
+		return oom(d);
+	free(*dst);
+	*dst = p;
+	return 1;
+}
+
+static enum ctx top(const struct decoder *d)
+{
+	return d->depth > 0 ? d->stack[d->depth - 1] : C_NONE;
+}
+
+static void object_clear(struct decoder *d)
+{
+	k8s_node_free(d->node);
+	k8s_pod_free(d->pod);
+	d->node = NULL;
+	d->pod = NULL;
+	d->containers_cap = d->owners_cap = 0;
+}
+
+static struct k8s_container *cur_container(struct decoder *d)
+{
+	return d->pod && d->pod->ncontainers ? &d->pod->containers[d->pod->ncontainers - 1] : NULL;
+}
+
+static struct k8s_owner *cur_owner(struct decoder *d)
+{
+	return d->pod && d->pod->nowners ? &d->pod->owners[d->pod->nowners - 1] : NULL;
+}
+
+static bool want_key(const struct decoder *d, enum ctx c, const unsigned char *k, size_t len)
+{
+	const struct decode_filter *f = d->filter;
+
+	switch (c) {
+	case C_LABELS:
+		return f->all_labels || decode_filter_match(f->label_keys, (const char *)k, len);
+	case C_ANNOTATIONS:
+		return f->all_annotations || decode_filter_match(f->annotation_keys, (const char *)k, len);
+	default:
+		return f->all_resources || decode_filter_match(f->resource_names, (const char *)k, len);
+	}
+}
+
+static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned char *k, size_t len)
+{
+	bool pod = d->kind == OBJ_POD;
+
+	switch (c) {
+	case C_LIST:
+		if (KEY_IS(k, len, "items"))
+			return F_ITEMS;
+		if (KEY_IS(k, len, "metadata"))
+			return F_METADATA;
+		break;
+	case C_LIST_META:
+		if (KEY_IS(k, len, "resourceVersion"))
+			return F_RESOURCE_VERSION;
+		if (KEY_IS(k, len, "continue"))
+			return F_CONTINUE;
+		break;
+	case C_EVENT:
+		if (KEY_IS(k, len, "type"))
+			return F_TYPE;
+		if (KEY_IS(k, len, "object"))
+			return F_OBJECT;
+		break;
+	case C_OBJ:
+		if (KEY_IS(k, len, "metadata"))
+			return F_METADATA;
+		if (KEY_IS(k, len, "spec"))
+			return F_SPEC;
+		if (KEY_IS(k, len, "status"))
+			return F_STATUS;
+		if (d->mode == MODE_WATCH) {
+			if (KEY_IS(k, len, "code"))
+				return F_CODE;
+			if (KEY_IS(k, len, "reason"))
+				return F_REASON;
+			if (KEY_IS(k, len, "message"))
+				return F_MESSAGE;
+		}
+		break;
+	case C_META:
+		if (KEY_IS(k, len, "name"))
+			return F_NAME;
+		if (KEY_IS(k, len, "uid"))
+			return F_UID;
+		if (KEY_IS(k, len, "resourceVersion"))
+			return F_RESOURCE_VERSION;
+		if (KEY_IS(k, len, "creationTimestamp"))
+			return F_CREATED;
+		if (KEY_IS(k, len, "labels"))
+			return F_LABELS;
+		if (KEY_IS(k, len, "annotations"))
+			return F_ANNOTATIONS;
+		if (pod && KEY_IS(k, len, "namespace"))
+			return F_NAMESPACE;
+		if (pod && KEY_IS(k, len, "deletionTimestamp"))
+			return F_DELETED;
+		if (pod && KEY_IS(k, len, "ownerReferences"))
+			return F_OWNERS;
+		break;
+	case C_OWNER:
+		if (KEY_IS(k, len, "kind"))
+			return F_KIND;
+		if (KEY_IS(k, len, "name"))
+			return F_NAME;
+		if (KEY_IS(k, len, "uid"))
+			return F_UID;
+		if (KEY_IS(k, len, "controller"))
+			return F_CONTROLLER;
+		break;
+	case C_NODE_SPEC:
+		if (KEY_IS(k, len, "unschedulable"))
+			return F_UNSCHEDULABLE;
+		break;
+	case C_NODE_STATUS:
+		if (KEY_IS(k, len, "capacity"))
+			return F_CAPACITY;
+		if (KEY_IS(k, len, "allocatable"))
+			return F_ALLOCATABLE;
+		if (KEY_IS(k, len, "addresses"))
+			return F_ADDRESSES;
+		if (KEY_IS(k, len, "conditions"))
+			return F_CONDITIONS;
+		break;
+	case C_ADDRESS:
+		if (KEY_IS(k, len, "type"))
+			return F_TYPE;
+		if (KEY_IS(k, len, "address"))
+			return F_ADDRESS;
+		break;
+	case C_CONDITION:
+		if (KEY_IS(k, len, "type"))
+			return F_TYPE;
+		if (KEY_IS(k, len, "status"))
+			return F_STATUS;
+		break;
+	case C_POD_SPEC:
+		if (KEY_IS(k, len, "containers"))
+			return F_CONTAINERS;
+		if (KEY_IS(k, len, "nodeName"))
+			return F_NODE_NAME;
+		if (KEY_IS(k, len, "schedulerName"))
+			return F_SCHEDULER;
+		if (KEY_IS(k, len, "nodeSelector"))
+			return F_NODE_SELECTOR;
+		if (KEY_IS(k, len, "affinity"))
+			return F_AFFINITY;
+		break;
+	case C_AFFINITY:
+		if (KEY_IS(k, len, "nodeAffinity"))
+			return F_NODE_AFFINITY;
+		break;
+	case C_POD_STATUS:
+		if (KEY_IS(k, len, "phase"))
+			return F_PHASE;
+		if (KEY_IS(k, len, "conditions"))
+			return F_CONDITIONS;
+		break;
+	case C_CONTAINER:
+		if (KEY_IS(k, len, "name"))
+			return F_NAME;
+		if (KEY_IS(k, len, "resources"))
+			return F_RESOURCES;
+		break;
+	case C_RESOURCES:
+		if (KEY_IS(k, len, "limits"))
+			return F_LIMITS;
+		break;
+	default:
+		break;
+	}
+	return F_NONE;
+}
+
+/* --- entering and leaving containers ------------------------------------ */
+
+static int grow(struct decoder *d, void **items, size_t *cap, size_t len, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (len < *cap)
+		return 1;
+	ncap = *cap ? *cap * 2 : 2;
+	if (ncap > SIZE_MAX / size)
+		return oom(d);
+	p = realloc(*items, ncap * size);
+	if (!p)
+		return oom(d);
+	*items = p;
+	*cap = ncap;
+	return 1;
+}
+
+/* Does something when an object or array opens as the value of the current
+ * key (or as an element of the array on top); returns the context to push,
+ * or C_NONE to skip the value. */
+static enum ctx child_map(struct decoder *d)
+{
+	enum ctx c = top(d);
+	bool pod = d->kind == OBJ_POD;
+
+	switch (c) {
+	case C_NONE:
+		return d->mode == MODE_LIST ? C_LIST : d->mode == MODE_WATCH ? C_EVENT : C_OBJ;
+	case C_LIST:
+		return d->field == F_METADATA ? C_LIST_META : C_NONE;
+	case C_ITEMS:
+		return C_OBJ;
+	case C_EVENT:
+		return d->field == F_OBJECT ? C_OBJ : C_NONE;
+	case C_OBJ:
+		switch (d->field) {
+		case F_METADATA:
+			return C_META;
+		case F_SPEC:
+			return pod ? C_POD_SPEC : C_NODE_SPEC;
+		case F_STATUS:
+			return pod ? C_POD_STATUS : C_NODE_STATUS;
+		default:
+			return C_NONE;
+		}
+	case C_META:
+		return d->field == F_LABELS ? C_LABELS : d->field == F_ANNOTATIONS ? C_ANNOTATIONS : C_NONE;
+	case C_OWNERS:
+		return C_OWNER;
+	case C_NODE_STATUS:
+		return d->field == F_CAPACITY ? C_CAPACITY : d->field == F_ALLOCATABLE ? C_ALLOCATABLE : C_NONE;
+	case C_ADDRESSES:
+		return C_ADDRESS;
+	case C_CONDITIONS:
+		return C_CONDITION;
+	case C_POD_SPEC:
+		return d->field == F_NODE_SELECTOR ? C_SELECTOR : d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
+	case C_AFFINITY:
+		return d->field == F_NODE_AFFINITY ? C_SELECTOR : C_NONE;
+	case C_CONTAINERS:
+		return C_CONTAINER;
+	case C_CONTAINER:
+		return d->field == F_RESOURCES ? C_RESOURCES : C_NONE;
+	case C_RESOURCES:
+		return d->field == F_LIMITS ? C_LIMITS : C_NONE;
+	default:
+		return C_NONE;
+	}
+}
+
+static enum ctx child_array(struct decoder *d)
+{
+	switch (top(d)) {
+	case C_LIST:
+		return d->field == F_ITEMS ? C_ITEMS : C_NONE;
+	case C_META:
+		return d->field == F_OWNERS ? C_OWNERS : C_NONE;
+	case C_NODE_STATUS:
+		return d->field == F_ADDRESSES ? C_ADDRESSES : d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
+	case C_POD_STATUS:
+		return d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
+	case C_POD_SPEC:
+		return d->field == F_CONTAINERS ? C_CONTAINERS : C_NONE;
+	default:
+		return C_NONE;
+	}
+}
+
+static int enter(struct decoder *d, enum ctx c)
+{
+	switch (c) {
+	case C_EVENT:
+		free(d->ev_type);
+		free(d->st_reason);
+		free(d->st_message);
+		d->ev_type = d->st_reason = d->st_message = NULL;
+		d->st_code = 0;
+		object_clear(d);
+		break;
+	case C_OBJ:
+		/* a second "object" in one event replaces the first */
+		object_clear(d);
+		if (d->kind == OBJ_POD)
+			d->pod = calloc(1, sizeof(*d->pod));
+		else
+			d->node = calloc(1, sizeof(*d->node));
+		if (!d->pod && !d->node)
+			return oom(d);
+		break;
+	case C_OWNER:
+		if (!grow(d, (void **)&d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(struct k8s_owner)))
+			return 0;
+		memset(&d->pod->owners[d->pod->nowners++], 0, sizeof(struct k8s_owner));
+		break;
+	case C_CONTAINER:
+		if (!grow(d, (void **)&d->pod->containers, &d->containers_cap, d->pod->ncontainers,
+			  sizeof(struct k8s_container)))
+			return 0;
+		memset(&d->pod->containers[d->pod->ncontainers++], 0, sizeof(struct k8s_container));
+		break;
+	case C_CONDITION:
+		d->cond_ready = d->cond_true = false;
+		break;
+	case C_ADDRESS:
+		free(d->addr);
+		d->addr = NULL;
+		d->addr_internal = false;
+		break;
+	default:
+		break;
+	}
+	d->stack[d->depth++] = c;
+	d->field = F_NONE;
+	return 1;
+}
+
+static void send_list_meta(struct decoder *d)
+{
+	if (d->meta_sent)
+		return;
+	d->meta_sent = true;
+	if (d->sink.list_meta)
+		d->sink.list_meta(d->sink.ud, d->list_rv,
+				  d->list_continue && *d->list_continue ? d->list_continue : NULL);
+}
+
+static int emit_item(struct decoder *d)
+{
+	int r = 0;
+
+	if (d->node) {
+		struct k8s_node *n = d->node;
+
+		d->node = NULL;
+		if (d->sink.node)
+			r = d->sink.node(d->sink.ud, n, d->err);
+		else
+			k8s_node_free(n);
+	} else if (d->pod) {
+		struct k8s_pod *p = d->pod;
+
+		d->pod = NULL;
+		if (d->sink.pod)
+			r = d->sink.pod(d->sink.ud, p, d->err);
+		else
+			k8s_pod_free(p);
+	}
+	if (r < 0) {
+		d->failed = true;
+		if (d->err && d->err->kind == KERR_NONE)
+			kerr_set(d->err, KERR_OTHER, "decoding stopped");
+		return 0;
+	}
+	return 1;
+}
+
+static int watch_type(const char *s, enum watch_type *ret)
+{
+	static const char *const names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (enum watch_type)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int emit_event(struct decoder *d)
+{
+	struct watch_event ev = {.kind = d->kind};
+	int r;
+
+	if (!d->ev_type)
+		return fail(d, KERR_DECODE, "invalid JSON in response: watch event without a type");
+	if (watch_type(d->ev_type, &ev.type) < 0)
+		return fail(d, KERR_DECODE, "invalid JSON in response: unknown watch event type");
+	if (ev.type == WATCH_ERROR) {
+		ev.error_code = d->st_code;
+		ev.error_reason = d->st_reason;
+		ev.error_message = d->st_message;
+		object_clear(d);
+	} else {
+		if (!d->node && !d->pod)
+			return fail(d, KERR_DECODE, "invalid JSON in response: watch event without an object");
+		ev.resource_version = d->node ? d->node->resource_version : d->pod->resource_version;
+		if (ev.type != WATCH_BOOKMARK) {
+			ev.node = d->node;
+			ev.pod = d->pod;
+			d->node = NULL;
+			d->pod = NULL;
+		}
+	}
+	r = d->cb ? d->cb(d->ud, &ev, d->err) : 0;
+	if (!d->cb) {
+		k8s_node_free(ev.node);
+		k8s_pod_free(ev.pod);
+	}
+	object_clear(d);
+	if (r < 0) {
+		d->failed = true;
+		if (d->err && d->err->kind == KERR_NONE)
+			kerr_set(d->err, KERR_OTHER, "decoding stopped");
+		return 0;
+	}
+	return 1;
+}
+
+static int leave(struct decoder *d)
+{
+	enum ctx c = d->stack[--d->depth];
+	enum ctx parent = top(d);
+
+	d->field = F_NONE;
+	switch (c) {
+	case C_LIST_META:
+		send_list_meta(d);
+		break;
+	case C_LIST:
+		send_list_meta(d);
+		d->root_done = true;
+		break;
+	case C_OBJ:
+		if (parent == C_ITEMS)
+			return emit_item(d);
+		if (parent == C_NONE)
+			d->root_done = true;
+		break;
+	case C_EVENT:
+		return emit_event(d);
+	case C_CONDITION:
+		if (d->cond_ready) {
+			if (d->node)
+				d->node->ready = d->cond_true;
+			else if (d->pod)
+				d->pod->ready = d->cond_true;
+		}
+		break;
+	case C_ADDRESS:
+		if (d->addr_internal && d->addr && d->node && !d->node->internal_ip) {
+			d->node->internal_ip = d->addr;
+			d->addr = NULL;
+		}
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+/* --- yajl callbacks ------------------------------------------------------ */
+
+/* Every callback counts itself: a feed() that produced none was spent
+ * inside one token (see decoder_feed()). */
+static struct decoder *seen(void *ctx)
+{
+	struct decoder *d = ctx;
+
+	d->events++;
+	return d;
+}
+
+static int on_start(struct decoder *d, enum ctx c)
+{
+	if (d->skip) {
+		d->skip++;
+		return 1;
+	}
+	if (c == C_NONE) {
+		if (top(d) == C_NONE)
+			return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+		d->skip = 1;
+		return 1;
+	}
+	if (d->depth == MAX_DEPTH)
+		return fail(d, KERR_DECODE, "invalid JSON in response: nested too deeply");
+	return enter(d, c);
+}
+
+static int cb_start_map(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	return on_start(d, d->skip ? C_NONE : child_map(d));
+}
+
+static int cb_start_array(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	return on_start(d, d->skip ? C_NONE : child_array(d));
+}
+
+static int cb_end(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	if (d->skip) {
+		d->skip--;
+		return 1;
+	}
+	return leave(d);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
+{
+	struct decoder *d = seen(ctx);
+	enum ctx c;
+
+	if (d->skip)
+		return 1;
+	c = top(d);
+	switch (c) {
+	case C_LABELS:
+	case C_ANNOTATIONS:
+	case C_CAPACITY:
+	case C_ALLOCATABLE:
+	case C_LIMITS:
+		d->field = F_NONE;
+		if (!want_key(d, c, k, len))
+			return 1;
+		if (len + 1 > d->keycap) {
+			char *p = realloc(d->keybuf, len + 1);
+
+			if (!p)
+				return oom(d);
+			d->keybuf = p;
+			d->keycap = len + 1;
+		}
+		memcpy(d->keybuf, k, len);
+		d->keylen = len;
+		d->field = F_ENTRY;
+		return 1;
+	case C_SELECTOR:
+		if (d->pod)
+			d->pod->has_node_selector = true;
+		d->field = F_NONE;
+		return 1;
+	default:
+		d->field = lookup_key(d, c, k, len);
+		return 1;
+	}
+}
+
+static struct kvlist *entry_list(struct decoder *d)
+{
+	struct k8s_container *ct;
+
+	switch (top(d)) {
+	case C_LABELS:
+		return d->node ? &d->node->labels : d->pod ? &d->pod->labels : NULL;
+	case C_ANNOTATIONS:
+		return d->node ? &d->node->annotations : d->pod ? &d->pod->annotations : NULL;
+	case C_CAPACITY:
+		return d->node ? &d->node->capacity : NULL;
+	case C_ALLOCATABLE:
+		return d->node ? &d->node->allocatable : NULL;
+	case C_LIMITS:
+		ct = cur_container(d);
+		return ct ? &ct->limits : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static int on_entry(struct decoder *d, const unsigned char *s, size_t len)
+{
+	struct kvlist *l = entry_list(d);
+
+	d->field = F_NONE;
+	if (l && kvlist_add(l, d->keybuf, d->keylen, (const char *)s, len) < 0)
+		return oom(d);
+	return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct decoder *d = seen(ctx);
+	enum ctx c;
+	struct k8s_owner *o;
+	struct k8s_container *ct;
+
+	if (d->skip)
+		return 1;
+	c = top(d);
+	if (c == C_NONE)
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	if (d->field == F_ENTRY)
+		return on_entry(d, s, len);
+	switch (c) {
+	case C_LIST_META:
+		if (d->field == F_RESOURCE_VERSION)
+			return set_str(d, &d->list_rv, s, len);
+		if (d->field == F_CONTINUE)
+			return set_str(d, &d->list_continue, s, len);
+		break;
+	case C_EVENT:
+		if (d->field == F_TYPE)
+			return set_str(d, &d->ev_type, s, len);
+		break;
+	case C_OBJ:
+		if (d->field == F_REASON)
+			return set_str(d, &d->st_reason, s, len);
+		if (d->field == F_MESSAGE)
+			return set_str(d, &d->st_message, s, len);
+		break;
+	case C_META:
+		if (d->node) {
+			switch (d->field) {
+			case F_NAME:
+				return set_str(d, &d->node->name, s, len);
+			case F_UID:
+				return set_str(d, &d->node->uid, s, len);
+			case F_RESOURCE_VERSION:
+				return set_str(d, &d->node->resource_version, s, len);
+			case F_CREATED:
+				return set_str(d, &d->node->creation_timestamp, s, len);
+			default:
+				break;
+			}
+		} else if (d->pod) {
+			switch (d->field) {
+			case F_NAME:
+				return set_str(d, &d->pod->name, s, len);
+			case F_NAMESPACE:
+				return set_str(d, &d->pod->namespace, s, len);
+			case F_UID:
+				return set_str(d, &d->pod->uid, s, len);
+			case F_RESOURCE_VERSION:
+				return set_str(d, &d->pod->resource_version, s, len);
+			case F_CREATED:
+				return set_str(d, &d->pod->creation_timestamp, s, len);
+			case F_DELETED:
+				d->pod->deleting = true;
+				break;
+			default:
+				break;
+			}
+		}
+		break;
+	case C_OWNER:
+		o = cur_owner(d);
+		if (!o)
+			break;
+		if (d->field == F_KIND)
+			return set_str(d, &o->kind, s, len);
+		if (d->field == F_NAME)
+			return set_str(d, &o->name, s, len);
+		if (d->field == F_UID)
+			return set_str(d, &o->uid, s, len);
+		break;
+	case C_ADDRESS:
+		if (d->field == F_TYPE)
+			d->addr_internal = KEY_IS(s, len, "InternalIP");
+		else if (d->field == F_ADDRESS)
+			return set_str(d, &d->addr, s, len);
+		break;
+	case C_CONDITION:
+		if (d->field == F_TYPE)
+			d->cond_ready = KEY_IS(s, len, "Ready");
+		else if (d->field == F_STATUS)
+			d->cond_true = KEY_IS(s, len, "True");
+		break;
+	case C_POD_SPEC:
+		if (d->field == F_NODE_NAME)
+			return set_str(d, &d->pod->node_name, s, len);
+		if (d->field == F_SCHEDULER)
+			return set_str(d, &d->pod->scheduler_name, s, len);
+		break;
+	case C_POD_STATUS:
+		if (d->field == F_PHASE)
+			return set_str(d, &d->pod->phase, s, len);
+		break;
+	case C_CONTAINER:
+		ct = cur_container(d);
+		if (ct && d->field == F_NAME)
+			return set_str(d, &ct->name, s, len);
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	struct decoder *d = seen(ctx);
+
+	if (d->skip)
+		return 1;
+	if (top(d) == C_NONE)
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	/* Resource maps hold strings, but a number there is still readable. */
+	if (d->field == F_ENTRY)
+		return on_entry(d, (const unsigned char *)s, len);
+	if (top(d) == C_OBJ && d->field == F_CODE) {
+		long code = 0;
+		size_t i = 0;
+
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			if (code < 100000)
+				code = code * 10 + (s[i] - '0');
+		d->st_code = i == len ? code : 0;
+	}
+	return 1;
+}
+
+static int cb_boolean(void *ctx, int value)
+{
+	struct decoder *d = seen(ctx);
+	struct k8s_owner *o;
+
+	if (d->skip)
+		return 1;
+	switch (top(d)) {
+	case C_NONE:
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	case C_NODE_SPEC:
+		if (d->field == F_UNSCHEDULABLE && d->node)
+			d->node->unschedulable = value;
+		break;
+	case C_OWNER:
+		o = cur_owner(d);
+		if (o && d->field == F_CONTROLLER)
+			o->controller = value;
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	if (!d->skip && top(d) == C_NONE)
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_boolean,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_map_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+/* --- driving yajl -------------------------------------------------------- */
+
+static int decoder_init(struct decoder *d, enum mode mode, enum obj_kind kind,
+			const struct decode_filter *filter)
+{
+	static const struct decode_filter none;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = mode;
+	d->kind = kind;
+	d->filter = filter ? filter : &none;
+	d->h = yajl_alloc(&callbacks, NULL, d);
+	if (!d->h)
+		return -1;
+	if (mode == MODE_WATCH)
+		yajl_config(d->h, yajl_allow_multiple_values, 1);
+	return 0;
+}
+
+static void decoder_release(struct decoder *d)
+{
+	if (d->h)
+		yajl_free(d->h);
+	object_clear(d);
+	free(d->keybuf);
+	free(d->held);
+	free(d->addr);
+	free(d->list_rv);
+	free(d->list_continue);
+	free(d->ev_type);
+	free(d->st_reason);
+	free(d->st_message);
+}
+
+static int parse_error(struct decoder *d, struct kerr *err, const unsigned char *buf, size_t len)
+{
+	unsigned char *msg;
+	const char *text;
+	size_t n;
+
+	d->failed = true;
+	msg = yajl_get_error(d->h, 0, buf, len);
+	text = msg ? (const char *)msg : "parse error";
+	/* "parse error: premature EOF\n" -> "premature EOF" */
+	if (strncmp(text, "parse error: ", 13) == 0)
+		text += 13;
+	n = strcspn(text, "\n");
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '.'))
+		n--;
+	kerr_set(err, KERR_DECODE, "invalid JSON in response: %.*s", (int)n, text);
+	if (msg)
+		yajl_free_error(d->h, msg);
+	return -1;
+}
+
+static int parse(struct decoder *d, const unsigned char *p, size_t len, struct kerr *err)
+{
+	size_t events = d->events;
+	yajl_status st;
+
+	d->err = err;
+	st = yajl_parse(d->h, p, len);
+	d->err = NULL;
+	d->run = d->events == events ? d->run + len : 0;
+	if (st == yajl_status_ok)
+		return 0;
+	if (d->failed) /* stopped by a callback, which set err */
+		return -1;
+	return parse_error(d, err, p, len);
+}
+
+static int flush_held(struct decoder *d, struct kerr *err)
+{
+	size_t n = d->held_len;
+
+	if (!n)
+		return 0;
+	d->held_len = 0;
+	return parse(d, d->held, n, err);
+}
+
+/* yajl keeps a token that spans chunks in a buffer and lexes it again from
+ * its start with every new chunk, so a 10 MB annotation arriving in 16 KiB
+ * reads would cost gigabytes of scanning.  Once a whole chunk went by
+ * without completing anything, input is held back until it at least
+ * doubles what that token has taken so far: each rescan is then paid for by
+ * as many new bytes, and the total stays linear.  A newline ends every
+ * watch event (JSON strings cannot hold a raw one), so holding never delays
+ * an event that is complete. */
+#define HOLD_AFTER 4096
+
+static int decoder_feed(struct decoder *d, const void *buf, size_t len, struct kerr *err)
+{
+	const unsigned char *p = buf;
+
+	if (d->failed)
+		return kerr_set(err, KERR_DECODE, "invalid JSON in response: decoding already failed");
+	if (!d->started) {
+		size_t i = 0;
+
+		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+			i++;
+		if (i < len) {
+			d->started = true;
+			/* An error page from a proxy or load balancer. */
+			if (p[i] == '<') {
+				d->failed = true;
+				return kerr_set(err, KERR_DECODE, "invalid JSON in response: got an HTML page");
+			}
+		}
+	}
+	if (!len)
+		return 0;
+	if (d->run < HOLD_AFTER && !d->held_len)
+		return parse(d, p, len, err);
+	if (d->held_len + len > d->held_cap) {
+		size_t cap = d->held_cap ? d->held_cap : 4096;
+		unsigned char *q;
+
+		while (cap < d->held_len + len)
+			cap *= 2;
+		q = realloc(d->held, cap);
+		if (!q) {
+			d->failed = true;
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+		d->held = q;
+		d->held_cap = cap;
+	}
+	memcpy(d->held + d->held_len, p, len);
+	d->held_len += len;
+	if (d->held_len >= d->run || (d->mode == MODE_WATCH && memchr(p, '\n', len)))
+		return flush_held(d, err);
+	return 0;
+}
+
+static int decoder_finish(struct decoder *d, struct kerr *err)
+{
+	yajl_status st;
+
+	if (d->failed)
+		return kerr_set(err, KERR_DECODE, "invalid JSON in response: decoding already failed");
+	if (flush_held(d, err) < 0)
+		return -1;
+	d->err = err;
+	st = yajl_complete_parse(d->h);
+	d->err = NULL;
+	if (st != yajl_status_ok) {
+		if (d->failed)
+			return -1;
+		return parse_error(d, err, NULL, 0);
+	}
+	if (!d->root_done) {
+		d->failed = true;
+		return kerr_set(err, KERR_DECODE, "invalid JSON in response: empty document");
+	}
+	return 0;
+}
+
+/* --- lists --------------------------------------------------------------- */
+
+struct list_decoder *list_decoder_new(enum obj_kind kind, const struct decode_filter *filter,
+				      const struct decode_sink *sink)
+{
+	struct list_decoder *ld = malloc(sizeof(*ld));
+
+	if (!ld)
+		return NULL;
+	if (decoder_init(&ld->d, MODE_LIST, kind, filter) < 0) {
+		free(ld);
+		return NULL;
+	}
+	if (sink)
+		ld->d.sink = *sink;
+	return ld;
+}
+
+int list_decoder_feed(struct list_decoder *d, const void *buf, size_t len, struct kerr *err)
+{
+	if (!d)
+		return kerr_set(err, KERR_OTHER, "no decoder");
+	return decoder_feed(&d->d, buf, len, err);
+}
+
+int list_decoder_finish(struct list_decoder *d, struct kerr *err)
+{
+	if (!d)
+		return kerr_set(err, KERR_OTHER, "no decoder");
+	return decoder_finish(&d->d, err);
+}
+
+void list_decoder_free(struct list_decoder *d)
+{
+	if (!d)
+		return;
+	decoder_release(&d->d);
+	free(d);
+}
+
+static int decode_single(enum obj_kind kind, const void *buf, size_t len,
+			 const struct decode_filter *filter, struct decoder *d, struct kerr *err)
+{
+	if (decoder_init(d, MODE_SINGLE, kind, filter) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (decoder_feed(d, buf, len, err) < 0 || decoder_finish(d, err) < 0)
+		return -1;
+	return 0;
+}
+
+int decode_node(const void *buf, size_t len, const struct decode_filter *filter,
+		struct k8s_node **ret, struct kerr *err)
+{
+	struct decoder d;
+	int r = decode_single(OBJ_NODE, buf, len, filter, &d, err);
+
+	if (r == 0 && ret) {
+		*ret = d.node;
+		d.node = NULL;
+	}
+	decoder_release(&d);
+	return r;
+}
+
+int decode_pod(const void *buf, size_t len, const struct decode_filter *filter,
+	       struct k8s_pod **ret, struct kerr *err)
+{
+	struct decoder d;
+	int r = decode_single(OBJ_POD, buf, len, filter, &d, err);
+
+	if (r == 0 && ret) {
+		*ret = d.pod;
+		d.pod = NULL;
+	}
+	decoder_release(&d);
+	return r;
+}
+
+/* --- watch streams ------------------------------------------------------- */
+
+struct watch_decoder *watch_decoder_new(enum obj_kind kind, const struct decode_filter *filter,
+					watch_cb cb, void *ud)
+{
+	struct watch_decoder *wd = malloc(sizeof(*wd));
+
+	if (!wd)
+		return NULL;
+	if (decoder_init(&wd->d, MODE_WATCH, kind, filter) < 0) {
+		free(wd);
+		return NULL;
+	}
+	wd->d.cb = cb;
+	wd->d.ud = ud;
+	return wd;
+}
+
+int watch_decoder_feed(struct watch_decoder *d, const void *buf, size_t len, struct kerr *err)
+{
+	if (!d)
+		return kerr_set(err, KERR_OTHER, "no decoder");
+	return decoder_feed(&d->d, buf, len, err);
+}
+
+void watch_decoder_free(struct watch_decoder *d)
+{
+	if (!d)
+		return;
+	decoder_release(&d->d);
+	free(d);
+}

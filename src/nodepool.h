@@ -1,0 +1,150 @@
+/* Node-pool sharing modes: editions, modes, their labels, and plans.
+ *
+ * Pure: no I/O.  The commands `mode` and `restart` read nodes, pods and
+ * DaemonSets, hand what they read to these functions, and send what comes
+ * back.  Keeping the decisions here lets them be tested without a cluster.
+ *
+ * Three installations of GPU sharing exist, each with its own node labels:
+ *
+ *   edition     mode        labels set
+ *   pro         exclusive   ack.node.gpu.schedule=default
+ *   (ACK Pro,   share       ack.node.gpu.schedule=share
+ *   ack-ai-     isolate     ack.node.gpu.schedule=cgpu
+ *   installer)  core        ack.node.gpu.schedule=core_mem
+ *               (sharing modes also take ack.node.gpu.placement=binpack|spread)
+ *   basic       exclusive   cgpu=false
+ *   (ack-cgpu)  share       cgpu=true, cgpu.disable.isolation=true
+ *               isolate     cgpu=true, cgpu.disable.isolation=false
+ *   opensource  share       gpushare=true
+ *   (gpushare)  exclusive   gpushare removed (the device plugin's DaemonSet
+ *                           selects gpushare=true, so it leaves the node)
+ *
+ * On ACK, removing the label does not bring a node back to exclusive mode,
+ * so exclusive is always written as a value.
+ */
+#ifndef NODEPOOL_H
+#define NODEPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kerr.h"
+#include "objects.h"
+
+#define NP_LABEL_SCHEDULE "ack.node.gpu.schedule"
+#define NP_LABEL_PLACEMENT "ack.node.gpu.placement"
+#define NP_LABEL_CGPU "cgpu"
+#define NP_LABEL_DISABLE_ISOLATION "cgpu.disable.isolation"
+#define NP_LABEL_GPUSHARE "gpushare"
+#define NP_LABEL_POOL "alibabacloud.com/nodepool-id"
+#define NP_LABEL_REGION "topology.kubernetes.io/region"
+
+/* Every node label the commands read (NULL-terminated), for a decode filter. */
+extern const char *const np_node_label_keys[];
+
+enum np_edition { NP_EDITION_UNKNOWN = 0, NP_EDITION_PRO, NP_EDITION_BASIC, NP_EDITION_OPENSOURCE };
+#define NP_NEDITIONS 4
+
+enum np_mode { NP_MODE_UNKNOWN = 0, NP_MODE_EXCLUSIVE, NP_MODE_SHARE, NP_MODE_ISOLATE, NP_MODE_CORE };
+
+/* "pro", "basic", "opensource" (also "open-source", "gpushare"). */
+int np_edition_parse(const char *s, enum np_edition *ret, struct kerr *err);
+const char *np_edition_name(enum np_edition e);
+/* A longer name for messages: "ACK Pro (ack-ai-installer)". */
+const char *np_edition_title(enum np_edition e);
+
+/* "exclusive", "share", "isolate", "core", and the label values as aliases:
+ * "default", "cgpu", "core_mem". */
+int np_mode_parse(const char *s, enum np_mode *ret, struct kerr *err);
+const char *np_mode_name(enum np_mode m);
+/* Whether containers see only the GPU memory they asked for. */
+bool np_mode_isolates(enum np_mode m);
+bool np_mode_supported(enum np_edition e, enum np_mode m);
+
+/* The mode a node's labels put it in for an edition; NP_MODE_UNKNOWN when
+ * the labels are missing or hold a value this tool does not manage (mps). */
+enum np_mode np_mode_of(enum np_edition e, const struct kvlist *labels);
+
+/* --- edition detection ------------------------------------------------------ */
+
+/* Evidence gathered from the cluster: node labels and kube-system DaemonSets. */
+struct np_detect {
+	size_t nodes[NP_NEDITIONS];	 /* nodes whose labels belong to each edition */
+	char *node_example[NP_NEDITIONS]; /* the first such node, for messages */
+	char *ds_example[NP_NEDITIONS];	 /* a DaemonSet found only in that edition */
+	bool plugin_ds;			 /* gpushare-device-plugin-ds (every edition has one) */
+};
+
+void np_detect_init(struct np_detect *d);
+void np_detect_add_node(struct np_detect *d, const char *name, const struct kvlist *labels);
+void np_detect_add_daemonset(struct np_detect *d, const char *name);
+/* One edition, or an error naming the conflicting evidence (or the lack of
+ * any).  A known override wins over the evidence. */
+int np_detect_finish(const struct np_detect *d, enum np_edition override, enum np_edition *ret,
+		     struct kerr *err);
+void np_detect_release(struct np_detect *d);
+
+/* --- targets and plans -------------------------------------------------------- */
+
+struct np_target {
+	enum np_edition edition;
+	enum np_mode mode;
+	const char *placement; /* "binpack", "spread" or NULL = leave as is (pro only) */
+};
+
+/* Refuse a mode the edition does not have, or a placement it cannot take. */
+int np_target_check(const struct np_target *t, struct kerr *err);
+
+/* One label a plan changes; a NULL value means "absent" / "remove". */
+struct np_change {
+	const char *key; /* static */
+	char *before, *after;
+};
+
+struct np_plan {
+	char *node;
+	enum np_mode before, after;
+	struct np_change *changes; /* only labels whose value differs */
+	size_t nchanges;
+	bool isolation_changes;	 /* memory isolation turns on or off: restart the device plugin */
+	bool isolation_stays;	 /* pro: cgpu/core_mem -> share/default leaves the cGPU module loaded */
+	bool region_unsupported; /* isolation asked for in a region that lacks it */
+	char *region;		 /* topology.kubernetes.io/region, or NULL */
+};
+
+/* What a node must change to reach the target.  A node already right gets
+ * a plan with nchanges == 0. */
+int np_plan_node(const struct np_target *t, const char *node, const struct kvlist *labels,
+		 struct np_plan *ret, struct kerr *err);
+void np_plan_release(struct np_plan *p);
+
+/* The JSON merge patch for a plan: {"metadata":{"labels":{...},
+ * "resourceVersion":rv}}; a removed label is null.  rv NULL = no precondition. */
+json_t *np_plan_patch(const struct np_plan *p, const char *resource_version);
+
+/* Regions that support cGPU memory isolation (seed list); NULL = unknown. */
+bool np_region_isolates(const char *region);
+
+/* --- label and selector syntax --------------------------------------------------- */
+
+bool np_label_key_valid(const char *key);
+bool np_label_value_valid(const char *value);
+
+/* --pool NAME means alibabacloud.com/nodepool-id=NAME; --pool KEY=VALUE is
+ * taken as it is.  *ret is a label selector (malloc'd). */
+int np_pool_selector(const char *pool, char **ret, struct kerr *err);
+
+/* A metav1.LabelSelector (matchLabels, matchExpressions) as a labelSelector
+ * query value.  An empty selector is refused: it would match every pod. */
+int np_selector_from_json(const json_t *selector, char **ret, struct kerr *err);
+
+/* --- device plugin DaemonSets ------------------------------------------------------ */
+
+/* The DaemonSets (in kube-system) that run a sharing device plugin, in any
+ * edition: the names below, and any other gpushare-*device-plugin-ds. */
+extern const char *const np_device_plugin_ds_names[];
+bool np_is_device_plugin_ds(const char *name);
+
+#endif

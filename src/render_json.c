@@ -1,0 +1,385 @@
+/* The report as one document: built with jansson, written as JSON or, through
+ * libyaml's emitter, as YAML.  Keys are inserted in a fixed order, which
+ * jansson keeps, so the output is stable. */
+#include "render.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "columns.h"
+
+/* jansson's *_set_new steal a reference even on failure; a NULL value makes
+ * them fail, which is remembered here and checked once per document. */
+struct doc {
+	bool failed;
+};
+
+static void set(struct doc *d, json_t *obj, const char *key, json_t *v)
+{
+	if (!obj || !v || json_object_set_new(obj, key, v) < 0)
+		d->failed = true;
+}
+
+static void append(struct doc *d, json_t *arr, json_t *v)
+{
+	if (!arr || !v || json_array_append_new(arr, v) < 0)
+		d->failed = true;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *num(int64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *memory_obj(struct doc *d, enum mem_unit u, int64_t total, int64_t allocated)
+{
+	json_t *o = json_object();
+	int64_t free_ = total - allocated;
+
+	set(d, o, "unit", json_string(column_unit_name(u)));
+	set(d, o, "total", num(total));
+	set(d, o, "allocated", num(allocated));
+	set(d, o, "free", num(free_ > 0 ? free_ : 0));
+	return o;
+}
+
+static json_t *core_obj(struct doc *d, int64_t total, int64_t allocated)
+{
+	json_t *o = json_object();
+	int64_t free_ = total - allocated;
+
+	set(d, o, "unit", json_string("percent"));
+	set(d, o, "total", num(total));
+	set(d, o, "allocated", num(allocated));
+	set(d, o, "free", num(free_ > 0 ? free_ : 0));
+	return o;
+}
+
+static json_t *pod_ref(struct doc *d, const struct model_pod *p, int64_t mem, int64_t core)
+{
+	json_t *o = json_object();
+
+	set(d, o, "namespace", json_string(p->namespace));
+	set(d, o, "name", json_string(p->name));
+	set(d, o, "memory", num(mem));
+	set(d, o, "core", num(core));
+	return o;
+}
+
+static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_pod *p)
+{
+	json_t *o = json_object(), *arr;
+	const struct model_node *n = p->node ? model_find_node(m, p->node) : NULL;
+
+	set(d, o, "namespace", json_string(p->namespace));
+	set(d, o, "name", json_string(p->name));
+	set(d, o, "uid", str_or_null(p->uid));
+	set(d, o, "phase", str_or_null(p->phase));
+	set(d, o, "node", str_or_null(p->node));
+	set(d, o, "scheme", str_or_null(p->scheme ? p->scheme->name : NULL));
+	set(d, o, "assigned", json_boolean(p->assigned));
+	set(d, o, "unit", json_string(column_unit_name(n ? n->unit : m->totals.unit)));
+	set(d, o, "memory", num(p->mem));
+	set(d, o, "core", num(p->core));
+	arr = json_array();
+	for (size_t i = 0; i < p->ncontainers; i++) {
+		json_t *c = json_object();
+
+		set(d, c, "name", json_string(p->container_names[i]));
+		set(d, c, "memory", num(p->container_mem[i]));
+		set(d, c, "core", num(p->container_core[i]));
+		append(d, arr, c);
+	}
+	set(d, o, "containers", arr);
+	arr = json_array();
+	for (size_t i = 0; i < p->ngpus; i++) {
+		json_t *g = json_object();
+
+		set(d, g, "index", p->gpus[i].gpu >= 0 ? num(p->gpus[i].gpu) : json_null());
+		set(d, g, "pending", json_boolean(p->gpus[i].gpu < 0));
+		set(d, g, "deviceId", str_or_null(p->gpus[i].device_id));
+		set(d, g, "memory", num(p->gpus[i].mem));
+		set(d, g, "core", num(p->gpus[i].core));
+		append(d, arr, g);
+	}
+	set(d, o, "gpus", arr);
+	return o;
+}
+
+static const char *unit_source(const struct model *m, const struct model_node *n)
+{
+	if (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB)
+		return "forced";
+	if (n->unit != n->info.unit)
+		return "converted";
+	return n->info.unit_from_label ? "label" : "guess";
+}
+
+static json_t *node_obj(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	json_t *o = json_object(), *labels = json_object(), *gpus = json_array(), *pending = json_array();
+	json_t *mem;
+
+	set(d, o, columns[COL_NAME].json_key, json_string(n->name));
+	set(d, o, columns[COL_IP].json_key, json_string(n->ip));
+	set(d, o, "scheme", json_string(n->scheme->name));
+	set(d, o, columns[COL_MODE].json_key, str_or_null(n->info.mode));
+	set(d, o, columns[COL_ISOLATION].json_key, json_boolean(n->info.isolation));
+	set(d, o, columns[COL_PLACEMENT].json_key, str_or_null(n->info.placement));
+	set(d, o, columns[COL_POOL].json_key, str_or_null(n->pool));
+	set(d, o, columns[COL_MODEL].json_key, str_or_null(n->gpu_model));
+	set(d, o, columns[COL_CARD_MEM].json_key, n->card_mem_mib > 0 ? num(n->card_mem_mib) : json_null());
+	set(d, o, "unit", json_string(column_unit_name(n->unit)));
+	set(d, o, "unitSource", json_string(unit_source(m, n)));
+	for (size_t i = 0; i < n->labels.len; i++)
+		set(d, labels, n->labels.items[i].key, json_string(n->labels.items[i].value));
+	set(d, o, "labels", labels);
+	mem = memory_obj(d, n->unit, n->mem_total, n->mem_allocated);
+	set(d, mem, columns[COL_PENDING].json_key, num(n->mem_pending));
+	set(d, mem, columns[COL_UNHEALTHY].json_key, num(n->mem_unhealthy));
+	set(d, o, columns[COL_MEMORY].json_key, mem);
+	set(d, o, columns[COL_CORE].json_key, core_obj(d, n->core_total, n->core_allocated));
+	set(d, o, "gpuCount", json_integer(n->ngpus));
+	for (int g = 0; g < n->ngpus; g++) {
+		const struct model_gpu *mg = &n->gpus[g];
+		json_t *go = json_object(), *pods = json_array();
+
+		set(d, go, "index", json_integer(mg->index));
+		set(d, go, "id", str_or_null(mg->id));
+		set(d, go, "model", str_or_null(mg->type));
+		set(d, go, "memory", memory_obj(d, n->unit, mg->mem_total, mg->mem_allocated));
+		set(d, go, "core", core_obj(d, mg->core_total, mg->core_allocated));
+		set(d, go, "podCount", json_integer((json_int_t)mg->npods));
+		for (size_t i = 0; i < n->npods; i++) {
+			const struct model_pod *p = &m->pods[n->pods[i]];
+
+			for (size_t k = 0; k < p->ngpus; k++)
+				if (p->gpus[k].gpu == g)
+					append(d, pods, pod_ref(d, p, p->gpus[k].mem, p->gpus[k].core));
+		}
+		set(d, go, "pods", pods);
+		append(d, gpus, go);
+	}
+	set(d, o, columns[COL_GPU].json_key, gpus);
+	for (size_t i = 0; i < n->npods; i++) {
+		const struct model_pod *p = &m->pods[n->pods[i]];
+
+		for (size_t k = 0; k < p->ngpus; k++)
+			if (p->gpus[k].gpu < 0)
+				append(d, pending, pod_ref(d, p, p->gpus[k].mem, p->gpus[k].core));
+	}
+	set(d, o, "pendingPods", pending);
+	set(d, o, "podCount", json_integer((json_int_t)n->npods));
+	return o;
+}
+
+json_t *render_json_document(const struct model *m)
+{
+	struct doc d = {false};
+	json_t *root = json_object(), *totals = json_object(), *arr, *mem;
+	int64_t unhealthy = 0;
+
+	set(&d, root, "apiVersion", json_string(RENDER_API_VERSION));
+	set(&d, root, "kind", json_string(RENDER_KIND));
+	set(&d, root, "unit", json_string(column_unit_name(m->totals.unit)));
+	set(&d, root, "mixedUnits", json_boolean(m->totals.mixed_units));
+
+	for (size_t i = 0; i < m->nnodes; i++)
+		unhealthy += m->nodes[i].mem_unhealthy;
+	set(&d, totals, "nodes", json_integer((json_int_t)m->totals.nodes));
+	set(&d, totals, "gpus", json_integer((json_int_t)m->totals.gpus));
+	set(&d, totals, "pods", json_integer((json_int_t)m->totals.pods));
+	set(&d, totals, "unscheduledPods", json_integer((json_int_t)m->totals.unscheduled));
+	mem = memory_obj(&d, m->totals.unit, m->totals.mem_total, m->totals.mem_allocated);
+	set(&d, mem, "pending", num(m->totals.mem_pending));
+	set(&d, mem, "unhealthy", num(unhealthy));
+	set(&d, totals, "memory", mem);
+	set(&d, totals, "core", core_obj(&d, m->totals.core_total, m->totals.core_allocated));
+	set(&d, root, "totals", totals);
+
+	arr = json_array();
+	for (size_t i = 0; i < m->nnodes; i++)
+		append(&d, arr, node_obj(&d, m, &m->nodes[i]));
+	set(&d, root, "nodes", arr);
+
+	arr = json_array();
+	for (size_t i = 0; i < m->npods; i++)
+		if (m->pods[i].node)
+			append(&d, arr, pod_obj(&d, m, &m->pods[i]));
+	set(&d, root, "pods", arr);
+
+	arr = json_array();
+	for (size_t i = 0; i < m->nunscheduled; i++)
+		append(&d, arr, pod_obj(&d, m, &m->pods[m->unscheduled[i]]));
+	set(&d, root, "unscheduledPods", arr);
+
+	arr = json_array();
+	for (size_t i = 0; i < m->warnings.len; i++) {
+		const struct warning *w = &m->warnings.items[i];
+		json_t *o = json_object();
+
+		set(&d, o, "code", json_string(w->code));
+		set(&d, o, "object", str_or_null(w->object));
+		set(&d, o, "message", json_string(w->message));
+		append(&d, arr, o);
+	}
+	set(&d, root, "warnings", arr);
+
+	if (d.failed) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+int render_json(FILE *out, const struct model *m, struct kerr *err)
+{
+	json_t *doc = render_json_document(m);
+	int rc;
+
+	if (!doc)
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	if (rc < 0 || fputc('\n', out) == EOF)
+		return kerr_set(err, KERR_OTHER, "cannot write the report");
+	return 0;
+}
+
+/* A string YAML would read back as something else (null, a boolean, a
+ * number) or that is empty must be quoted. */
+static bool needs_quotes(const char *s)
+{
+	static const char *const words[] = {
+		"null", "~", "true", "false", "yes", "no", "on", "off", "y", "n", NULL,
+	};
+	char *end;
+
+	if (!*s)
+		return true;
+	for (size_t i = 0; words[i]; i++)
+		if (strcasecmp(s, words[i]) == 0)
+			return true;
+	strtod(s, &end);
+	if (*end == '\0')
+		return true;
+	/* 0x1F, 0o17, .inf, .nan, 1_000 and friends */
+	if (s[0] == '.' || ((s[0] == '-' || s[0] == '+') && s[1] == '.') || isdigit((unsigned char)s[0]))
+		return true;
+	return false;
+}
+
+static int yaml_write_handler(void *data, unsigned char *buffer, size_t size)
+{
+	return fwrite(buffer, 1, size, data) == size;
+}
+
+static int emit_scalar(yaml_emitter_t *em, const char *text, bool quote)
+{
+	yaml_event_t ev;
+
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
+					  quote ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE))
+		return -1;
+	return yaml_emitter_emit(em, &ev) ? 0 : -1;
+}
+
+static int emit_value(yaml_emitter_t *em, const json_t *v, int depth)
+{
+	yaml_event_t ev;
+	char buf[64];
+
+	if (depth > 64)
+		return -1;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		const char *key;
+		json_t *val;
+
+		if (!yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE) ||
+		    !yaml_emitter_emit(em, &ev))
+			return -1;
+		json_object_foreach((json_t *)v, key, val) {
+			if (emit_scalar(em, key, needs_quotes(key)) < 0 || emit_value(em, val, depth + 1) < 0)
+				return -1;
+		}
+		if (!yaml_mapping_end_event_initialize(&ev) || !yaml_emitter_emit(em, &ev))
+			return -1;
+		return 0;
+	}
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *val;
+
+		if (!yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) ||
+		    !yaml_emitter_emit(em, &ev))
+			return -1;
+		json_array_foreach(v, i, val) {
+			if (emit_value(em, val, depth + 1) < 0)
+				return -1;
+		}
+		if (!yaml_sequence_end_event_initialize(&ev) || !yaml_emitter_emit(em, &ev))
+			return -1;
+		return 0;
+	}
+	case JSON_STRING:
+		return emit_scalar(em, json_string_value(v), needs_quotes(json_string_value(v)));
+	case JSON_INTEGER:
+		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return emit_scalar(em, buf, false);
+	case JSON_REAL:
+		snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
+		return emit_scalar(em, buf, false);
+	case JSON_TRUE:
+		return emit_scalar(em, "true", false);
+	case JSON_FALSE:
+		return emit_scalar(em, "false", false);
+	case JSON_NULL:
+		return emit_scalar(em, "null", false);
+	}
+	return -1;
+}
+
+int render_yaml_value(FILE *out, const json_t *v, struct kerr *err)
+{
+	yaml_emitter_t em;
+	yaml_event_t ev;
+	int rc = -1;
+
+	if (!yaml_emitter_initialize(&em))
+		return kerr_set(err, KERR_OTHER, "cannot write the report");
+	yaml_emitter_set_output(&em, yaml_write_handler, out);
+	yaml_emitter_set_unicode(&em, 1);
+	yaml_emitter_set_width(&em, -1);
+	if (yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&em, &ev) &&
+	    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(&em, &ev) &&
+	    emit_value(&em, v, 0) == 0 && yaml_document_end_event_initialize(&ev, 1) &&
+	    yaml_emitter_emit(&em, &ev) && yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev) &&
+	    yaml_emitter_flush(&em))
+		rc = 0;
+	yaml_emitter_delete(&em);
+	if (rc < 0)
+		return kerr_set(err, KERR_OTHER, "cannot write the report");
+	return 0;
+}
+
+int render_yaml(FILE *out, const struct model *m, struct kerr *err)
+{
+	json_t *doc = render_json_document(m);
+	int rc;
+
+	if (!doc)
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	rc = render_yaml_value(out, doc, err);
+	json_decref(doc);
+	return rc;
+}

@@ -1,0 +1,407 @@
+/* Alibaba cGPU / gpushare: node resources aliyun.com/gpu-mem and
+ * gpu-count, the ACK sharing labels of both editions, and the annotations
+ * the scheduler extender writes on bind. */
+#include "scheme_cgpu.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define RES_MEM "aliyun.com/gpu-mem"
+#define RES_COUNT "aliyun.com/gpu-count"
+#define RES_CORE "aliyun.com/gpu-core.percentage"
+
+#define LABEL_SCHEDULE "ack.node.gpu.schedule"
+#define LABEL_PLACEMENT "ack.node.gpu.placement"
+#define LABEL_CGPU "cgpu"
+#define LABEL_NO_ISOLATION "cgpu.disable.isolation"
+#define LABEL_GPUSHARE "gpushare"
+#define LABEL_CARD_NAME "aliyun.accelerator/nvidia_name"
+#define LABEL_CARD_MEM "aliyun.accelerator/nvidia_mem"
+#define LABEL_CARD_COUNT "aliyun.accelerator/nvidia_count"
+
+#define ANN_ALLOCATION "scheduler.framework.gpushare.allocation"
+#define ANN_CORE_ALLOCATION "gpushare.alibabacloud.com/core-percentage"
+#define ANN_IDX "ALIYUN_COM_GPU_MEM_IDX"
+#define ANN_ASSIGNED "ALIYUN_COM_GPU_MEM_ASSIGNED"
+#define ANN_ASSIGNED_NEW "gpushare.alibabacloud.com/assigned"
+
+static const char *const node_labels[] = {
+	LABEL_SCHEDULE, LABEL_PLACEMENT, LABEL_CGPU, LABEL_NO_ISOLATION, LABEL_GPUSHARE,
+	"aliyun.accelerator/*", "alibabacloud.com/nodepool-id", NULL,
+};
+static const char *const node_resources[] = {RES_MEM, RES_COUNT, RES_CORE, NULL};
+static const char *const pod_labels[] = {"aliyun.com/gpu-count", NULL};
+static const char *const pod_annotations[] = {
+	"ALIYUN_COM_GPU_MEM_*", ANN_ALLOCATION, "gpushare.alibabacloud.com/*", NULL,
+};
+static const char *const pod_resources[] = {RES_MEM, RES_CORE, NULL};
+
+static bool digits_only(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int cgpu_index_parse(const char *s, int *ret)
+{
+	long v;
+
+	if (!digits_only(s) || strlen(s) > 9)
+		return -1;
+	v = strtol(s, NULL, 10);
+	if (v > CGPU_MAX_INDEX)
+		return -1;
+	*ret = (int)v;
+	return 0;
+}
+
+static int amount_of(json_t *v, int64_t *ret)
+{
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+
+		if (i < 0 || i > CGPU_MAX_AMOUNT)
+			return -1;
+		*ret = (int64_t)i;
+		return 0;
+	}
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		long long i;
+
+		if (!digits_only(s) || strlen(s) > 15)
+			return -1;
+		i = strtoll(s, NULL, 10);
+		if (i > CGPU_MAX_AMOUNT)
+			return -1;
+		*ret = (int64_t)i;
+		return 0;
+	}
+	return -1;
+}
+
+int cgpu_allocation_parse(const char *text, struct cgpu_alloc **ret, size_t *ret_n)
+{
+	json_t *root, *inner, *v;
+	const char *ckey, *gkey;
+	struct cgpu_alloc *items = NULL;
+	size_t n = 0, cap = 0;
+	json_error_t jerr;
+
+	if (!text)
+		return -1;
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(root))
+		goto fail;
+	json_object_foreach(root, ckey, inner) {
+		int c;
+
+		if (cgpu_index_parse(ckey, &c) < 0 || !json_is_object(inner))
+			goto fail;
+		json_object_foreach(inner, gkey, v) {
+			int g;
+			int64_t amount;
+
+			if (cgpu_index_parse(gkey, &g) < 0 || amount_of(v, &amount) < 0)
+				goto fail;
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 4;
+				struct cgpu_alloc *ni = realloc(items, ncap * sizeof(*ni));
+
+				if (!ni)
+					goto fail;
+				items = ni;
+				cap = ncap;
+			}
+			items[n++] = (struct cgpu_alloc){c, g, amount};
+		}
+	}
+	json_decref(root);
+	*ret = items;
+	*ret_n = n;
+	return 0;
+fail:
+	json_decref(root);
+	free(items);
+	return -1;
+}
+
+static int64_t resource_of(const struct kvlist *l, const char *name)
+{
+	const char *s = kvlist_get(l, name);
+	int64_t v;
+
+	if (!s || quantity_parse_int(s, &v) < 0 || v < 0)
+		return 0;
+	return v;
+}
+
+static bool label_is(const struct k8s_node *node, const char *key, const char *value)
+{
+	const char *v = kvlist_get(&node->labels, key);
+
+	return v && strcmp(v, value) == 0;
+}
+
+static void check_labels(const struct k8s_node *node, struct warnings *w, const char *object)
+{
+	const char *sched = kvlist_get(&node->labels, LABEL_SCHEDULE);
+	const char *cgpu = kvlist_get(&node->labels, LABEL_CGPU);
+	const char *noiso = kvlist_get(&node->labels, LABEL_NO_ISOLATION);
+	bool sched_shares = sched && strcmp(sched, "default") != 0 && strcmp(sched, "topology") != 0;
+
+	if (cgpu && strcmp(cgpu, "false") == 0 && sched_shares)
+		warnings_add(w, "ContradictoryLabels", object, "node %s: labels cgpu=false and %s=%s contradict each other",
+			     node->name, LABEL_SCHEDULE, sched);
+	if (cgpu && strcmp(cgpu, "true") == 0 && sched && !sched_shares)
+		warnings_add(w, "ContradictoryLabels", object, "node %s: labels cgpu=true and %s=%s contradict each other",
+			     node->name, LABEL_SCHEDULE, sched);
+	if (label_is(node, LABEL_GPUSHARE, "true") && sched && !sched_shares)
+		warnings_add(w, "ContradictoryLabels", object,
+			     "node %s: labels gpushare=true and %s=%s contradict each other", node->name,
+			     LABEL_SCHEDULE, sched);
+	if (noiso && strcmp(noiso, "true") == 0 && sched && strcmp(sched, "cgpu") == 0)
+		warnings_add(w, "ContradictoryLabels", object,
+			     "node %s: labels %s=true and %s=cgpu contradict each other", node->name,
+			     LABEL_NO_ISOLATION, LABEL_SCHEDULE);
+}
+
+/* Mode and isolation from whichever edition's labels the node carries:
+ * ACK Pro's ack.node.gpu.schedule wins, then ACK basic's cgpu /
+ * cgpu.disable.isolation, then open source gpushare=true. */
+static int read_mode(const struct k8s_node *node, struct scheme_node *out)
+{
+	const char *sched = kvlist_get(&node->labels, LABEL_SCHEDULE);
+	const char *cgpu = kvlist_get(&node->labels, LABEL_CGPU);
+	const char *mode = NULL;
+
+	if (sched) {
+		mode = sched;
+		out->isolation = strcmp(sched, "cgpu") == 0 || strcmp(sched, "core_mem") == 0;
+	} else if (cgpu) {
+		mode = strcmp(cgpu, "true") == 0 ? "cgpu" : "default";
+		out->isolation = strcmp(cgpu, "true") == 0 && !label_is(node, LABEL_NO_ISOLATION, "true");
+	} else if (label_is(node, LABEL_GPUSHARE, "true")) {
+		mode = "share";
+		out->isolation = false;
+	}
+	if (mode && !(out->mode = strdup(mode)))
+		return -1;
+	return 0;
+}
+
+/* GiB or MiB: the card-memory label is evidence (a 16 GiB card shows as 15
+ * or 16 in GiB and as ~16000 in MiB); without it, the original guess. */
+static void decide_unit(const struct k8s_node *node, int64_t per_gpu, struct scheme_node *out)
+{
+	const char *card = kvlist_get(&node->labels, LABEL_CARD_MEM);
+	int64_t mib;
+
+	out->unit = per_gpu > 100 ? UNIT_MIB : UNIT_GIB;
+	out->unit_from_label = false;
+	if (!card || memory_label_mib(card, &mib) < 0 || mib <= 0 || per_gpu <= 0)
+		return;
+	/* per_gpu * 1024 close to the card (GiB), or per_gpu itself close to it (MiB) */
+	if (per_gpu * 1024 >= mib / 2 && per_gpu * 1024 <= mib * 2) {
+		out->unit = UNIT_GIB;
+		out->unit_from_label = true;
+	} else if (per_gpu >= mib / 2 && per_gpu <= mib * 2) {
+		out->unit = UNIT_MIB;
+		out->unit_from_label = true;
+	}
+}
+
+static int cgpu_node_decode(const struct k8s_node *node, struct scheme_node *out, struct warnings *w)
+{
+	char *object = NULL;
+	int64_t alloc, cap, count, core, per_gpu, per_core;
+	const char *card_name;
+
+	memset(out, 0, sizeof(*out));
+	if (asprintf(&object, "node/%s", node->name ? node->name : "") < 0)
+		return -1;
+	check_labels(node, w, object);
+
+	alloc = resource_of(&node->allocatable, RES_MEM);
+	cap = resource_of(&node->capacity, RES_MEM);
+	if (alloc <= 0 && cap <= 0) {
+		free(object);
+		return 0;
+	}
+	/* the original hid such nodes; show them, and say why nothing fits */
+	if (alloc <= 0)
+		warnings_add(w, "NoAllocatable", object,
+			     "node %s: no allocatable %s (capacity %lld): its GPU memory is withheld as unhealthy",
+			     node->name, RES_MEM, (long long)cap);
+	free(object);
+	count = resource_of(&node->allocatable, RES_COUNT);
+	if (count <= 0)
+		count = resource_of(&node->capacity, RES_COUNT);
+	if (count <= 0) {
+		const char *c = kvlist_get(&node->labels, LABEL_CARD_COUNT);
+		int v;
+
+		count = c && cgpu_index_parse(c, &v) == 0 && v > 0 ? v : 1;
+	}
+	if (count > CGPU_MAX_INDEX + 1)
+		count = CGPU_MAX_INDEX + 1;
+	core = resource_of(&node->allocatable, RES_CORE);
+
+	out->mem_total = alloc;
+	out->mem_capacity = cap > alloc ? cap : alloc;
+	out->core_total = core;
+	out->ngpus = (int)count;
+	out->per_gpu = true;
+	per_gpu = alloc / count;
+	per_core = core / count;
+	decide_unit(node, (alloc > 0 ? alloc : cap) / count, out);
+	if (read_mode(node, out) < 0)
+		goto oom;
+	if (kvlist_get(&node->labels, LABEL_PLACEMENT) &&
+	    !(out->placement = strdup(kvlist_get(&node->labels, LABEL_PLACEMENT))))
+		goto oom;
+	out->gpus = calloc((size_t)count, sizeof(*out->gpus));
+	if (!out->gpus)
+		goto oom;
+	card_name = kvlist_get(&node->labels, LABEL_CARD_NAME);
+	for (int i = 0; i < out->ngpus; i++) {
+		out->gpus[i].index = i;
+		out->gpus[i].mem_total = per_gpu;
+		out->gpus[i].core_total = per_core;
+		if (card_name && !(out->gpus[i].type = strdup(card_name)))
+			goto oom;
+	}
+	return 1;
+oom:
+	scheme_node_release(out);
+	return -1;
+}
+
+static struct scheme_claim *claim_at(struct scheme_pod *out, size_t *cap, int container, int gpu)
+{
+	for (size_t i = 0; i < out->nclaims; i++)
+		if (out->claims[i].container == container && out->claims[i].gpu == gpu)
+			return &out->claims[i];
+	if (out->nclaims == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+		struct scheme_claim *nc = realloc(out->claims, ncap * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		out->claims = nc;
+		*cap = ncap;
+	}
+	out->claims[out->nclaims] = (struct scheme_claim){.container = container, .gpu = gpu};
+	return &out->claims[out->nclaims++];
+}
+
+static void bad_annotation(const struct k8s_pod *pod, struct warnings *w, const char *key)
+{
+	warnings_add(w, "BadAnnotation", NULL, "pod %s/%s: annotation %s cannot be read", pod->namespace,
+		     pod->name, key);
+}
+
+static int cgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	struct cgpu_alloc *mem_alloc = NULL, *core_alloc = NULL;
+	size_t nmem = 0, ncore = 0, cap = 0;
+	const char *s;
+	int idx;
+
+	memset(out, 0, sizeof(*out));
+	if (pod->ncontainers) {
+		out->container_mem = calloc(pod->ncontainers, sizeof(int64_t));
+		out->container_core = calloc(pod->ncontainers, sizeof(int64_t));
+		if (!out->container_mem || !out->container_core)
+			goto oom;
+	}
+	for (size_t i = 0; i < pod->ncontainers; i++) {
+		out->container_mem[i] = resource_of(&pod->containers[i].limits, RES_MEM);
+		out->container_core[i] = resource_of(&pod->containers[i].limits, RES_CORE);
+		if (out->container_mem[i] > CGPU_MAX_AMOUNT)
+			out->container_mem[i] = CGPU_MAX_AMOUNT;
+		if (out->container_core[i] > CGPU_MAX_AMOUNT)
+			out->container_core[i] = CGPU_MAX_AMOUNT;
+		out->mem += out->container_mem[i];
+		out->core += out->container_core[i];
+	}
+	if (out->mem <= 0 && out->core <= 0) {
+		scheme_pod_release(out);
+		return 0;
+	}
+	out->node = pod->node_name;
+	s = kvlist_get(&pod->annotations, ANN_ASSIGNED);
+	if (!s)
+		s = kvlist_get(&pod->annotations, ANN_ASSIGNED_NEW);
+	out->assigned = s && strcmp(s, "true") == 0;
+
+	/* GPU memory: the multi-GPU allocation when it names any GPU, else the
+	 * single index, else pending (as the original inspect decides) */
+	s = kvlist_get(&pod->annotations, ANN_ALLOCATION);
+	if (s && *s && cgpu_allocation_parse(s, &mem_alloc, &nmem) < 0) {
+		bad_annotation(pod, w, ANN_ALLOCATION);
+		nmem = 0;
+	}
+	s = kvlist_get(&pod->annotations, ANN_CORE_ALLOCATION);
+	if (s && *s && cgpu_allocation_parse(s, &core_alloc, &ncore) < 0) {
+		bad_annotation(pod, w, ANN_CORE_ALLOCATION);
+		ncore = 0;
+	}
+	if (nmem > 0) {
+		for (size_t i = 0; i < nmem; i++) {
+			int c = mem_alloc[i].container < (int)pod->ncontainers ? mem_alloc[i].container : -1;
+			struct scheme_claim *cl = claim_at(out, &cap, c, mem_alloc[i].gpu);
+
+			if (!cl)
+				goto oom;
+			cl->mem += mem_alloc[i].amount;
+		}
+	} else {
+		s = kvlist_get(&pod->annotations, ANN_IDX);
+		if (cgpu_index_parse(s, &idx) < 0)
+			idx = -1;
+		if (s && idx < 0)
+			bad_annotation(pod, w, ANN_IDX);
+		if (!claim_at(out, &cap, -1, idx))
+			goto oom;
+		out->claims[0].mem = out->mem;
+	}
+	if (ncore > 0) {
+		for (size_t i = 0; i < ncore; i++) {
+			int c = core_alloc[i].container < (int)pod->ncontainers ? core_alloc[i].container : -1;
+			struct scheme_claim *cl = claim_at(out, &cap, c, core_alloc[i].gpu);
+
+			if (!cl)
+				goto oom;
+			cl->core += core_alloc[i].amount;
+		}
+	} else if (out->core > 0) {
+		/* no per-GPU record of the compute share: it goes with the memory */
+		out->claims[0].core = out->core;
+	}
+	free(mem_alloc);
+	free(core_alloc);
+	return 1;
+oom:
+	free(mem_alloc);
+	free(core_alloc);
+	scheme_pod_release(out);
+	return -1;
+}
+
+const struct scheme scheme_cgpu = {
+	.name = "cgpu",
+	.title = "Alibaba cGPU / gpushare",
+	.node_fields = {.label_keys = node_labels, .resource_names = node_resources},
+	.pod_fields = {.label_keys = pod_labels, .annotation_keys = pod_annotations, .resource_names = pod_resources},
+	.node_decode = cgpu_node_decode,
+	.pod_decode = cgpu_pod_decode,
+};

@@ -1,0 +1,446 @@
+/* Volcano vGPU (Project-HAMi/volcano-vgpu-device-plugin), and the older
+ * Volcano gpu-share (volcano-sh/devices) that it replaced.
+ *
+ * vGPU nodes register their GPUs in the annotation
+ * volcano.sh/node-vgpu-register as "UUID,count,devmem,type,health,mode:"
+ * repeated (older plugins leave out mode); devmem is in MiB.  Pods carry
+ * volcano.sh/vgpu-ids-new once the device plugin allocated them, and
+ * volcano.sh/devices-to-allocate while the chosen devices wait for it: per
+ * container "UUID,NVIDIA,mem,cores:" devices, containers joined by ';'.
+ * Devices are named by UUID only, so every claim has gpu = -1 and
+ * device_id = the UUID; the model finds the index by matching the UUID with
+ * scheme_gpu.id of the node's GPUs.  A pod bound to a node without a
+ * device list gets one claim per container with gpu = -1 and no device_id.
+ *
+ * gpu-share nodes publish only volcano.sh/gpu-memory (MiB, whole node) and
+ * volcano.sh/gpu-number; the GPUs are taken to be the same size.  Its pods
+ * ask for volcano.sh/gpu-memory and get the GPU index in the annotation
+ * volcano.sh/gpu-index, so their claims carry the index directly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheme.h"
+#include "scheme_util.h"
+
+#define VGPU_REGISTER "volcano.sh/node-vgpu-register"
+#define VGPU_IDS "volcano.sh/vgpu-ids-new"
+#define VGPU_TO_ALLOCATE "volcano.sh/devices-to-allocate"
+#define VGPU_NODE "volcano.sh/vgpu-node"
+#define VGPU_BIND_PHASE "volcano.sh/bind-phase"
+#define SHARE_INDEX "volcano.sh/gpu-index"
+#define SHARE_ASSIGNED "volcano.sh/gpu-assigned"
+
+#define RES_VGPU_NUMBER "volcano.sh/vgpu-number"
+#define RES_VGPU_MEMORY "volcano.sh/vgpu-memory"
+#define RES_VGPU_MEM_PCT "volcano.sh/vgpu-memory-percentage"
+#define RES_VGPU_CORES "volcano.sh/vgpu-cores"
+#define RES_SHARE_MEMORY "volcano.sh/gpu-memory"
+#define RES_SHARE_NUMBER "volcano.sh/gpu-number"
+
+static const char *const node_annotations[] = {VGPU_REGISTER, NULL};
+static const char *const node_resources[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_VGPU_CORES,
+					     RES_SHARE_MEMORY, RES_SHARE_NUMBER, NULL};
+static const char *const pod_annotations[] = {VGPU_IDS,	       VGPU_TO_ALLOCATE, VGPU_NODE,
+					      VGPU_BIND_PHASE, SHARE_INDEX,	 SHARE_ASSIGNED,
+					      NULL};
+static const char *const pod_resources[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_VGPU_MEM_PCT,
+					    RES_VGPU_CORES, RES_SHARE_MEMORY, NULL};
+
+/* 1 when the node has the resource (capacity or allocatable). */
+static bool node_has(const struct k8s_node *node, const char *res)
+{
+	return kvlist_get(&node->allocatable, res) || kvlist_get(&node->capacity, res);
+}
+
+/* allocatable (falling back to capacity) and capacity of one resource;
+ * malformed values read as 0 with a warning. */
+static void node_amounts(const struct k8s_node *node, const char *res, int64_t *alloc, int64_t *cap,
+			 struct warnings *w)
+{
+	int ra = scheme_quantity(&node->allocatable, res, alloc);
+	int rc = scheme_quantity(&node->capacity, res, cap);
+
+	if (ra < 0 || rc < 0 || (ra > 0 && *alloc > SCHEME_MAX_MIB) || (rc > 0 && *cap > SCHEME_MAX_MIB)) {
+		scheme_warn_node(w, "MalformedQuantity", node, "resource %s is not a usable quantity",
+				 res);
+		if (ra < 0 || (ra > 0 && *alloc > SCHEME_MAX_MIB))
+			ra = 0;
+		if (rc < 0 || (rc > 0 && *cap > SCHEME_MAX_MIB))
+			rc = 0;
+	}
+	if (ra <= 0)
+		*alloc = rc > 0 ? *cap : 0;
+	if (rc <= 0)
+		*cap = *alloc;
+}
+
+struct vdev {
+	struct sspan id, type, mode;
+	int64_t count, devmem;
+	bool healthy;
+};
+
+static int decode_register(const struct k8s_node *node, const char *reg, struct scheme_node *out,
+			   struct warnings *w)
+{
+	struct sspan rest = sspan_of(reg), ent;
+	struct vdev *devs;
+	size_t n = 0, max = sspan_count(rest, ':');
+	int bad = 0;
+	bool same_mode = true;
+
+	if (max > SCHEME_MAX_DEVICES) {
+		scheme_warn_node(w, "MalformedAnnotation", node,
+				 "annotation %s: more than %d devices, ignored", VGPU_REGISTER,
+				 SCHEME_MAX_DEVICES);
+		return 0;
+	}
+	devs = calloc(max, sizeof(*devs));
+	if (!devs)
+		return -1;
+	while (sspan_split(&rest, ':', &ent)) {
+		struct sspan f[7], fld, e = sspan_trim(ent);
+		struct vdev d = {0};
+		int nf = 0;
+
+		if (e.n == 0)
+			continue;
+		while (nf < 7 && sspan_split(&e, ',', &fld))
+			f[nf++] = sspan_trim(fld);
+		if (nf < 5 || nf > 6 || !sspan_printable(f[0], false) ||
+		    sspan_int64(f[1], SCHEME_MAX_COUNT, &d.count) < 0 ||
+		    sspan_int64(f[2], SCHEME_MAX_MIB, &d.devmem) < 0 ||
+		    (f[3].n && !sspan_printable(f[3], true)) ||
+		    !(sspan_eq(f[4], "true") || sspan_eq(f[4], "false")) ||
+		    (nf == 6 && f[5].n && !sspan_printable(f[5], false))) {
+			bad++;
+			continue;
+		}
+		d.id = f[0];
+		d.type = f[3];
+		d.mode = nf == 6 ? f[5] : (struct sspan){NULL, 0};
+		d.healthy = sspan_eq(f[4], "true");
+		devs[n++] = d;
+	}
+	if (bad)
+		scheme_warn_node(w, "MalformedAnnotation", node,
+				 "annotation %s: %d device entr%s could not be read and %s left out",
+				 VGPU_REGISTER, bad, bad == 1 ? "y" : "ies", bad == 1 ? "is" : "are");
+	if (n) {
+		out->gpus = calloc(n, sizeof(*out->gpus));
+		if (!out->gpus)
+			goto oom;
+	}
+	out->ngpus = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		struct scheme_gpu *g = &out->gpus[i];
+
+		g->index = (int)i;
+		g->id = sspan_dup(devs[i].id);
+		g->type = devs[i].type.n ? sspan_dup(devs[i].type) : NULL;
+		if (!g->id || (devs[i].type.n && !g->type))
+			goto oom;
+		g->mem_total = devs[i].devmem;
+		g->core_total = 100;
+		g->slots = devs[i].count;
+		g->unhealthy = !devs[i].healthy;
+		out->mem_capacity += devs[i].devmem;
+		if (devs[i].healthy) {
+			out->mem_total += devs[i].devmem;
+			out->core_total += 100;
+		}
+		if (i > 0 && (devs[i].mode.n != devs[0].mode.n ||
+			      memcmp(devs[i].mode.p ? devs[i].mode.p : "", devs[0].mode.p ? devs[0].mode.p : "",
+				     devs[i].mode.n) != 0))
+			same_mode = false;
+	}
+	if (n && devs[0].mode.n && same_mode) {
+		out->mode = sspan_dup(devs[0].mode);
+		if (!out->mode)
+			goto oom;
+	} else {
+		out->mode = strdup("vgpu");
+		if (!out->mode)
+			goto oom;
+	}
+	free(devs);
+	return 0;
+oom:
+	free(devs);
+	return -1;
+}
+
+static int vgpu_node_decode(const struct k8s_node *node, struct scheme_node *out, struct warnings *w)
+{
+	const char *reg = kvlist_get(&node->annotations, VGPU_REGISTER);
+
+	if (!reg && !node_has(node, RES_VGPU_NUMBER) && !node_has(node, RES_VGPU_MEMORY) &&
+	    !node_has(node, RES_SHARE_MEMORY))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->unit = UNIT_MIB;
+	out->unit_from_label = true;
+	out->isolation = true;
+
+	if (reg) {
+		out->per_gpu = true;
+		if (decode_register(node, reg, out, w) < 0)
+			goto oom;
+		return 1;
+	}
+	if (node_has(node, RES_VGPU_NUMBER) || node_has(node, RES_VGPU_MEMORY)) {
+		/* The plugin has not registered its devices yet: node totals only. */
+		int64_t cores = 0, cores_cap = 0;
+		node_amounts(node, RES_VGPU_MEMORY, &out->mem_total, &out->mem_capacity, w);
+		node_amounts(node, RES_VGPU_CORES, &cores, &cores_cap, w);
+		out->core_total = cores;
+		out->mode = strdup("vgpu");
+		if (!out->mode)
+			goto oom;
+		return 1;
+	}
+
+	/* gpu-share: GPUs of equal size, memory and count from the resources. */
+	{
+		int64_t count = 0, count_cap = 0;
+		node_amounts(node, RES_SHARE_MEMORY, &out->mem_total, &out->mem_capacity, w);
+		node_amounts(node, RES_SHARE_NUMBER, &count, &count_cap, w);
+		if (count_cap > count)
+			count = count_cap;
+		if (count > SCHEME_MAX_DEVICES) {
+			scheme_warn_node(w, "MalformedQuantity", node, "resource %s: %lld GPUs",
+					 RES_SHARE_NUMBER, (long long)count);
+			count = 0;
+		}
+		out->mode = strdup("gpu-share");
+		if (!out->mode)
+			goto oom;
+		out->isolation = false;
+		if (count > 0) {
+			out->per_gpu = true;
+			out->gpus = calloc((size_t)count, sizeof(*out->gpus));
+			if (!out->gpus)
+				goto oom;
+			out->ngpus = (int)count;
+			for (int i = 0; i < out->ngpus; i++) {
+				out->gpus[i].index = i;
+				out->gpus[i].mem_total = out->mem_capacity / count;
+			}
+		}
+		return 1;
+	}
+oom:
+	scheme_node_release(out);
+	return -1;
+}
+
+static bool has_any_limit(const struct k8s_pod *pod, const char *const *names)
+{
+	for (size_t i = 0; i < pod->ncontainers; i++)
+		for (const char *const *n = names; *n; n++)
+			if (kvlist_get(&pod->containers[i].limits, *n))
+				return true;
+	return false;
+}
+
+static const char *const vgpu_limits[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_VGPU_MEM_PCT,
+					  RES_VGPU_CORES, NULL};
+static const char *const share_limits[] = {RES_SHARE_MEMORY, NULL};
+
+/* What each container asks for: number of vGPUs times memory and compute
+ * per vGPU. */
+static void vgpu_requested(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	for (size_t i = 0; i < pod->ncontainers; i++) {
+		const struct kvlist *l = &pod->containers[i].limits;
+		int64_t n = 0, mem = 0, core = 0;
+		int rn = scheme_quantity(l, RES_VGPU_NUMBER, &n);
+		int rm = scheme_quantity(l, RES_VGPU_MEMORY, &mem);
+		int rc = scheme_quantity(l, RES_VGPU_CORES, &core);
+
+		if (rn < 0 || rm < 0 || rc < 0 || n > SCHEME_MAX_COUNT || mem > SCHEME_MAX_MIB ||
+		    core > SCHEME_MAX_COUNT) {
+			scheme_warn_pod(w, "MalformedQuantity", pod,
+					"container %s: a volcano vgpu limit is not a usable quantity",
+					pod->containers[i].name ? pod->containers[i].name : "?");
+			continue;
+		}
+		if (rn == 0 && rm == 0 && rc == 0)
+			continue;
+		if (rn == 0)
+			n = 1;
+		if (rc > 0 && core > 100)
+			scheme_warn_pod(w, "CoreShareOver100", pod,
+					"container %s asks for %lld%% of a GPU (at most 100)",
+					pod->containers[i].name ? pod->containers[i].name : "?",
+					(long long)core);
+		out->container_mem[i] = n * mem;
+		out->container_core[i] = n * core;
+		out->mem += n * mem;
+		out->core += n * core;
+	}
+}
+
+static int vgpu_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	const char *ids, *phase, *vnode, *key = VGPU_IDS;
+	bool confirmed = true;
+	struct claim_list claims = {0};
+	bool failed;
+
+	phase = kvlist_get(&pod->annotations, VGPU_BIND_PHASE);
+	failed = phase && strcmp(phase, "failed") == 0;
+	vnode = scheme_pod_annotation(pod, VGPU_NODE);
+	if (vnode && !str_is_printable(vnode, false)) {
+		scheme_warn_pod(w, "MalformedAnnotation", pod, "annotation %s: not a node name", VGPU_NODE);
+		vnode = NULL;
+	}
+	out->node = pod->node_name ? pod->node_name : failed ? NULL : vnode;
+	ids = scheme_pod_annotation(pod, VGPU_IDS);
+	if (!ids) {
+		ids = scheme_pod_annotation(pod, VGPU_TO_ALLOCATE);
+		key = VGPU_TO_ALLOCATE;
+		confirmed = false;
+	}
+	if (failed) {
+		scheme_warn_pod(w, "BindFailed", pod,
+				"volcano could not bind the pod (%s is failed): its devices are not counted",
+				VGPU_BIND_PHASE);
+		ids = NULL;
+	}
+	if (ids) {
+		size_t seen = 0;
+		int64_t max_core = 0;
+		int bad = scheme_parse_pod_devices(ids, false, pod->ncontainers, out->container_mem,
+						   out->container_core, &claims, &seen, &max_core);
+		if (bad < 0)
+			goto oom;
+		if (bad)
+			scheme_warn_pod(w, "MalformedAnnotation", pod,
+					"annotation %s: %d device entr%s could not be read", key, bad,
+					bad == 1 ? "y" : "ies");
+		if (seen > pod->ncontainers)
+			scheme_warn_pod(w, "MalformedAnnotation", pod,
+					"annotation %s lists %zu containers, the pod has %zu", key, seen,
+					pod->ncontainers);
+		if (max_core > 100)
+			scheme_warn_pod(w, "CoreShareOver100", pod,
+					"annotation %s gives %lld%% of one GPU (at most 100)", key,
+					(long long)max_core);
+		for (size_t i = 0; i < claims.n; i++) {
+			out->mem += claims.v[i].mem;
+			out->core += claims.v[i].core;
+		}
+		/* vgpu-ids-new is written by the device plugin at allocation. */
+		out->assigned = confirmed;
+	} else {
+		vgpu_requested(pod, out, w);
+		if (out->node) {
+			for (size_t i = 0; i < pod->ncontainers; i++) {
+				if ((out->container_mem[i] || out->container_core[i]) &&
+				    claim_list_add(&claims, (int)i, -1, (struct sspan){NULL, 0},
+						   out->container_mem[i], out->container_core[i]) < 0)
+					goto oom;
+			}
+		}
+	}
+	if (claim_list_pack(&claims, out) < 0)
+		goto oom;
+	claim_list_release(&claims);
+	return 1;
+oom:
+	claim_list_release(&claims);
+	return -1;
+}
+
+/* gpu-share: memory per container from the limits, the GPU from
+ * volcano.sh/gpu-index ("0", or "0,1" for a pod spread over GPUs, whose
+ * memory is then split evenly). */
+static int share_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	const char *idx = scheme_pod_annotation(pod, SHARE_INDEX);
+	const char *assigned = kvlist_get(&pod->annotations, SHARE_ASSIGNED);
+	struct claim_list claims = {0};
+	int64_t sum = 0;
+
+	out->node = pod->node_name;
+	scheme_pod_sum(pod, RES_SHARE_MEMORY, out->container_mem, &sum, w);
+	out->mem = sum;
+	if (idx) {
+		struct sspan all = sspan_of(idx), rest = all, f;
+		size_t n = sspan_count(all, ','), i = 0;
+		int64_t v;
+		bool ok = n <= SCHEME_MAX_DEVICES;
+
+		while (ok && sspan_split(&rest, ',', &f))
+			ok = sspan_int64(f, SCHEME_MAX_DEVICES - 1, &v) == 0;
+		if (!ok) {
+			scheme_warn_pod(w, "MalformedAnnotation", pod,
+					"annotation %s: not a list of GPU indexes", SHARE_INDEX);
+			idx = NULL;
+		}
+		rest = all;
+		while (idx && sspan_split(&rest, ',', &f)) {
+			sspan_int64(f, SCHEME_MAX_DEVICES - 1, &v);
+			if (n == 1) {
+				for (size_t c = 0; c < pod->ncontainers; c++)
+					if (out->container_mem[c] &&
+					    claim_list_add(&claims, (int)c, (int)v, (struct sspan){NULL, 0},
+							   out->container_mem[c], 0) < 0)
+						goto oom;
+			} else {
+				int64_t part = sum / (int64_t)n + (i == 0 ? sum % (int64_t)n : 0);
+				if (claim_list_add(&claims, -1, (int)v, (struct sspan){NULL, 0}, part, 0) < 0)
+					goto oom;
+			}
+			i++;
+		}
+	}
+	if (!idx && out->node) {
+		for (size_t i = 0; i < pod->ncontainers; i++)
+			if (out->container_mem[i] &&
+			    claim_list_add(&claims, (int)i, -1, (struct sspan){NULL, 0},
+					   out->container_mem[i], 0) < 0)
+				goto oom;
+	}
+	out->assigned = idx && (assigned ? strcmp(assigned, "true") == 0 : true);
+	if (claim_list_pack(&claims, out) < 0)
+		goto oom;
+	claim_list_release(&claims);
+	return 1;
+oom:
+	claim_list_release(&claims);
+	return -1;
+}
+
+static int vgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	bool vgpu = kvlist_get(&pod->annotations, VGPU_IDS) ||
+		    kvlist_get(&pod->annotations, VGPU_TO_ALLOCATE) ||
+		    kvlist_get(&pod->annotations, VGPU_NODE) || has_any_limit(pod, vgpu_limits);
+	bool share = !vgpu && (kvlist_get(&pod->annotations, SHARE_INDEX) ||
+			       has_any_limit(pod, share_limits));
+	int r;
+
+	if (!vgpu && !share)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	if (scheme_pod_alloc_containers(pod, out) < 0)
+		return -1;
+	r = vgpu ? vgpu_pod(pod, out, w) : share_pod(pod, out, w);
+	if (r < 0) {
+		scheme_pod_release(out);
+		return -1;
+	}
+	return 1;
+}
+
+const struct scheme scheme_vgpu = {
+	.name = "volcano-vgpu",
+	.title = "Volcano vGPU",
+	.node_fields = {.annotation_keys = node_annotations, .resource_names = node_resources},
+	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
+	.node_decode = vgpu_node_decode,
+	.pod_decode = vgpu_pod_decode,
+};

@@ -1,0 +1,495 @@
+"""kubectl inspect cgpu mode: node-pool sharing labels in each edition, against the fake API server."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.parse
+
+from harness import ROOT, SCENARIOS, FakeAPI, plugin_path, run_plugin
+
+try:
+	import yaml
+except ImportError:  # the RBAC manifests are then not checked
+	yaml = None
+
+PRO_CGPU = "cn-shanghai.192.168.7.157"  # ack.node.gpu.schedule=cgpu, pool np-cgpu
+PRO_CGPU2 = "cn-shanghai.192.168.7.158"
+PRO_SHARE = "cn-shanghai.192.168.7.159"  # ack.node.gpu.schedule=share, pool np-cgpu-no-isolation
+PRO_SHARE2 = "cn-shanghai.192.168.7.160"
+BASIC_ISO = "cn-shanghai.192.168.7.157"  # cgpu=true, cgpu.disable.isolation=false
+BASIC_SHARE = "cn-shanghai.192.168.7.159"  # cgpu=true, cgpu.disable.isolation=true
+
+
+def writes(reqs):
+	return [r for r in reqs if r["method"] != "GET"]
+
+
+def patches(reqs):
+	return [r for r in reqs if r["method"] == "PATCH"]
+
+
+def query_of(r):
+	q = r.get("query")
+	if isinstance(q, dict):
+		return q
+	return dict(urllib.parse.parse_qsl(q or ""))
+
+
+def body_of(r):
+	b = r.get("body")
+	return json.loads(b) if isinstance(b, str) and b else b
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built")
+class ModeBase(unittest.TestCase):
+	scenario = "pools-pro"
+	options = {}
+
+	@classmethod
+	def setUpClass(cls):
+		cls.api = FakeAPI(cls.scenario, **cls.options).start()
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.api.stop()
+
+	def setUp(self):
+		self.api.reset()
+
+	def run_mode(self, *args, context=None, timeout=60):
+		a = ["mode"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
+		if context:
+			a += ["--context", context]
+		return run_plugin(a, timeout=timeout)
+
+	def labels(self, node):
+		status, _, body = self.api.call("GET", "/api/v1/nodes/" + node)
+		self.assertEqual(status, 200)
+		return body["metadata"].get("labels", {})
+
+	def assert_ok(self, r):
+		self.assertEqual(r.returncode, 0, "stdout:\n%s\nstderr:\n%s" % (r.stdout, r.stderr))
+
+
+class ProEdition(ModeBase):
+	scenario = "pools-pro"
+
+	def test_each_mode(self):
+		for mode, value in (("isolate", "cgpu"), ("core", "core_mem"), ("exclusive", "default"), ("share", "share")):
+			with self.subTest(mode=mode):
+				self.api.reset()
+				node = PRO_CGPU if mode != "isolate" else PRO_SHARE
+				r = self.run_mode(mode, node)
+				self.assert_ok(r)
+				self.assertIn("node/%s labeled" % node, r.stdout)
+				self.assertIn("Edition: pro", r.stdout)
+				self.assertEqual(self.labels(node)["ack.node.gpu.schedule"], value)
+				p = patches(self.api.requests())
+				self.assertEqual(len(p), 1)
+				self.assertEqual(p[0]["path"], "/api/v1/nodes/" + node)
+				self.assertEqual(query_of(p[0]).get("fieldManager"), "kubectl-inspect-cgpu")
+				self.assertNotIn("dryRun", query_of(p[0]))
+				body = body_of(p[0])
+				self.assertEqual(body["metadata"]["labels"], {"ack.node.gpu.schedule": value})
+				self.assertTrue(body["metadata"]["resourceVersion"])
+				self.assertIn("merge-patch+json", json.dumps(p[0].get("headers", {})).lower())
+
+	def test_label_values_are_aliases(self):
+		r = self.run_mode("cgpu", PRO_SHARE)
+		self.assert_ok(r)
+		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.schedule"], "cgpu")
+		r = self.run_mode("core_mem", PRO_SHARE)
+		self.assert_ok(r)
+		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.schedule"], "core_mem")
+
+	def test_placement(self):
+		r = self.run_mode("share", PRO_SHARE, "--placement", "spread")
+		self.assert_ok(r)
+		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.placement"], "spread")
+		self.assertEqual(len(patches(self.api.requests())), 1)
+		r = self.run_mode("exclusive", PRO_SHARE, "--placement", "spread")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn("placement", r.stderr)
+
+	def test_already_right_sends_nothing(self):
+		r = self.run_mode("isolate", PRO_CGPU)
+		self.assert_ok(r)
+		self.assertIn("node/%s unchanged" % PRO_CGPU, r.stdout)
+		self.assertIn("already isolate", r.stdout)
+		self.assertEqual(writes(self.api.requests()), [])
+
+	def test_client_dry_run_only_reads(self):
+		for flag in (["--dry-run"], ["--dry-run=client"], ["--dry-run", "client"]):
+			with self.subTest(flag=flag):
+				self.api.reset()
+				r = self.run_mode("exclusive", "--pool", "np-cgpu", *flag)
+				self.assert_ok(r)
+				self.assertIn("node/%s labeled (dry run)" % PRO_CGPU, r.stdout)
+				self.assertIn("ack.node.gpu.schedule: cgpu -> default", r.stdout)
+				self.assertEqual(writes(self.api.requests()), [])
+				self.assertEqual(self.labels(PRO_CGPU)["ack.node.gpu.schedule"], "cgpu")
+
+	def test_server_dry_run(self):
+		r = self.run_mode("share", PRO_CGPU, "--dry-run=server")
+		self.assert_ok(r)
+		self.assertIn("labeled (server dry run)", r.stdout)
+		w = writes(self.api.requests())
+		self.assertEqual(len(w), 1)
+		self.assertEqual(query_of(w[0]).get("dryRun"), "All")
+		self.assertEqual(self.labels(PRO_CGPU)["ack.node.gpu.schedule"], "cgpu")
+
+	def test_pool_with_yes(self):
+		r = self.run_mode("share", "--pool", "np-cgpu", "--yes")
+		self.assert_ok(r)
+		for n in (PRO_CGPU, PRO_CGPU2):
+			self.assertIn("node/%s labeled" % n, r.stdout)
+			self.assertEqual(self.labels(n)["ack.node.gpu.schedule"], "share")
+		self.assertEqual(len(patches(self.api.requests())), 2)
+		# the other pool is untouched
+		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.schedule"], "share")
+
+	def test_pool_key_value_and_selector(self):
+		r = self.run_mode("core", "--pool", "alibabacloud.com/nodepool-id=np-cgpu-no-isolation", "-y")
+		self.assert_ok(r)
+		self.assertEqual(self.labels(PRO_SHARE2)["ack.node.gpu.schedule"], "core_mem")
+		self.api.reset()
+		r = self.run_mode("core", "-l", "ack.node.gpu.schedule=share", "-y")
+		self.assert_ok(r)
+		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.schedule"], "core_mem")
+		self.assertEqual(self.labels(PRO_CGPU)["ack.node.gpu.schedule"], "cgpu")
+
+	def test_refuses_many_nodes_without_terminal(self):
+		r = self.run_mode("share", "--pool", "np-cgpu")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("--yes", r.stderr)
+		# the plan is shown before refusing
+		self.assertIn("node/%s: isolate -> share" % PRO_CGPU, r.stdout)
+		self.assertEqual(writes(self.api.requests()), [])
+
+	def run_on_terminal(self, args, answer):
+		"""Runs the plugin with a pseudo-terminal as stdin and stdout; answers the first question."""
+		import pty
+		import select
+		master, slave = pty.openpty()
+		env = dict(os.environ, LC_ALL="C", TZ="UTC", NO_COLOR="1", TERM="dumb")
+		proc = subprocess.Popen([plugin_path()] + args + ["--kubeconfig", self.api.kubeconfig], stdin=slave,
+			stdout=slave, stderr=slave, env=env)
+		os.close(slave)
+		out = b""
+		answered = False
+		deadline = time.monotonic() + 30
+		try:
+			while time.monotonic() < deadline:
+				ready, _, _ = select.select([master], [], [], 0.2)
+				if ready:
+					try:
+						chunk = os.read(master, 4096)
+					except OSError:
+						break
+					if not chunk:
+						break
+					out += chunk
+				if not answered and b"[y/N]" in out:
+					os.write(master, answer)
+					answered = True
+				if proc.poll() is not None and not ready:
+					break
+			proc.wait(timeout=10)
+		finally:
+			if proc.poll() is None:
+				proc.kill()
+				proc.wait()
+			os.close(master)
+		return proc.returncode, out.decode(errors="replace")
+
+	def test_terminal_asks(self):
+		rc, out = self.run_on_terminal(["mode", "share", "--pool", "np-cgpu"], b"n\n")
+		self.assertIn("Apply to 2 nodes? [y/N]", out)
+		self.assertEqual(rc, 1)
+		self.assertEqual(writes(self.api.requests()), [])
+		rc, out = self.run_on_terminal(["mode", "share", "--pool", "np-cgpu"], b"y\n")
+		self.assertEqual(rc, 0, out)
+		self.assertIn("node/%s labeled" % PRO_CGPU2, out)
+		self.assertEqual(len(patches(self.api.requests())), 2)
+
+	def test_forbidden_patch(self):
+		r = self.run_mode("isolate", PRO_SHARE, context="viewer")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/%s: Error from server (Forbidden)" % PRO_SHARE, r.stderr)
+		self.assertIn("cannot patch resource \"nodes\"", r.stderr)
+		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.schedule"], "share")
+
+	def test_conflict_is_resolved(self):
+		"""The node changes between the read and the patch: the patch fails with 409, the node is read
+		again, the change is kept and the patch goes through."""
+		self.api.fault({"method": "PATCH", "path_prefix": "/api/v1/nodes/" + PRO_SHARE}, {"type": "delay", "seconds": 2},
+			times=1)
+		a = ["mode", "isolate", PRO_SHARE, "--kubeconfig", self.api.kubeconfig]
+		proc = subprocess.Popen([plugin_path()] + a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+			env={"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
+		try:
+			# wait until the plugin has read the pods (its last read before patching)
+			deadline = time.monotonic() + 10
+			while time.monotonic() < deadline:
+				if any(r["path"] == "/api/v1/pods" for r in self.api.requests()):
+					break
+				time.sleep(0.05)
+			time.sleep(0.3)
+			_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
+			node["metadata"]["labels"]["team"] = "vision"
+			self.api.put_object(node)
+			out, err = proc.communicate(timeout=30)
+		finally:
+			if proc.poll() is None:
+				proc.kill()
+				proc.wait()
+		self.assertEqual(proc.returncode, 0, out + err)
+		self.assertIn("node/%s labeled" % PRO_SHARE, out)
+		reqs = self.api.requests()
+		p = patches(reqs)
+		self.assertEqual(len(p), 2)
+		self.assertEqual([x["status"] for x in p], [409, 200])
+		self.assertNotEqual(body_of(p[0])["metadata"]["resourceVersion"], body_of(p[1])["metadata"]["resourceVersion"])
+		self.assertTrue(any(r["method"] == "GET" and r["path"] == "/api/v1/nodes/" + PRO_SHARE for r in reqs))
+		labels = self.labels(PRO_SHARE)
+		self.assertEqual(labels["ack.node.gpu.schedule"], "cgpu")
+		self.assertEqual(labels["team"], "vision")
+
+	def test_conflict_gives_up(self):
+		self.api.fault({"method": "PATCH"}, {"type": "status", "code": 409}, times=10)
+		r = self.run_mode("isolate", PRO_SHARE)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/%s:" % PRO_SHARE, r.stderr)
+		self.assertEqual(len(patches(self.api.requests())), 4)
+
+	def test_warnings(self):
+		r = self.run_mode("share", PRO_CGPU)
+		self.assert_ok(r)
+		self.assertIn("kernel module", r.stderr)
+		self.assertIn("reboot", r.stderr)
+		self.assertIn("pod/default/cgpu-test-0", r.stderr)  # holds gpu-mem on the node
+		self.assertIn("pod/default/no-selector-job-0", r.stderr)  # no nodeSelector
+		self.assertIn("nodeSelector", r.stderr)
+		self.assertIn("--restart", r.stderr)
+
+	def test_region_warning(self):
+		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
+		node["metadata"]["labels"]["topology.kubernetes.io/region"] = "eu-central-1"
+		self.api.put_object(node)
+		r = self.run_mode("isolate", PRO_SHARE)
+		self.assert_ok(r)
+		self.assertIn("eu-central-1", r.stderr)
+		r = self.run_mode("share", PRO_CGPU)
+		self.assertNotIn("eu-central-1", r.stderr)
+
+	def test_json(self):
+		r = self.run_mode("isolate", PRO_SHARE, "-o", "json")
+		self.assert_ok(r)
+		doc = json.loads(r.stdout)
+		self.assertEqual(doc["edition"], "pro")
+		self.assertEqual(doc["mode"], "isolate")
+		self.assertEqual(doc["dryRun"], "none")
+		self.assertEqual(len(doc["nodes"]), 1)
+		n = doc["nodes"][0]
+		self.assertEqual(n["name"], PRO_SHARE)
+		self.assertEqual(n["modeBefore"], "share")
+		self.assertEqual(n["labelsBefore"], {"ack.node.gpu.schedule": "share"})
+		self.assertEqual(n["labelsAfter"], {"ack.node.gpu.schedule": "cgpu"})
+		self.assertEqual(n["result"], "labeled")
+		self.assertTrue(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]))
+
+	def test_conflicting_evidence(self):
+		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE2)
+		node["metadata"]["labels"]["cgpu"] = "true"
+		self.api.put_object(node)
+		r = self.run_mode("share", PRO_CGPU)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("more than one GPU sharing edition", r.stderr)
+		self.assertIn("--edition", r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+		r = self.run_mode("share", PRO_CGPU, "--edition", "pro")
+		self.assert_ok(r)
+		self.assertEqual(self.labels(PRO_CGPU)["ack.node.gpu.schedule"], "share")
+
+	def test_with_restart(self):
+		r = self.run_mode("share", PRO_CGPU, "--restart", timeout=60)
+		self.assert_ok(r)
+		self.assertIn("node/%s labeled" % PRO_CGPU, r.stdout)
+		self.assertIn("node/%s: restarted" % PRO_CGPU, r.stdout)
+		reqs = self.api.requests()
+		kinds = [(x["method"], x["path"].split("/")[-2]) for x in writes(reqs)]
+		self.assertEqual(kinds[0], ("PATCH", "nodes"))
+		self.assertEqual(kinds[1], ("DELETE", "pods"))
+
+	def test_usage_errors(self):
+		r = self.run_mode()
+		self.assertEqual(r.returncode, 2)
+		r = self.run_mode("turbo", PRO_CGPU)
+		self.assertEqual(r.returncode, 2)
+		self.assertIn("turbo", r.stderr)
+		r = self.run_mode("share", PRO_CGPU, "-l", "a=b")
+		self.assertEqual(r.returncode, 2)
+		r = self.run_mode("share")
+		self.assertEqual(r.returncode, 2)
+		r = self.run_mode("share", "--pool", "bad pool")
+		self.assertEqual(r.returncode, 2)
+		r = self.run_mode("share", "no-such-node")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("NotFound", r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+
+
+class BasicEdition(ModeBase):
+	scenario = "pools-basic"
+
+	def test_each_mode(self):
+		cases = (
+			("share", BASIC_ISO, {"cgpu": "true", "cgpu.disable.isolation": "true"}, {"cgpu.disable.isolation": "true"}),
+			("isolate", BASIC_SHARE, {"cgpu": "true", "cgpu.disable.isolation": "false"}, {"cgpu.disable.isolation": "false"}),
+			("exclusive", BASIC_ISO, {"cgpu": "false"}, {"cgpu": "false"}),
+		)
+		for mode, node, want, patch in cases:
+			with self.subTest(mode=mode):
+				self.api.reset()
+				r = self.run_mode(mode, node)
+				self.assert_ok(r)
+				self.assertIn("Edition: basic", r.stdout)
+				labels = self.labels(node)
+				for k, v in want.items():
+					self.assertEqual(labels.get(k), v)
+				p = patches(self.api.requests())
+				self.assertEqual(len(p), 1)
+				self.assertEqual(body_of(p[0])["metadata"]["labels"], patch)
+
+	def test_isolation_change_suggests_restart(self):
+		r = self.run_mode("share", BASIC_ISO)
+		self.assert_ok(r)
+		self.assertIn("--restart", r.stderr)
+		self.assertNotIn("kernel module", r.stderr)
+
+	def test_core_does_not_exist(self):
+		r = self.run_mode("core", BASIC_ISO)
+		self.assertNotEqual(r.returncode, 0)
+		self.assertIn("does not exist in the basic edition", r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+
+	def test_placement_refused(self):
+		r = self.run_mode("share", BASIC_ISO, "--placement", "binpack")
+		self.assertNotEqual(r.returncode, 0)
+		self.assertIn("pro", r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+
+	def test_pool(self):
+		r = self.run_mode("isolate", "--pool", "np-cgpu-no-isolation", "--yes")
+		self.assert_ok(r)
+		for n in (BASIC_SHARE, "cn-shanghai.192.168.7.160"):
+			self.assertEqual(self.labels(n)["cgpu.disable.isolation"], "false")
+
+	def test_with_restart(self):
+		r = self.run_mode("share", BASIC_ISO, "--restart")
+		self.assert_ok(r)
+		self.assertIn("node/%s: restarted gpushare-device-plugin-ds-" % BASIC_ISO, r.stdout)
+
+
+class OpenSourceEdition(ModeBase):
+	scenario = "opensource"
+
+	def test_share(self):
+		r = self.run_mode("share", "cpu-node-1")
+		self.assert_ok(r)
+		self.assertIn("Edition: opensource", r.stdout)
+		self.assertEqual(self.labels("cpu-node-1").get("gpushare"), "true")
+
+	def test_exclusive_removes_the_label(self):
+		r = self.run_mode("exclusive", "gpu-node-1")
+		self.assert_ok(r)
+		self.assertNotIn("gpushare", self.labels("gpu-node-1"))
+		p = patches(self.api.requests())
+		self.assertEqual(body_of(p[0])["metadata"]["labels"], {"gpushare": None})
+
+	def test_isolation_modes_do_not_exist(self):
+		for mode in ("isolate", "core"):
+			r = self.run_mode(mode, "gpu-node-1")
+			self.assertNotEqual(r.returncode, 0)
+			self.assertIn("does not exist in the opensource edition", r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+
+	def test_already_shared(self):
+		r = self.run_mode("share", "-l", "gpushare=true")
+		self.assert_ok(r)
+		self.assertEqual(r.stdout.count("unchanged"), 2)
+		self.assertEqual(writes(self.api.requests()), [])
+
+
+def rbac_user(path):
+	"""The fake server's rules for a user bound to everything in an RBAC manifest: ClusterRole rules
+	apply everywhere, a Role's only in its namespace."""
+	rules = []
+	with open(path) as f:
+		for doc in yaml.safe_load_all(f):
+			if doc["kind"] not in ("ClusterRole", "Role"):
+				continue
+			for r in doc["rules"]:
+				rule = {"verbs": r["verbs"], "resources": r["resources"]}
+				if doc["kind"] == "Role":
+					rule["namespaces"] = [doc["metadata"]["namespace"]]
+				rules.append(rule)
+	return {"groups": ["system:authenticated"], "rules": rules}
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built")
+@unittest.skipIf(yaml is None, "PyYAML is not installed")
+class RbacManifests(unittest.TestCase):
+	"""man/rbac-admin.yaml and man/rbac-readonly.yaml grant what the commands use, and no less."""
+
+	@classmethod
+	def setUpClass(cls):
+		cls.dir = tempfile.mkdtemp(prefix="mode-rbac-")
+		shutil.copytree(os.path.join(SCENARIOS, "pools-basic"), os.path.join(cls.dir, "s"))
+		users = {
+			"cgpu-admin": rbac_user(os.path.join(ROOT, "man", "rbac-admin.yaml")),
+			"cgpu-readonly": rbac_user(os.path.join(ROOT, "man", "rbac-readonly.yaml")),
+		}
+		with open(os.path.join(cls.dir, "s", "scenario.json"), "w") as f:
+			json.dump({"users": users}, f)
+		cls.api = FakeAPI(os.path.join(cls.dir, "s"), ds_ready_delay=0.3).start()
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.api.stop()
+		shutil.rmtree(cls.dir, ignore_errors=True)
+
+	def setUp(self):
+		self.api.reset()
+
+	def run_as(self, user, *args):
+		return run_plugin(list(args) + ["--kubeconfig", self.api.kubeconfig, "--as", user], timeout=60)
+
+	def test_admin_can_label_and_restart(self):
+		r = self.run_as("cgpu-admin", "mode", "share", BASIC_ISO, "--restart")
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertIn("node/%s labeled" % BASIC_ISO, r.stdout)
+		self.assertIn("node/%s: restarted" % BASIC_ISO, r.stdout)
+		self.assertNotIn("forbidden", r.stderr)
+		r = self.run_as("cgpu-admin", "restart", "--pool", "np-cgpu-no-isolation", "--dry-run=server")
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertTrue(all(x.get("status", 200) < 400 for x in self.api.requests()))
+
+	def test_readonly_can_plan_but_not_change(self):
+		r = self.run_as("cgpu-readonly", "mode", "share", BASIC_ISO, "--dry-run")
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertIn("Edition: basic", r.stdout)
+		r = self.run_as("cgpu-readonly", "mode", "share", BASIC_ISO)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("Forbidden", r.stderr)
+		r = self.run_as("cgpu-readonly", "restart", BASIC_ISO)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("Forbidden", r.stderr)
+
+
+if __name__ == "__main__":
+	unittest.main()

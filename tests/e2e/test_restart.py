@@ -1,0 +1,246 @@
+"""kubectl inspect cgpu restart: delete the device-plugin pod on nodes and wait for a Ready replacement."""
+
+import json
+import subprocess
+import time
+import unittest
+import urllib.parse
+
+from harness import FakeAPI, plugin_path, run_plugin
+
+DS = "gpushare-device-plugin-ds"
+
+
+def query_of(r):
+	q = r.get("query")
+	if isinstance(q, dict):
+		return q
+	return dict(urllib.parse.parse_qsl(q or ""))
+
+
+def body_of(r):
+	b = r.get("body")
+	return json.loads(b) if isinstance(b, str) and b else b
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built")
+class RestartBase(unittest.TestCase):
+	scenario = "opensource"
+	options = {"ds_ready_delay": 0.5}
+
+	@classmethod
+	def setUpClass(cls):
+		cls.api = FakeAPI(cls.scenario, **cls.options).start()
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.api.stop()
+
+	def setUp(self):
+		self.api.reset()
+
+	def restart(self, *args, context=None, timeout=60):
+		a = ["restart"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
+		if context:
+			a += ["--context", context]
+		return run_plugin(a, timeout=timeout)
+
+	def plugin_pods(self, node):
+		q = urllib.parse.urlencode({"labelSelector": "name=" + DS, "fieldSelector": "spec.nodeName=" + node})
+		status, _, body = self.api.call("GET", "/api/v1/namespaces/kube-system/pods?" + q)
+		self.assertEqual(status, 200)
+		return body["items"]
+
+	def deletes(self):
+		return [r for r in self.api.requests() if r["method"] == "DELETE"]
+
+	def assert_ok(self, r):
+		self.assertEqual(r.returncode, 0, "stdout:\n%s\nstderr:\n%s" % (r.stdout, r.stderr))
+
+
+class OpenSource(RestartBase):
+	def test_restart_one_node(self):
+		before = self.plugin_pods("gpu-node-1")
+		self.assertEqual(len(before), 1)
+		old = before[0]
+		r = self.restart("gpu-node-1")
+		self.assert_ok(r)
+		self.assertRegex(r.stdout, r"node/gpu-node-1: restarted %s in [0-9.]+s" % old["metadata"]["name"])
+		d = self.deletes()
+		self.assertEqual(len(d), 1)
+		self.assertEqual(d[0]["path"], "/api/v1/namespaces/kube-system/pods/" + old["metadata"]["name"])
+		body = body_of(d[0])
+		self.assertEqual(body["kind"], "DeleteOptions")
+		self.assertEqual(body["preconditions"], {"uid": old["metadata"]["uid"]})
+		# the pods were found through the DaemonSet's selector on that node only
+		lists = [x for x in self.api.requests() if x["method"] == "GET" and x["path"].endswith("/pods")]
+		self.assertTrue(lists)
+		for x in lists:
+			self.assertEqual(query_of(x).get("labelSelector"), "name=" + DS)
+			self.assertEqual(query_of(x).get("fieldSelector"), "spec.nodeName=gpu-node-1")
+		after = [p for p in self.plugin_pods("gpu-node-1") if "deletionTimestamp" not in p["metadata"]]
+		self.assertEqual(len(after), 1)
+		self.assertNotEqual(after[0]["metadata"]["uid"], old["metadata"]["uid"])
+		self.assertEqual(after[0]["status"]["phase"], "Running")
+		# the other node's plugin is untouched
+		self.assertEqual(len(self.plugin_pods("gpu-node-2")), 1)
+
+	def test_never_ready_times_out(self):
+		self.api.settings(never_ready_nodes=["gpu-node-1"])
+		r = self.restart("gpu-node-1", "--timeout", "2s")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/gpu-node-1: timed out after 2s waiting for a Ready device-plugin pod", r.stderr)
+		self.assertEqual(len(self.deletes()), 1)
+
+	def test_timeout_on_one_node_does_not_stop_the_others(self):
+		self.api.settings(never_ready_nodes=["gpu-node-1"])
+		r = self.restart("-l", "gpushare=true", "--timeout", "2s")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/gpu-node-1: timed out", r.stderr)
+		self.assertIn("node/gpu-node-2: restarted", r.stdout)
+
+	def test_node_without_plugin(self):
+		r = self.restart("cpu-node-1")
+		self.assert_ok(r)
+		self.assertIn("node/cpu-node-1: no device-plugin pod on this node", r.stdout)
+		self.assertEqual(self.deletes(), [])
+
+	def test_missing_daemonset(self):
+		self.api.delete_object("daemonsets", "kube-system", DS)
+		r = self.restart("gpu-node-1")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn(DS, r.stderr)
+		self.assertIn("--daemonset", r.stderr)
+		self.assertEqual(self.deletes(), [])
+
+	def test_named_daemonset_missing(self):
+		r = self.restart("gpu-node-1", "--daemonset", "kube-system/nvidia-device-plugin")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("NotFound", r.stderr)
+		self.assertIn("nvidia-device-plugin", r.stderr)
+
+	def test_named_daemonset(self):
+		r = self.restart("gpu-node-2", "--daemonset", "kube-system/" + DS)
+		self.assert_ok(r)
+		self.assertIn("node/gpu-node-2: restarted", r.stdout)
+
+	def test_dry_run_deletes_nothing(self):
+		for flag in (["--dry-run"], ["--dry-run=client"]):
+			with self.subTest(flag=flag):
+				self.api.reset()
+				r = self.restart("gpu-node-1", *flag)
+				self.assert_ok(r)
+				self.assertIn("would delete pod kube-system/gpushare-device-plugin-ds-", r.stdout)
+				self.assertEqual([x for x in self.api.requests() if x["method"] != "GET"], [])
+
+	def test_server_dry_run(self):
+		r = self.restart("gpu-node-1", "--dry-run=server")
+		self.assert_ok(r)
+		d = self.deletes()
+		self.assertEqual(len(d), 1)
+		self.assertEqual(query_of(d[0]).get("dryRun"), "All")
+		self.assertEqual(len(self.plugin_pods("gpu-node-1")), 1)
+
+	def test_forbidden(self):
+		r = self.restart("gpu-node-1", context="viewer")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("Error from server (Forbidden)", r.stderr)
+		self.assertEqual(self.deletes(), [])
+
+	def test_failed_delete_is_reported_per_node(self):
+		self.api.fault({"method": "DELETE", "path_prefix": "/api/v1/namespaces/kube-system/pods/gpushare-device-plugin-ds-frd2k"},
+			{"type": "status", "code": 500}, times=5)
+		r = self.restart("-l", "gpushare=true")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/gpu-node-1: Error from server (InternalError)", r.stderr)
+		self.assertIn("node/gpu-node-2: restarted", r.stdout)
+
+	def test_pod_already_gone(self):
+		self.api.fault({"method": "DELETE"}, {"type": "status", "code": 404}, times=1)
+		r = self.restart("gpu-node-1", "--timeout", "3s")
+		# the 404 answer did not delete anything, so no new pod comes either
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("timed out", r.stderr)
+		self.assertNotIn("NotFound", r.stderr)
+
+	def test_only_pods_the_daemonset_controls(self):
+		"""A pod with the plugin's labels that the DaemonSet does not own is left alone."""
+		pod = self.plugin_pods("gpu-node-2")[0]
+		pod["metadata"]["name"] = "handmade-plugin"
+		pod["metadata"].pop("uid", None)
+		pod["metadata"].pop("ownerReferences", None)
+		pod["metadata"].pop("resourceVersion", None)
+		pod.setdefault("kind", "Pod")
+		pod.setdefault("apiVersion", "v1")
+		self.api.put_object(pod)
+		r = self.restart("gpu-node-2")
+		self.assert_ok(r)
+		names = [x["path"].rsplit("/", 1)[1] for x in self.deletes()]
+		self.assertEqual(len(names), 1)
+		self.assertNotIn("handmade-plugin", names)
+
+	def test_pool_in_parallel(self):
+		r = self.restart("-l", "gpushare=true", "--max-parallel", "2")
+		self.assert_ok(r)
+		self.assertIn("node/gpu-node-1: restarted", r.stdout)
+		self.assertIn("node/gpu-node-2: restarted", r.stdout)
+		self.assertEqual(len(self.deletes()), 2)
+
+	def test_usage(self):
+		self.assertEqual(self.restart().returncode, 2)
+		self.assertEqual(self.restart("gpu-node-1", "-l", "a=b").returncode, 2)
+		self.assertEqual(self.restart("gpu-node-1", "--timeout", "soon").returncode, 2)
+		self.assertEqual(self.restart("gpu-node-1", "--max-parallel", "0").returncode, 2)
+		self.assertEqual(self.restart("gpu-node-1", "--daemonset", "nonamespace").returncode, 2)
+		r = self.restart("no-such-node")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("NotFound", r.stderr)
+
+
+class Pro(RestartBase):
+	scenario = "pools-pro"
+
+	def test_pool_restarts_the_mode_plugin(self):
+		r = self.restart("--pool", "np-cgpu")
+		self.assert_ok(r)
+		for n in ("cn-shanghai.192.168.7.157", "cn-shanghai.192.168.7.158"):
+			self.assertIn("node/%s: restarted gpushare-cgpu-device-plugin-ds-" % n, r.stdout)
+		d = self.deletes()
+		self.assertEqual(len(d), 2)
+		for x in d:
+			self.assertIn("gpushare-cgpu-device-plugin-ds-", x["path"])
+
+	def test_replacement_from_another_mode_plugin(self):
+		"""After share -> cgpu the node's share plugin does not come back: the cgpu plugin's new pod is
+		the replacement."""
+		node = "cn-shanghai.192.168.7.159"
+		self.api.settings(never_ready_nodes=[node])
+		proc = subprocess.Popen([plugin_path(), "restart", node, "--timeout", "20s", "--kubeconfig", self.api.kubeconfig],
+			stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+		try:
+			deadline = time.monotonic() + 10
+			while time.monotonic() < deadline and not self.deletes():
+				time.sleep(0.05)
+			self.assertTrue(self.deletes())
+			q = urllib.parse.urlencode({"labelSelector": "name=gpushare-cgpu-device-plugin-ds"})
+			_, _, pods = self.api.call("GET", "/api/v1/namespaces/kube-system/pods?" + q)
+			pod = pods["items"][0]
+			pod["metadata"]["name"] = "gpushare-cgpu-device-plugin-ds-moved"
+			for k in ("uid", "resourceVersion"):
+				pod["metadata"].pop(k, None)
+			pod["spec"]["nodeName"] = node
+			pod.setdefault("kind", "Pod")
+			pod.setdefault("apiVersion", "v1")
+			self.api.put_object(pod)
+			out, err = proc.communicate(timeout=30)
+		finally:
+			if proc.poll() is None:
+				proc.kill()
+				proc.wait()
+		self.assertEqual(proc.returncode, 0, out + err)
+		self.assertIn("node/%s: restarted gpushare-device-plugin-ds-8kvvd" % node, out)
+		self.assertIn("gpushare-cgpu-device-plugin-ds-moved", out)
+
+
+if __name__ == "__main__":
+	unittest.main()

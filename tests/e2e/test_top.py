@@ -1,0 +1,392 @@
+"""End-to-end tests of `top`, the live view: the plugin runs in a tmux pane against the fake API server.
+
+Each test starts its own tmux server on a private socket.  The pane runs a small shell script that records
+`stty -g` before and after the plugin and its exit status, then waits, so the screen left behind can be
+inspected.  UPDATE_GOLDEN=1 rewrites tests/e2e/golden/top/screen-80x24.txt (review it by eye).
+"""
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+from harness import FakeAPI, plugin_path, HERE
+
+GOLDEN = os.path.join(HERE, "golden", "top", "screen-80x24.txt")
+
+SCRIPT = """\
+trap true INT
+stty -g > "$D/before"
+echo MARK-BEFORE-TOP
+sh -c 'echo $$ > "$D/pid"; exec "$PLUGIN" top "$@"' top "$@"
+echo $? > "$D/exit.tmp"
+stty -g > "$D/after"
+echo MARK-AFTER-TOP
+mv "$D/exit.tmp" "$D/exit"
+exec sleep 600
+"""
+
+
+def pod(name, node, mem, idx, ns="default"):
+	return {
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": {"name": name, "namespace": ns, "uid": "uid-" + name,
+			"annotations": {"ALIYUN_COM_GPU_MEM_IDX": str(idx), "ALIYUN_COM_GPU_MEM_POD": str(mem),
+				"ALIYUN_COM_GPU_MEM_ASSIGNED": "true"}},
+		"spec": {"nodeName": node, "schedulerName": "default-scheduler",
+			"containers": [{"name": "main", "image": "busybox",
+				"resources": {"limits": {"aliyun.com/gpu-mem": str(mem)}}}]},
+		"status": {"phase": "Running"},
+	}
+
+
+class Pane:
+	"""The plugin's `top` in a detached tmux session of the given size."""
+
+	def __init__(self, api, args=(), cols=120, lines=40, env=None, unset=()):
+		self.dir = tempfile.mkdtemp(prefix="top-e2e-")
+		self.sock = os.path.join(self.dir, "tmux.sock")
+		script = os.path.join(self.dir, "run.sh")
+		with open(script, "w") as f:
+			f.write(SCRIPT)
+		e = {"D": self.dir, "PLUGIN": plugin_path(), "NO_COLOR": "1", "LC_ALL": "C", "TZ": "UTC"}
+		e.update(env or {})
+		exports = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in e.items())
+		argv = ["--kubeconfig", api.kubeconfig] + list(args)
+		unsets = " ".join("-u " + shlex.quote(u) for u in unset)
+		for u in unset:
+			e.pop(u, None)
+		exports = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in e.items())
+		cmd = "env %s %s sh %s %s" % (unsets, exports, shlex.quote(script), " ".join(shlex.quote(a) for a in argv))
+		self.tmux("new-session", "-d", "-s", "top", "-x", str(cols), "-y", str(lines), cmd)
+
+	def tmux(self, *args):
+		return subprocess.run(["tmux", "-S", self.sock, "-f", "/dev/null"] + list(args), capture_output=True,
+			text=True, timeout=10, check=True).stdout
+
+	def screen(self, escapes=False):
+		return self.tmux("capture-pane", "-p", "-t", "top", *(["-e"] if escapes else []))
+
+	def alternate_on(self):
+		return self.tmux("display-message", "-p", "-t", "top", "#{alternate_on}").strip() == "1"
+
+	def keys(self, *keys):
+		self.tmux("send-keys", "-t", "top", *keys)
+
+	def wait_for(self, pred, timeout=8.0, what=""):
+		"""Polls the screen until pred(screen) is true; returns the screen or fails."""
+		end = time.monotonic() + timeout
+		s = ""
+		while time.monotonic() < end:
+			s = self.screen()
+			if pred(s):
+				return s
+			time.sleep(0.1)
+		raise AssertionError("timed out waiting for %s; screen:\n%s" % (what or pred, s))
+
+	def wait_text(self, text, timeout=8.0):
+		return self.wait_for(lambda s: text in s, timeout, repr(text))
+
+	def file(self, name):
+		p = os.path.join(self.dir, name)
+		if not os.path.exists(p):
+			return None
+		with open(p) as f:
+			return f.read().strip()
+
+	def wait_exit(self, timeout=5.0):
+		end = time.monotonic() + timeout
+		while time.monotonic() < end:
+			rc = self.file("exit")
+			if rc is not None:
+				return int(rc)
+			time.sleep(0.05)
+		raise AssertionError("top did not exit; screen:\n" + self.screen())
+
+	def pid(self):
+		return int(self.file("pid"))
+
+	def close(self):
+		subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, timeout=10)
+		shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def row_order(screen, names):
+	"""Line numbers of the node rows that start with each name."""
+	lines = screen.splitlines()
+	out = []
+	for n in names:
+		idx = [i for i, l in enumerate(lines) if l.startswith(n + " ")]
+		out.append(idx[0] if idx else -1)
+	return out
+
+
+@unittest.skipUnless(plugin_path(), "the plugin is not built (CGPU_PLUGIN)")
+@unittest.skipUnless(shutil.which("tmux"), "tmux is not installed")
+class TopTest(unittest.TestCase):
+	def start(self, scenario, args=(), cols=120, lines=40, env=None, faults=(), unset=(), **options):
+		self.api = FakeAPI(scenario, **options).start()
+		self.addCleanup(self.api.stop)
+		for match, fault in faults:
+			self.api.fault(match, fault, times=0)
+		self.pane = Pane(self.api, args, cols, lines, env, unset)
+		self.addCleanup(self.pane.close)
+		return self.pane
+
+	def assert_restored(self, pane, rc):
+		self.assertEqual(pane.wait_exit(), rc)
+		self.assertEqual(pane.file("before"), pane.file("after"), "stty settings restored")
+		s = pane.wait_text("MARK-AFTER-TOP")
+		self.assertFalse(pane.alternate_on(), "alternate screen left")
+		self.assertIn("MARK-BEFORE-TOP", s, "the screen before top is back")
+		self.assertNotIn("q:quit", s)
+		return s
+
+	def test_screen_shows_the_scenario(self):
+		p = self.start("seed002")
+		s = p.wait_text("cn-hangzhou.192.168.2.167 [")
+		self.assertTrue(p.alternate_on())
+		self.assertIn("cgpu top  context admin  sort name", s)
+		self.assertIn("8/15 GiB (53%)", s)
+		self.assertIn("nodes 1  GPUs 1  pods 2  pending 0", s)
+		self.assertRegex(s, r"cn-hangzhou\.192\.168\.2\.167 \[\|+ +\] +8/15 +53% +2 +0")
+		# 40 lines: the selected node's pane is shown below the list
+		self.assertIn("node cn-hangzhou.192.168.2.167  ip 192.168.2.167", s)
+		self.assertRegex(s, r"GPU0 +\[\|+ +\] 8/15 GiB 53%")
+		self.assertIn("default/app-3g-v1-0", s)
+		self.assertIn("default/app-3g-v1-1", s)
+		self.assertRegex(s, r"data \d+s old, watching")
+		p.keys("q")
+		self.assert_restored(p, 0)
+
+	def test_navigation_sort_and_filter(self):
+		p = self.start("multi-gpu")
+		names = ["gpu-2x", "gpu-4x", "gpu-8x", "gpu-zero"]
+		s = p.wait_text("gpu-zero ")
+		self.assertIn("64/218 GiB (29%)", s)
+		self.assertIn("compute 30/800%", s)
+		self.assertIn("nodes 4  GPUs 15", s)
+		order = row_order(s, names)
+		self.assertEqual(order, sorted(order), "by name first")
+
+		p.keys("j", "j", "Enter")
+		s = p.wait_text("node gpu-8x")
+		self.assertNotIn("gpu-zero ", s, "the node view replaces the list")
+		self.assertRegex(s, r"GPU3 +\[\|+\] 20/16 GiB 125%")
+		self.assertLess(s.index("GPU3"), s.index("default/overalloc-a-0"))
+		self.assertLess(s.index("default/overalloc-b-0"), s.index("GPU4"))
+		p.keys("Escape")
+		s = p.wait_text("gpu-zero ")
+
+		p.keys("s")
+		s = p.wait_text("sort alloc%")
+		o = row_order(s, ["gpu-2x", "gpu-4x", "gpu-8x", "gpu-zero"])
+		self.assertTrue(o[0] < o[1] < o[2] < o[3], "highest share first: %s\n%s" % (o, s))
+		p.keys("s")
+		s = p.wait_text("sort free")
+		o = row_order(s, ["gpu-8x", "gpu-4x", "gpu-2x", "gpu-zero"])
+		self.assertTrue(o[0] < o[1] < o[2] < o[3], "most free first: %s\n%s" % (o, s))
+		p.keys("s", "s")
+		s = p.wait_text("sort name")
+
+		p.keys("/", "8", "x")
+		s = p.wait_text("filter: 8x")
+		p.keys("Enter")
+		s = p.wait_text("filter 8x (1 of 4 nodes)")
+		self.assertEqual(row_order(s, names), [-1, -1, row_order(s, ["gpu-8x"])[0], -1])
+		self.assertNotEqual(row_order(s, ["gpu-8x"])[0], -1)
+		p.keys("Escape")
+		s = p.wait_for(lambda s: "filter" not in s.splitlines()[0] and "gpu-zero " in s, what="filter cleared")
+
+		p.keys("/")
+		p.keys("-l", "ack.node.gpu.schedule=core_mem")
+		p.keys("Enter")
+		s = p.wait_text("(1 of 4 nodes)")
+		self.assertNotEqual(row_order(s, ["gpu-8x"])[0], -1, "a label filter")
+		p.keys("Escape")
+		p.wait_text("gpu-zero ")
+
+		p.keys("?")
+		s = p.wait_text("group nodes by pool")
+		p.keys("Escape")
+		p.wait_text("gpu-zero ")
+		p.keys("p")
+		p.wait_text("pool (no pool): 4 nodes")
+		p.keys("q")
+		self.assert_restored(p, 0)
+
+	def test_a_new_pod_appears_within_seconds(self):
+		p = self.start("multi-gpu")
+		p.wait_text("64/218 GiB (29%)")
+		t0 = time.monotonic()
+		self.api.put_object(pod("fresh-pod-0", "gpu-2x", 3, 0))
+		s = p.wait_text("67/218 GiB (30%)", timeout=5)
+		elapsed = time.monotonic() - t0
+		self.assertLess(elapsed, 3.0)
+		self.assertRegex(s, r"gpu-2x .* 13/30 +43% +3 ")
+		p.keys("Enter")
+		s = p.wait_text("default/fresh-pod-0")
+		self.api.delete_object("pods", "default", "fresh-pod-0")
+		s = p.wait_for(lambda s: "fresh-pod-0" not in s and "64/218" in s, timeout=5, what="pod gone")
+		# the watch went on: no list after the first two
+		lists = [r for r in self.api.requests() if r["method"] == "GET" and r["path"] in ("/api/v1/pods", "/api/v1/nodes")
+			and "watch" not in (r.get("query") or {})]
+		self.assertEqual(len(lists), 2, lists)
+		p.keys("q")
+		self.assert_restored(p, 0)
+
+	def test_expired_watch_lists_again(self):
+		# The pods watch waits two seconds before it is served; meanwhile three pods are added and the
+		# server keeps one event of history, so the watch answers with an ERROR 410 event.
+		p = self.start("seed002", watch_window=1,
+			faults=[({"path_prefix": "/api/v1/pods", "query_contains": "watch=1"}, {"type": "delay", "seconds": 2})])
+		p.wait_text("cn-hangzhou.192.168.2.167 [")
+		for i in range(3):
+			self.api.put_object(pod("burst-%d" % i, "cn-hangzhou.192.168.2.167", 1, 0))
+		p.wait_text("11/15 GiB (73%)", timeout=8)
+		self.api.put_object(pod("after-0", "cn-hangzhou.192.168.2.167", 2, 0))
+		p.wait_text("13/15 GiB (86%)", timeout=5)
+		p.keys("q")
+		self.assert_restored(p, 0)
+		# a watch is logged when its stream ends, which the server notices at its next bookmark
+		end = time.monotonic() + 5
+		while True:
+			reqs = [r for r in self.api.requests() if r["path"] == "/api/v1/pods"]
+			lists = [r for r in reqs if "watch" not in r["query"]]
+			watches = [r for r in reqs if "watch" in r["query"]]
+			if len(watches) >= 2 or time.monotonic() > end:
+				break
+			time.sleep(0.2)
+		self.assertEqual(len(lists), 2, "listed again after 410")
+		self.assertEqual(len(watches), 2, "and watched again")
+		self.assertNotEqual(watches[0]["query"].get("resourceVersion"), watches[1]["query"].get("resourceVersion"))
+
+	def test_refused_watch_falls_back_to_polling(self):
+		p = self.start("seed002", args=["-r", "500ms"],
+			faults=[({"query_contains": "watch=1"}, {"type": "status", "code": 403})])
+		p.wait_text("cn-hangzhou.192.168.2.167 [")
+		p.wait_text("polling every 0.5s")
+		self.api.put_object(pod("late-0", "cn-hangzhou.192.168.2.167", 2, 0))
+		p.wait_text("10/15 GiB (66%)", timeout=5)
+		p.keys("q")
+		self.assert_restored(p, 0)
+
+	def test_slow_server_does_not_freeze_the_keyboard(self):
+		p = self.start("seed002", faults=[({"path_prefix": "/api/v1/pods"}, {"type": "delay", "seconds": 20})])
+		p.wait_text("loading...")
+		p.keys("?")
+		p.wait_text("group nodes by pool", timeout=2)
+		t0 = time.monotonic()
+		p.keys("q")
+		self.assert_restored(p, 0)
+		self.assertLess(time.monotonic() - t0, 3.0)
+
+	def test_ctrl_c_and_sigterm_restore_the_terminal(self):
+		p = self.start("seed002")
+		p.wait_text("cn-hangzhou.192.168.2.167 [")
+		p.keys("C-c")
+		self.assert_restored(p, 130)
+
+		p2 = Pane(self.api)
+		self.addCleanup(p2.close)
+		p2.wait_text("cn-hangzhou.192.168.2.167 [")
+		os.kill(p2.pid(), signal.SIGTERM)
+		self.assert_restored(p2, 143)
+
+	def test_an_error_is_printed_after_the_screen_is_restored(self):
+		p = self.start("seed002", args=["--context", "nobody"])
+		s = self.assert_restored(p, 1)
+		self.assertIn("Error from server (Forbidden)", s)
+		after = s[s.index("MARK-BEFORE-TOP"):]
+		self.assertLess(after.index("Error from server"), after.index("MARK-AFTER-TOP"))
+
+	def test_bad_flags_are_usage_errors(self):
+		p = self.start("seed002", args=["--refresh", "soon"])
+		s = self.assert_restored(p, 2)
+		self.assertIn('invalid refresh interval "soon"', s)
+
+	def test_colour_unless_no_color(self):
+		p = self.start("multi-gpu", unset=["NO_COLOR"], env={"TERM": "screen"})
+		p.wait_text("gpu-zero ")
+		s = p.screen(escapes=True)
+		# green, yellow and red bar fills (SGR 32, 33, 31 as tmux reports them)
+		self.assertRegex(s, r"\x1b\[[0-9;]*32m(\x1b\[[0-9;]*m)*\|")
+		self.assertRegex(s, r"\x1b\[[0-9;]*33m(\x1b\[[0-9;]*m)*\|")
+		self.assertRegex(s, r"\x1b\[[0-9;]*31m(\x1b\[[0-9;]*m)*\|")
+		p.keys("q")
+		self.assert_restored(p, 0)
+
+		p2 = Pane(self.api, env={"TERM": "screen", "NO_COLOR": "1"})
+		self.addCleanup(p2.close)
+		p2.wait_text("gpu-zero ")
+		s = p2.screen(escapes=True)
+		self.assertNotRegex(s, r"\x1b\[([0-9]+;)*[34][0-7]m", "monochrome with NO_COLOR")
+		self.assertRegex(s, r"\x1b\[([0-9]+;)*7m", "reverse video still marks headers and the selection")
+		p2.keys("q")
+		self.assert_restored(p2, 0)
+
+	def test_resize_redraws(self):
+		p = self.start("seed002", cols=120, lines=40)
+		s = p.wait_text("node cn-hangzhou.192.168.2.167  ip")
+		self.assertEqual(len(s.rstrip("\n").split("\n")), 40)
+		p.tmux("resize-window", "-t", "top", "-x", "80", "-y", "24")
+		s = p.wait_for(lambda s: "node cn-hangzhou.192.168.2.167  ip" not in s, what="the pane to go at 24 lines")
+		lines = s.rstrip("\n").split("\n")
+		self.assertEqual(len(lines), 24)
+		self.assertTrue(lines[23].startswith("data "), lines[23])
+		self.assertTrue(lines[23].endswith("?:help q:quit"), lines[23])
+		self.assertEqual(len(lines[23]), 80)
+		p.tmux("resize-window", "-t", "top", "-x", "200", "-y", "50")
+		s = p.wait_text("node cn-hangzhou.192.168.2.167  ip")
+		self.assertEqual(len(s.rstrip("\n").split("\n")[49]), 200)
+		p.keys("q")
+		self.assert_restored(p, 0)
+
+	def test_selection_flags(self):
+		p = self.start("multi-gpu", args=["-l", "cgpu=true"])
+		s = p.wait_text("nodes 3 ")
+		self.assertEqual(row_order(s, ["gpu-8x"]), [-1])
+		self.assertNotEqual(row_order(s, ["gpu-zero"]), [-1])
+		p.keys("q")
+		self.assert_restored(p, 0)
+		sent = [r for r in self.api.requests() if r["path"] == "/api/v1/nodes"]
+		self.assertTrue(sent and all(r["query"].get("labelSelector") == "cgpu=true" for r in sent), sent)
+
+		p2 = Pane(self.api, args=["gpu-2x", "gpu-8x"])
+		self.addCleanup(p2.close)
+		s = p2.wait_text("nodes 2 ")
+		self.assertEqual(row_order(s, ["gpu-4x", "gpu-zero"]), [-1, -1])
+		self.assertNotIn(-1, row_order(s, ["gpu-2x", "gpu-8x"]))
+		p2.keys("q")
+		self.assert_restored(p2, 0)
+
+		p3 = Pane(self.api, args=["--pool", "np-none"])
+		self.addCleanup(p3.close)
+		p3.wait_text("no node offers shared GPU resources")
+		p3.keys("q")
+		self.assert_restored(p3, 0)
+		sent = [r for r in self.api.requests() if r["path"] == "/api/v1/nodes"]
+		self.assertEqual(sent[-1]["query"].get("labelSelector"), "alibabacloud.com/nodepool-id=np-none")
+
+	def test_golden_screen_80x24(self):
+		p = self.start("seed002", cols=80, lines=24)
+		p.wait_text("cn-hangzhou.192.168.2.167 [")
+		s = p.wait_for(lambda s: re.search(r"data \d+s old, watching", s), what="status line")
+		p.keys("q")
+		self.assert_restored(p, 0)
+		s = re.sub(r"data \d+s old", "data 0s old", s)
+		if os.environ.get("UPDATE_GOLDEN"):
+			os.makedirs(os.path.dirname(GOLDEN), exist_ok=True)
+			with open(GOLDEN, "w") as f:
+				f.write(s)
+		with open(GOLDEN) as f:
+			self.assertEqual(s, f.read())
+
+
+if __name__ == "__main__":
+	unittest.main()

@@ -1,0 +1,348 @@
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgpu_testobj.h"
+#include "model.h"
+
+static void init(struct model *m, bool keep)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = keep};
+
+	cr_assert_eq(model_init(m, &o), 0);
+}
+
+static bool has_warning(const struct model *m, const char *code)
+{
+	for (size_t i = 0; i < m->warnings.len; i++)
+		if (strcmp(m->warnings.items[i].code, code) == 0)
+			return true;
+	return false;
+}
+
+/* The same cluster added in two orders gives the same figures. */
+static void check_join(bool pods_first)
+{
+	struct model m;
+	const struct model_node *a, *b;
+
+	init(&m, true);
+	if (!pods_first) {
+		tadd_node(&m, tnode("b", "10.0.0.2", "30", "2"));
+		tadd_node(&m, tnode("a", "10.0.0.1", "15", "1"));
+	}
+	tadd_pod(&m, tpod("ns2", "p", "b", "Running", "1", "5", NULL));
+	tadd_pod(&m, tpod("ns1", "z", "b", "Running", "0", "2", NULL));
+	tadd_pod(&m, tpod("ns1", "y", "b", "Pending", NULL, "3", NULL));
+	tadd_pod(&m, tpod("ns1", "x", "a", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("ns1", "done", "a", "Succeeded", "0", "9", NULL));
+	tadd_pod(&m, tpod("ns1", "failed", "b", "Failed", "1", "9", NULL));
+	if (pods_first) {
+		tadd_node(&m, tnode("a", "10.0.0.1", "15", "1"));
+		tadd_node(&m, tnode("b", "10.0.0.2", "30", "2"));
+	}
+	tfinish(&m);
+	cr_assert_eq(m.nnodes, 2);
+	cr_assert_str_eq(m.nodes[0].name, "a");
+	cr_assert_str_eq(m.nodes[1].name, "b");
+	a = model_find_node(&m, "a");
+	b = model_find_node(&m, "b");
+	cr_assert_eq(a, &m.nodes[0]);
+	cr_assert_null(model_find_node(&m, "c"));
+	cr_assert_eq(a->mem_allocated, 4);
+	cr_assert_eq(a->gpus[0].mem_allocated, 4);
+	cr_assert_eq(b->gpus[0].mem_allocated, 2);
+	cr_assert_eq(b->gpus[1].mem_allocated, 5);
+	cr_assert_eq(b->gpus[1].npods, 1);
+	cr_assert_eq(b->mem_pending, 3);
+	cr_assert_eq(b->mem_allocated, 10);
+	cr_assert_eq(m.totals.mem_total, 45);
+	cr_assert_eq(m.totals.mem_allocated, 14);
+	cr_assert_eq(m.totals.mem_pending, 3);
+	cr_assert_eq(m.totals.gpus, 3);
+	cr_assert_eq(m.totals.pods, 4);
+	cr_assert_eq(m.max_gpus, 2);
+	cr_assert(m.any_pending);
+	cr_assert_not(m.any_core);
+	/* pods sorted namespace then name, per node too */
+	cr_assert_eq(m.npods, 4);
+	cr_assert_str_eq(m.pods[0].name, "x");
+	cr_assert_str_eq(m.pods[1].name, "y");
+	cr_assert_str_eq(m.pods[2].name, "z");
+	cr_assert_str_eq(m.pods[3].namespace, "ns2");
+	cr_assert_eq(b->npods, 3);
+	cr_assert_str_eq(m.pods[b->pods[0]].name, "y");
+	cr_assert_str_eq(m.pods[b->pods[2]].name, "p");
+	cr_assert_eq(m.warnings.len, 0);
+	model_release(&m);
+}
+
+Test(model, joins_nodes_first)
+{
+	check_join(false);
+}
+
+Test(model, joins_pods_first)
+{
+	check_join(true);
+}
+
+Test(model, summary_mode_keeps_no_pods)
+{
+	struct model m;
+
+	init(&m, false);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	for (int i = 0; i < 100; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%d", i);
+		tadd_pod(&m, tpod("ns", name, "a", "Running", "0", "1", NULL));
+	}
+	tadd_pod(&m, tpod("ns", "waiting", NULL, "Pending", NULL, "2", NULL));
+	cr_assert_eq(m.npods, 1); /* only the unscheduled one, for the line under the table */
+	tfinish(&m);
+	cr_assert_eq(m.nodes[0].mem_allocated, 100);
+	cr_assert_eq(m.nodes[0].npods, 0);
+	cr_assert_eq(m.totals.pods, 100);
+	cr_assert_eq(m.nunscheduled, 1);
+	cr_assert_str_eq(m.pods[m.unscheduled[0]].name, "waiting");
+	model_release(&m);
+}
+
+Test(model, unscheduled_pods)
+{
+	struct model m;
+
+	init(&m, true);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_pod(&m, tpod("d", "y", NULL, "Pending", NULL, "4", NULL));
+	tadd_pod(&m, tpod("d", "x", NULL, "Pending", NULL, "3", NULL));
+	tadd_pod(&m, tpod("d", "nogpu", NULL, "Pending", NULL, "", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.nunscheduled, 2);
+	cr_assert_str_eq(m.pods[m.unscheduled[0]].name, "x");
+	cr_assert_null(m.pods[m.unscheduled[0]].node);
+	cr_assert_eq(m.totals.unscheduled, 2);
+	cr_assert_eq(m.totals.mem_pending, 7);
+	cr_assert_eq(m.totals.mem_allocated, 0);
+	model_release(&m);
+}
+
+Test(model, pods_on_unknown_nodes_are_dropped)
+{
+	struct model m;
+	const char *const only[] = {"a", NULL};
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .nodes = only};
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_node(&m, tnode("b", NULL, "15", "1"));
+	tadd_pod(&m, tpod("d", "p", "b", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("d", "q", "c", "Running", "0", "4", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.nnodes, 1);
+	cr_assert_eq(m.npods, 0);
+	cr_assert_eq(m.totals.mem_allocated, 0);
+	cr_assert_eq(m.warnings.len, 0);
+	model_release(&m);
+}
+
+Test(model, namespace_filter_hides_pods_not_sums)
+{
+	struct model m;
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .pod_namespace = "mine"};
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_pod(&m, tpod("mine", "p", "a", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("theirs", "q", "a", "Running", "0", "5", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.npods, 1);
+	cr_assert_str_eq(m.pods[0].namespace, "mine");
+	cr_assert_eq(m.nodes[0].mem_allocated, 9);
+	model_release(&m);
+}
+
+Test(model, mixed_units_convert_to_mib_with_warning)
+{
+	struct model m;
+
+	init(&m, true);
+	tadd_node(&m, tnode("gib", NULL, "15", "1"));
+	tadd_node(&m, tnode("mib", NULL, "11178", "1"));
+	tadd_pod(&m, tpod("d", "p", "gib", "Running", "0", "2", NULL));
+	tfinish(&m);
+	cr_assert(m.totals.mixed_units);
+	cr_assert_eq(m.totals.unit, UNIT_MIB);
+	cr_assert_eq(m.nodes[0].unit, UNIT_MIB);
+	cr_assert_eq(m.nodes[0].mem_total, 15 * 1024);
+	cr_assert_eq(m.nodes[0].gpus[0].mem_allocated, 2048);
+	cr_assert_eq(m.pods[0].mem, 2048);
+	cr_assert_eq(m.totals.mem_total, 15 * 1024 + 11178);
+	cr_assert(has_warning(&m, "MixedUnits"));
+	model_release(&m);
+}
+
+Test(model, forced_unit)
+{
+	struct model m;
+	struct model_options o = {.force_unit = UNIT_GIB};
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("mib", NULL, "44712", "4"));
+	tadd_pod(&m, tpod("d", "p", "mib", "Running", "0", "2048", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.totals.unit, UNIT_GIB);
+	cr_assert_eq(m.nodes[0].mem_total, 43);
+	cr_assert_eq(m.nodes[0].gpus[0].mem_total, 10);
+	cr_assert_eq(m.nodes[0].gpus[0].mem_allocated, 2);
+	cr_assert_not(has_warning(&m, "MixedUnits"));
+	model_release(&m);
+}
+
+Test(model, warnings_over_allocation_and_index)
+{
+	struct model m;
+
+	init(&m, false);
+	tadd_pod(&m, tpod("d", "big", "a", "Running", "0", "10", NULL));
+	tadd_pod(&m, tpod("d", "big2", "a", "Running", "0", "10", NULL));
+	tadd_pod(&m, tpod("d", "far", "a", "Running", "3", "1", NULL));
+	tadd_pod(&m, tpod("d", "very-far", "a", "Running", "4000", "1", NULL));
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tfinish(&m);
+	cr_assert(has_warning(&m, "OverAllocated"));
+	cr_assert(has_warning(&m, "IndexBeyondCount"));
+	cr_assert_eq(m.nodes[0].mem_allocated, 22);
+	cr_assert_str_eq(m.warnings.items[0].object, "node/a");
+	model_release(&m);
+}
+
+Test(model, mode_mismatch)
+{
+	struct model m;
+	struct k8s_node *n;
+
+	init(&m, false);
+	/* node that no longer offers gpu-mem, with pods holding some */
+	tadd_node(&m, tnode("gone", NULL, NULL, "1"));
+	tadd_pod(&m, tpod("d", "p", "gone", "Running", "0", "4", NULL));
+	/* node in exclusive mode that still lists gpu-mem */
+	n = tnode("excl", NULL, "15", "1");
+	tkv(&n->labels, "ack.node.gpu.schedule", "default");
+	tadd_node(&m, n);
+	tadd_pod(&m, tpod("d", "q", "excl", "Running", "0", "4", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.nnodes, 1);
+	cr_assert_eq(m.warnings.len, 2);
+	cr_assert_str_eq(m.warnings.items[0].code, "ModeMismatch");
+	cr_assert_str_eq(m.warnings.items[0].object, "node/excl");
+	cr_assert_str_eq(m.warnings.items[1].object, "node/gone");
+	model_release(&m);
+}
+
+Test(model, core_shares)
+{
+	struct model m;
+	struct k8s_node *n = tnode("a", NULL, "30", "2");
+	struct k8s_pod *p = tpod("d", "p", "a", "Running", "1", "4", NULL);
+
+	tkv(&n->allocatable, "aliyun.com/gpu-core.percentage", "200");
+	tkv(&p->containers[0].limits, "aliyun.com/gpu-core.percentage", "30");
+	init(&m, true);
+	tadd_node(&m, n);
+	tadd_pod(&m, p);
+	tfinish(&m);
+	cr_assert(m.any_core);
+	cr_assert_eq(m.nodes[0].core_total, 200);
+	cr_assert_eq(m.nodes[0].gpus[1].core_total, 100);
+	cr_assert_eq(m.nodes[0].gpus[1].core_allocated, 30);
+	cr_assert_eq(m.totals.core_allocated, 30);
+	model_release(&m);
+}
+
+Test(model, reset_pods_and_nodes)
+{
+	struct model m;
+
+	init(&m, true);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_pod(&m, tpod("d", "p", "a", "Running", "0", "4", NULL));
+	model_reset_pods(&m);
+	model_reset_nodes(&m);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_node(&m, tnode("a", NULL, "20", "1")); /* the same node again: the newer copy wins */
+	tadd_pod(&m, tpod("d", "q", "a", "Running", "0", "1", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.nnodes, 1);
+	cr_assert_eq(m.nodes[0].mem_total, 20);
+	cr_assert_eq(m.nodes[0].mem_allocated, 1);
+	cr_assert_eq(m.npods, 1);
+	model_release(&m);
+}
+
+Test(model, labels_pool_and_card)
+{
+	struct model m;
+	struct k8s_node *n = tnode("a", NULL, "15", "1");
+
+	tkv(&n->labels, "alibabacloud.com/nodepool-id", "np1");
+	tkv(&n->labels, "aliyun.accelerator/nvidia_name", "Tesla-T4");
+	tkv(&n->labels, "aliyun.accelerator/nvidia_mem", "15109MiB");
+	init(&m, false);
+	tadd_node(&m, n);
+	tfinish(&m);
+	cr_assert_str_eq(m.nodes[0].pool, "np1");
+	cr_assert_str_eq(m.nodes[0].gpu_model, "Tesla-T4");
+	cr_assert_eq(m.nodes[0].card_mem_mib, 15109);
+	cr_assert_str_eq(m.nodes[0].ip, "unknown");
+	cr_assert_str_eq(kvlist_get(&m.nodes[0].labels, "alibabacloud.com/nodepool-id"), "np1");
+	model_release(&m);
+}
+
+Test(model, filters_union_schemes_and_model)
+{
+	struct model m;
+	const struct decode_filter *nf, *pf;
+
+	init(&m, false);
+	nf = model_node_filter(&m);
+	pf = model_pod_filter(&m);
+	cr_assert_not_null(nf);
+	cr_assert_not_null(pf);
+	cr_assert(decode_filter_match(nf->resource_names, "aliyun.com/gpu-mem", 18));
+	cr_assert(decode_filter_match(nf->label_keys, "alibabacloud.com/nodepool-id", 28));
+	cr_assert(decode_filter_match(nf->label_keys, "aliyun.accelerator/nvidia_mem", 29));
+	cr_assert_not(decode_filter_match(nf->label_keys, "kubernetes.io/hostname", 22));
+	cr_assert(decode_filter_match(pf->annotation_keys, "ALIYUN_COM_GPU_MEM_IDX", 22));
+	cr_assert(decode_filter_match(pf->resource_names, "aliyun.com/gpu-mem", 18));
+	model_release(&m);
+}
+
+Test(model, empty)
+{
+	struct model m;
+
+	init(&m, true);
+	tfinish(&m);
+	cr_assert_eq(m.nnodes, 0);
+	cr_assert_eq(m.totals.mem_total, 0);
+	cr_assert_eq(m.max_gpus, 0);
+	model_release(&m);
+	model_release(&m);
+}
+
+Test(model, unscheduled_pods_follow_the_forced_unit)
+{
+	struct model m;
+	struct model_options o = {.force_unit = UNIT_MIB, .keep_pods = true};
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_pod(&m, tpod("d", "x", NULL, "Pending", NULL, "4", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.pods[m.unscheduled[0]].mem, 4096);
+	cr_assert_eq(m.totals.mem_pending, 4096);
+	model_release(&m);
+}

@@ -1,0 +1,131 @@
+/* Filtered maps, filters and their union. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "objects.h"
+#include "warnings.h"
+
+Test(objects, kvlist_add_get_release)
+{
+	struct kvlist l = {0};
+	char key[] = {'a', 'b', 'c'};
+
+	cr_assert_eq(kvlist_add(&l, key, 2, "v1xyz", 2), 0);
+	cr_assert_eq(kvlist_add(&l, "k", 1, NULL, 0), 0);
+	for (int i = 0; i < 100; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "key%d", i);
+		cr_assert_eq(kvlist_add(&l, k, strlen(k), k, strlen(k)), 0);
+	}
+	cr_assert_eq(l.len, 102);
+	cr_assert_str_eq(kvlist_get(&l, "ab"), "v1");
+	cr_assert_str_eq(kvlist_get(&l, "k"), "");
+	cr_assert_str_eq(kvlist_get(&l, "key99"), "key99");
+	cr_assert_null(kvlist_get(&l, "abc"));
+	cr_assert_null(kvlist_get(&l, "a"));
+	cr_assert_null(kvlist_get(NULL, "a"));
+	/* the last of a key written twice wins, as in the API server */
+	cr_assert_eq(kvlist_add(&l, "ab", 2, "v2", 2), 0);
+	cr_assert_str_eq(kvlist_get(&l, "ab"), "v2");
+	kvlist_release(&l);
+	cr_assert_eq(l.len, 0);
+	cr_assert_null(l.items);
+	kvlist_release(&l);
+	kvlist_release(NULL);
+}
+
+Test(objects, filter_match)
+{
+	static const char *const pats[] = {"ALIYUN_COM_GPU_MEM_*", "exact", "pre/*", "*x", NULL};
+	static const char *const star[] = {"*", NULL};
+
+	cr_assert(decode_filter_match(pats, "ALIYUN_COM_GPU_MEM_IDX", 22));
+	cr_assert(decode_filter_match(pats, "ALIYUN_COM_GPU_MEM_", 19));
+	cr_assert_not(decode_filter_match(pats, "ALIYUN_COM_GPU_MEM", 18));
+	cr_assert(decode_filter_match(pats, "exact", 5));
+	cr_assert_not(decode_filter_match(pats, "exactly", 7));
+	cr_assert_not(decode_filter_match(pats, "exac", 4));
+	/* keylen, not the terminator, bounds the key */
+	cr_assert(decode_filter_match(pats, "exactly", 5));
+	cr_assert(decode_filter_match(pats, "pre/a", 5));
+	cr_assert_not(decode_filter_match(pats, "pre", 3));
+	/* only a trailing star is special */
+	cr_assert(decode_filter_match(pats, "*x", 2));
+	cr_assert_not(decode_filter_match(pats, "ax", 2));
+	cr_assert(decode_filter_match(star, "anything", 8));
+	cr_assert(decode_filter_match(star, "", 0));
+	cr_assert_not(decode_filter_match(NULL, "a", 1));
+}
+
+Test(objects, filter_union)
+{
+	static const char *const a_labels[] = {"a", "b*", NULL};
+	static const char *const b_labels[] = {"c", NULL};
+	static const char *const b_res[] = {"nvidia.com/gpu", NULL};
+	const struct decode_filter a = {.label_keys = a_labels, .all_annotations = true};
+	const struct decode_filter b = {.label_keys = b_labels, .resource_names = b_res};
+	struct decode_filter u;
+
+	cr_assert_eq(decode_filter_union(&u, &a, &b), 0);
+	cr_assert(decode_filter_match(u.label_keys, "a", 1));
+	cr_assert(decode_filter_match(u.label_keys, "bee", 3));
+	cr_assert(decode_filter_match(u.label_keys, "c", 1));
+	cr_assert_not(decode_filter_match(u.label_keys, "d", 1));
+	cr_assert_null(u.annotation_keys);
+	cr_assert(u.all_annotations);
+	cr_assert_not(u.all_labels);
+	cr_assert_not(u.all_resources);
+	cr_assert(decode_filter_match(u.resource_names, "nvidia.com/gpu", 14));
+	cr_assert_neq(u.resource_names, b_res); /* a copy of the array */
+	decode_filter_release(&u);
+	cr_assert_null(u.label_keys);
+	decode_filter_release(&u);
+	decode_filter_release(NULL);
+
+	cr_assert_eq(decode_filter_union(&u, NULL, &b), 0);
+	cr_assert(decode_filter_match(u.label_keys, "c", 1));
+	decode_filter_release(&u);
+}
+
+Test(objects, free_is_null_safe_and_complete)
+{
+	struct k8s_node *n = calloc(1, sizeof(*n));
+	struct k8s_pod *p = calloc(1, sizeof(*p));
+
+	k8s_node_free(NULL);
+	k8s_pod_free(NULL);
+	n->name = strdup("n");
+	n->internal_ip = strdup("10.0.0.1");
+	kvlist_add(&n->capacity, "x", 1, "1", 1);
+	k8s_node_free(n);
+	p->name = strdup("p");
+	p->containers = calloc(2, sizeof(*p->containers));
+	p->ncontainers = 2;
+	p->containers[1].name = strdup("c");
+	kvlist_add(&p->containers[1].limits, "x", 1, "1", 1);
+	p->owners = calloc(1, sizeof(*p->owners));
+	p->nowners = 1;
+	p->owners[0].kind = strdup("DaemonSet");
+	k8s_pod_free(p);
+}
+
+Test(objects, warnings)
+{
+	struct warnings w = {0};
+
+	for (int i = 0; i < 20; i++)
+		warnings_add(&w, "OverAllocated", i % 2 ? "node/a" : NULL, "gpu %d has %s", i, "too much");
+	cr_assert_eq(w.len, 20);
+	cr_assert_str_eq(w.items[3].code, "OverAllocated");
+	cr_assert_str_eq(w.items[3].object, "node/a");
+	cr_assert_null(w.items[4].object);
+	cr_assert_str_eq(w.items[4].message, "gpu 4 has too much");
+	warnings_release(&w);
+	cr_assert_eq(w.len, 0);
+	warnings_release(&w);
+	warnings_release(NULL);
+	warnings_add(NULL, "x", NULL, "y");
+}

@@ -1,0 +1,246 @@
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgpu_testobj.h"
+#include "render.h"
+
+static char *summary(struct model *m, bool wide)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(render_summary(f, m, wide, &err), 0);
+	cr_assert_eq(render_unscheduled(f, m, &err), 0);
+	fclose(f);
+	return buf;
+}
+
+static char *details(struct model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(render_details(f, m, &err), 0);
+	fclose(f);
+	return buf;
+}
+
+static void golden(const char *got, const char *name)
+{
+	char *want = tslurp(name);
+
+	cr_assert_str_eq(got, want, "got:\n%s\nwant:\n%s", got, want);
+	free(want);
+}
+
+static void init(struct model *m, bool keep)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = keep};
+
+	cr_assert_eq(model_init(m, &o), 0);
+}
+
+Test(render_table, published_two_nodes)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	build_published_two_nodes(&m);
+	tfinish(&m);
+	out = summary(&m, false);
+	golden(out, GOLDEN_DIR "published-two-nodes.txt");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, published_mib_with_pending)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	build_published_mib(&m);
+	tfinish(&m);
+	out = summary(&m, false);
+	golden(out, GOLDEN_DIR "published-mib.txt");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, seed002_empty_node)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	build_seed002(&m, false);
+	tfinish(&m);
+	out = summary(&m, false);
+	golden(out, GOLDEN_DIR "seed002-empty.txt");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, seed002_details)
+{
+	struct model m;
+	char *out;
+
+	init(&m, true);
+	build_seed002(&m, true);
+	tfinish(&m);
+	out = details(&m);
+	golden(out, GOLDEN_DIR "seed002-details.txt");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, two_gpu_node)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	tadd_node(&m, tnode("n1", "10.0.0.1", "14", "2"));
+	tfinish(&m);
+	out = summary(&m, false);
+	cr_assert(strstr(out, "n1    10.0.0.1   0/7                    0/7                    0/14\n"), "%s", out);
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, fewer_gpus_show_zero_and_truncated_percent)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	tadd_node(&m, tnode("a", NULL, "14", "2"));
+	tadd_node(&m, tnode("b", "10.0.0.2", "7", "1"));
+	tadd_pod(&m, tpod("x", "p", "a", "Running", "1", "2", NULL));
+	tadd_pod(&m, tpod("x", "q", "b", "Running", "0", "4", NULL));
+	tfinish(&m);
+	out = summary(&m, false);
+	/* 6/21 = 28.57%: truncated */
+	cr_assert_str_eq(out,
+			 "NAME  IPADDRESS  GPU0(Allocated/Total)  GPU1(Allocated/Total)  GPU Memory(GiB)\n"
+			 "a     unknown    0/7                    2/7                    2/14\n"
+			 "b     10.0.0.2   4/7                    0/0                    4/7\n"
+			 "-------------------------------------------\n"
+			 "Allocated/Total GPU Memory In Cluster:\n"
+			 "6/21 (28%)\n");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, details_pending_column_and_namespace_filter)
+{
+	struct model m;
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .pod_namespace = "team"};
+	char *out;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("n", "10.0.0.1", "30", "2"));
+	tadd_pod(&m, tpod("team", "p1", "n", "Running", "1", "3", NULL));
+	tadd_pod(&m, tpod("team", "p0", "n", "Pending", NULL, "2", NULL));
+	tadd_pod(&m, tpod("other", "hidden", "n", "Running", "0", "5", NULL));
+	tfinish(&m);
+	out = details(&m);
+	cr_assert_str_eq(out,
+			 "NAME:       n\n"
+			 "IPADDRESS:  10.0.0.1\n"
+			 "\n"
+			 "NAME         NAMESPACE  GPU0(Allocated)  GPU1(Allocated)  Pending(Allocated)\n"
+			 "p0           team       0                0                2\n"
+			 "p1           team       0                3                0\n"
+			 "Allocated :  10 (33%)\n"
+			 "Total :      30\n"
+			 "----------------------------------------\n"
+			 "\n"
+			 "Allocated/Total GPU Memory In Cluster:  10/30 (33%)\n");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, unscheduled_line)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	build_seed002(&m, false);
+	tadd_pod(&m, tpod("default", "y", NULL, "Pending", NULL, "4", NULL));
+	tadd_pod(&m, tpod("default", "x", NULL, "Pending", NULL, "3", NULL));
+	tfinish(&m);
+	out = summary(&m, false);
+	cr_assert(strstr(out, "0/15 (0%)\nPending (not scheduled): 2 pods asking for 7 GiB: default/x, default/y\n"),
+		  "%s", out);
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, wide_columns)
+{
+	struct model m;
+	struct k8s_node *n = tnode("n", "10.0.0.1", "15", "1");
+	char *out;
+
+	tkv(&n->labels, "ack.node.gpu.schedule", "cgpu");
+	tkv(&n->labels, "ack.node.gpu.placement", "binpack");
+	tkv(&n->labels, "alibabacloud.com/nodepool-id", "np-1");
+	tkv(&n->labels, "aliyun.accelerator/nvidia_name", "Tesla-V100");
+	tkv(&n->labels, "aliyun.accelerator/nvidia_mem", "16160MiB");
+	n->capacity.items[0].value[0] = '2'; /* capacity 25: 10 GiB withheld */
+	init(&m, false);
+	tadd_node(&m, n);
+	tfinish(&m);
+	out = summary(&m, true);
+	cr_assert(strstr(out, "NAME  IPADDRESS  GPU0(Allocated/Total)  GPU Memory(GiB)  MODEL       CARD MEMORY(MiB)  "
+			      "MODE  ISOLATION  PLACEMENT  POOL  UNHEALTHY(GiB)\n"
+			      "n     10.0.0.1   0/15                   0/15             Tesla-V100  16160             "
+			      "cgpu  on         binpack    np-1  10\n"),
+		  "%s", out);
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, empty_cluster)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	tfinish(&m);
+	out = summary(&m, false);
+	cr_assert_str_eq(out, "NAME  IPADDRESS  GPU Memory(GiB)\n\nAllocated/Total GPU Memory In Cluster:\n0/0 (0%)\n");
+	free(out);
+	out = details(&m);
+	cr_assert_str_eq(out, "Allocated/Total GPU Memory In Cluster:  0/0 (0%)\n");
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, warnings_lines)
+{
+	struct model m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	init(&m, false);
+	tadd_node(&m, tnode("n", "10.0.0.1", "15", "1"));
+	tadd_pod(&m, tpod("d", "p", "n", "Running", "0", "16", NULL));
+	tfinish(&m);
+	cr_assert_eq(render_warnings(f, &m, &err), 0);
+	fclose(f);
+	cr_assert_str_eq(buf, "Warning: node n: GPU0 has 16/15 GiB allocated, more than it offers\n");
+	free(buf);
+	model_release(&m);
+}

@@ -1,0 +1,542 @@
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_layout.h"
+
+/* A model built by hand, as model_finish would leave it: nodes sorted by name. */
+struct fixture {
+	struct model m;
+	struct model_node nodes[64];
+	struct model_gpu gpus[64][8];
+	struct model_pod pods[8];
+	struct model_pod_gpu pod_gpus[8];
+	size_t node_pods[64][8];
+	struct kv labels[64][2];
+	char names[64][32];
+};
+
+static struct fixture *fx;
+
+static struct model_node *add_node(const char *name, const char *pool, int ngpus, int64_t per_gpu,
+				   const int64_t *alloc)
+{
+	size_t i = fx->m.nnodes++;
+	struct model_node *n = &fx->nodes[i];
+
+	snprintf(fx->names[i], sizeof(fx->names[i]), "%s", name);
+	n->name = fx->names[i];
+	n->ip = "10.0.0.1";
+	n->unit = UNIT_GIB;
+	n->pool = (char *)pool;
+	n->gpus = fx->gpus[i];
+	n->ngpus = ngpus;
+	n->pods = fx->node_pods[i];
+	fx->labels[i][0] = (struct kv){ .key = "gpu", .value = "on" };
+	fx->labels[i][1] = (struct kv){ .key = "alibabacloud.com/nodepool-id", .value = (char *)(pool ? pool : "") };
+	n->labels.items = fx->labels[i];
+	n->labels.len = 2;
+	for (int g = 0; g < ngpus; g++) {
+		n->gpus[g] = (struct model_gpu){ .index = g, .mem_total = per_gpu, .mem_allocated = alloc ? alloc[g] : 0 };
+		n->mem_total += per_gpu;
+		n->mem_allocated += alloc ? alloc[g] : 0;
+	}
+	fx->m.totals.nodes++;
+	fx->m.totals.gpus += (size_t)ngpus;
+	fx->m.totals.mem_total += n->mem_total;
+	fx->m.totals.mem_allocated += n->mem_allocated;
+	if (ngpus > fx->m.max_gpus)
+		fx->m.max_gpus = ngpus;
+	return n;
+}
+
+/* A pod on GPU gpu (-1 = pending) of node n. */
+static void add_pod(struct model_node *n, const char *ns, const char *name, int gpu, int64_t mem)
+{
+	size_t i = fx->m.npods++;
+	struct model_pod *p = &fx->pods[i];
+
+	p->namespace = (char *)ns;
+	p->name = (char *)name;
+	p->phase = "Running";
+	p->node = n->name;
+	p->mem = mem;
+	p->gpus = &fx->pod_gpus[i];
+	p->ngpus = 1;
+	fx->pod_gpus[i] = (struct model_pod_gpu){ .gpu = gpu, .mem = mem };
+	n->pods[n->npods++] = i;
+	if (gpu < 0) {
+		n->mem_pending += mem;
+		fx->m.totals.mem_pending += mem;
+	} else {
+		n->gpus[gpu].npods++;
+	}
+	fx->m.totals.pods++;
+}
+
+static void setup(void)
+{
+	fx = calloc(1, sizeof(*fx));
+	fx->m.nodes = fx->nodes;
+	fx->m.pods = fx->pods;
+}
+
+static void teardown(void)
+{
+	free(fx);
+}
+
+TestSuite(tui_layout, .init = setup, .fini = teardown);
+
+/* seed002: one 15 GiB node, two pods of 4 GiB on GPU0 */
+static void seed002(void)
+{
+	static const int64_t alloc[] = { 8 };
+	struct model_node *n = add_node("cn-hangzhou.192.168.2.167", NULL, 1, 15, alloc);
+
+	n->ip = "192.168.2.167";
+	add_pod(n, "default", "app-3g-v1-0", 0, 4);
+	add_pod(n, "default", "app-3g-v1-1", 0, 4);
+}
+
+static void sync_rows(struct tui_state *s)
+{
+	const char **names;
+	long n = tui_layout_rows(&fx->m, s, &names);
+	struct tui_event ev = { .type = TUI_EV_ROWS, .rows = names, .nrows = (size_t)n };
+
+	cr_assert_geq(n, 0);
+	tui_reduce(s, &ev);
+	free(names);
+}
+
+static void key(struct tui_state *s, int k)
+{
+	struct tui_event ev = { .type = TUI_EV_KEY, .key = k };
+
+	tui_reduce(s, &ev);
+	if (s->relayout)
+		sync_rows(s);
+}
+
+/* Lay out and return the whole screen as text, one '\n' per line. */
+static char *screen_text(struct tui_state *s, const struct tui_status *st, struct tui_screen *scr)
+{
+	char *all = calloc(1, 1);
+	size_t len = 0;
+
+	cr_assert_eq(tui_layout_screen(scr, s, &fx->m, st), 0);
+	for (int y = 0; y < scr->lines; y++) {
+		char *l = tui_screen_line_text(scr, y);
+
+		cr_assert_not_null(l);
+		cr_assert_leq(strlen(l), (size_t)s->cols, "line %d wider than the screen: %s", y, l);
+		all = realloc(all, len + strlen(l) + 2);
+		memcpy(all + len, l, strlen(l));
+		len += strlen(l);
+		all[len++] = '\n';
+		all[len] = '\0';
+		free(l);
+	}
+	return all;
+}
+
+static const struct tui_status status_ok = { .context = "admin", .age_s = 3, .mode = "watching" };
+
+Test(tui_layout, levels_follow_the_thresholds)
+{
+	cr_assert_eq(tui_level(0, 10), TUI_ROLE_LOW);
+	cr_assert_eq(tui_level(4, 10), TUI_ROLE_LOW);
+	cr_assert_eq(tui_level(49, 100), TUI_ROLE_LOW);
+	cr_assert_eq(tui_level(50, 100), TUI_ROLE_MID);
+	cr_assert_eq(tui_level(89, 100), TUI_ROLE_MID);
+	cr_assert_eq(tui_level(90, 100), TUI_ROLE_HIGH);
+	cr_assert_eq(tui_level(12, 10), TUI_ROLE_HIGH);
+	cr_assert_eq(tui_level(0, 0), TUI_ROLE_DIM);
+	cr_assert_eq(tui_level(3, 0), TUI_ROLE_HIGH);
+}
+
+Test(tui_layout, percent_truncates_and_bars_round_down)
+{
+	cr_assert_eq(tui_percent(2, 7), 28);
+	cr_assert_eq(tui_percent(8, 15), 53);
+	cr_assert_eq(tui_percent(5, 0), 0);
+	cr_assert_eq(tui_bar_fill(0, 15, 10), 0);
+	cr_assert_eq(tui_bar_fill(1, 1000, 10), 1, "any allocation shows");
+	cr_assert_eq(tui_bar_fill(8, 15, 10), 5);
+	cr_assert_eq(tui_bar_fill(15, 15, 10), 10);
+	cr_assert_eq(tui_bar_fill(20, 15, 10), 10);
+	cr_assert_eq(tui_bar_fill(3, 15, 0), 0);
+	cr_assert_str_eq(tui_unit_name(UNIT_MIB), "MiB");
+}
+
+Test(tui_layout, filter_by_substring_label_or_pool)
+{
+	struct model_node *n = add_node("gpu-a-1", "np-1", 1, 15, NULL);
+
+	cr_assert(tui_node_matches(n, NULL));
+	cr_assert(tui_node_matches(n, ""));
+	cr_assert(tui_node_matches(n, "a-1"));
+	cr_assert(tui_node_matches(n, "np-"), "pool substring");
+	cr_assert(tui_node_matches(n, "gpu=on"));
+	cr_assert(tui_node_matches(n, "pool=np-1"));
+	cr_assert(tui_node_matches(n, "alibabacloud.com/nodepool-id=np-1"));
+	cr_assert_not(tui_node_matches(n, "gpu=off"));
+	cr_assert_not(tui_node_matches(n, "pool=np"));
+	cr_assert_not(tui_node_matches(n, "zzz"));
+}
+
+Test(tui_layout, rows_sort_filter_and_group)
+{
+	static const int64_t a_alloc[] = { 14 }, b_alloc[] = { 2 }, c_alloc[] = { 8 };
+	struct tui_state s;
+	const char **r;
+	long n;
+	struct model_node *c;
+
+	add_node("a", "p2", 1, 15, a_alloc);
+	add_node("b", "p1", 1, 30, b_alloc);
+	c = add_node("c", "p1", 1, 15, c_alloc);
+	add_pod(c, "default", "waiting", -1, 3);
+	tui_state_init(&s, 80, 24);
+
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(r[0], "a");
+	cr_assert_str_eq(r[2], "c");
+	free(r);
+
+	s.sort = TUI_SORT_ALLOC;
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_str_eq(r[0], "a"); /* 93% */
+	cr_assert_str_eq(r[1], "c"); /* 53% */
+	cr_assert_str_eq(r[2], "b"); /* 6% */
+	free(r);
+
+	s.sort = TUI_SORT_FREE;
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_str_eq(r[0], "b"); /* 28 free */
+	cr_assert_str_eq(r[1], "c"); /* 7 */
+	cr_assert_str_eq(r[2], "a"); /* 1 */
+	free(r);
+
+	s.sort = TUI_SORT_PENDING;
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_str_eq(r[0], "c");
+	cr_assert_str_eq(r[1], "a", "ties by name");
+	free(r);
+
+	s.sort = TUI_SORT_NAME;
+	s.group_pools = true;
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_str_eq(r[0], "b");
+	cr_assert_str_eq(r[1], "c");
+	cr_assert_str_eq(r[2], "a");
+	free(r);
+
+	s.filter = strdup("p1");
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_eq(n, 2);
+	free(r);
+	free(s.filter);
+	s.filter = strdup("nomatch");
+	n = tui_layout_rows(&fx->m, &s, &r);
+	cr_assert_eq(n, 0);
+	free(r);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, screen_80x24_shows_the_cluster)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	seed002();
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "cgpu top  context admin  sort name"), "%s", text);
+	cr_assert_not_null(strstr(text, "8/15 GiB (53%)"), "%s", text);
+	cr_assert_not_null(strstr(text, "nodes 1  GPUs 1  pods 2  pending 0"), "%s", text);
+	cr_assert_not_null(strstr(text, "NODE"), "%s", text);
+	cr_assert_not_null(strstr(text, "MEMORY(GiB)"), "%s", text);
+	cr_assert_not_null(strstr(text, "cn-hangzhou.192.168.2.167 ["), "%s", text);
+	cr_assert_not_null(strstr(text, "       8/15  53%"), "%s", text);
+	cr_assert_not_null(strstr(text, "data 3s old, watching"), "%s", text);
+	cr_assert_not_null(strstr(text, "?:help q:quit"), "%s", text);
+	cr_assert_null(strstr(text, "app-3g-v1-0"), "no pane at 24 lines");
+	cr_assert(scr.line[4].selected, "the first node is highlighted");
+	cr_assert_eq(scr.line[3].fill, TUI_ROLE_HEADER);
+	cr_assert_eq(scr.page, 19);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, bars_are_coloured_by_level)
+{
+	static const int64_t alloc[] = { 1, 8, 14 };
+	struct tui_state s;
+	struct tui_screen scr;
+	const struct tui_line *l;
+	int low = 0, mid = 0, high = 0;
+
+	add_node("n", NULL, 3, 15, alloc);
+	tui_state_init(&s, 120, 24);
+	sync_rows(&s);
+	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
+	l = &scr.line[4];
+	for (size_t i = 0; i < l->nspans; i++) {
+		if (l->spans[i].text[0] != '|')
+			continue;
+		low += l->spans[i].role == TUI_ROLE_LOW;
+		mid += l->spans[i].role == TUI_ROLE_MID;
+		high += l->spans[i].role == TUI_ROLE_HIGH;
+	}
+	cr_assert_eq(low, 1);
+	cr_assert_eq(mid, 1);
+	cr_assert_eq(high, 1);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, large_terminal_shows_the_selected_node_pane)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	seed002();
+	add_node("other", NULL, 2, 15, NULL);
+	tui_state_init(&s, 200, 50);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "node cn-hangzhou.192.168.2.167  ip 192.168.2.167"), "%s", text);
+	cr_assert_not_null(strstr(text, "GPU0  ["), "%s", text);
+	cr_assert_not_null(strstr(text, "default/app-3g-v1-0"), "%s", text);
+	cr_assert_not_null(strstr(text, "default/app-3g-v1-1"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	key(&s, 'j');
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "node other"), "%s", text);
+	cr_assert_not_null(strstr(text, "no pods hold GPU resources"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, node_view_lists_pods_under_their_gpu_and_pending)
+{
+	static const int64_t alloc[] = { 0, 6 };
+	struct tui_state s;
+	struct tui_screen scr;
+	struct model_node *n;
+	char *text, *g1, *pod, *pend, *waiting;
+
+	n = add_node("two", NULL, 2, 11178, alloc);
+	n->unit = UNIT_MIB;
+	add_pod(n, "ml", "trainer", 1, 6);
+	add_pod(n, "ml", "waiting", -1, 3);
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	key(&s, TUI_KEY_ENTER);
+	text = screen_text(&s, &status_ok, &scr);
+	g1 = strstr(text, "GPU1");
+	pod = strstr(text, "ml/trainer");
+	pend = strstr(text, "pending (no GPU chosen yet)");
+	waiting = strstr(text, "ml/waiting");
+	cr_assert(g1 && pod && pend && waiting, "%s", text);
+	cr_assert(g1 < pod && pod < pend && pend < waiting, "%s", text);
+	cr_assert_not_null(strstr(text, "6/11178 MiB"), "%s", text);
+	cr_assert_not_null(strstr(text, "pending 1"), "pods without a GPU counted: %s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, node_view_scroll_is_clamped)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	struct tui_event ev;
+
+	seed002();
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	key(&s, TUI_KEY_ENTER);
+	for (int i = 0; i < 30; i++)
+		key(&s, 'j');
+	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
+	cr_assert_eq(scr.detail_top, 0, "a short pane does not scroll");
+	ev = (struct tui_event){ .type = TUI_EV_SCROLL, .top = scr.top, .detail_top = scr.detail_top };
+	tui_reduce(&s, &ev);
+	cr_assert_eq(s.detail_top, 0);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, long_list_scrolls_to_keep_the_selection_visible)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char name[16], *text;
+
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "node-%02d", i);
+		add_node(name, NULL, 1, 15, NULL);
+	}
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	for (int i = 0; i < 30; i++)
+		key(&s, 'j');
+	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
+	cr_assert_eq(scr.top, 30 - 19 + 1, "the selection sits on the last visible row");
+	cr_assert(scr.line[23 - 1].selected);
+	text = tui_screen_line_text(&scr, 22);
+	cr_assert(strncmp(text, "node-30 ", 8) == 0, "%s", text);
+	free(text);
+	s.top = scr.top;
+	tui_screen_release(&scr);
+	key(&s, TUI_KEY_END);
+	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
+	cr_assert_eq(scr.top, 60 - 19);
+	s.top = scr.top;
+	tui_screen_release(&scr);
+	key(&s, TUI_KEY_HOME);
+	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
+	cr_assert_eq(scr.top, 0);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, pool_headings_when_grouped)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text, *p1, *p2;
+
+	add_node("a", "p2", 1, 15, NULL);
+	add_node("b", "p1", 1, 15, NULL);
+	add_node("c", "p1", 1, 15, NULL);
+	add_node("d", NULL, 1, 15, NULL);
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	key(&s, 'p');
+	text = screen_text(&s, &status_ok, &scr);
+	p1 = strstr(text, "pool p1: 2 nodes");
+	p2 = strstr(text, "pool p2: 1 node\n");
+	cr_assert(p1 && p2 && p1 < p2, "%s", text);
+	cr_assert_not_null(strstr(text, "pool (no pool): 1 node"), "%s", text);
+	cr_assert_not_null(strstr(text, "by pool"), "%s", text);
+	cr_assert(scr.line[8].selected, "the selection follows node a into its group: %s", text);
+	cr_assert_not(scr.line[7].selected);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, many_gpus_fit_in_80_columns)
+{
+	static const int64_t alloc[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	add_node("cn-shanghai.i-uf61h64dz1tmlob9hmtb-long-name", NULL, 8, 11178, alloc);
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr); /* asserts every line fits */
+	cr_assert_not_null(strstr(text, " 36/89424 "), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	fx->m.totals.mixed_units = true;
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, " 36/89424 GiB "), "the unit in each row when nodes disagree: %s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, outside_text_is_made_printable)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	add_node("evil\x1b[2Jname", NULL, 1, 15, NULL);
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_null(strchr(text, '\x1b'));
+	cr_assert_not_null(strstr(text, "evil?[2Jname"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, status_line_shows_errors_loading_and_the_prompt)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	struct tui_status st = { .age_s = 12, .error = "connection refused", .mode = "polling every 1s" };
+	char *text;
+
+	seed002();
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &st, &scr);
+	cr_assert_not_null(strstr(text, "data 12s old, polling every 1s  error: connection refused"), "%s", text);
+	cr_assert_eq(scr.cursor_y, -1);
+	free(text);
+	tui_screen_release(&scr);
+
+	key(&s, '/');
+	key(&s, 'x');
+	text = screen_text(&s, &st, &scr);
+	cr_assert_not_null(strstr(text, "\nfilter: x\n"), "%s", text);
+	cr_assert_eq(scr.cursor_y, 23);
+	cr_assert_eq(scr.cursor_x, 9);
+	free(text);
+	tui_screen_release(&scr);
+
+	st = (struct tui_status){ .loading = true, .age_s = -1 };
+	key(&s, TUI_KEY_ESC);
+	cr_assert_eq(tui_layout_screen(&scr, &s, NULL, &st), 0);
+	text = tui_screen_line_text(&scr, 3);
+	cr_assert_str_eq(text, " reading nodes and pods...");
+	free(text);
+	text = tui_screen_line_text(&scr, 23);
+	cr_assert(strncmp(text, "loading...", 10) == 0, "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, help_and_tiny_terminals)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	seed002();
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	key(&s, '?');
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "group nodes by pool"), "%s", text);
+	cr_assert_not_null(strstr(text, "sort: name, allocated %, free memory, pending"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+
+	tui_state_init(&s, 10, 3);
+	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
+	text = tui_screen_line_text(&scr, 0);
+	cr_assert_str_eq(text, "terminal t");
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
