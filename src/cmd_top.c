@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -600,11 +601,14 @@ static int parse_options(struct top *t, const char **vals, char **selector, stru
 	if (pool && !*pool)
 		return kerr_set(err, KERR_USAGE, "--pool needs a pool name");
 	if (sel || pool) {
-		int n = asprintf(selector, "%s%s%s%s%s", sel ? sel : "", sel && pool ? "," : "",
-				 pool && !strchr(pool, '=') ? "alibabacloud.com/nodepool-id=" : "", pool ? pool : "", "");
+		/* the pool is one more label requirement, ANDed with -l */
+		int n = asprintf(selector, "%s%s%s%s", sel ? sel : "", sel && pool ? "," : "",
+				 pool && !strchr(pool, '=') ? "alibabacloud.com/nodepool-id=" : "", pool ? pool : "");
 
-		if (n < 0)
+		if (n < 0) {
+			*selector = NULL;
 			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
 	}
 	return 0;
 }
@@ -696,8 +700,8 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 		if (t->changed && t->feeds[0].loaded && t->feeds[1].loaded &&
 		    (!t->have_model || now - t->built >= t->refresh_ms)) {
 			rebuild(t, now);
-			s->relayout = true;
-			s->dirty = true;
+			ev = (struct tui_event){ .type = TUI_EV_DATA };
+			tui_reduce(s, &ev);
 		}
 		if (now - last_tick >= t->refresh_ms) {
 			ev = (struct tui_event){ .type = TUI_EV_TICK };

@@ -696,7 +696,7 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 			put_bar(l, cols, oom, g->bars_x + i * g->per, g->bar_w, n->gpus[i].mem_allocated,
 				n->gpus[i].mem_total);
 	} else if (g->bar_w) {
-		put_bar(l, cols, oom, g->bars_x, g->nbars ? g->bar_w : g->bar_w, n->mem_allocated, n->mem_total);
+		put_bar(l, cols, oom, g->bars_x, g->bar_w, n->mem_allocated, n->mem_total);
 	}
 	if ((t = node_mem_text(g, n))) {
 		putf(l, cols, oom, g->mem_x, TUI_ROLE_NORMAL, -1, "%*s", g->mem_w, t);

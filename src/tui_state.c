@@ -310,6 +310,10 @@ void tui_reduce(struct tui_state *s, const struct tui_event *ev)
 		take_rows(s, ev->rows, ev->nrows);
 		break;
 	case TUI_EV_DATA:
+		/* a node may have come, gone or moved in the order */
+		s->relayout = true;
+		s->dirty = true;
+		break;
 	case TUI_EV_TICK:
 		s->dirty = true;
 		break;

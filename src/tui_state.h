@@ -49,7 +49,7 @@ enum tui_event_type {
 	TUI_EV_KEY,
 	TUI_EV_RESIZE, /* cols, lines */
 	TUI_EV_ROWS,   /* rows, nrows: the node names the list shows, in order */
-	TUI_EV_DATA,   /* new data arrived: redraw */
+	TUI_EV_DATA,   /* the model was rebuilt: the rows must be asked for again */
 	TUI_EV_TICK,   /* time passed (data age): redraw */
 	TUI_EV_SCROLL, /* top, detail_top: scroll positions the layout settled on */
 };

@@ -160,6 +160,10 @@ class FakeAPI:
 	def settings(self, **kw):
 		return self.control("POST", "/_fake/settings", kw)
 
+	def stats(self):
+		"""{"open_watches": N, "resourceVersion": RV, "objects": {"nodes": N, ...}}"""
+		return self.control("GET", "/_fake/stats")
+
 	def reset(self):
 		return self.control("POST", "/_fake/reset")
 

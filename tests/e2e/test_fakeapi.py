@@ -5,17 +5,14 @@ import gzip
 import http.client
 import json
 import os
-import socket
 import ssl
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 import unittest
 import urllib.parse
 
-from harness import FAKEAPI, SCENARIOS, FakeAPI
+from harness import SCENARIOS, FakeAPI
 
 # Bodies as captured from a real kube-apiserver v1.26 (names adapted where the request differs).
 FORBIDDEN = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nodes is forbidden: '
@@ -65,11 +62,13 @@ class Base(unittest.TestCase):
 		if token:
 			h["Authorization"] = "Bearer " + token
 		h.update(headers or {})
-		c.request(method, path, body=body, headers=h)
-		r = c.getresponse()
-		data = r.read()
-		c.close()
-		return r.status, r.headers, data
+		try:
+			c.request(method, path, body=body, headers=h)
+			r = c.getresponse()
+			data = r.read()
+			return r.status, r.headers, data
+		finally:
+			c.close()
 
 
 class TestStartup(unittest.TestCase):
@@ -101,6 +100,7 @@ class TestStartup(unittest.TestCase):
 			api.proc.send_signal(2)
 			api.proc.wait(5)
 			self.assertEqual(api.proc.returncode, 0)
+			c.close()
 		finally:
 			api.stop()
 		self.assertNotIn("Traceback", api.stderr)
@@ -252,6 +252,21 @@ class TestPaging(Base):
 		self.assertNotIn("/", tok["start"])
 		_, meta3 = self.names("/api/v1/pods?limit=4&continue=" + meta["continue"])
 		self.assertEqual(meta3["resourceVersion"], meta["resourceVersion"])
+
+	def test_continue_is_a_snapshot(self):
+		names, meta = self.names("/api/v1/nodes?limit=4")
+		self.assertEqual(names, ["node-00", "node-01", "node-02", "node-03"])
+		self.api.put_object({"kind": "Node", "metadata": {"name": "node-05a"}})
+		self.api.delete_object("nodes", None, "node-06")
+		self.raw("PATCH", "/api/v1/nodes/node-07", b'{"metadata":{"labels":{"tier":"changed"}}}',
+			{"Content-Type": "application/merge-patch+json"})
+		st, _, d = self.api.call("GET", "/api/v1/nodes?limit=4&continue=" + meta["continue"])
+		self.assertEqual([i["metadata"]["name"] for i in d["items"]], ["node-04", "node-05", "node-06", "node-07"])
+		self.assertNotEqual(d["items"][3]["metadata"]["labels"]["tier"], "changed")
+		self.assertEqual(d["metadata"]["resourceVersion"], meta["resourceVersion"])
+		names, _ = self.names("/api/v1/nodes")
+		self.assertIn("node-05a", names)
+		self.assertNotIn("node-06", names)
 
 	def test_continue_fault_expiry(self):
 		_, meta = self.names("/api/v1/pods?limit=4")
@@ -568,14 +583,30 @@ class TestWatch(Base):
 		w = WatchReader(self.api, "/api/v1/pods?watch=true&resourceVersion=%s&labelSelector=app%%3Dapp-3g-v1"
 			"&timeoutSeconds=1" % rv)
 		w.done.wait(4)
+		w.close()
 		self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in w.events], [("DELETED", "app-3g-v1-0")])
 		w = WatchReader(self.api, "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1")
 		w.done.wait(4)
+		w.close()
 		self.assertEqual([e["type"] for e in w.events], ["ADDED", "ADDED"])
+
+	def test_disconnect_ends_watch(self):
+		w = WatchReader(self.api, "/api/v1/nodes?watch=1")
+		time.sleep(0.2)
+		self.assertEqual(self.api.stats()["open_watches"], 1)
+		w.resp.close()
+		w.close()
+		# The server notices within about a second.
+		end = time.monotonic() + 5
+		while self.api.stats()["open_watches"] and time.monotonic() < end:
+			time.sleep(0.1)
+		self.assertEqual(self.api.stats()["open_watches"], 0)
+		self.assertEqual(self.api.call("GET", "/api/v1/nodes")[0], 200)
 
 	def test_too_old(self):
 		w = WatchReader(self.api, "/api/v1/pods?watch=1&resourceVersion=1")
 		w.done.wait(4)
+		w.close()
 		self.assertEqual(len(w.events), 1)
 		e = w.events[0]
 		self.assertEqual(e["type"], "ERROR")
@@ -655,6 +686,13 @@ class TestFaults(Base):
 		st, _, body = self.raw("GET", "/api/v1/namespaces/default/pods/app-3g-v1-0")
 		self.assertEqual(body, full)
 		self.assertGreaterEqual(time.monotonic() - t, len(full) / 8000 * 0.8)
+
+	def test_warning(self):
+		self.api.fault({"path_prefix": "/api/v1/nodes"}, {"type": "warning", "messages": ["first", 'say "x"']})
+		st, h, d = self.api.call("GET", "/api/v1/nodes")
+		self.assertEqual(st, 200)
+		self.assertEqual(h.get_all("Warning"), ['299 - "first"', '299 - "say \\"x\\""'])
+		self.assertIsNone(self.api.call("GET", "/api/v1/nodes")[1]["Warning"])
 
 	def test_scenario_faults(self):
 		d = tempfile.mkdtemp()

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import urllib.parse
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -754,6 +755,7 @@ class FakeAPI:
 		self.fault_seq = 0
 		self.tokens_issued = {}
 		self.stopping = False
+		self.open_watches = 0
 		self.objects, self.config = load_scenario(args.scenario)
 		self.users = copy.deepcopy(DEFAULT_USERS)
 		for name, u in self.config.get("users", {}).items():
@@ -780,7 +782,7 @@ class FakeAPI:
 		if not isinstance(f, dict) or not isinstance(f.get("fault"), dict) or "type" not in f["fault"]:
 			raise ValueError("a fault needs {\"fault\":{\"type\":...}}")
 		if f["fault"]["type"] not in ("status", "reset", "truncate", "malformed", "html", "delay", "drip",
-				"expire_continue"):
+				"expire_continue", "warning"):
 			raise ValueError("unknown fault type %s" % f["fault"]["type"])
 		with self.fault_lock:
 			self.fault_seq += 1
@@ -981,6 +983,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 	def base_headers(self, ctype="application/json"):
 		h = [("Audit-Id", str(uuid.uuid4())), ("Cache-Control", "no-cache, private"), ("Content-Type", ctype)]
+		if self.fault and self.fault["type"] == "warning":
+			msgs = self.fault.get("messages") or [self.fault.get("message", "this is a test warning")]
+			for m in msgs:
+				h.append(("Warning", '299 - "%s"' % m.replace("\\", "\\\\").replace('"', '\\"')))
 		if self.user is not None:
 			h.append(("X-Kubernetes-Pf-Flowschema-Uid", FLOWSCHEMA_UID))
 			h.append(("X-Kubernetes-Pf-Prioritylevel-Uid", PRIORITYLEVEL_UID))
@@ -1112,6 +1118,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			pass
 		except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError):
 			self.close_connection = True
+		except Exception:  # a bug here must show, not look like a network fault to the client under test
+			traceback.print_exc(file=sys.stderr)
+			self.close_connection = True
+			if self.resp_code is None:
+				try:
+					self.respond(500, jdump(status_dict(500, "InternalError", "fakeapi: internal error")),
+						[("Content-Type", "application/json")])
+				except OSError:
+					pass
 
 	def header_dict(self):
 		out = {}
@@ -1270,7 +1285,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			verb = "watch" if watch else "list"
 			self.authorize(user, groups, verb, resource, group, ns, None)
 			if watch:
-				self.watch(resource, ns, query)
+				with self.api.store.lock:
+					self.api.open_watches += 1
+				try:
+					self.watch(resource, ns, query)
+				finally:
+					with self.api.store.lock:
+						self.api.open_watches -= 1
 			else:
 				self.list(resource, ns, query)
 			return
@@ -1405,6 +1426,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		info = KINDS[resource]
 		keys = st.keys(resource)
 		objs = st.objs[resource]
+		if token_rv is not None and token_rv > 0 and st.history and st.history[-1][0] > token_rv:
+			# A continued list shows the state at the token's resourceVersion, like etcd's MVCC read:
+			# undo the later events (the token would have expired had they left the history).
+			objs = dict(objs)
+			for erv, etype, eres, o, prev in reversed(st.history):
+				if erv <= token_rv:
+					break
+				if eres != resource:
+					continue
+				k = obj_key(resource, o.d)
+				if etype == "ADDED":
+					objs.pop(k, None)
+				else:
+					objs[k] = prev
+			keys = sorted(objs)
 		prefix = ns + "/" if ns else ""
 		lo = bisect.bisect_left(keys, prefix + start) if (prefix or start) else 0
 		hi = bisect.bisect_left(keys, ns + "0") if ns else len(keys)  # "0" sorts right after "/"
@@ -1517,11 +1553,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 					if pos - st.hist_base < len(st.history):
 						break
 					now = time.monotonic()
-					wait = next_bm - now if bookmarks else 1.0
+					wait = min(next_bm - now, 1.0) if bookmarks else 1.0
 					if deadline is not None:
 						wait = min(wait, deadline - now)
 					if wait <= 0:
 						break
+					if self.client_gone():
+						self.close_connection = True
+						return
 					st.cond.wait(wait)
 				if api.stopping or st.generation != gen:
 					break
@@ -1554,6 +1593,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			if final:
 				break
 		self.wfile.write(b"0\r\n\r\n")
+
+	def client_gone(self):
+		"""True when the peer closed a watch (or sent anything, which a watching HTTP/1.1 client never does)."""
+		try:
+			data = socket.socket.recv(self.connection, 1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+		except (BlockingIOError, InterruptedError):
+			return False
+		except OSError:
+			return True
+		return True  # b"" is EOF; any bytes mean the client is done with this stream
 
 	@staticmethod
 	def bookmark(info, rv):
@@ -1802,6 +1851,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				with api.log_lock:
 					api.log = []
 				self.respond_control(200, {})
+			elif path == "/_fake/stats" and method == "GET":
+				with api.store.lock:
+					stats = {"open_watches": api.open_watches, "resourceVersion": str(api.store.rv),
+						"objects": {res: len(api.store.objs[res]) for res in KINDS}}
+				self.respond_control(200, stats)
 			elif path == "/_fake/reset" and method == "POST":
 				api.reset()
 				self.respond_control(200, {"resourceVersion": str(api.store.rv)})
@@ -1979,13 +2033,15 @@ def write_kubeconfig(d, port, tokens, extra_users):
 	os.replace(tmp, p)
 
 
+# The list requests a benchmark sends: kubectl's and curl's limit=500 chains, the plugin's pod chain (running
+# and pending pods only) and full lists where they are small. Other requests are rendered when they come.
+PRERENDER = [("nodes", "", 500), ("nodes", "", 0), ("daemonsets", "", 500), ("daemonsets", "", 0),
+	("pods", "", 500), ("pods", "status.phase!=Succeeded,status.phase!=Failed", 500)]
+
+
 def prerender(api):
-	"""Builds the caches a paginated client will hit: every object, full lists and limit=500 page chains."""
+	"""Renders and gzips, before the server answers, every page of the PRERENDER list chains."""
 	st = api.store
-	with st.lock:
-		for res in KINDS:
-			for o in st.objs[res].values():
-				o.item()
 
 	class Shim(Handler):
 		def __init__(self):  # pylint: disable=super-init-not-called
@@ -1997,20 +2053,22 @@ def prerender(api):
 
 	h = Shim()
 	with st.lock:
-		for res in KINDS:
-			for limit in (0, 500):
-				start, cont, token_rv = "", "", None
-				while True:
-					key = (res, None, "", "", limit, cont)
-					page = h.render_page(res, None, [], [], False, limit, start, token_rv)
+		for res, fs, limit in PRERENDER:
+			freq = parse_field_selector(fs, res) if fs else []
+			start, cont, token_rv = "", "", None
+			while True:
+				key = (res, None, "", fs, limit, cont)
+				page = st.pages.get(key)
+				if page is None:
+					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv)
 					st.pages[key] = page
-					if len(page[0]) > GZIP_MIN:
-						page[2][0] = gzip.compress(page[0], 1)
-					if not page[1]:
-						break
-					cont = page[1]
-					tok = json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
-					start, token_rv = tok["start"], tok["rv"]
+				if page[2][0] is None and len(page[0]) > GZIP_MIN:
+					page[2][0] = gzip.compress(page[0], 1)
+				if not page[1]:
+					break
+				cont = page[1]
+				tok = json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
+				start, token_rv = tok["start"], tok["rv"]
 
 
 def main(argv=None):

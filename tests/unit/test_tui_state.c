@@ -263,6 +263,12 @@ Test(tui_state, resize_scroll_and_ticks)
 	ev = (struct tui_event){ .type = TUI_EV_TICK };
 	tui_reduce(&st, &ev);
 	cr_assert(st.dirty);
+	cr_assert(st.relayout, "still waiting for the first rows");
+	rows(&st, abc, 5);
+	cr_assert_not(st.relayout);
+	ev = (struct tui_event){ .type = TUI_EV_DATA };
+	tui_reduce(&st, &ev);
+	cr_assert(st.relayout, "new data: new rows");
 }
 
 Test(tui_state, rows_are_copied)
