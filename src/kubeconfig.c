@@ -819,9 +819,16 @@ static int yfile_load(const char *path, bool must_exist, struct yfile **ret, str
 	}
 	yaml_parser_set_input_string(&parser, buf.data, buf.len);
 	if (!yaml_parser_load(&parser, &f->doc)) {
-		size_t line = yaml_error_line(&parser);
+		size_t line = yaml_error_line(&parser), at = parser.problem_mark.index;
 
-		if (line)
+		if (parser.error == YAML_COMPOSER_ERROR && parser.problem &&
+		    strcmp(parser.problem, "found undefined alias") == 0 && at < buf.len && buf.data[at] == '*') {
+			/* Go's yaml names the anchor instead */
+			size_t n = strcspn((const char *)buf.data + at + 1, " \t\r\n,[]{}");
+
+			kerr_set(err, KERR_CONFIG, "error loading config file \"%s\": yaml: unknown anchor '%.*s' referenced",
+				 path, (int)n, (const char *)buf.data + at + 1);
+		} else if (line)
 			kerr_set(err, KERR_CONFIG, "error loading config file \"%s\": yaml: line %zu: %s", path, line,
 				 parser.problem ? parser.problem : "unknown problem parsing YAML content");
 		else
@@ -1323,6 +1330,12 @@ static const char *ov_str(const char *s)
 	return s && *s ? s : NULL;
 }
 
+/* A flag's value when given, else the config's. */
+static const char *pick(const char *flag, const char *conf)
+{
+	return ov_str(flag) ? flag : conf;
+}
+
 static int resolve(const struct kube_overrides *ov, struct merged *m, struct kube_config *c, struct kerr *err)
 {
 	struct msglist probs = {0};
@@ -1412,12 +1425,10 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 		if ((s = ystr(uf, un, "client-key")) && !(key_file = resolve_path(uf, s)))
 			goto oom;
 	}
-	if (c->token || c->username || c->password) {
-		if (c->token && (c->username || c->password))
-			msglist_add(&probs,
-				    "more than one authentication method found for %s; found [token basicAuth], only one is allowed",
-				    uname);
-	}
+	if (c->token && (c->username || c->password))
+		msglist_add(&probs,
+			    "more than one authentication method found for %s; found [token basicAuth], only one is allowed",
+			    uname);
 	if (cert_file || cert_data) {
 		if (cert_file && cert_data)
 			msglist_add(&probs,
@@ -1468,12 +1479,10 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 				goto oom;
 		}
 	}
-	if ((s = ov_str(ov->as)) ? 1 : ((s = ystr(uf, un, "as")) != NULL))
-		if (!(c->impersonate_user = strdup(s)))
-			goto oom;
-	if ((s = ov_str(ov->as_uid)) ? 1 : ((s = ystr(uf, un, "as-uid")) != NULL))
-		if (!(c->impersonate_uid = strdup(s)))
-			goto oom;
+	if ((s = pick(ov->as, ystr(uf, un, "as"))) && !(c->impersonate_user = strdup(s)))
+		goto oom;
+	if ((s = pick(ov->as_uid, ystr(uf, un, "as-uid"))) && !(c->impersonate_uid = strdup(s)))
+		goto oom;
 	if (ov->as_groups && ov->as_groups[0]) {
 		if (!(c->impersonate_groups = strv_from(ov->as_groups)))
 			goto oom;
@@ -1502,7 +1511,7 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 		msglist_add(&probs, "requesting uid, groups or user-extra for %s without impersonating a user", uname);
 
 	/* cluster */
-	if ((s = ov_str(ov->server)) ? 1 : ((s = ystr(cf, cn, "server")) != NULL)) {
+	if ((s = pick(ov->server, ystr(cf, cn, "server")))) {
 		if (!(c->server = strdup(s)))
 			goto oom;
 	} else if (cluster_missing) {
@@ -1510,11 +1519,22 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 	} else if (!(c->server = default_server())) {
 		goto oom;
 	}
-	if ((s = ov_str(ov->tls_server_name)) ? 1 : (!ov_str(ov->server) && (s = ystr(cf, cn, "tls-server-name"))))
-		if (!(c->tls_server_name = strdup(s)))
-			goto oom;
-	if ((s = ystr(cf, cn, "proxy-url")) && !(c->proxy_url = strdup(s)))
+	/* a --server of its own makes the config's tls-server-name meaningless */
+	if ((s = pick(ov->tls_server_name, ov_str(ov->server) ? NULL : ystr(cf, cn, "tls-server-name"))) &&
+	    !(c->tls_server_name = strdup(s)))
 		goto oom;
+	if ((s = ystr(cf, cn, "proxy-url"))) {
+		const char *colon = strstr(s, "://");
+		size_t n = colon ? (size_t)(colon - s) : 0;
+
+		if (!(n == 4 && strncmp(s, "http", 4) == 0) && !(n == 5 && strncmp(s, "https", 5) == 0) &&
+		    !(n == 6 && strncmp(s, "socks5", 6) == 0))
+			msglist_add(&probs,
+				    "invalid 'proxy-url' \"%s\" for cluster \"%s\": unsupported scheme \"%.*s\", must be http, https, or socks5",
+				    s, cname, (int)n, s);
+		if (!(c->proxy_url = strdup(s)))
+			goto oom;
+	}
 	c->disable_compression = ov->disable_compression || ybool(cf, cn, "disable-compression");
 	if (ov_str(ov->certificate_authority)) {
 		if (!(ca_file = strdup(ov->certificate_authority)))

@@ -104,8 +104,9 @@ void cred_cache_free(struct cred_cache *c);
 
 /* The credential to use now: the static token, the token file's current
  * contents, or an exec plugin's output (cached until expirationTimestamp;
- * force = run the plugin again, as after a 401).  May be all empty (client
- * certificate or basic auth from the config only).
+ * force = run the plugin again, as after a 401, unless a forced run returned
+ * less than two seconds ago: requests failing together cause one run).  May
+ * be all empty (client certificate or basic auth from the config only).
  *
  * An exec plugin that does not finish within 300 seconds is killed
  * ($CGPU_EXEC_TIMEOUT seconds overrides it, for tests); an interactive one

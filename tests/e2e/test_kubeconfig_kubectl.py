@@ -99,7 +99,7 @@ class KubeconfigLikeKubectl(unittest.TestCase):
 		path = os.path.join(KC, "invalid.yaml")
 		contexts = ["insecure-ca", "both-ca", "missing-ca", "token-basic", "cert-nokey", "cert-missing",
 			    "cert-both", "exec-empty", "exec-v1-nomode", "exec-badmode", "exec-v1alpha1",
-			    "exec-and-provider", "groups-no-as", "tokenfile-missing", "many", "nope"]
+			    "exec-and-provider", "groups-no-as", "bad-proxy", "tokenfile-missing", "many", "nope"]
 		for ctx in contexts:
 			with self.subTest(context=ctx):
 				args = ["--kubeconfig", path, "--context", ctx]

@@ -321,14 +321,25 @@ Test(credentials, exec_v1_token_argv_env_and_cluster_info)
 	get_ok(&c, cache, true, &cred);
 	cr_assert_str_eq(cred.token, "token-run-2");
 	kube_credential_release(&cred);
-	get_ok(&c, cache, false, &cred);
-	cr_assert_str_eq(cred.token, "token-run-2");
-	kube_credential_release(&cred);
 	cr_assert_eq(nruns(), 2);
+	/* requests failing together right after a forced run share its result */
+	get_ok(&c, cache, true, &cred);
+	cr_assert_str_eq(cred.token, "token-run-2");
+	cr_assert_eq(nruns(), 2);
+	kube_credential_release(&cred);
+	sleep(3);
+	get_ok(&c, cache, true, &cred);
+	cr_assert_eq(nruns(), 3);
+	cr_assert_str_eq(cred.token, "token-run-3");
+	kube_credential_release(&cred);
+	get_ok(&c, cache, false, &cred);
+	cr_assert_str_eq(cred.token, "token-run-3");
+	kube_credential_release(&cred);
+	cr_assert_eq(nruns(), 3);
 
 	/* without a cache it runs every time */
 	get_ok(&c, NULL, false, &cred);
-	cr_assert_str_eq(cred.token, "token-run-3");
+	cr_assert_str_eq(cred.token, "token-run-4");
 	kube_credential_release(&cred);
 	cred_cache_free(cache);
 	cred_cache_free(NULL);

@@ -465,6 +465,8 @@ Test(kubeconfig, validation_errors_like_kubectl)
 		{"exec-v1alpha1", "exec plugin: invalid apiVersion \"client.authentication.k8s.io/v1alpha1\""},
 		{"exec-and-provider",
 		 "authProvider cannot be provided in combination with an exec plugin for exec-and-provider"},
+		{"bad-proxy", "invalid 'proxy-url' \"ftp://proxy.example:21\" for cluster \"bad-proxy\": unsupported "
+			      "scheme \"ftp\", must be http, https, or socks5"},
 		{"groups-no-as", "requesting uid, groups or user-extra for groups-no-as without impersonating a user"},
 		{"tokenfile-missing", "open " FIXTURES_DIR "/kubeconfig/certs/no-token: no such file or directory"},
 		{"many", "invalid configuration: [more than one authentication method found for token-basic; found [token "
@@ -508,6 +510,21 @@ Test(kubeconfig, malformed_yaml)
 	m = load_err(&ov, KERR_CONFIG);
 	cr_assert_str_eq(m, "error loading config file \"" FX "wrong-type.yaml\": line 2: clusters: expected a list");
 	free(m);
+}
+
+Test(kubeconfig, undefined_alias)
+{
+	struct kube_overrides ov = {.kubeconfig = tmp_path("alias.yaml")};
+	char *m, *want = NULL;
+
+	write_file(ov.kubeconfig, "apiVersion: v1\nclusters:\n- name: c\n  cluster: *nothing\n");
+	m = load_err(&ov, KERR_CONFIG);
+	cr_assert(asprintf(&want, "error loading config file \"%s\": yaml: unknown anchor 'nothing' referenced",
+			   ov.kubeconfig) > 0);
+	cr_assert_str_eq(m, want);
+	free(want);
+	free(m);
+	free((char *)ov.kubeconfig);
 }
 
 Test(kubeconfig, malformed_file_in_kubeconfig_list)
