@@ -106,6 +106,7 @@ struct pod_scan {
 	struct mode_run *r;
 	size_t unpinned; /* GPU-memory pods without a nodeSelector */
 	size_t shown;
+	size_t base; /* warnings before the pod list began */
 };
 
 static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
@@ -138,9 +139,12 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 	const char *mem = pod_gpu_limit(p, "aliyun.com/gpu-mem");
 	const char *whole = pod_gpu_limit(p, "nvidia.com/gpu");
 	const struct np_plan *plan = changing_plan(s->r, p->node_name);
-	char object[512];
+	char *object = NULL;
 
-	snprintf(object, sizeof(object), "pod/%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "");
+	if (asprintf(&object, "pod/%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "") < 0) {
+		k8s_pod_free(p);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
 	if (plan && (mem || whole))
 		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
 			     "runs on node %s with %s=%s of the old mode (%s); it keeps it until it ends: "
@@ -156,6 +160,7 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 		}
 		s->unpinned++;
 	}
+	free(object);
 	k8s_pod_free(p);
 	return 0;
 }
@@ -163,23 +168,29 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 static void pod_list_reset(void *ud, const char *rv, const char *cont)
 {
 	struct pod_scan *s = ud;
+	struct warnings *w = &s->r->warnings;
 
-	/* a restarted list would repeat its pods: keep what was said, count anew */
-	if (!rv && !cont) {
-		s->unpinned = 0;
-		s->shown = MAX_UNPINNED_SHOWN;
+	/* the list starts again after 410 Expired: forget what its pods said */
+	if (rv || cont)
+		return;
+	for (size_t i = s->base; i < w->len; i++) {
+		free(w->items[i].code);
+		free(w->items[i].object);
+		free(w->items[i].message);
 	}
+	w->len = s->base;
+	s->unpinned = 0;
+	s->shown = 0;
 }
 
 static void plan_warnings(struct mode_run *r)
 {
 	for (size_t i = 0; i < r->chosen.len; i++) {
 		const struct np_plan *p = &r->plans[i];
-		char object[300];
+		char *object = NULL;
 
-		if (!p->nchanges)
+		if (!p->nchanges || asprintf(&object, "node/%s", p->node) < 0)
 			continue;
-		snprintf(object, sizeof(object), "node/%s", p->node);
 		if (p->isolation_stays)
 			warnings_add(&r->warnings, "IsolationStays", object,
 				     "leaving mode %s does not turn memory isolation off: uninstall the cGPU kernel "
@@ -188,12 +199,13 @@ static void plan_warnings(struct mode_run *r)
 		if (p->region_unsupported)
 			warnings_add(&r->warnings, "RegionUnsupported", object,
 				     "region %s is not one where cGPU memory isolation is offered", p->region);
+		free(object);
 	}
 }
 
 static int pod_warnings(struct mode_run *r, struct kerr *err)
 {
-	struct pod_scan s = { .r = r };
+	struct pod_scan s = { .r = r, .base = r->warnings.len };
 	struct kube_list l = {
 		.path = "/api/v1/pods",
 		.field_selector = "status.phase!=Succeeded,status.phase!=Failed",
@@ -467,12 +479,15 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	const char *selector;
 	long timeout_ms = 5 * 60 * 1000;
 	size_t nfailed = 0, nchanged = 0;
+	bool restart, yes;
 	int npos, rc = -1;
 
 	restart_fix_dry_run(argc, argv);
 	npos = cli_parse_flags(&cmd_mode, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
+	restart = vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0;
+	yes = vals[F_YES] && strcmp(vals[F_YES], "true") == 0;
 	if (npos < 1)
 		return kerr_set(err, KERR_USAGE, "which mode? exclusive, share, isolate or core");
 	if (np_mode_parse(argv[0], &r.target.mode, err) < 0)
@@ -532,15 +547,14 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	if (r.nchanging && pod_warnings(&r, err) < 0)
 		goto out;
 	if (!r.json)
-		print_plan(&r, vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0);
+		print_plan(&r, restart);
 	fflush(ctx->out);
 	print_warnings(&r);
-	if (r.nchanging && !(vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0) &&
-	    restart_count(&r))
+	if (r.nchanging && !restart && restart_count(&r))
 		fprintf(ctx->errout, "Warning: the device plugin must be restarted on %zu node%s for the change to "
 				     "take effect: add --restart\n",
 			restart_count(&r), restart_count(&r) == 1 ? "" : "s");
-	if (confirm(&r, vals[F_YES] && strcmp(vals[F_YES], "true") == 0, err) < 0)
+	if (confirm(&r, yes, err) < 0)
 		goto out;
 
 	for (size_t i = 0; i < r.chosen.len; i++) {
@@ -556,7 +570,7 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	}
 	fflush(ctx->out);
 
-	if (vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0) {
+	if (restart) {
 		struct restart_opts o = {
 			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == DRY_CLIENT,
 			.server_dry_run = r.dry == DRY_SERVER,

@@ -3,7 +3,7 @@
 # skipping packages that are already there.
 set -eu
 
-packages="gcc pkg-config meson ninja-build git python3 openssl curl tmux mandoc
+packages="gcc pkg-config meson ninja-build git python3 python3-yaml openssl curl tmux mandoc
 libcurl4-openssl-dev libyaml-dev libjansson-dev libyajl-dev libncurses-dev libcriterion-dev
 clang libclang-rt-14-dev"
 

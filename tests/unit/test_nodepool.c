@@ -496,3 +496,27 @@ Test(nodepool, device_plugin_daemonsets)
 	cr_assert_not(np_is_device_plugin_ds("device-plugin-recover-ds"));
 	cr_assert_not(np_is_device_plugin_ds(NULL));
 }
+
+/* --- durations in restart messages (restart.h) ------------------------------------------- */
+
+#include "restart.h"
+
+Test(nodepool, restart_durations)
+{
+	char buf[32];
+
+	restart_format_duration(buf, sizeof(buf), 500);
+	cr_assert_str_eq(buf, "500ms");
+	restart_format_duration(buf, sizeof(buf), 30000);
+	cr_assert_str_eq(buf, "30s");
+	restart_format_duration(buf, sizeof(buf), 2100);
+	cr_assert_str_eq(buf, "2.1s");
+	restart_format_duration(buf, sizeof(buf), 300000);
+	cr_assert_str_eq(buf, "5m");
+	restart_format_duration(buf, sizeof(buf), 90000);
+	cr_assert_str_eq(buf, "1m30s");
+	restart_format_duration(buf, sizeof(buf), 3600000 + 60000);
+	cr_assert_str_eq(buf, "1h1m");
+	restart_format_duration(buf, 4, 90000);
+	cr_assert_eq(strlen(buf), 3);
+}
