@@ -361,7 +361,7 @@ out:
 const struct command cmd_inspect = {
 	.name = NULL,
 	.usage = "[NODE...] [flags]",
-	.summary = "show how the GPUs of each node are shared (the default command)",
+	.summary = "Show how the GPUs of each node are shared (the default command)",
 	.flags = inspect_flags,
 	.run = inspect_run,
 };

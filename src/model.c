@@ -477,6 +477,11 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 		return 0;
 	node = sp.node ? sp.node : pod->node_name;
 	if (!node) {
+		if (m->opts.pod_namespace &&
+		    !(pod->namespace && strcmp(m->opts.pod_namespace, pod->namespace) == 0)) {
+			scheme_pod_release(&sp);
+			return 0;
+		}
 		rc = keep_pod(m, pod, sc, &sp, NULL);
 		scheme_pod_release(&sp);
 		return rc < 0 ? oom(err) : 0;
@@ -587,7 +592,6 @@ static int join_node(struct model *m, struct model_node *n, const struct node_ac
 {
 	enum mem_unit from = n->info.unit, to = n->unit;
 	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core;
-	size_t beyond_pods = a->beyond_pods;
 	char *obj;
 
 	if (asprintf(&obj, "node/%s", n->name) < 0)
@@ -633,7 +637,6 @@ static int join_node(struct model *m, struct model_node *n, const struct node_ac
 			continue;
 		beyond_mem += a->gpu_mem[i];
 		beyond_core += a->gpu_core[i];
-		beyond_pods += a->gpu_pods[i];
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
 			     "node %s: %zu pod(s) hold %lld %s on GPU%zu, but the node has %d GPU(s)", n->name,
 			     a->gpu_pods[i], (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i,
@@ -692,7 +695,8 @@ int model_finish(struct model *m, struct kerr *err)
 		if (m->nodes[i].info.unit != UNIT_SLOTS)
 			m->nodes[i].unit = m->totals.unit;
 
-	qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_nodes);
+	if (m->nnodes > 1)
+		qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_nodes);
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct node_acc *a = acc_find(p, m->nodes[i].name);
 
@@ -738,7 +742,8 @@ int model_finish(struct model *m, struct kerr *err)
 		kept++;
 	}
 	m->npods = kept;
-	qsort(m->pods, m->npods, sizeof(*m->pods), cmp_pods);
+	if (m->npods > 1)
+		qsort(m->pods, m->npods, sizeof(*m->pods), cmp_pods);
 
 	for (size_t i = 0; i < m->npods; i++) {
 		struct model_pod *mp = &m->pods[i];

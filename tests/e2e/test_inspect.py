@@ -42,8 +42,6 @@ CASES = {
 	"opensource": ("opensource", []),
 	"pools-pro-wide": ("pools-pro", ["-o", "wide"]),
 	"pools-basic-wide": ("pools-basic", ["-o", "wide"]),
-	"lightweight": ("lightweight", []),
-	"cce": ("cce", []),
 	"selectors-names": ("selectors", ["node-01", "node-00", "node-01"]),
 	"selectors-names-details": ("selectors", ["-d", "node-00", "node-05"]),
 	"selectors-label": ("selectors", ["-l", "tier=gold"]),
@@ -341,6 +339,38 @@ class InspectTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertIn("PENDING(Allocated)", r.stdout)
 		self.assertIn("3/15                   3                   6/15\n", r.stdout)
+
+	def test_mixed_units_and_contradicting_labels(self):
+		def node(name, mem, labels):
+			return {
+				"apiVersion": "v1", "kind": "Node",
+				"metadata": {"name": name, "labels": labels},
+				"status": {
+					"capacity": {"aliyun.com/gpu-mem": mem, "aliyun.com/gpu-count": "1"},
+					"allocatable": {"aliyun.com/gpu-mem": mem, "aliyun.com/gpu-count": "1"},
+					"addresses": [{"type": "InternalIP", "address": "10.9.9.9"}],
+				},
+			}
+
+		with FakeAPI("seed002") as api:
+			api.put_object(node("mib-node", "11178", {"gpushare": "true"}))
+			api.put_object(node("odd-node", "15", {"cgpu": "false", "ack.node.gpu.schedule": "cgpu"}))
+			r = run_plugin(["--kubeconfig", api.kubeconfig], env=ENV)
+			rj = run_plugin(["--kubeconfig", api.kubeconfig, "-o", "json"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("GPU Memory(MiB)", r.stdout)
+		# GiB nodes converted, never mixed with MiB figures
+		self.assertIn("cn-hangzhou.192.168.2.167  192.168.2.167  8192/15360", r.stdout)
+		self.assertIn("mib-node                   10.9.9.9       0/11178", r.stdout)
+		self.assertIn("8192/41898 (19%)", r.stdout)
+		self.assertIn("different units", r.stderr)
+		self.assertIn("cgpu=false", r.stderr)
+		doc = json.loads(rj.stdout)
+		self.assertTrue(doc["mixedUnits"])
+		self.assertEqual(doc["unit"], "MiB")
+		codes = sorted(w["code"] for w in doc["warnings"])
+		self.assertEqual(codes, ["ContradictoryLabels", "MixedUnits"])
+		self.assertEqual(schema_errors(load_schema(), doc), [])
 
 	def test_empty_cluster_hint(self):
 		r, _ = self.run_case("empty", [])

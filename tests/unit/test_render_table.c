@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cgpu_testobj.h"
+#include "columns.h"
 #include "render.h"
 
 static char *summary(struct model *m, bool wide)
@@ -242,5 +243,44 @@ Test(render_table, warnings_lines)
 	fclose(f);
 	cr_assert_str_eq(buf, "Warning: node n: GPU0 has 16/15 GiB allocated, more than it offers\n");
 	free(buf);
+	model_release(&m);
+}
+
+Test(render_table, columns_table_is_consistent)
+{
+	for (size_t i = 0; i < COL_COUNT; i++) {
+		cr_assert_eq(columns[i].id, (enum column_id)i, "column %zu out of place", i);
+		cr_assert_not_null(columns[i].header);
+		cr_assert_not_null(columns[i].live_header);
+		cr_assert_not_null(columns[i].json_key);
+		cr_assert_not_null(columns[i].cell);
+		cr_assert_eq(columns[i].sort_key != NULL, columns[i].compare != NULL, "column %zu", i);
+		if (columns[i].sort_key)
+			cr_assert_eq(column_by_sort_key(columns[i].sort_key), &columns[i]);
+		for (size_t j = 0; j < i; j++)
+			cr_assert_str_neq(columns[i].json_key, columns[j].json_key);
+	}
+	cr_assert_null(column_by_sort_key("no-such-key"));
+	cr_assert_eq(column_percent(2, 7), 28);
+	cr_assert_eq(column_percent(29, 100), 29);
+	cr_assert_eq(column_percent(5, 0), 0);
+}
+
+Test(render_table, sort_orders)
+{
+	struct model m;
+	const struct column *c;
+
+	init(&m, false);
+	tadd_node(&m, tnode("full", NULL, "10", "1"));
+	tadd_node(&m, tnode("empty", NULL, "30", "1"));
+	tadd_pod(&m, tpod("d", "p", "full", "Running", "0", "9", NULL));
+	tfinish(&m);
+	c = column_by_sort_key("memory");
+	cr_assert_gt(c->compare(model_find_node(&m, "full"), model_find_node(&m, "empty")), 0);
+	c = column_by_sort_key("free");
+	cr_assert_lt(c->compare(model_find_node(&m, "full"), model_find_node(&m, "empty")), 0);
+	c = column_by_sort_key("name");
+	cr_assert_lt(c->compare(model_find_node(&m, "empty"), model_find_node(&m, "full")), 0);
 	model_release(&m);
 }
