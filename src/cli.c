@@ -300,7 +300,7 @@ void cli_print_help(FILE *f, const char *prog, const struct command *const *tabl
 		fprintf(f, "Show how the GPUs of a Kubernetes cluster are shared, and change how they are shared.\n\n");
 		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n\nCommands:\n", prog, prog);
 		for (size_t i = 0; table[i]; i++)
-			if (table[i]->name)
+			if (table[i]->name && strncmp(table[i]->name, "__", 2) != 0)
 				fprintf(f, "  %-10s %s\n", table[i]->name, table[i]->summary);
 		fprintf(f, "\nFlags:\n");
 		print_flags(f, table[0]->flags);

@@ -4,7 +4,8 @@
  * kubectl_complete-<plugin> with the words typed so far and the word being
  * completed; that helper runs `kubectl-inspect-cgpu __complete WORDS... CUR`.
  * The bash, zsh and fish scripts call the same entry point.  Candidates are
- * printed one per line, then cobra's directive line (":4" = no file names).
+ * printed one per line, then cobra's directive line (":4" = no file names,
+ * ":6" = no file names and no space after the word, for "KEY=").
  * Values from the cluster (node names, pools, namespaces) are fetched with a
  * short deadline and any failure prints nothing: a shell must never hang.
  */
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 
+#define DIRECTIVE_NO_SPACE 2
 #define DIRECTIVE_NO_FILE_COMP 4
 #define COMPLETION_TIMEOUT_MS 2000
 
@@ -98,12 +100,29 @@ static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct words *o
 	kerr_release(&err);
 }
 
+static int collect_pod_namespace(void *ud, struct k8s_pod *pod, struct kerr *err)
+{
+	words_add(ud, pod->namespace);
+	k8s_pod_free(pod);
+	return 0;
+}
+
+/* Namespaces from the namespace list; when that is refused or absent (the
+ * read-only role grants nodes and pods only), from the pods instead.  A
+ * server that cannot be reached is not asked a second time. */
 static void complete_namespaces(struct cli_ctx *ctx, struct words *out)
 {
 	struct kube_config cfg = { 0 };
 	struct kube_client *client = NULL;
 	struct kerr err = KERR_INIT;
 	json_t *list = NULL;
+	struct decode_filter filter = { 0 };
+	struct kube_list pods = {
+		.path = "/api/v1/pods",
+		.kind = OBJ_POD,
+		.filter = &filter,
+		.sink = { .pod = collect_pod_namespace, .ud = out },
+	};
 
 	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
 	ctx->g.verbosity = 0;
@@ -115,6 +134,10 @@ static void complete_namespaces(struct cli_ctx *ctx, struct words *out)
 
 		json_array_foreach(json_object_get(list, "items"), i, item)
 			words_add(out, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
+	} else if (err.kind == KERR_STATUS && (err.code == 403 || err.code == 404)) {
+		kerr_release(&err);
+		kube_list_run(client, &pods, 1, &err);
+		kube_list_release(&pods);
 	}
 	json_decref(list);
 	kube_client_free(client);
@@ -193,6 +216,7 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 	const struct flag *pending = NULL;
 	struct words cand = { 0 };
 	size_t npos = 0;
+	int directive = DIRECTIVE_NO_FILE_COMP;
 
 	/* Global flags already typed (--context, --kubeconfig, ...) choose the
 	 * cluster that values are fetched from. */
@@ -298,10 +322,17 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 	}
 
 	qsort(cand.v, cand.len, sizeof(*cand.v), cmp_str);
-	for (size_t i = 0; i < cand.len; i++)
-		if (strncmp(cand.v[i], cur, strlen(cur)) == 0)
-			fprintf(ctx->out, "%s\n", cand.v[i]);
-	fprintf(ctx->out, ":%d\n", DIRECTIVE_NO_FILE_COMP);
+	for (size_t i = 0; i < cand.len; i++) {
+		size_t n = strlen(cand.v[i]);
+
+		if (strncmp(cand.v[i], cur, strlen(cur)) != 0)
+			continue;
+		fprintf(ctx->out, "%s\n", cand.v[i]);
+		/* a label key waits for its value: the shell must not add a space */
+		if (n && cand.v[i][n - 1] == '=')
+			directive |= DIRECTIVE_NO_SPACE;
+	}
+	fprintf(ctx->out, ":%d\n", directive);
 	words_release(&cand);
 	return 0;
 }
@@ -309,7 +340,7 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 const struct command cmd_complete = {
 	.name = "__complete",
 	.usage = "WORDS... CURRENT",
-	.summary = "print completion candidates for the words typed so far (used by shells and kubectl)",
+	.summary = "Print completion candidates for the words typed so far (used by shells and kubectl)",
 	.flags = NULL,
 	.run = complete_run,
 };
