@@ -113,6 +113,13 @@ static char *xasprintf(const char *fmt, ...)
 	return r < 0 ? NULL : s;
 }
 
+/* RFC 3986 unreserved, independent of the locale */
+static bool unreserved(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+	       ch == '_' || ch == '.' || ch == '~';
+}
+
 char *kube_escape(const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -122,13 +129,13 @@ char *kube_escape(const char *s)
 	if (!s)
 		return NULL;
 	for (const char *p = s; *p; p++)
-		n += isalnum((unsigned char)*p) || strchr("-_.~", *p) ? 1 : 3;
+		n += unreserved((unsigned char)*p) ? 1 : 3;
 	out = malloc(n + 1);
 	if (!out)
 		return NULL;
 	o = out;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (isalnum(*p) || strchr("-_.~", *p)) {
+		if (unreserved(*p)) {
 			*o++ = (char)*p;
 		} else {
 			*o++ = '%';
@@ -562,6 +569,7 @@ struct kube_client {
 	char *host_port;   /* as written in the server URL, for the refused message */
 	struct curl_slist *connect_to;
 	bool plain_http;
+	bool loopback; /* Go never sends loopback traffic through an environment proxy */
 	CURL *pool[EASY_POOL_MAX];
 	size_t npool;
 	struct xfer *xfers; /* every unfinished transfer */
@@ -701,6 +709,7 @@ static int parse_server(struct kube_client *c, struct kerr *err)
 		goto out;
 	}
 	c->plain_http = strcasecmp(scheme, "http") == 0;
+	c->loopback = strcasecmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "[::1]") == 0;
 	curl_url_get(u, CURLUPART_PORT, &port, 0);
 	curl_url_get(u, CURLUPART_PORT, &defport, CURLU_DEFAULT_PORT);
 	curl_url_get(u, CURLUPART_PATH, &path, 0);
@@ -1173,6 +1182,8 @@ static int xfer_start(struct xfer *x, struct kerr *err)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
 	if (cfg->proxy_url && *cfg->proxy_url)
 		curl_easy_setopt(e, CURLOPT_PROXY, cfg->proxy_url);
+	else if (c->loopback)
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
 	if (cfg->insecure_skip_tls_verify) {
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
