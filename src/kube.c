@@ -2110,13 +2110,19 @@ int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, stru
 			rc = -1;
 			goto out;
 		}
+		/* Report the failure of the first list in the caller's order, not
+		 * whichever failed first on the wire, so that the same cluster
+		 * always gives the same message. */
 		for (size_t i = 0; i < n; i++) {
-			if (runs[i]->finished && runs[i]->err.kind != KERR_NONE) {
+			if (!runs[i]->finished) {
+				all = false;
+				break;
+			}
+			if (runs[i]->err.kind != KERR_NONE) {
 				kerr_move(err, &runs[i]->err);
 				rc = -1;
 				goto out;
 			}
-			all = all && runs[i]->finished;
 		}
 		if (all)
 			break;
