@@ -321,7 +321,8 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 			complete_from_nodes(ctx, false, &cand);
 	}
 
-	qsort(cand.v, cand.len, sizeof(*cand.v), cmp_str);
+	if (cand.len) /* qsort wants a non-NULL array even for no elements */
+		qsort(cand.v, cand.len, sizeof(*cand.v), cmp_str);
 	for (size_t i = 0; i < cand.len; i++) {
 		size_t n = strlen(cand.v[i]);
 
