@@ -47,7 +47,6 @@
 #define HANDSHAKE_TIMEOUT 300
 
 static const char *const node_annotations[] = {HAMI_REGISTER, HAMI_HANDSHAKE, HAMI_CORDON, NULL};
-static const char *const node_resources[] = {RES_GPU, NULL};
 static const char *const pod_annotations[] = {HAMI_ALLOCATED, HAMI_TO_ALLOCATE, HAMI_NODE,
 					      HAMI_BIND_PHASE, NULL};
 static const char *const pod_resources[] = {RES_GPU, RES_MEM, RES_MEM_PCT, RES_CORES, NULL};
@@ -96,12 +95,10 @@ static int hami_devs_add(struct hami_devs *d, struct hami_dev *dev)
 }
 
 /* An integer field of the JSON form: absent = 0 (omitempty). */
-static int json_field_int(json_t *o, const char *key, int64_t max, int64_t *ret, bool *present)
+static int json_field_int(json_t *o, const char *key, int64_t max, int64_t *ret)
 {
 	json_t *v = json_object_get(o, key);
 
-	if (present)
-		*present = v != NULL;
 	*ret = 0;
 	if (!v)
 		return 0;
@@ -157,10 +154,10 @@ static int parse_register_json(const char *value, struct hami_devs *out)
 			out->bad++;
 			continue;
 		}
-		if (json_field_int(o, "index", SCHEME_MAX_DEVICES - 1, &d.index, &d.has_index) < 0 ||
-		    json_field_int(o, "count", SCHEME_MAX_COUNT, &d.count, NULL) < 0 ||
-		    json_field_int(o, "devmem", SCHEME_MAX_MIB, &d.devmem, NULL) < 0 ||
-		    json_field_int(o, "devcore", SCHEME_MAX_COUNT, &d.devcore, NULL) < 0)
+		if (json_field_int(o, "index", SCHEME_MAX_DEVICES - 1, &d.index) < 0 ||
+		    json_field_int(o, "count", SCHEME_MAX_COUNT, &d.count) < 0 ||
+		    json_field_int(o, "devmem", SCHEME_MAX_MIB, &d.devmem) < 0 ||
+		    json_field_int(o, "devcore", SCHEME_MAX_COUNT, &d.devcore) < 0)
 			r = -1;
 		/* An absent index is index 0 (omitempty), not "unknown". */
 		d.has_index = true;
@@ -304,10 +301,12 @@ static void check_handshake(const struct k8s_node *node, struct warnings *w)
 static void apply_cordon(const struct k8s_node *node, struct scheme_node *out)
 {
 	struct sspan rest = sspan_of(kvlist_get(&node->annotations, HAMI_CORDON)), f;
+	size_t seen = 0;
 
 	if (!rest.p)
 		return;
-	while (sspan_split(&rest, ',', &f)) {
+	/* more names than devices can exist are not worth comparing */
+	while (seen++ < SCHEME_MAX_DEVICES && sspan_split(&rest, ',', &f)) {
 		f = sspan_trim(f);
 		if (f.n == 0)
 			continue;
@@ -509,6 +508,7 @@ static int hami_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 			out->mem += claims.v[i].mem;
 			out->core += claims.v[i].core;
 		}
+		scheme_check_vgpus_per_device(&claims, pod, key, w);
 		out->assigned = phase && strcmp(phase, "success") == 0 && confirmed;
 	} else {
 		requested(pod, out, w);
@@ -535,7 +535,7 @@ oom:
 const struct scheme scheme_hami = {
 	.name = "hami",
 	.title = "HAMi vGPU",
-	.node_fields = {.annotation_keys = node_annotations, .resource_names = node_resources},
+	.node_fields = {.annotation_keys = node_annotations},
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = hami_node_decode,
 	.pod_decode = hami_pod_decode,

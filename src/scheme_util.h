@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "objects.h"
@@ -332,9 +333,97 @@ static inline time_t scheme_now(void)
 	return time(NULL);
 }
 
-/* Claims whose device_id strings live in the same allocation as the claims
- * themselves: scheme_pod_release() frees the claims array, and with it the
- * names, so nothing outlives the scheme_pod and nothing leaks. */
+/* Device names (GPU UUIDs) handed out as scheme_claim.device_id are
+ * interned: each distinct name is stored once and stays valid until the
+ * process exits, so the model and the renderers may keep the pointer after
+ * the pod and the scheme_pod are gone.  The set is bounded by the GPUs the
+ * cluster names, not by the number of pods.  One table per scheme file;
+ * freed at exit. */
+struct scheme_intern_table {
+	char **slots;
+	size_t cap, len;
+};
+
+static inline struct scheme_intern_table *scheme_intern_table_get(void)
+{
+	static struct scheme_intern_table t;
+	return &t;
+}
+
+static inline void scheme_intern_free(void)
+{
+	struct scheme_intern_table *t = scheme_intern_table_get();
+
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->slots[i]);
+	free(t->slots);
+	t->slots = NULL;
+	t->cap = t->len = 0;
+}
+
+static inline uint64_t scheme_intern_hash(const char *p, size_t n)
+{
+	uint64_t h = UINT64_C(1469598103934665603);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+static inline int scheme_intern_grow(struct scheme_intern_table *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64;
+	char **ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i])
+			continue;
+		size_t j = scheme_intern_hash(t->slots[i], strlen(t->slots[i])) & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return 0;
+}
+
+/* The interned copy of s; NULL when out of memory. */
+static inline const char *scheme_intern(struct sspan s)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool registered;
+	struct scheme_intern_table *t = scheme_intern_table_get();
+	const char *ret = NULL;
+	size_t j;
+
+	pthread_mutex_lock(&lock);
+	if (!registered)
+		registered = atexit(scheme_intern_free) == 0;
+	if ((t->len + 1) * 4 > t->cap * 3 && scheme_intern_grow(t) < 0)
+		goto out;
+	j = scheme_intern_hash(s.p, s.n) & (t->cap - 1);
+	while (t->slots[j]) {
+		if (strncmp(t->slots[j], s.p, s.n) == 0 && t->slots[j][s.n] == '\0') {
+			ret = t->slots[j];
+			goto out;
+		}
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->slots[j] = sspan_dup(s);
+	if (t->slots[j]) {
+		t->len++;
+		ret = t->slots[j];
+	}
+out:
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+/* Claims collected while an annotation is read, then copied into the
+ * scheme_pod in one allocation. */
 struct claim_tmp {
 	int container, gpu;
 	struct sspan device; /* n == 0: no device named */
@@ -368,22 +457,15 @@ static inline int claim_list_add(struct claim_list *l, int container, int gpu, s
 
 static inline int claim_list_pack(struct claim_list *l, struct scheme_pod *out)
 {
-	size_t bytes = 0, head;
-	char *block, *s;
 	struct scheme_claim *c;
 
 	out->claims = NULL;
 	out->nclaims = 0;
 	if (l->n == 0)
 		return 0;
-	for (size_t i = 0; i < l->n; i++)
-		bytes += l->v[i].device.n ? l->v[i].device.n + 1 : 0;
-	head = l->n * sizeof(struct scheme_claim);
-	block = malloc(head + bytes);
-	if (!block)
+	c = calloc(l->n, sizeof(*c));
+	if (!c)
 		return -1;
-	c = (struct scheme_claim *)(void *)block;
-	s = block + head;
 	for (size_t i = 0; i < l->n; i++) {
 		c[i].container = l->v[i].container;
 		c[i].gpu = l->v[i].gpu;
@@ -391,10 +473,11 @@ static inline int claim_list_pack(struct claim_list *l, struct scheme_pod *out)
 		c[i].core = l->v[i].core;
 		c[i].device_id = NULL;
 		if (l->v[i].device.n) {
-			memcpy(s, l->v[i].device.p, l->v[i].device.n);
-			s[l->v[i].device.n] = '\0';
-			c[i].device_id = s;
-			s += l->v[i].device.n + 1;
+			c[i].device_id = scheme_intern(l->v[i].device);
+			if (!c[i].device_id) {
+				free(c);
+				return -1;
+			}
 		}
 	}
 	out->claims = c;
@@ -494,6 +577,54 @@ static inline int scheme_parse_pod_devices(const char *value, bool terminated, s
 		ci++;
 	}
 	return bad;
+}
+
+/* A GPU is split into at most this many vGPUs (CCE documents 20; HAMi's
+ * and Volcano's split counts default to 10).  One pod holding more slices
+ * of one device than that is a broken annotation, whatever the node says;
+ * the total over all pods is the model's to check against scheme_gpu.slots. */
+#define SCHEME_MAX_VGPUS_PER_GPU 20
+
+static inline int scheme_cmp_span(const void *a, const void *b)
+{
+	const struct sspan *x = a, *y = b;
+	int c = memcmp(x->p, y->p, x->n < y->n ? x->n : y->n);
+
+	return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* Sorted, so that an annotation of thousands of entries stays cheap. */
+static inline void scheme_check_vgpus_per_device(const struct claim_list *claims,
+						 const struct k8s_pod *pod, const char *key,
+						 struct warnings *w)
+{
+	struct sspan *ids;
+	size_t n = 0, run = 1;
+
+	if (claims->n <= SCHEME_MAX_VGPUS_PER_GPU)
+		return;
+	ids = malloc(claims->n * sizeof(*ids));
+	if (!ids)
+		return;
+	for (size_t i = 0; i < claims->n; i++)
+		if (claims->v[i].device.n)
+			ids[n++] = claims->v[i].device;
+	if (n > 1)
+		qsort(ids, n, sizeof(*ids), scheme_cmp_span);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && scheme_cmp_span(&ids[i], &ids[i - 1]) == 0) {
+			run++;
+			continue;
+		}
+		if (run > SCHEME_MAX_VGPUS_PER_GPU) {
+			scheme_warn_pod(w, "TooManyVGPUs", pod,
+					"annotation %s puts %zu vGPUs on one GPU (at most %d)", key, run,
+					SCHEME_MAX_VGPUS_PER_GPU);
+			break;
+		}
+		run = 1;
+	}
+	free(ids);
 }
 
 #endif

@@ -332,6 +332,7 @@ static int vgpu_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct wa
 			out->mem += claims.v[i].mem;
 			out->core += claims.v[i].core;
 		}
+		scheme_check_vgpus_per_device(&claims, pod, key, w);
 		/* vgpu-ids-new is written by the device plugin at allocation. */
 		out->assigned = confirmed;
 	} else {

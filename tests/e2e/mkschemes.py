@@ -23,6 +23,14 @@ A100 = "NVIDIA-A100-SXM4-40GB"
 T4 = "NVIDIA-Tesla-T4"
 
 
+def unschedulable(p, resource):
+	"""mkfixtures words the scheduler's message for gpushare; name the resource the pod really lacks."""
+	for cond in p["status"].get("conditions", []):
+		if cond.get("reason") == "Unschedulable":
+			cond["message"] = cond["message"].replace("aliyun.com/gpu-mem", resource)
+	return p
+
+
 def gpu_uuid(c, *parts):
 	return "GPU-" + c.uid("gpu", *parts)
 
@@ -44,7 +52,8 @@ def cce_node(c, name, ip, gpus, blocks_per_gpu, core=True, unhealthy=0, labels=N
 def cce_pod(c, name, node, ip, limits, ns="default", scheduler="volcano", phase="Running", containers=None):
 	cts = containers or [mk.container("container-1", "swr.cn-north-4.myhuaweicloud.com/demo/cuda:11.4", limits)]
 	app = name.rsplit("-", 2)[0]
-	return mk.pod(c, name, ns, node, cts, ip, labels={"app": app}, scheduler=scheduler, phase=phase)
+	return unschedulable(mk.pod(c, name, ns, node, cts, ip, labels={"app": app}, scheduler=scheduler, phase=phase),
+		"volcano.sh/gpu-mem.128Mi")
 
 
 def s_cce_multi(c):
@@ -110,8 +119,9 @@ def vgpu_pod(c, name, ns, node, ip, per_container, devices, phase_ann="success",
 		ann["volcano.sh/vgpu-node"] = node
 		ann["volcano.sh/vgpu-time"] = "1795279800"
 		ann["volcano.sh/bind-phase"] = phase_ann
-	return mk.pod(c, name, ns, node if phase_ann != "failed" else None, cts, ip, labels={"app": name.rsplit("-", 1)[0]},
-		annotations=ann or None, scheduler="volcano", phase=phase)
+	return unschedulable(mk.pod(c, name, ns, node if phase_ann != "failed" else None, cts, ip,
+		labels={"app": name.rsplit("-", 1)[0]}, annotations=ann or None, scheduler="volcano", phase=phase),
+		"volcano.sh/vgpu-memory")
 
 
 def s_volcano_vgpu(c):
@@ -191,8 +201,8 @@ def hami_pod(c, name, ns, node, ip, limits, devices=None, phase_ann="success", p
 		ann["hami.io/vgpu-time"] = "1795279800"
 		ann["hami.io/bind-time"] = "1795279801"
 		ann["hami.io/bind-phase"] = phase_ann
-	return mk.pod(c, name, ns, node, cts, ip, labels={"app": name.rsplit("-", 1)[0]}, annotations=ann or None,
-		scheduler="hami-scheduler", phase=phase)
+	return unschedulable(mk.pod(c, name, ns, node, cts, ip, labels={"app": name.rsplit("-", 1)[0]},
+		annotations=ann or None, scheduler="hami-scheduler", phase=phase), "nvidia.com/gpumem")
 
 
 def hami_objects(c, legacy):
@@ -252,8 +262,8 @@ def gfd_labels(product, mem, count, replicas=1, strategy="none"):
 
 
 def nv_pod(c, name, ns, node, ip, n, res="nvidia.com/gpu", phase="Running"):
-	return mk.pod(c, name, ns, node, [mk.container("cuda", CUDA, {res: n}, command=["sleep", "infinity"])], ip,
-		labels={"app": name.rsplit("-", 1)[0]}, phase=phase)
+	return unschedulable(mk.pod(c, name, ns, node, [mk.container("cuda", CUDA, {res: n}, command=["sleep", "infinity"])],
+		ip, labels={"app": name.rsplit("-", 1)[0]}, phase=phase), res)
 
 
 def nvidia_objects(c):

@@ -213,3 +213,48 @@ Test(scheme_cce, other_pods)
 	warnings_release(&w);
 	k8s_pod_free(p);
 }
+
+Test(scheme_cce, scenarios)
+{
+	struct t_objs o = {0};
+	struct scheme_node n;
+	struct scheme_pod sp;
+	struct warnings w = {0};
+
+	t_load_list(&o, "cce", "nodes.json", OBJ_NODE, &scheme_cce.node_fields);
+	t_load_list(&o, "cce", "pods.json", OBJ_POD, &scheme_cce.pod_fields);
+	cr_assert_eq(scheme_cce.node_decode(t_find_node(&o, "192.168.0.88"), &n, &w), 1);
+	cr_assert_eq(n.mem_total, 126 * 128);
+	cr_assert_eq(n.core_total, 100);
+	cr_assert_eq(n.ngpus, 1, "from nvidia.com/gpu");
+	scheme_node_release(&n);
+	for (size_t i = 0; i < o.npods; i++) {
+		cr_assert_eq(scheme_cce.pod_decode(o.pods[i], &sp, &w), 1);
+		cr_assert_eq(sp.mem, 5120);
+		scheme_pod_release(&sp);
+	}
+	cr_assert_eq(w.len, 0);
+	t_objs_release(&o);
+
+	t_load_list(&o, "cce-multi", "nodes.json", OBJ_NODE, &scheme_cce.node_fields);
+	t_load_list(&o, "cce-multi", "pods.json", OBJ_POD, &scheme_cce.pod_fields);
+	cr_assert_eq(scheme_cce.node_decode(t_find_node(&o, "192.168.0.92"), &n, &w), 1);
+	cr_assert_eq(n.ngpus, 2);
+	cr_assert_eq(n.mem_total, 120 * 128);
+	cr_assert_eq(n.mem_capacity, 240 * 128);
+	cr_assert_eq(n.core_total, 0);
+	scheme_node_release(&n);
+	cr_assert_eq(scheme_cce.pod_decode(t_find_pod(&o, "infer-5c7d9f8b6-k2m4n"), &sp, &w), 1);
+	cr_assert_eq(sp.mem, 40 * 128);
+	cr_assert_eq(sp.core, 50);
+	cr_assert_eq(sp.container_mem[1], 0);
+	scheme_pod_release(&sp);
+	cr_assert_eq(scheme_cce.pod_decode(t_find_pod(&o, "odd-core-7f6d5c4b3-p9q8r"), &sp, &w), 1);
+	scheme_pod_release(&sp);
+	cr_assert_eq(scheme_cce.pod_decode(t_find_pod(&o, "render-6b5c4d3e2-z7y6x"), &sp, &w), 1);
+	scheme_pod_release(&sp);
+	cr_assert_eq(t_count(&w, "CoreShareNotMultipleOf5"), 1);
+	cr_assert_eq(t_count(&w, "SchedulerNotVolcano"), 1);
+	warnings_release(&w);
+	t_objs_release(&o);
+}

@@ -451,3 +451,129 @@ Test(scheme_hami, over_100_percent_warned)
 	warnings_release(&w);
 	k8s_pod_free(p);
 }
+
+/* --- fixture scenarios, decoded with the scheme's own filter ----------- */
+
+struct decoded {
+	struct t_objs o;
+	struct scheme_node nodes[2];
+	struct warnings w;
+};
+
+static void decode_scenario(const char *scenario, const char *prefix, struct decoded *d)
+{
+	char name[64];
+
+	memset(d, 0, sizeof(*d));
+	t_load_list(&d->o, scenario, "nodes.json", OBJ_NODE, &scheme_hami.node_fields);
+	t_load_list(&d->o, scenario, "pods.json", OBJ_POD, &scheme_hami.pod_fields);
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s-%d", prefix, i + 1);
+		cr_assert_eq(scheme_hami.node_decode(t_find_node(&d->o, name), &d->nodes[i], &d->w), 1, "%s", name);
+	}
+}
+
+static void release_decoded(struct decoded *d)
+{
+	for (int i = 0; i < 2; i++)
+		scheme_node_release(&d->nodes[i]);
+	warnings_release(&d->w);
+	t_objs_release(&d->o);
+}
+
+Test(scheme_hami, both_encodings_read_alike)
+{
+	struct decoded j, l;
+
+	setenv("CGPU_NOW", "2026-11-21T17:00:00Z", 1);
+	decode_scenario("hami", "hami-gpu", &j);
+	decode_scenario("hami-legacy", "hami-old", &l);
+	unsetenv("CGPU_NOW");
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(j.nodes[i].ngpus, l.nodes[i].ngpus);
+		cr_assert_eq(j.nodes[i].mem_total, l.nodes[i].mem_total);
+		cr_assert_eq(j.nodes[i].mem_capacity, l.nodes[i].mem_capacity);
+		cr_assert_eq(j.nodes[i].core_total, l.nodes[i].core_total);
+		for (int g = 0; g < j.nodes[i].ngpus; g++) {
+			cr_assert_eq(j.nodes[i].gpus[g].mem_total, l.nodes[i].gpus[g].mem_total);
+			cr_assert_eq(j.nodes[i].gpus[g].unhealthy, l.nodes[i].gpus[g].unhealthy);
+			cr_assert_eq(j.nodes[i].gpus[g].cordoned, l.nodes[i].gpus[g].cordoned);
+			cr_assert_str_eq(j.nodes[i].gpus[g].type, l.nodes[i].gpus[g].type);
+		}
+	}
+	/* hami-gpu-1: two A100s, the second cordoned */
+	cr_assert_eq(j.nodes[0].ngpus, 2);
+	cr_assert_eq(j.nodes[0].mem_total, 81920);
+	cr_assert_not(j.nodes[0].gpus[0].cordoned);
+	cr_assert(j.nodes[0].gpus[1].cordoned);
+	/* hami-gpu-2: four T4s, the last without health, handshake stuck */
+	cr_assert_eq(j.nodes[1].ngpus, 4);
+	cr_assert(j.nodes[1].gpus[3].unhealthy);
+	cr_assert_eq(j.nodes[1].mem_total, 3 * 15360);
+	cr_assert_eq(j.nodes[1].mem_capacity, 4 * 15360);
+	cr_assert_eq(t_count(&j.w, "HandshakeStuck"), 1);
+	cr_assert_eq(t_count(&l.w, "HandshakeStuck"), 1);
+	cr_assert_eq(j.w.len, 1);
+	release_decoded(&j);
+	release_decoded(&l);
+}
+
+Test(scheme_hami, scenario_pods)
+{
+	struct decoded d;
+	struct scheme_pod sp;
+	struct k8s_pod *p;
+
+	decode_scenario("hami", "hami-gpu", &d);
+	p = t_find_pod(&d.o, "trainer-0");
+	cr_assert_eq(scheme_hami.pod_decode(p, &sp, &d.w), 1);
+	cr_assert_str_eq(sp.node, "hami-gpu-1");
+	cr_assert_eq(sp.nclaims, 2);
+	cr_assert_str_eq(sp.claims[0].device_id, d.nodes[0].gpus[0].id);
+	cr_assert_str_eq(sp.claims[1].device_id, d.nodes[0].gpus[1].id);
+	cr_assert_eq(sp.container_mem[0], 40000);
+	cr_assert_eq(sp.container_mem[1], 0);
+	cr_assert(sp.assigned);
+	scheme_pod_release(&sp);
+
+	p = t_find_pod(&d.o, "notebook-0");
+	cr_assert_eq(scheme_hami.pod_decode(p, &sp, &d.w), 1);
+	cr_assert_not(sp.assigned, "bind-phase allocating");
+	cr_assert_eq(sp.nclaims, 1);
+	scheme_pod_release(&sp);
+
+	p = t_find_pod(&d.o, "garbled-0");
+	cr_assert_eq(scheme_hami.pod_decode(p, &sp, &d.w), 1);
+	cr_assert_eq(sp.nclaims, 0);
+	cr_assert_not_null(t_warning(&d.w, "MalformedAnnotation"));
+	cr_assert_str_eq(t_warning(&d.w, "MalformedAnnotation")->object, "pod/dev/garbled-0");
+	scheme_pod_release(&sp);
+
+	p = t_find_pod(&d.o, "waiting-0");
+	cr_assert_eq(scheme_hami.pod_decode(p, &sp, &d.w), 1);
+	cr_assert_null(sp.node);
+	cr_assert_eq(sp.mem, 8000);
+	cr_assert_eq(sp.core, 25);
+	scheme_pod_release(&sp);
+	release_decoded(&d);
+}
+
+Test(scheme_hami, more_than_20_vgpus_on_one_gpu)
+{
+	char *alloc = calloc(22, sizeof(UUID_A ",NVIDIA,100,1:") + 1);
+	struct k8s_pod *p;
+	struct scheme_pod out;
+	struct warnings w = {0};
+
+	for (int i = 0; i < 21; i++)
+		strcat(alloc, UUID_A ",NVIDIA,100,1:");
+	strcat(alloc, ";");
+	p = hami_pod(alloc, 1);
+	cr_assert_eq(scheme_hami.pod_decode(p, &out, &w), 1);
+	cr_assert_eq(out.nclaims, 21);
+	cr_assert_eq(t_count(&w, "TooManyVGPUs"), 1);
+	scheme_pod_release(&out);
+	warnings_release(&w);
+	k8s_pod_free(p);
+	free(alloc);
+}

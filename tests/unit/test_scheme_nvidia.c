@@ -199,3 +199,59 @@ Test(scheme_nvidia, hami_pods_are_left_alone)
 	k8s_pod_free(p);
 	warnings_release(&w);
 }
+
+Test(scheme_nvidia, scenarios)
+{
+	struct t_objs o = {0};
+	struct scheme_node n;
+	struct scheme_pod sp;
+	struct warnings w = {0};
+
+	t_load_list(&o, "lightweight", "nodes.json", OBJ_NODE, &scheme_nvidia.node_fields);
+	t_load_list(&o, "lightweight", "pods.json", OBJ_POD, &scheme_nvidia.pod_fields);
+	for (size_t i = 0; i < o.nnodes; i++) {
+		cr_assert_eq(scheme_nvidia.node_decode(o.nodes[i], &n, &w), 1);
+		cr_assert_eq(n.ngpus, 1);
+		cr_assert_eq(n.mem_total, 1);
+		scheme_node_release(&n);
+	}
+	cr_assert_eq(scheme_nvidia.pod_decode(o.pods[0], &sp, &w), 1);
+	cr_assert_eq(sp.mem, 1);
+	scheme_pod_release(&sp);
+	t_objs_release(&o);
+
+	t_load_list(&o, "nvidia-timeslicing", "nodes.json", OBJ_NODE, &scheme_nvidia.node_fields);
+	t_load_list(&o, "nvidia-timeslicing", "pods.json", OBJ_POD, &scheme_nvidia.pod_fields);
+	cr_assert_eq(scheme_nvidia.node_decode(t_find_node(&o, "ts-a100-1"), &n, &w), 1);
+	cr_assert_eq(n.ngpus, 8);
+	cr_assert_eq(n.mem_total, 80);
+	cr_assert_str_eq(n.mode, "time-slicing");
+	scheme_node_release(&n);
+	cr_assert_eq(scheme_nvidia.node_decode(t_find_node(&o, "mps-a100-1"), &n, &w), 1);
+	cr_assert_eq(n.ngpus, 2);
+	cr_assert_eq(n.mem_total, 8);
+	cr_assert_str_eq(n.mode, "mps");
+	scheme_node_release(&n);
+	cr_assert_eq(scheme_nvidia.node_decode(t_find_node(&o, "whole-t4-1"), &n, &w), 1);
+	cr_assert_eq(n.ngpus, 4);
+	cr_assert_eq(n.mem_total, 3);
+	cr_assert_eq(n.mem_capacity, 4);
+	cr_assert_str_eq(n.mode, "none");
+	scheme_node_release(&n);
+	cr_assert_eq(scheme_nvidia.pod_decode(t_find_pod(&o, "sweep-0"), &sp, &w), 1);
+	cr_assert_eq(sp.mem, 4);
+	scheme_pod_release(&sp);
+	cr_assert_eq(w.len, 0);
+	warnings_release(&w);
+	t_objs_release(&o);
+
+	/* the HAMi scenario's nodes and pods are not whole-GPU ones */
+	t_load_list(&o, "hami", "nodes.json", OBJ_NODE, &scheme_nvidia.node_fields);
+	t_load_list(&o, "hami", "pods.json", OBJ_POD, &scheme_nvidia.pod_fields);
+	for (size_t i = 0; i < o.nnodes; i++)
+		cr_assert_eq(scheme_nvidia.node_decode(o.nodes[i], &n, &w), 0);
+	for (size_t i = 0; i < o.npods; i++)
+		cr_assert_eq(scheme_nvidia.pod_decode(o.pods[i], &sp, &w), 0, "%s", o.pods[i]->name);
+	warnings_release(&w);
+	t_objs_release(&o);
+}

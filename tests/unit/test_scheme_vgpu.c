@@ -312,3 +312,44 @@ Test(scheme_vgpu, gpu_share_pods)
 	k8s_pod_free(p);
 	warnings_release(&w);
 }
+
+Test(scheme_vgpu, scenario)
+{
+	struct t_objs o = {0};
+	struct scheme_node n1, n2, share;
+	struct scheme_pod sp;
+	struct warnings w = {0};
+
+	t_load_list(&o, "volcano-vgpu", "nodes.json", OBJ_NODE, &scheme_vgpu.node_fields);
+	t_load_list(&o, "volcano-vgpu", "pods.json", OBJ_POD, &scheme_vgpu.pod_fields);
+	cr_assert_eq(scheme_vgpu.node_decode(t_find_node(&o, "volc-gpu-1"), &n1, &w), 1);
+	cr_assert_eq(scheme_vgpu.node_decode(t_find_node(&o, "volc-gpu-2"), &n2, &w), 1);
+	cr_assert_eq(scheme_vgpu.node_decode(t_find_node(&o, "share-gpu-1"), &share, &w), 1);
+	cr_assert_eq(n1.ngpus, 2);
+	cr_assert_eq(n1.mem_total, 81920);
+	cr_assert_eq(n2.mem_total, 15360);
+	cr_assert(n2.gpus[1].unhealthy);
+	cr_assert_str_eq(share.mode, "gpu-share");
+	cr_assert_eq(share.gpus[1].mem_total, 16160);
+
+	cr_assert_eq(scheme_vgpu.pod_decode(t_find_pod(&o, "train-1"), &sp, &w), 1);
+	cr_assert_eq(sp.nclaims, 3);
+	cr_assert_str_eq(sp.claims[2].device_id, n1.gpus[1].id);
+	cr_assert_eq(sp.container_mem[1], 20480);
+	cr_assert(sp.assigned);
+	scheme_pod_release(&sp);
+	cr_assert_eq(scheme_vgpu.pod_decode(t_find_pod(&o, "infer-0"), &sp, &w), 1);
+	cr_assert_not(sp.assigned);
+	cr_assert_str_eq(sp.claims[0].device_id, n2.gpus[0].id);
+	scheme_pod_release(&sp);
+	cr_assert_eq(scheme_vgpu.pod_decode(t_find_pod(&o, "share-app-0"), &sp, &w), 1);
+	cr_assert_eq(sp.claims[0].gpu, 1);
+	cr_assert_eq(sp.mem, 4096);
+	scheme_pod_release(&sp);
+	cr_assert_eq(w.len, 0, "%s", w.len ? w.items[0].message : "");
+	scheme_node_release(&n1);
+	scheme_node_release(&n2);
+	scheme_node_release(&share);
+	warnings_release(&w);
+	t_objs_release(&o);
+}
