@@ -15,7 +15,9 @@ static int demo_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	return 0;
 }
 
-static const struct command demo = { "demo", "[NODE...]", "a demo", demo_flags, demo_run };
+static const struct command demo = {
+	.name = "demo", .usage = "[NODE...]", .summary = "a demo", .flags = demo_flags, .run = demo_run,
+};
 
 Test(cli, global_flags_anywhere_in_every_spelling)
 {
