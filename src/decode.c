@@ -20,8 +20,13 @@
 
 #include <yajl/yajl_parse.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 enum ctx {
 	C_NONE,
+	C_BAD_ITEMS,	/* not pushed: "items" or an item of the wrong type */
 	C_LIST,		/* top of a NodeList/PodList */
 	C_LIST_META,
 	C_ITEMS,
@@ -96,6 +101,35 @@ enum mode { MODE_LIST, MODE_SINGLE, MODE_WATCH };
 
 #define MAX_DEPTH 16
 
+/* What the prefilter (below) knows of an open object or array. */
+enum pf_level {
+	PL_OTHER,	/* nothing to drop inside */
+	PL_ROOT,	/* the list */
+	PL_ITEMS,
+	PL_ITEM,
+	PL_FIELDS,	/* an object whose keys lookup_key() reads: metadata, spec, status, a container */
+	PL_CONTAINERS,
+};
+
+#define PF_LEVELS 8
+#define PF_KEY_MAX 32
+
+struct prefilter {
+	bool on;
+	bool in_str, esc;
+	bool capture;	/* the string being read is a key of a PL_ROOT/PL_ITEM/PL_FIELDS object */
+	bool drop_next; /* an object or array value starting now is dropped */
+	size_t depth;	/* open objects and arrays */
+	size_t drop;	/* > 0: inside a dropped value, its nesting */
+	unsigned char level[PF_LEVELS];	/* per open container (depth - 1), when depth <= PF_LEVELS */
+	unsigned char ctx[PF_LEVELS];	/* PL_FIELDS: the decoder context its keys belong to */
+	bool want_key[PF_LEVELS];
+	unsigned char child[PF_LEVELS], child_ctx[PF_LEVELS]; /* for a value opening under the last key */
+	char key[PF_KEY_MAX];
+	size_t keylen;
+	bool key_bad;	/* escaped or too long: never dropped */
+};
+
 struct decoder {
 	yajl_handle h;
 	enum mode mode;
@@ -121,7 +155,9 @@ struct decoder {
 	/* lists */
 	struct decode_sink sink;
 	char *list_rv, *list_continue;
-	bool meta_sent, root_done;
+	bool meta_sent, root_done, list_is_status;
+
+	struct prefilter pf;
 
 	/* input held back while a long token is being read */
 	size_t events, run;
@@ -230,6 +266,14 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 			return F_ITEMS;
 		if (KEY_IS(k, len, "metadata"))
 			return F_METADATA;
+		if (KEY_IS(k, len, "kind"))
+			return F_KIND;
+		if (KEY_IS(k, len, "code"))
+			return F_CODE;
+		if (KEY_IS(k, len, "reason"))
+			return F_REASON;
+		if (KEY_IS(k, len, "message"))
+			return F_MESSAGE;
 		break;
 	case C_LIST_META:
 		if (KEY_IS(k, len, "resourceVersion"))
@@ -355,22 +399,22 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 
 /* --- entering and leaving containers ------------------------------------ */
 
-static int grow(struct decoder *d, void **items, size_t *cap, size_t len, size_t size)
+/* Room for one more element in an array of len elements; returns the
+ * (possibly moved) array, or NULL when out of memory. */
+static void *grow(void *items, size_t *cap, size_t len, size_t size)
 {
 	size_t ncap;
 	void *p;
 
 	if (len < *cap)
-		return 1;
+		return items;
 	ncap = *cap ? *cap * 2 : 2;
 	if (ncap > SIZE_MAX / size)
-		return oom(d);
-	p = realloc(*items, ncap * size);
-	if (!p)
-		return oom(d);
-	*items = p;
-	*cap = ncap;
-	return 1;
+		return NULL;
+	p = realloc(items, ncap * size);
+	if (p)
+		*cap = ncap;
+	return p;
 }
 
 /* Does something when an object or array opens as the value of the current
@@ -385,6 +429,8 @@ static enum ctx child_map(struct decoder *d)
 	case C_NONE:
 		return d->mode == MODE_LIST ? C_LIST : d->mode == MODE_WATCH ? C_EVENT : C_OBJ;
 	case C_LIST:
+		if (d->field == F_ITEMS)
+			return C_BAD_ITEMS;
 		return d->field == F_METADATA ? C_LIST_META : C_NONE;
 	case C_ITEMS:
 		return C_OBJ;
@@ -431,6 +477,8 @@ static enum ctx child_array(struct decoder *d)
 	switch (top(d)) {
 	case C_LIST:
 		return d->field == F_ITEMS ? C_ITEMS : C_NONE;
+	case C_ITEMS:
+		return C_BAD_ITEMS;
 	case C_META:
 		return d->field == F_OWNERS ? C_OWNERS : C_NONE;
 	case C_NODE_STATUS:
@@ -465,17 +513,25 @@ static int enter(struct decoder *d, enum ctx c)
 		if (!d->pod && !d->node)
 			return oom(d);
 		break;
-	case C_OWNER:
-		if (!grow(d, (void **)&d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(struct k8s_owner)))
-			return 0;
-		memset(&d->pod->owners[d->pod->nowners++], 0, sizeof(struct k8s_owner));
+	case C_OWNER: {
+		struct k8s_owner *o = grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
+
+		if (!o)
+			return oom(d);
+		d->pod->owners = o;
+		memset(&o[d->pod->nowners++], 0, sizeof(*o));
 		break;
-	case C_CONTAINER:
-		if (!grow(d, (void **)&d->pod->containers, &d->containers_cap, d->pod->ncontainers,
-			  sizeof(struct k8s_container)))
-			return 0;
-		memset(&d->pod->containers[d->pod->ncontainers++], 0, sizeof(struct k8s_container));
+	}
+	case C_CONTAINER: {
+		struct k8s_container *ct = grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers,
+						sizeof(*ct));
+
+		if (!ct)
+			return oom(d);
+		d->pod->containers = ct;
+		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
+	}
 	case C_CONDITION:
 		d->cond_ready = d->cond_true = false;
 		break;
@@ -547,6 +603,7 @@ static int watch_type(const char *s, enum watch_type *ret)
 static int emit_event(struct decoder *d)
 {
 	struct watch_event ev = {.kind = d->kind};
+	const char *rv;
 	int r;
 
 	if (!d->ev_type)
@@ -561,7 +618,11 @@ static int emit_event(struct decoder *d)
 	} else {
 		if (!d->node && !d->pod)
 			return fail(d, KERR_DECODE, "invalid JSON in response: watch event without an object");
-		ev.resource_version = d->node ? d->node->resource_version : d->pod->resource_version;
+		/* a copy: the receiver may free the object before it is done
+		 * with the event */
+		rv = d->node ? d->node->resource_version : d->pod->resource_version;
+		if (rv && !(ev.resource_version = strdup(rv)))
+			return oom(d);
 		if (ev.type != WATCH_BOOKMARK) {
 			ev.node = d->node;
 			ev.pod = d->pod;
@@ -574,6 +635,7 @@ static int emit_event(struct decoder *d)
 		k8s_node_free(ev.node);
 		k8s_pod_free(ev.pod);
 	}
+	free(ev.resource_version);
 	object_clear(d);
 	if (r < 0) {
 		d->failed = true;
@@ -595,6 +657,15 @@ static int leave(struct decoder *d)
 		send_list_meta(d);
 		break;
 	case C_LIST:
+		if (d->list_is_status) {
+			/* a failure the server (or something in between)
+			 * sent with a success code */
+			d->failed = true;
+			kerr_set_status(d->err, d->st_code, d->st_reason,
+					d->st_message && *d->st_message ? d->st_message
+									: "the server sent a Status instead of a list");
+			return 0;
+		}
 		send_list_meta(d);
 		d->root_done = true;
 		break;
@@ -638,6 +709,23 @@ static struct decoder *seen(void *ctx)
 	return d;
 }
 
+/* Deeper down a value of the wrong type reads as absent, but a list whose
+ * items are not a list of objects is not the answer to the request (a
+ * proxy's idea of JSON, a wrong server): showing an empty cluster would
+ * hide that. */
+static int bad_items(struct decoder *d)
+{
+	if (top(d) == C_ITEMS)
+		return fail(d, KERR_DECODE, "invalid JSON in response: a list item is not an object");
+	return fail(d, KERR_DECODE, "invalid JSON in response: the list's items are not an array");
+}
+
+/* A scalar where the list's items or an item belong (null is no items). */
+static bool scalar_in_items(const struct decoder *d)
+{
+	return top(d) == C_ITEMS || (top(d) == C_LIST && d->field == F_ITEMS);
+}
+
 static int on_start(struct decoder *d, enum ctx c)
 {
 	if (d->skip) {
@@ -650,6 +738,8 @@ static int on_start(struct decoder *d, enum ctx c)
 		d->skip = 1;
 		return 1;
 	}
+	if (c == C_BAD_ITEMS)
+		return bad_items(d);
 	if (d->depth == MAX_DEPTH)
 		return fail(d, KERR_DECODE, "invalid JSON in response: nested too deeply");
 	return enter(d, c);
@@ -765,7 +855,17 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
 	if (d->field == F_ENTRY)
 		return on_entry(d, s, len);
+	if (scalar_in_items(d))
+		return bad_items(d);
 	switch (c) {
+	case C_LIST:
+		if (d->field == F_KIND)
+			d->list_is_status = KEY_IS(s, len, "Status");
+		else if (d->field == F_REASON)
+			return set_str(d, &d->st_reason, s, len);
+		else if (d->field == F_MESSAGE)
+			return set_str(d, &d->st_message, s, len);
+		break;
 	case C_LIST_META:
 		if (d->field == F_RESOURCE_VERSION)
 			return set_str(d, &d->list_rv, s, len);
@@ -871,7 +971,9 @@ static int cb_number(void *ctx, const char *s, size_t len)
 	/* Resource maps hold strings, but a number there is still readable. */
 	if (d->field == F_ENTRY)
 		return on_entry(d, (const unsigned char *)s, len);
-	if (top(d) == C_OBJ && d->field == F_CODE) {
+	if (scalar_in_items(d))
+		return bad_items(d);
+	if ((top(d) == C_OBJ || top(d) == C_LIST) && d->field == F_CODE) {
 		long code = 0;
 		size_t i = 0;
 
@@ -890,6 +992,8 @@ static int cb_boolean(void *ctx, int value)
 
 	if (d->skip)
 		return 1;
+	if (scalar_in_items(d))
+		return bad_items(d);
 	switch (top(d)) {
 	case C_NONE:
 		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
@@ -972,9 +1076,13 @@ static int parse_error(struct decoder *d, struct kerr *err, const unsigned char 
 	d->failed = true;
 	msg = yajl_get_error(d->h, 0, buf, len);
 	text = msg ? (const char *)msg : "parse error";
-	/* "parse error: premature EOF\n" -> "premature EOF" */
+	/* "parse error: trailing garbage\n" -> "trailing garbage" */
 	if (strncmp(text, "parse error: ", 13) == 0)
 		text += 13;
+	else if (strncmp(text, "lexical error: ", 15) == 0)
+		text += 15;
+	if (strncmp(text, "premature EOF", 13) == 0)
+		text = d->started ? "unexpected end of data" : "empty body";
 	n = strcspn(text, "\n");
 	while (n && (text[n - 1] == ' ' || text[n - 1] == '.'))
 		n--;
@@ -1020,26 +1128,9 @@ static int flush_held(struct decoder *d, struct kerr *err)
  * an event that is complete. */
 #define HOLD_AFTER 4096
 
-static int decoder_feed(struct decoder *d, const void *buf, size_t len, struct kerr *err)
+/* Hands bytes to yajl, holding them back as explained above. */
+static int feed_raw(struct decoder *d, const unsigned char *p, size_t len, struct kerr *err)
 {
-	const unsigned char *p = buf;
-
-	if (d->failed)
-		return kerr_set(err, KERR_DECODE, "invalid JSON in response: decoding already failed");
-	if (!d->started) {
-		size_t i = 0;
-
-		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
-			i++;
-		if (i < len) {
-			d->started = true;
-			/* An error page from a proxy or load balancer. */
-			if (p[i] == '<') {
-				d->failed = true;
-				return kerr_set(err, KERR_DECODE, "invalid JSON in response: got an HTML page");
-			}
-		}
-	}
 	if (!len)
 		return 0;
 	if (d->run < HOLD_AFTER && !d->held_len)
@@ -1060,9 +1151,346 @@ static int decoder_feed(struct decoder *d, const void *buf, size_t len, struct k
 	}
 	memcpy(d->held + d->held_len, p, len);
 	d->held_len += len;
-	if (d->held_len >= d->run || (d->mode == MODE_WATCH && memchr(p, '\n', len)))
+	if (d->held_len >= d->run ||
+	    (d->mode == MODE_WATCH && (p[len - 1] == '}' || memchr(p, '\n', len))))
 		return flush_held(d, err);
 	return 0;
+}
+
+/* Most of a real pod or node is never read: managedFields, volumes,
+ * tolerations, container statuses, env, a node's images and nodeInfo.  yajl
+ * lexes every byte of it all the same, and that is most of the time spent
+ * on a list.  So in lists, an object or array that is the value of a key
+ * lookup_key() does not know, in the objects whose keys it reads (an item's
+ * metadata, spec and status, a pod's containers), is replaced by null
+ * before yajl sees it: finding its end needs only brackets and quotes.
+ * The rest reaches yajl untouched, so anything malformed outside a dropped
+ * value is still reported by yajl, and the decoder would have skipped a
+ * dropped value anyway. */
+
+static const char pf_null[] = "null";
+
+/* The bytes that end a run inside a string, and inside a dropped value outside its strings. */
+static const bool pf_in_string[256] = {['"'] = true, ['\\'] = true};
+static const bool pf_in_drop[256] = {['"'] = true, ['{'] = true, ['}'] = true, ['['] = true, [']'] = true};
+
+/* Eight bytes at a time, whether any is zero (exact, no false positives). */
+#define PF_ONES UINT64_C(0x0101010101010101)
+#define PF_HIGH UINT64_C(0x8080808080808080)
+#define PF_ZERO(v) (((v) - PF_ONES) & ~(v) & PF_HIGH)
+
+/* Where the run of a string's plain bytes from i ends. */
+static size_t pf_scan_string(const unsigned char *p, size_t i, size_t len)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+
+	for (; i + 16 <= len; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+	}
+#else
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, p + i, 8);
+		if (PF_ZERO(v ^ (PF_ONES * '"')) | PF_ZERO(v ^ (PF_ONES * '\\')))
+			break;
+	}
+#endif
+	while (i < len && !pf_in_string[p[i]])
+		i++;
+	return i;
+}
+
+/* Where the run of bytes without quotes or brackets from i ends ('[' and
+ * '{', ']' and '}' differ only in bit 0x20). */
+static size_t pf_scan_drop(const unsigned char *p, size_t i, size_t len)
+{
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v, w;
+
+		memcpy(&v, p + i, 8);
+		w = v | (PF_ONES * 0x20);
+		if (PF_ZERO(v ^ (PF_ONES * '"')) | PF_ZERO(w ^ (PF_ONES * '{')) | PF_ZERO(w ^ (PF_ONES * '}')))
+			break;
+	}
+	while (i < len && !pf_in_drop[p[i]])
+		i++;
+	return i;
+}
+
+static void pf_key_done(struct decoder *d)
+{
+	struct prefilter *f = &d->pf;
+	size_t i = f->depth - 1;
+	enum field fld;
+
+	f->child[i] = PL_OTHER;
+	f->child_ctx[i] = C_NONE;
+	if (f->key_bad)
+		return;
+	switch (f->level[i]) {
+	case PL_ROOT:
+		if (KEY_IS(f->key, f->keylen, "items"))
+			f->child[i] = PL_ITEMS;
+		break;
+	case PL_ITEM:
+		f->child[i] = PL_FIELDS;
+		if (KEY_IS(f->key, f->keylen, "metadata"))
+			f->child_ctx[i] = C_META;
+		else if (KEY_IS(f->key, f->keylen, "spec"))
+			f->child_ctx[i] = d->kind == OBJ_POD ? C_POD_SPEC : C_NODE_SPEC;
+		else if (KEY_IS(f->key, f->keylen, "status"))
+			f->child_ctx[i] = d->kind == OBJ_POD ? C_POD_STATUS : C_NODE_STATUS;
+		else
+			f->child[i] = PL_OTHER;
+		break;
+	case PL_FIELDS:
+		fld = lookup_key(d, (enum ctx)f->ctx[i], (const unsigned char *)f->key, f->keylen);
+		if (fld == F_NONE)
+			f->drop_next = true;
+		else if (fld == F_CONTAINERS && f->ctx[i] == C_POD_SPEC)
+			f->child[i] = PL_CONTAINERS;
+		break;
+	default:
+		break;
+	}
+}
+
+static void pf_open(struct prefilter *f, bool obj)
+{
+	size_t i = f->depth;
+	unsigned char lv = PL_OTHER, cx = C_NONE;
+
+	if (i == 0) {
+		lv = PL_ROOT;
+	} else if (i <= PF_LEVELS) {
+		switch (f->level[i - 1]) {
+		case PL_ROOT:
+		case PL_ITEM:
+		case PL_FIELDS:
+			lv = f->child[i - 1];
+			cx = f->child_ctx[i - 1];
+			break;
+		case PL_ITEMS:
+			lv = PL_ITEM;
+			break;
+		case PL_CONTAINERS:
+			lv = PL_FIELDS;
+			cx = C_CONTAINER;
+			break;
+		default:
+			break;
+		}
+	}
+	/* a level must be the container it was meant for */
+	if (obj != (lv != PL_ITEMS && lv != PL_CONTAINERS))
+		lv = PL_OTHER;
+	f->depth++;
+	if (i < PF_LEVELS) {
+		f->level[i] = lv;
+		f->ctx[i] = cx;
+		f->want_key[i] = obj;
+		f->child[i] = PL_OTHER;
+		f->child_ctx[i] = C_NONE;
+	}
+}
+
+#ifdef __SSE2__
+static int pf_count16(unsigned x)
+{
+	x = x - ((x >> 1) & 0x5555);
+	x = (x & 0x3333) + ((x >> 2) & 0x3333);
+	x = (x + (x >> 4)) & 0x0f0f;
+	return (int)((x + (x >> 8)) & 0x1f);
+}
+
+/* Inside a dropped value: passes whole 16-byte blocks that cannot close it,
+ * with the quotes in a block paired by a prefix xor (a block holding a
+ * backslash is left to the byte loop).  Returns where the byte loop goes on;
+ * f->in_str is updated for the blocks passed. */
+static size_t pf_skip_blocks(struct prefilter *f, const unsigned char *p, size_t i, size_t len)
+{
+	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), x20 = _mm_set1_epi8(0x20);
+	const __m128i op = _mm_set1_epi8('{'), cl = _mm_set1_epi8('}');
+
+	while (i + 16 <= len) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		__m128i w = _mm_or_si128(v, x20);
+		unsigned mq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q));
+		unsigned mb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b));
+		unsigned mo = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, op));
+		unsigned mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, cl));
+		unsigned in = mq;
+		int nc;
+
+		if (mb || f->esc)
+			break;
+		in ^= in << 1;
+		in ^= in << 2;
+		in ^= in << 4;
+		in ^= in << 8;
+		if (f->in_str)
+			in = ~in;
+		in &= 0xffff;
+		mo &= ~in;
+		mc &= ~in;
+		nc = pf_count16(mc);
+		if ((size_t)nc >= f->drop)
+			break; /* it may close here: the byte loop finds where */
+		f->drop = f->drop - (size_t)nc + (size_t)pf_count16(mo);
+		f->in_str = (in >> 15) & 1;
+		i += 16;
+	}
+	return i;
+}
+#endif
+
+static int prefilter_feed(struct decoder *d, const unsigned char *p, size_t len, struct kerr *err)
+{
+	struct prefilter *f = &d->pf;
+	size_t start = 0, i = 0;
+
+	while (i < len) {
+		unsigned char c;
+
+		if (f->in_str) {
+			if (f->esc) {
+				f->esc = false;
+				f->key_bad = true;
+				i++;
+				continue;
+			}
+			if (f->capture) {
+				size_t e = pf_scan_string(p, i, len);
+
+				if (e - i <= PF_KEY_MAX - f->keylen) {
+					memcpy(f->key + f->keylen, p + i, e - i);
+					f->keylen += e - i;
+				} else {
+					f->key_bad = true;
+				}
+				i = e;
+			} else {
+				i = pf_scan_string(p, i, len);
+			}
+			if (i == len)
+				break;
+			if (p[i] == '"')
+				f->in_str = false;
+			else
+				f->esc = true;
+			i++;
+			continue;
+		}
+		if (f->drop) {
+#ifdef __SSE2__
+			i = pf_skip_blocks(f, p, i, len);
+			if (f->in_str || i == len)
+				continue;
+#endif
+			i = pf_scan_drop(p, i, len);
+			if (i == len)
+				break;
+			c = p[i++];
+			if (c == '"') {
+				f->in_str = true;
+				f->capture = false;
+			} else if (c == '{' || c == '[') {
+				f->drop++;
+			} else if (--f->drop == 0) {
+				start = i;
+			}
+			continue;
+		}
+		c = p[i];
+		switch (c) {
+		case ' ':
+		case '\t':
+		case '\r':
+		case '\n':
+			break;
+		case '"':
+			f->in_str = true;
+			f->capture = false;
+			f->drop_next = false;
+			if (f->depth && f->depth <= PF_LEVELS && f->want_key[f->depth - 1] &&
+			    f->level[f->depth - 1] != PL_OTHER) {
+				f->capture = true;
+				f->keylen = 0;
+				f->key_bad = false;
+			}
+			break;
+		case ':':
+			if (f->depth && f->depth <= PF_LEVELS && f->want_key[f->depth - 1]) {
+				f->want_key[f->depth - 1] = false;
+				if (f->level[f->depth - 1] != PL_OTHER)
+					pf_key_done(d);
+			}
+			break;
+		case ',':
+			f->drop_next = false;
+			if (f->depth && f->depth <= PF_LEVELS && f->level[f->depth - 1] != PL_ITEMS &&
+			    f->level[f->depth - 1] != PL_CONTAINERS)
+				f->want_key[f->depth - 1] = true;
+			break;
+		case '{':
+		case '[':
+			if (f->drop_next) {
+				f->drop_next = false;
+				if (i > start && feed_raw(d, p + start, i - start, err) < 0)
+					return -1;
+				if (feed_raw(d, (const unsigned char *)pf_null, sizeof(pf_null) - 1, err) < 0)
+					return -1;
+				f->drop = 1;
+				break;
+			}
+			pf_open(f, c == '{');
+			break;
+		case '}':
+		case ']':
+			f->drop_next = false;
+			if (f->depth)
+				f->depth--;
+			break;
+		default:
+			f->drop_next = false;
+			break;
+		}
+		i++;
+	}
+	if (!f->drop && len > start)
+		return feed_raw(d, p + start, len - start, err);
+	return 0;
+}
+
+static int decoder_feed(struct decoder *d, const void *buf, size_t len, struct kerr *err)
+{
+	const unsigned char *p = buf;
+
+	if (d->failed)
+		return kerr_set(err, KERR_DECODE, "invalid JSON in response: decoding already failed");
+	if (!d->started) {
+		size_t i = 0;
+
+		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+			i++;
+		if (i < len) {
+			d->started = true;
+			/* An error page from a proxy or load balancer. */
+			if (p[i] == '<') {
+				d->failed = true;
+				return kerr_set(err, KERR_DECODE, "invalid JSON in response: got an HTML page");
+			}
+		}
+	}
+	if (d->pf.on)
+		return prefilter_feed(d, p, len, err);
+	return feed_raw(d, p, len, err);
 }
 
 static int decoder_finish(struct decoder *d, struct kerr *err)
@@ -1083,7 +1511,7 @@ static int decoder_finish(struct decoder *d, struct kerr *err)
 	}
 	if (!d->root_done) {
 		d->failed = true;
-		return kerr_set(err, KERR_DECODE, "invalid JSON in response: empty document");
+		return kerr_set(err, KERR_DECODE, "invalid JSON in response: empty body");
 	}
 	return 0;
 }
@@ -1103,6 +1531,7 @@ struct list_decoder *list_decoder_new(enum obj_kind kind, const struct decode_fi
 	}
 	if (sink)
 		ld->d.sink = *sink;
+	ld->d.pf.on = true;
 	return ld;
 }
 

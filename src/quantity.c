@@ -188,22 +188,23 @@ int quantity_parse_int(const char *s, int64_t *ret)
 
 int memory_label_mib(const char *s, int64_t *ret)
 {
-	/* Each unit's size in KiB as a power of two: the value is computed in
-	 * KiB and then divided, which also floors "512KiB" correctly.  Labels
-	 * are written by hand as often as by tools, so the spelling is loose:
-	 * "G" and "GB" mean GiB, as they do on every card's datasheet. */
+	/* Each unit in MiB as a power of two; KiB is the one unit below a
+	 * MiB, counted whole and then divided, which floors "1536KiB"
+	 * correctly.  Labels are written by hand as often as by tools, so the
+	 * spelling is loose: "G" and "GB" mean GiB, as on every card's
+	 * datasheet. */
 	static const struct {
 		const char *name;
 		int pow2;
 	} units[] = {
-		{"", 10}, {"m", 10}, {"mi", 10}, {"mb", 10}, {"mib", 10},
-		{"k", 0}, {"ki", 0}, {"kb", 0}, {"kib", 0},
-		{"g", 20}, {"gi", 20}, {"gb", 20}, {"gib", 20},
-		{"t", 30}, {"ti", 30}, {"tb", 30}, {"tib", 30},
+		{"", 0}, {"m", 0}, {"mi", 0}, {"mb", 0}, {"mib", 0},
+		{"k", -10}, {"ki", -10}, {"kb", -10}, {"kib", -10},
+		{"g", 10}, {"gi", 10}, {"gb", 10}, {"gib", 10},
+		{"t", 20}, {"ti", 20}, {"tb", 20}, {"tib", 20},
 	};
 	struct digits d;
 	const char *p;
-	int64_t kib;
+	int64_t v;
 
 	if (!s || !ret)
 		return -1;
@@ -213,11 +214,13 @@ int memory_label_mib(const char *s, int64_t *ret)
 	if (*p == ' ')
 		p++;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		int pow2 = units[i].pow2;
+
 		if (strcasecmp(p, units[i].name) != 0)
 			continue;
-		if (scale_floor(&d, 0, units[i].pow2, &kib) < 0)
+		if (scale_floor(&d, 0, pow2 < 0 ? 0 : pow2, &v) < 0)
 			return -1;
-		*ret = kib / 1024;
+		*ret = pow2 < 0 ? v / 1024 : v;
 		return 0;
 	}
 	return -1;

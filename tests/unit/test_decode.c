@@ -472,7 +472,7 @@ Test(decode, items_with_kind_and_api_version)
 
 Test(decode, wrong_types_are_absent)
 {
-	const char *doc = "{\"metadata\":[1,2],\"items\":[1,null,\"s\",[{}],true,"
+	const char *doc = "{\"metadata\":[1,2],\"items\":[null,"
 			  "{\"metadata\":{\"name\":5,\"namespace\":null,\"labels\":\"x\",\"annotations\":[\"a\"],"
 			  "\"ownerReferences\":{\"kind\":\"x\"},\"deletionTimestamp\":null,\"uid\":{\"a\":[]}},"
 			  "\"spec\":{\"containers\":{\"name\":\"x\"},\"nodeName\":[],\"nodeSelector\":\"x\","
@@ -510,6 +510,51 @@ Test(decode, wrong_types_are_absent)
 		cr_assert_eq(p->containers[0].limits.len, 0);
 		collect_release(&c);
 	}
+}
+
+/* The list itself must have the right shape: an empty cluster shown for a
+ * broken answer would hide the problem. */
+Test(decode, list_shape_errors)
+{
+	static const struct {
+		const char *doc, *msg;
+	} cases[] = {
+		{"{\"kind\":\"NodeList\",\"metadata\":{},\"items\":5}",
+		 "invalid JSON in response: the list's items are not an array"},
+		{"{\"items\":\"x\"}", "invalid JSON in response: the list's items are not an array"},
+		{"{\"items\":true}", "invalid JSON in response: the list's items are not an array"},
+		{"{\"items\":{\"metadata\":{}}}", "invalid JSON in response: the list's items are not an array"},
+		{"{\"items\":[\"a\",1,null]}", "invalid JSON in response: a list item is not an object"},
+		{"{\"items\":[{},7]}", "invalid JSON in response: a list item is not an object"},
+		{"{\"items\":[{},[]]}", "invalid JSON in response: a list item is not an object"},
+		{"{\"items\":[false]}", "invalid JSON in response: a list item is not an object"},
+	};
+	const char *status = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+			     "\"message\":\"odd\",\"reason\":\"InternalError\",\"code\":200}";
+	struct collect c = {0};
+	struct kerr err = KERR_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(feed_list(OBJ_NODE, &all_filter, cases[i].doc, strlen(cases[i].doc), 1, &c, &err), -1,
+			     "%s", cases[i].doc);
+		cr_assert_eq(err.kind, KERR_DECODE);
+		cr_assert_str_eq(err.message, cases[i].msg);
+		kerr_release(&err);
+		collect_release(&c);
+	}
+	/* null items: an empty list, as the API server's own decoder reads it */
+	cr_assert_eq(feed_list(OBJ_NODE, &all_filter, "{\"items\":[null]}", 16, 0, &c, &err), 0);
+	cr_assert_eq(c.nnodes, 0);
+	collect_release(&c);
+
+	cr_assert_eq(feed_list(OBJ_NODE, &all_filter, status, strlen(status), 3, &c, &err), -1);
+	cr_assert_eq(err.kind, KERR_STATUS);
+	cr_assert_eq(err.code, 200);
+	cr_assert_str_eq(err.reason, "InternalError");
+	cr_assert_str_eq(err.message, "odd");
+	cr_assert_eq(c.meta_calls, 0);
+	kerr_release(&err);
+	collect_release(&c);
 }
 
 Test(decode, deep_nesting_is_skipped)
@@ -575,6 +620,30 @@ Test(decode, not_json)
 		cr_assert_eq(err.kind, KERR_DECODE, "%s", bad[i]);
 		cr_assert(strncmp(err.message, "invalid JSON in response: ", 26) == 0, "%s", err.message);
 		cr_assert_null(strchr(err.message, '\n'));
+		kerr_release(&err);
+		collect_release(&c);
+	}
+}
+
+Test(decode, short_messages)
+{
+	static const struct {
+		const char *doc, *msg;
+	} cases[] = {
+		{"", "invalid JSON in response: empty body"},
+		{" \n", "invalid JSON in response: empty body"},
+		{"{\"items\":[{\"metadata\":{", "invalid JSON in response: unexpected end of data"},
+		{"[]", "invalid JSON in response: expected an object"},
+		{"{}{}", "invalid JSON in response: trailing garbage"},
+		{"\n  <!DOCTYPE html>", "invalid JSON in response: got an HTML page"},
+	};
+	struct collect c = {0};
+	struct kerr err = KERR_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(feed_list(OBJ_POD, &none_filter, cases[i].doc, strlen(cases[i].doc), 1, &c, &err), -1);
+		cr_assert_eq(err.kind, KERR_DECODE);
+		cr_assert_str_eq(err.message, cases[i].msg);
 		kerr_release(&err);
 		collect_release(&c);
 	}
@@ -784,6 +853,43 @@ Test(decode, watch_bad_streams)
 		kerr_release(&err);
 		events_release(&e);
 	}
+}
+
+/* A big event read in small pieces is handed over when its line ends, not
+ * held back until more input comes. */
+Test(decode, watch_big_event_not_delayed)
+{
+	size_t size = 1 << 20, len = 0, off;
+	const char *head = "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"big\","
+			   "\"resourceVersion\":\"9\",\"annotations\":{\"ALIYUN_COM_GPU_MEM_X\":\"";
+	const char *tail = "\"}}}}\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"10\"}}}\n";
+	char *doc = malloc(strlen(head) + size + strlen(tail) + 1);
+	struct watch_decoder *d;
+	struct events e = {0};
+	struct kerr err = KERR_INIT;
+	size_t first_end;
+
+	cr_assert_not_null(doc);
+	len = (size_t)sprintf(doc, "%s", head);
+	memset(doc + len, 'x', size);
+	len += size;
+	first_end = len + 5; /* through the newline after the first event */
+	len += (size_t)sprintf(doc + len, "%s", tail);
+	d = watch_decoder_new(OBJ_POD, &cgpu_filter, on_event, &e);
+	for (off = 0; off < first_end; off += 1000) {
+		size_t n = first_end - off < 1000 ? first_end - off : 1000;
+
+		cr_assert_eq(watch_decoder_feed(d, doc + off, n, &err), 0);
+	}
+	cr_assert_eq(e.n, 1, "the first event must be out once its line is complete");
+	cr_assert_eq(e.types[0], WATCH_MODIFIED);
+	cr_assert_eq(strlen(kvlist_get(&e.pods[0]->annotations, "ALIYUN_COM_GPU_MEM_X")), size);
+	cr_assert_eq(watch_decoder_feed(d, doc + first_end, len - first_end, &err), 0);
+	cr_assert_eq(e.n, 2);
+	cr_assert_str_eq(e.rvs[1], "10");
+	watch_decoder_free(d);
+	events_release(&e);
+	free(doc);
 }
 
 Test(decode, watch_callback_can_stop)
