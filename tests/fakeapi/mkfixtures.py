@@ -11,6 +11,7 @@ fakeapi.py also imports generate() from here for `--scenario gen:...` (large syn
 
 import argparse
 import copy
+import gc
 import hashlib
 import json
 import os
@@ -734,6 +735,20 @@ def generate(spec):
 		if k not in opts:
 			raise SystemExit("fakeapi: generator: unknown option %s (known: %s)" % (k, ", ".join(sorted(opts))))
 		opts[k] = int(v)
+	# Millions of new objects would set off the cyclic collector again and again, each time walking all of
+	# them (half of the time spent here); they live as long as the server, so they are frozen out of it.
+	enabled = gc.isenabled()
+	gc.disable()
+	try:
+		objs = _generate(opts)
+	finally:
+		if enabled:
+			gc.enable()
+	gc.freeze()
+	return objs, {}
+
+
+def _generate(opts):
 	c = Ctx("gen-%d" % opts["seed"], rv=1000)
 	rnd = random.Random(opts["seed"])
 	gpus, per = opts["gpus"], opts["mem"]
@@ -817,7 +832,7 @@ def generate(spec):
 		ds = daemonset(c, "gpushare-device-plugin-ds", "kube-system", {"name": "gpushare-device-plugin-ds",
 			"component": "gpushare-device-plugin", "app": "gpushare"}, {"cgpu": "true"}, nodes=len(names))
 		objs.append(ds)
-	return objs, {}
+	return objs
 
 
 def main():
