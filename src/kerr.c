@@ -133,6 +133,14 @@ void kerr_print(FILE *f, const struct kerr *err)
 		fprintf(f, "Unable to connect to the server: %s%s\n",
 			strncmp(msg, "getting credentials: ", 21) == 0 ? "" : "getting credentials: ", msg);
 		break;
+	case KERR_CONFIG:
+		/* kubectl sets an unknown context apart from other kubeconfig
+		 * problems (client-go's IsContextNotFound matches this text). */
+		if (strstr(msg, "context was not found for specified context"))
+			fprintf(f, "Error in configuration: %s\n", msg);
+		else
+			fprintf(f, "error: %s\n", msg);
+		break;
 	default:
 		fprintf(f, "error: %s\n", msg);
 		break;

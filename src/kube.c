@@ -1082,12 +1082,19 @@ static int add_header(struct curl_slist **l, const char *fmt, ...)
 	return 0;
 }
 
+/* libcurl builds no request over 1 MiB and then fails with a misleading
+ * "out of memory"; API servers take about 1 MB of headers (Go's default). */
+#define TOKEN_HEADER_MAX 1000000
+
 static int build_headers(struct xfer *x, const struct kube_credential *cred, struct kerr *err)
 {
 	const struct kube_config *cfg = x->c->cfg;
 	struct curl_slist *h = NULL;
 	int r = 0;
 
+	if (cred->token && strlen(cred->token) > TOKEN_HEADER_MAX)
+		return kerr_set(err, KERR_CONFIG, "the token for user \"%s\" is too long for an HTTP header (%zu bytes)",
+				cfg->user_name ? cfg->user_name : "", strlen(cred->token));
 	r |= add_header(&h, "Accept: application/json");
 	r |= add_header(&h, "User-Agent: %s", x->c->user_agent);
 	if (cred->token && *cred->token) {

@@ -144,6 +144,22 @@ static int64_t resource_of(const struct kvlist *l, const char *name)
 	return v;
 }
 
+/* A quantity that is there but cannot be read would make the node look like
+ * one that does not share its GPUs: say so rather than drop it quietly.  The
+ * value itself is left out: it comes from outside and may be anything. */
+static bool check_quantity(const struct k8s_node *node, const struct kvlist *l, const char *list, const char *name,
+			   struct warnings *w, const char *object)
+{
+	const char *s = kvlist_get(l, name);
+	int64_t v;
+
+	if (!s || (quantity_parse_int(s, &v) == 0 && v >= 0))
+		return false;
+	warnings_add(w, "BadQuantity", object, "node %s: %s %s is not a quantity that can be used", node->name, list,
+		     name);
+	return true;
+}
+
 static bool label_is(const struct k8s_node *node, const char *key, const char *value)
 {
 	const char *v = kvlist_get(&node->labels, key);
@@ -229,6 +245,10 @@ static int cgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 	if (asprintf(&object, "node/%s", node->name ? node->name : "") < 0)
 		return -1;
 	check_labels(node, w, object);
+	if (!check_quantity(node, &node->allocatable, "allocatable", RES_MEM, w, object))
+		check_quantity(node, &node->capacity, "capacity", RES_MEM, w, object);
+	if (!check_quantity(node, &node->allocatable, "allocatable", RES_COUNT, w, object))
+		check_quantity(node, &node->capacity, "capacity", RES_COUNT, w, object);
 
 	alloc = resource_of(&node->allocatable, RES_MEM);
 	cap = resource_of(&node->capacity, RES_MEM);
@@ -241,7 +261,6 @@ static int cgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 		warnings_add(w, "NoAllocatable", object,
 			     "node %s: no allocatable %s (capacity %lld): its GPU memory is withheld as unhealthy",
 			     node->name, RES_MEM, (long long)cap);
-	free(object);
 	count = resource_of(&node->allocatable, RES_COUNT);
 	if (count <= 0)
 		count = resource_of(&node->capacity, RES_COUNT);
@@ -251,8 +270,12 @@ static int cgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 
 		count = c && cgpu_index_parse(c, &v) == 0 && v > 0 ? v : 1;
 	}
-	if (count > CGPU_MAX_INDEX + 1)
+	if (count > CGPU_MAX_INDEX + 1) {
+		warnings_add(w, "BadQuantity", object, "node %s: %s %lld is more GPUs than a node holds: showing %d",
+			     node->name, RES_COUNT, (long long)count, CGPU_MAX_INDEX + 1);
 		count = CGPU_MAX_INDEX + 1;
+	}
+	free(object);
 	core = resource_of(&node->allocatable, RES_CORE);
 
 	out->mem_total = alloc;
