@@ -58,7 +58,9 @@ class Pane:
 		e.update(env or {})
 		exports = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in e.items())
 		argv = ["--kubeconfig", api.kubeconfig] + list(args)
-		unsets = " ".join("-u " + shlex.quote(u) for u in unset)
+		# ncurses takes COLUMNS and LINES over the real size: a value the
+		# test runner exported must not reach the pane.
+		unsets = " ".join("-u " + shlex.quote(u) for u in list(unset) + ["COLUMNS", "LINES"])
 		for u in unset:
 			e.pop(u, None)
 		exports = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in e.items())
