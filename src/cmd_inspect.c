@@ -13,7 +13,7 @@
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_COUNT };
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_COUNT };
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -23,6 +23,8 @@ static const struct flag inspect_flags[] = {
 	[F_POOL] = {"pool", 0, "NAME", "only the nodes of this ACK node pool, or with this KEY=VALUE pool label",
 		    "pools"},
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
+	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
+		      "cgpu cce volcano-vgpu hami nvidia"},
 	[F_COUNT] = {0},
 };
 
@@ -275,6 +277,13 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	details = vals[F_DETAILS] != NULL;
 	if (parse_output(vals[F_OUTPUT], &out, err) < 0 || parse_unit(vals[F_UNIT], &mo.force_unit, err) < 0)
 		return -1;
+	if (vals[F_SCHEME]) {
+		if (!scheme_find(vals[F_SCHEME]))
+			return kerr_set(err, KERR_USAGE,
+					"invalid argument \"%s\" for \"--scheme\" flag: must be cgpu, cce, volcano-vgpu, hami or nvidia",
+					vals[F_SCHEME]);
+		mo.scheme = vals[F_SCHEME];
+	}
 	if (details && (out == OUT_WIDE))
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
 	if (vals[F_POOL]) {

@@ -58,6 +58,9 @@ static char *cell_ip(const struct model *m, const struct model_node *n, int gpu)
 
 static char *cell_gpu(const struct model *m, const struct model_node *n, int gpu)
 {
+	/* no per-GPU figures where the scheme does not publish the placement */
+	if (!n->info.per_gpu)
+		return strdup("-");
 	if (gpu < 0 || gpu >= n->ngpus)
 		return strdup("0/0");
 	return fmt("%lld/%lld", (long long)n->gpus[gpu].mem_allocated, (long long)n->gpus[gpu].mem_total);
@@ -73,8 +76,9 @@ static char *cell_pending(const struct model *m, const struct model_node *n, int
 
 static char *cell_memory(const struct model *m, const struct model_node *n, int gpu)
 {
-	/* nodes that count whole GPUs or replicas say so rather than pass as memory */
-	if (n->unit == UNIT_SLOTS)
+	/* nodes that count whole GPUs or replicas say so rather than pass as
+	 * memory, unless the whole table counts slots */
+	if (n->unit == UNIT_SLOTS && m->totals.unit != UNIT_SLOTS)
 		return fmt("%lld/%lld slots", (long long)n->mem_allocated, (long long)n->mem_total);
 	return fmt("%lld/%lld", (long long)n->mem_allocated, (long long)n->mem_total);
 }
@@ -256,6 +260,11 @@ char *column_header(const struct model *m, const struct column_ref *ref)
 	/* the headers are constant formats of this table, never outside text */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	/* a table of slot-counted nodes: GPUs and replicas, not memory */
+	if (m->totals.unit == UNIT_SLOTS && ref->id == COL_GPU)
+		return fmt("GPU%d(Used/Slots)", ref->gpu);
+	if (m->totals.unit == UNIT_SLOTS && ref->id == COL_MEMORY)
+		return strdup("GPUs(slots)");
 	if (ref->id == COL_GPU)
 		return fmt(c->header, ref->gpu);
 	if (strstr(c->header, "%s"))

@@ -24,6 +24,16 @@ struct node_acc {
 	size_t pending_pods;
 	int64_t mem, core;
 	size_t npods;
+	/* claims naming a device (UUID) instead of an index: the node's GPU
+	 * list, which may arrive later, maps them in join_node() */
+	struct dev_claim *devs;
+	size_t ndevs, devs_cap;
+};
+
+struct dev_claim {
+	const char *id; /* interned by the scheme decoders: outlives the pod */
+	int64_t mem, core;
+	bool first_on_gpu;
 };
 
 struct model_private {
@@ -112,6 +122,9 @@ static struct node_acc *acc_get(struct model_private *p, const char *name)
 
 static void acc_clear_pods(struct node_acc *a)
 {
+	free(a->devs);
+	a->devs = NULL;
+	a->ndevs = a->devs_cap = 0;
 	free(a->gpu_mem);
 	free(a->gpu_core);
 	free(a->gpu_pods);
@@ -371,6 +384,40 @@ static int fold_claim(struct node_acc *a, int gpu, int64_t mem, int64_t core, bo
 	return 0;
 }
 
+static bool same_device(const char *x, const char *y)
+{
+	return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+static bool same_gpu(const struct scheme_claim *x, const struct scheme_claim *y)
+{
+	return x->gpu == y->gpu && same_device(x->device_id, y->device_id);
+}
+
+static int add_dev_claim(struct node_acc *a, const struct scheme_claim *c, bool first)
+{
+	if (a->ndevs == a->devs_cap) {
+		size_t ncap = a->devs_cap ? a->devs_cap * 2 : 8;
+		struct dev_claim *nd = realloc(a->devs, ncap * sizeof(*nd));
+
+		if (!nd)
+			return -1;
+		a->devs = nd;
+		a->devs_cap = ncap;
+	}
+	a->devs[a->ndevs++] = (struct dev_claim){c->device_id, c->mem, c->core, first};
+	return 0;
+}
+
+/* The index of the GPU a scheme names by device id, or -1. */
+static int gpu_by_id(const struct scheme_node *info, const char *id)
+{
+	for (int i = 0; info->gpus && i < info->ngpus; i++)
+		if (info->gpus[i].id && strcmp(info->gpus[i].id, id) == 0)
+			return info->gpus[i].index;
+	return -1;
+}
+
 /* Per-GPU view of a pod's claims: containers on the same GPU merged. */
 static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, size_t *ret_n)
 {
@@ -383,7 +430,7 @@ static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, siz
 		size_t j;
 
 		for (j = 0; j < n; j++)
-			if (g[j].gpu == sp->claims[i].gpu)
+			if (g[j].gpu == sp->claims[i].gpu && same_device(g[j].device_id, sp->claims[i].device_id))
 				break;
 		if (j == n) {
 			g[n].gpu = sp->claims[i].gpu;
@@ -494,9 +541,12 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 		bool first = true;
 
 		for (size_t j = 0; j < i; j++)
-			if (sp.claims[j].gpu == sp.claims[i].gpu)
+			if (same_gpu(&sp.claims[j], &sp.claims[i]))
 				first = false;
-		if (fold_claim(a, sp.claims[i].gpu, sp.claims[i].mem, sp.claims[i].core, first) < 0)
+		if (sp.claims[i].gpu < 0 && sp.claims[i].device_id) {
+			if (add_dev_claim(a, &sp.claims[i], first) < 0)
+				goto fail;
+		} else if (fold_claim(a, sp.claims[i].gpu, sp.claims[i].mem, sp.claims[i].core, first) < 0)
 			goto fail;
 	}
 	a->mem += sp.mem;
@@ -563,10 +613,18 @@ static int cmp_warnings(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Warnings in a stable order, whatever order the objects came in. */
+static bool same_warning(const struct warning *x, const struct warning *y)
+{
+	return strcmp(x->code, y->code) == 0 && same_device(x->object, y->object) &&
+	       strcmp(x->message, y->message) == 0;
+}
+
+/* Warnings in a stable order, whatever order the objects came in, each once
+ * (an object read twice, a list that started over, says the same again). */
 static int sort_warnings(struct warnings *w)
 {
 	struct sortable_warning *s;
+	size_t n = 0;
 
 	if (w->len < 2)
 		return 0;
@@ -576,8 +634,16 @@ static int sort_warnings(struct warnings *w)
 	for (size_t i = 0; i < w->len; i++)
 		s[i] = (struct sortable_warning){w->items[i], i};
 	qsort(s, w->len, sizeof(*s), cmp_warnings);
-	for (size_t i = 0; i < w->len; i++)
-		w->items[i] = s[i].w;
+	for (size_t i = 0; i < w->len; i++) {
+		if (n > 0 && same_warning(&w->items[n - 1], &s[i].w)) {
+			free(s[i].w.code);
+			free(s[i].w.object);
+			free(s[i].w.message);
+			continue;
+		}
+		w->items[n++] = s[i].w;
+	}
+	w->len = n;
 	free(s);
 	return 0;
 }
@@ -588,7 +654,7 @@ static void append_warnings(struct warnings *dst, const struct warnings *src)
 		warnings_add(dst, src->items[i].code, src->items[i].object, "%s", src->items[i].message);
 }
 
-static int join_node(struct model *m, struct model_node *n, const struct node_acc *a)
+static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 {
 	enum mem_unit from = n->info.unit, to = n->unit;
 	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core;
@@ -600,6 +666,19 @@ static int join_node(struct model *m, struct model_node *n, const struct node_ac
 	if (n->ngpus && !(n->gpus = calloc((size_t)n->ngpus, sizeof(*n->gpus)))) {
 		free(obj);
 		return -1;
+	}
+	for (size_t i = 0; i < a->ndevs; i++) {
+		int gi = gpu_by_id(&n->info, a->devs[i].id);
+
+		if (gi < 0)
+			warnings_add(&m->warnings, "UnknownDevice", obj,
+				     "node %s: a pod holds %lld %s on device %s, which the node does not list",
+				     n->name, (long long)convert(a->devs[i].mem, from, to), unit_name(to),
+				     a->devs[i].id);
+		if (fold_claim(a, gi, a->devs[i].mem, a->devs[i].core, a->devs[i].first_on_gpu) < 0) {
+			free(obj);
+			return -1;
+		}
 	}
 	for (int i = 0; i < n->ngpus; i++) {
 		struct model_gpu *g = &n->gpus[i];
@@ -627,6 +706,17 @@ static int join_node(struct model *m, struct model_node *n, const struct node_ac
 			n->mem_allocated += g->mem_allocated;
 			n->core_allocated += g->core_allocated;
 		}
+		if (g->npods && g->unhealthy)
+			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj,
+				     "node %s: %zu pod(s) hold GPU%d, which is unhealthy", n->name, g->npods, g->index);
+		if (g->npods && g->cordoned)
+			warnings_add(&m->warnings, "AllocatedOnCordoned", obj,
+				     "node %s: %zu pod(s) hold GPU%d, which is cordoned (no new pods)", n->name,
+				     g->npods, g->index);
+		if (g->slots > 0 && g->npods > (size_t)g->slots)
+			warnings_add(&m->warnings, "TooManyVGPUs", obj,
+				     "node %s: %zu pods share GPU%d, which offers %lld vGPU slots", n->name, g->npods,
+				     g->index, (long long)g->slots);
 		if (g->mem_total > 0 && g->mem_allocated > g->mem_total)
 			warnings_add(&m->warnings, "OverAllocated", obj,
 				     "node %s: GPU%d has %lld/%lld %s allocated, more than it offers", n->name, i,
@@ -651,6 +741,12 @@ static int join_node(struct model *m, struct model_node *n, const struct node_ac
 	n->mem_pending = convert(a->pending_mem, from, to);
 	n->mem_allocated += n->mem_pending;
 	n->core_allocated += a->pending_core;
+	if (!n->info.per_gpu) {
+		/* no placement is visible: what the node's pods hold, per node */
+		n->mem_allocated = convert(a->mem, from, to);
+		n->core_allocated = a->core;
+		n->mem_pending = 0;
+	}
 	n->mem_total = convert(n->info.mem_total, from, to);
 	n->mem_unhealthy = convert(n->info.mem_capacity - n->info.mem_total, from, to);
 	if (n->mem_unhealthy < 0)
@@ -664,10 +760,44 @@ static int join_node(struct model *m, struct model_node *n, const struct node_ac
 	return 0;
 }
 
+/* The unit a pod on no node counts in: the one the nodes of its scheme use
+ * (GiB when they disagree, the ACK default), else the scheme's own (whole
+ * GPUs count slots; cGPU, GiB; the others, MiB). */
+static enum mem_unit scheme_unit(const struct model *m, const struct scheme *sc)
+{
+	bool gib = false, mib = false, slots = false;
+
+	for (size_t i = 0; i < m->nnodes; i++) {
+		if (m->nodes[i].scheme != sc)
+			continue;
+		gib |= m->nodes[i].info.unit == UNIT_GIB;
+		mib |= m->nodes[i].info.unit == UNIT_MIB;
+		slots |= m->nodes[i].info.unit == UNIT_SLOTS;
+	}
+	if (gib || mib)
+		return mib && !gib ? UNIT_MIB : UNIT_GIB;
+	if (slots || (sc && strcmp(sc->name, "nvidia") == 0))
+		return UNIT_SLOTS;
+	return !sc || strcmp(sc->name, "cgpu") == 0 ? UNIT_GIB : UNIT_MIB;
+}
+
+static void add_node_totals(struct model_totals *t, const struct model_node *n, const struct node_acc *a)
+{
+	t->mem_total += convert(n->mem_total, n->unit, t->unit);
+	t->mem_allocated += convert(n->mem_allocated, n->unit, t->unit);
+	t->mem_pending += convert(n->mem_pending, n->unit, t->unit);
+	t->mem_unhealthy += convert(n->mem_unhealthy, n->unit, t->unit);
+	t->core_total += n->core_total;
+	t->core_allocated += n->core_allocated;
+	t->gpus += (size_t)n->ngpus;
+	t->pods += a->npods;
+	t->nodes++;
+}
+
 int model_finish(struct model *m, struct kerr *err)
 {
 	struct model_private *p = m->priv;
-	bool have_gib = false, have_mib = false;
+	bool have_gib = false, have_mib = false, have_slots = false;
 	enum mem_unit natural, from, to;
 	size_t kept;
 
@@ -675,25 +805,27 @@ int model_finish(struct model *m, struct kerr *err)
 		return kerr_set(err, KERR_OTHER, "model finished twice");
 	p->finished = true;
 
-	/* one unit for the whole report: forced, or the one every node agrees on,
-	 * or (nodes disagree) MiB for everyone, with a warning */
+	/* each node keeps the unit it counts in (or the one forced); the cluster
+	 * totals take the unit every memory node agrees on, MiB where GiB and MiB
+	 * meet.  The tables print one block per unit rather than convert. */
 	for (size_t i = 0; i < m->nnodes; i++) {
 		have_gib |= m->nodes[i].info.unit == UNIT_GIB;
 		have_mib |= m->nodes[i].info.unit == UNIT_MIB;
+		have_slots |= m->nodes[i].info.unit == UNIT_SLOTS;
 	}
 	natural = have_mib && !have_gib ? UNIT_MIB : UNIT_GIB;
-	m->totals.unit = natural;
+	m->totals.unit = have_gib && have_mib ? UNIT_MIB : natural;
 	if (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB) {
 		m->totals.unit = (enum mem_unit)m->opts.force_unit;
-	} else if (have_gib && have_mib) {
-		m->totals.unit = UNIT_MIB;
-		m->totals.mixed_units = true;
-		warnings_add(&m->warnings, "MixedUnits", NULL,
-			     "nodes count GPU memory in different units (GiB and MiB): all figures are shown in MiB");
+		for (size_t i = 0; i < m->nnodes; i++)
+			if (m->nodes[i].info.unit != UNIT_SLOTS)
+				m->nodes[i].unit = m->totals.unit;
+		m->totals.mixed_units = (have_gib || have_mib) && have_slots;
+	} else {
+		m->totals.mixed_units = have_gib + have_mib + have_slots > 1;
 	}
-	for (size_t i = 0; i < m->nnodes; i++)
-		if (m->nodes[i].info.unit != UNIT_SLOTS)
-			m->nodes[i].unit = m->totals.unit;
+	for (int u = 0; u <= UNIT_SLOTS; u++)
+		m->units[u].totals.unit = (enum mem_unit)u;
 
 	if (m->nnodes > 1)
 		qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_nodes);
@@ -728,10 +860,18 @@ int model_finish(struct model *m, struct kerr *err)
 			pod_free_fields(mp);
 			continue;
 		}
-		/* a pod on no node yet counts in the unit the nodes use (GiB when
-		 * they disagree, the ACK default) */
-		from = a ? m->nodes[a->node].info.unit : natural;
-		to = a ? m->nodes[a->node].unit : m->totals.unit;
+		if (a) {
+			from = m->nodes[a->node].info.unit;
+			to = m->nodes[a->node].unit;
+		} else {
+			from = to = scheme_unit(m, mp->scheme);
+			if (from != UNIT_SLOTS && (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB))
+				to = (enum mem_unit)m->opts.force_unit;
+		}
+		mp->unit = to;
+		for (size_t g = 0; a && g < mp->ngpus; g++)
+			if (mp->gpus[g].gpu < 0 && mp->gpus[g].device_id)
+				mp->gpus[g].gpu = gpu_by_id(&m->nodes[a->node].info, mp->gpus[g].device_id);
 		mp->mem = convert(mp->mem, from, to);
 		for (size_t g = 0; g < mp->ngpus; g++)
 			mp->gpus[g].mem = convert(mp->gpus[g].mem, from, to);
@@ -751,12 +891,17 @@ int model_finish(struct model *m, struct kerr *err)
 		size_t *np;
 
 		if (!mp->node) {
+			struct model_totals *ut = &m->units[mp->unit].totals;
+
 			np = realloc(m->unscheduled, (m->nunscheduled + 1) * sizeof(*np));
 			if (!np)
 				return oom(err);
 			m->unscheduled = np;
 			m->unscheduled[m->nunscheduled++] = i;
-			m->totals.mem_pending += mp->mem;
+			if (mp->unit != UNIT_SLOTS)
+				m->totals.mem_pending += convert(mp->mem, mp->unit, m->totals.unit);
+			ut->mem_pending += mp->mem;
+			ut->unscheduled++;
 			continue;
 		}
 		n = &m->nodes[acc_find(p, mp->node)->node];
@@ -765,35 +910,40 @@ int model_finish(struct model *m, struct kerr *err)
 			return oom(err);
 		n->pods = np;
 		n->pods[n->npods++] = i;
-		if (mp->core)
+		if (mp->core) {
 			m->any_core = true;
+			m->units[n->unit].any_core = true;
+		}
 	}
 
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct model_node *n = &m->nodes[i];
 		const struct node_acc *a = acc_find(p, n->name);
+		struct model_unit_group *ug = &m->units[n->unit];
 
-		/* slots are not memory: they stay out of the memory totals */
+		add_node_totals(&ug->totals, n, a);
 		if (n->unit != UNIT_SLOTS) {
-			m->totals.mem_total += n->mem_total;
-			m->totals.mem_allocated += n->mem_allocated;
+			add_node_totals(&m->totals, n, a);
+		} else {
+			/* slots are not memory: they stay out of the memory totals */
+			struct model_totals t = {.unit = UNIT_SLOTS};
+
+			add_node_totals(&t, n, a);
+			m->totals.core_total += t.core_total;
+			m->totals.core_allocated += t.core_allocated;
+			m->totals.gpus += t.gpus;
+			m->totals.pods += t.pods;
 		}
-		m->totals.core_total += n->core_total;
-		m->totals.core_allocated += n->core_allocated;
-		m->totals.gpus += (size_t)n->ngpus;
-		m->totals.pods += a->npods;
 		if (a->pending_pods)
-			m->any_pending = true;
+			m->any_pending = ug->any_pending = true;
 		if (n->core_total > 0 || n->core_allocated > 0)
-			m->any_core = true;
+			m->any_core = ug->any_core = true;
 		if (n->ngpus > m->max_gpus)
 			m->max_gpus = n->ngpus;
+		/* a unit's table has per-GPU columns only for nodes that publish the split */
+		if (n->info.per_gpu && n->ngpus > ug->max_gpus)
+			ug->max_gpus = n->ngpus;
 	}
-	/* totals.mem_pending: held without a GPU index on nodes, plus asked for
-	 * by pods that are not on any node yet */
-	for (size_t i = 0; i < m->nnodes; i++)
-		if (m->nodes[i].unit != UNIT_SLOTS)
-			m->totals.mem_pending += m->nodes[i].mem_pending;
 	m->totals.nodes = m->nnodes;
 	m->totals.unscheduled = m->nunscheduled;
 

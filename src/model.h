@@ -44,6 +44,7 @@ struct model_pod {
 	int64_t *container_mem, *container_core;
 	size_t ncontainers;
 	bool assigned;
+	enum mem_unit unit; /* of mem, gpus[].mem and container_mem: its node's, or its scheme's */
 };
 
 struct model_gpu {
@@ -75,10 +76,20 @@ struct model_node {
 
 struct model_totals {
 	enum mem_unit unit; /* the one unit of mem_* below */
-	bool mixed_units;   /* nodes disagree: totals converted to MiB */
+	bool mixed_units;   /* nodes are shown in more than one unit; where GiB and MiB meet,
+			     * these cluster totals are in MiB (nodes keep their own unit) */
 	int64_t mem_total, mem_allocated, mem_pending;
 	int64_t core_total, core_allocated;
 	size_t nodes, gpus, pods, unscheduled;
+	int64_t mem_unhealthy;
+};
+
+/* The nodes shown in one unit, and the unscheduled pods asking in it: the
+ * tables print one block per unit so that a column never mixes units. */
+struct model_unit_group {
+	struct model_totals totals; /* totals.unit is the group's unit; totals.nodes 0 = no such nodes */
+	int max_gpus;
+	bool any_pending, any_core;
 };
 
 struct model {
@@ -94,6 +105,7 @@ struct model {
 	bool any_pending, any_core;
 	struct warnings warnings;
 	struct model_private *priv;
+	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */
 };
 
 int model_init(struct model *m, const struct model_options *opt);

@@ -87,7 +87,7 @@ static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_
 	set(d, o, "node", str_or_null(p->node));
 	set(d, o, "scheme", str_or_null(p->scheme ? p->scheme->name : NULL));
 	set(d, o, "assigned", json_boolean(p->assigned));
-	set(d, o, "unit", json_string(column_unit_name(n ? n->unit : m->totals.unit)));
+	set(d, o, "unit", json_string(column_unit_name(n ? n->unit : p->unit)));
 	set(d, o, "memory", num(p->mem));
 	set(d, o, "core", num(p->core));
 	arr = json_array();
@@ -117,7 +117,7 @@ static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_
 
 static const char *unit_source(const struct model *m, const struct model_node *n)
 {
-	if (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB)
+	if ((m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB) && n->unit != UNIT_SLOTS)
 		return "forced";
 	if (n->unit != n->info.unit)
 		return "converted";
@@ -167,6 +167,9 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 					append(d, pods, pod_ref(d, p, p->gpus[k].mem, p->gpus[k].core));
 		}
 		set(d, go, "pods", pods);
+		set(d, go, "slots", num(mg->slots));
+		set(d, go, "unhealthy", json_boolean(mg->unhealthy));
+		set(d, go, "cordoned", json_boolean(mg->cordoned));
 		append(d, gpus, go);
 	}
 	set(d, o, columns[COL_GPU].json_key, gpus);
@@ -179,31 +182,48 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 	}
 	set(d, o, "pendingPods", pending);
 	set(d, o, "podCount", json_integer((json_int_t)n->npods));
+	set(d, o, "perGpu", json_boolean(n->info.per_gpu));
+	return o;
+}
+
+static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with_unit)
+{
+	json_t *o = json_object(), *mem;
+
+	if (with_unit)
+		set(d, o, "unit", json_string(column_unit_name(t->unit)));
+	set(d, o, "nodes", json_integer((json_int_t)t->nodes));
+	set(d, o, "gpus", json_integer((json_int_t)t->gpus));
+	set(d, o, "pods", json_integer((json_int_t)t->pods));
+	set(d, o, "unscheduledPods", json_integer((json_int_t)t->unscheduled));
+	mem = memory_obj(d, t->unit, t->mem_total, t->mem_allocated);
+	set(d, mem, "pending", num(t->mem_pending));
+	set(d, mem, "unhealthy", num(t->mem_unhealthy));
+	set(d, o, "memory", mem);
+	set(d, o, "core", core_obj(d, t->core_total, t->core_allocated));
 	return o;
 }
 
 json_t *render_json_document(const struct model *m)
 {
 	struct doc d = {false};
-	json_t *root = json_object(), *totals = json_object(), *arr, *mem;
-	int64_t unhealthy = 0;
+	json_t *root = json_object(), *totals, *arr;
 
 	set(&d, root, "apiVersion", json_string(RENDER_API_VERSION));
 	set(&d, root, "kind", json_string(RENDER_KIND));
 	set(&d, root, "unit", json_string(column_unit_name(m->totals.unit)));
 	set(&d, root, "mixedUnits", json_boolean(m->totals.mixed_units));
 
-	for (size_t i = 0; i < m->nnodes; i++)
-		unhealthy += m->nodes[i].mem_unhealthy;
-	set(&d, totals, "nodes", json_integer((json_int_t)m->totals.nodes));
-	set(&d, totals, "gpus", json_integer((json_int_t)m->totals.gpus));
-	set(&d, totals, "pods", json_integer((json_int_t)m->totals.pods));
-	set(&d, totals, "unscheduledPods", json_integer((json_int_t)m->totals.unscheduled));
-	mem = memory_obj(&d, m->totals.unit, m->totals.mem_total, m->totals.mem_allocated);
-	set(&d, mem, "pending", num(m->totals.mem_pending));
-	set(&d, mem, "unhealthy", num(unhealthy));
-	set(&d, totals, "memory", mem);
-	set(&d, totals, "core", core_obj(&d, m->totals.core_total, m->totals.core_allocated));
+	totals = totals_obj(&d, &m->totals, false);
+	/* per unit the nodes are shown in, never added across units */
+	arr = json_array();
+	for (int u = 0; u <= UNIT_SLOTS; u++) {
+		const struct model_totals *t = &m->units[u].totals;
+
+		if (t->nodes || t->unscheduled)
+			append(&d, arr, totals_obj(&d, t, true));
+	}
+	set(&d, totals, "byUnit", arr);
 	set(&d, root, "totals", totals);
 
 	arr = json_array();

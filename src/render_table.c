@@ -61,12 +61,86 @@ static char *row_text(const struct model *m, const struct model_node *n, const s
 	return line;
 }
 
-int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err)
+/* The units the nodes are shown in, in the fixed order GiB, MiB, slots. */
+static size_t unit_groups(const struct model *m, enum mem_unit ret[UNIT_SLOTS + 1])
+{
+	size_t n = 0;
+
+	for (int u = 0; u <= UNIT_SLOTS; u++)
+		if (m->units[u].totals.nodes)
+			ret[n++] = (enum mem_unit)u;
+	return n;
+}
+
+/* The model as seen by one unit's table: its nodes (shallow copies), totals
+ * and columns.  Only the array is owned. */
+static int unit_view(const struct model *m, enum mem_unit u, struct model *v)
+{
+	const struct model_unit_group *g = &m->units[u];
+	size_t k = 0;
+
+	*v = *m;
+	v->nodes = calloc(g->totals.nodes ? g->totals.nodes : 1, sizeof(*v->nodes));
+	if (!v->nodes)
+		return -1;
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].unit == u)
+			v->nodes[k++] = m->nodes[i];
+	v->nnodes = k;
+	v->totals = g->totals;
+	v->max_gpus = g->max_gpus;
+	v->any_pending = g->any_pending;
+	v->any_core = g->any_core;
+	return 0;
+}
+
+/* "cce and nvidia": the schemes of the nodes whose per-GPU placement is not
+ * published, NULL when every node publishes it.  malloc'd. */
+static char *hidden_split_schemes(const struct model *m, bool *failed)
+{
+	char *list = NULL;
+	size_t len = 0, count = 0;
+	FILE *f = open_memstream(&list, &len);
+	const struct scheme *seen[16];
+	size_t nseen = 0;
+
+	if (!f) {
+		*failed = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct scheme *sc = m->nodes[i].scheme;
+		bool dup = false;
+
+		if (m->nodes[i].info.per_gpu || !sc)
+			continue;
+		for (size_t j = 0; j < nseen; j++)
+			dup |= seen[j] == sc;
+		if (dup || nseen == sizeof(seen) / sizeof(seen[0]))
+			continue;
+		seen[nseen++] = sc;
+	}
+	for (size_t j = 0; j < nseen; j++, count++)
+		fprintf(f, "%s%s", j == 0 ? "" : j + 1 == nseen ? " and " : ", ", seen[j]->name);
+	if (fclose(f) != 0) {
+		free(list);
+		*failed = true;
+		return NULL;
+	}
+	if (!count) {
+		free(list);
+		return NULL;
+	}
+	return list;
+}
+
+static int summary_table(FILE *out, const struct model *m, bool wide, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	struct column_ref *cols;
 	size_t ncols, rule = 0;
-	char *line;
+	char *line, *hidden;
+	bool failed = false;
 
 	if (!tw)
 		return fail(err);
@@ -93,8 +167,9 @@ int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err
 	}
 	if (put_dashes(tw, rule) < 0)
 		goto oom;
-	if (tabwriter_printf(tw, "Allocated/Total GPU Memory In Cluster:\n%lld/%lld (%lld%%)\n",
-			     (long long)m->totals.mem_allocated, (long long)m->totals.mem_total,
+	if (tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\n%lld/%lld (%lld%%)\n",
+			     m->totals.unit == UNIT_SLOTS ? "Slots" : "Memory", (long long)m->totals.mem_allocated,
+			     (long long)m->totals.mem_total,
 			     column_percent(m->totals.mem_allocated, m->totals.mem_total)) < 0)
 		goto oom;
 	if (m->any_core &&
@@ -102,12 +177,45 @@ int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err
 			     (long long)m->totals.core_allocated, (long long)m->totals.core_total,
 			     column_percent(m->totals.core_allocated, m->totals.core_total)) < 0)
 		goto oom;
+	hidden = hidden_split_schemes(m, &failed);
+	if (failed)
+		goto oom;
+	if (hidden && tabwriter_printf(tw, "Per-GPU split not published by %s nodes: figures are per node.\n",
+				       hidden) < 0) {
+		free(hidden);
+		goto oom;
+	}
+	free(hidden);
 	free(cols);
 	return flush(tw, out, err);
 oom:
 	free(cols);
 	tabwriter_free(tw);
 	return fail(err);
+}
+
+int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err)
+{
+	enum mem_unit units[UNIT_SLOTS + 1];
+	size_t n = unit_groups(m, units);
+
+	if (n == 0)
+		return summary_table(out, m, wide, err);
+	/* one table per unit, so that no column mixes units */
+	for (size_t i = 0; i < n; i++) {
+		struct model v;
+		int rc;
+
+		if (i > 0 && fputc('\n', out) == EOF)
+			return fail(err);
+		if (unit_view(m, units[i], &v) < 0)
+			return fail(err);
+		rc = summary_table(out, &v, wide, err);
+		free(v.nodes);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Memory a pod holds on one GPU of its node (-1 = pending). */
@@ -132,10 +240,21 @@ static bool node_has_pending(const struct model *m, const struct model_node *n)
 	return false;
 }
 
-static int node_details(struct tabwriter *tw, const struct model *m, const struct model_node *n,
-			size_t *rule)
+/* " MiB" after a details heading where the unit is not the one of a
+ * published single-unit table: clusters that mix units, and slots. */
+static const char *details_unit(const struct model *m, const struct model_node *n, size_t ngroups)
 {
-	bool pending = node_has_pending(m, n);
+	if (ngroups <= 1 && n->unit != UNIT_SLOTS)
+		return "";
+	return n->unit == UNIT_GIB ? " GiB" : n->unit == UNIT_MIB ? " MiB" : " slots";
+}
+
+static int node_details(struct tabwriter *tw, const struct model *m, const struct model_node *n,
+			size_t ngroups, size_t *rule)
+{
+	bool per_gpu = n->info.per_gpu;
+	bool pending = per_gpu && node_has_pending(m, n);
+	const char *unit = details_unit(m, n, ngroups);
 	char *rows = NULL;
 	size_t rows_len = 0;
 	FILE *f;
@@ -143,10 +262,14 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 
 	if (tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\nNAME\tNAMESPACE\t", n->name, n->ip) < 0)
 		return -1;
-	for (int g = 0; g < n->ngpus; g++)
-		if (tabwriter_printf(tw, "GPU%d(Allocated)\t", g) < 0)
+	/* where the scheme does not publish which GPU a pod holds, one column
+	 * for the node rather than GPU columns it cannot fill */
+	if (!per_gpu && tabwriter_printf(tw, "NODE(Allocated%s)\t", unit) < 0)
+		return -1;
+	for (int g = 0; per_gpu && g < n->ngpus; g++)
+		if (tabwriter_printf(tw, "GPU%d(Allocated%s)\t", g, unit) < 0)
 			return -1;
-	if (pending && tabwriter_puts(tw, "Pending(Allocated)\t") < 0)
+	if (pending && tabwriter_printf(tw, "Pending(Allocated%s)\t", unit) < 0)
 		return -1;
 	if (tabwriter_puts(tw, "\n") < 0)
 		return -1;
@@ -158,7 +281,9 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 		const struct model_pod *p = &m->pods[n->pods[i]];
 
 		fprintf(f, "%s\t%s\t", p->name, p->namespace);
-		for (int g = 0; g < n->ngpus; g++)
+		if (!per_gpu)
+			fprintf(f, "%lld\t", (long long)p->mem);
+		for (int g = 0; per_gpu && g < n->ngpus; g++)
 			fprintf(f, "%lld\t", (long long)pod_on_gpu(p, g));
 		if (pending)
 			fprintf(f, "%lld\t", (long long)pod_on_gpu(p, -1));
@@ -181,25 +306,43 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	return put_dashes(tw, *rule);
 }
 
+static int details_footer(struct tabwriter *tw, const struct model_totals *t, size_t ngroups)
+{
+	const char *what = t->unit == UNIT_SLOTS ? "Slots"
+			   : ngroups <= 1	 ? "Memory"
+			   : t->unit == UNIT_GIB ? "Memory(GiB)"
+						 : "Memory(MiB)";
+
+	return tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\t%lld/%lld (%lld%%)\t\n", what,
+				(long long)t->mem_allocated, (long long)t->mem_total,
+				column_percent(t->mem_allocated, t->mem_total));
+}
+
 int render_details(FILE *out, const struct model *m, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
-	size_t rule = 0;
+	enum mem_unit units[UNIT_SLOTS + 1];
+	size_t ngroups = unit_groups(m, units), rule = 0, shown = 0;
 
 	if (!tw)
 		return fail(err);
-	for (size_t i = 0; i < m->nnodes; i++) {
-		if (i > 0 && tabwriter_puts(tw, "\n") < 0)
-			goto oom;
-		if (node_details(tw, m, &m->nodes[i], &rule) < 0)
-			goto oom;
-	}
+	/* nodes by unit (GiB, MiB, slots), by name within a unit */
+	for (size_t u = 0; u < ngroups; u++)
+		for (size_t i = 0; i < m->nnodes; i++) {
+			if (m->nodes[i].unit != units[u])
+				continue;
+			if (shown++ > 0 && tabwriter_puts(tw, "\n") < 0)
+				goto oom;
+			if (node_details(tw, m, &m->nodes[i], ngroups, &rule) < 0)
+				goto oom;
+		}
 	if (m->nnodes && tabwriter_puts(tw, "\n") < 0)
 		goto oom;
-	if (tabwriter_printf(tw, "Allocated/Total GPU Memory In Cluster:\t%lld/%lld (%lld%%)\t\n",
-			     (long long)m->totals.mem_allocated, (long long)m->totals.mem_total,
-			     column_percent(m->totals.mem_allocated, m->totals.mem_total)) < 0)
+	if (ngroups == 0 && details_footer(tw, &m->totals, 1) < 0)
 		goto oom;
+	for (size_t u = 0; u < ngroups; u++)
+		if (details_footer(tw, &m->units[units[u]].totals, ngroups) < 0)
+			goto oom;
 	return flush(tw, out, err);
 oom:
 	tabwriter_free(tw);
@@ -208,14 +351,32 @@ oom:
 
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 {
-	int64_t sum = 0;
+	int64_t sum[UNIT_SLOTS + 1] = {0};
+	bool asked[UNIT_SLOTS + 1] = {false};
+	size_t nasked = 0, done = 0;
 
 	if (!m->nunscheduled)
 		return 0;
-	for (size_t i = 0; i < m->nunscheduled; i++)
-		sum += m->pods[m->unscheduled[i]].mem;
-	if (fprintf(out, "Pending (not scheduled): %zu pod%s asking for %lld %s: ", m->nunscheduled,
-		    m->nunscheduled == 1 ? "" : "s", (long long)sum, column_unit_name(m->totals.unit)) < 0)
+	for (size_t i = 0; i < m->nunscheduled; i++) {
+		const struct model_pod *p = &m->pods[m->unscheduled[i]];
+
+		sum[p->unit] += p->mem;
+		nasked += !asked[p->unit];
+		asked[p->unit] = true;
+	}
+	if (fprintf(out, "Pending (not scheduled): %zu pod%s asking for ", m->nunscheduled,
+		    m->nunscheduled == 1 ? "" : "s") < 0)
+		return fail(err);
+	/* each unit on its own: GiB, MiB and slots are never added up */
+	for (int u = 0; u <= UNIT_SLOTS; u++) {
+		if (!asked[u])
+			continue;
+		if (fprintf(out, "%s%lld %s", done == 0 ? "" : done + 1 == nasked ? " and " : ", ", (long long)sum[u],
+			    u == UNIT_SLOTS && sum[u] == 1 ? "slot" : column_unit_name((enum mem_unit)u)) < 0)
+			return fail(err);
+		done++;
+	}
+	if (fputs(": ", out) == EOF)
 		return fail(err);
 	for (size_t i = 0; i < m->nunscheduled; i++) {
 		const struct model_pod *p = &m->pods[m->unscheduled[i]];
@@ -228,10 +389,29 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 	return 0;
 }
 
+/* "pod ns/name" for "pod/ns/name": how the messages name objects. */
+static int print_object(FILE *out, const char *object)
+{
+	const char *slash = strchr(object, '/');
+
+	if (!slash)
+		return fprintf(out, "%s: ", object);
+	return fprintf(out, "%.*s %s: ", (int)(slash - object), object, slash + 1);
+}
+
 int render_warnings(FILE *out, const struct model *m, struct kerr *err)
 {
-	for (size_t i = 0; i < m->warnings.len; i++)
-		if (fprintf(out, "Warning: %s\n", m->warnings.items[i].message) < 0)
+	for (size_t i = 0; i < m->warnings.len; i++) {
+		const struct warning *w = &m->warnings.items[i];
+		const char *name = w->object ? strrchr(w->object, '/') : NULL;
+
+		if (fputs("Warning: ", out) == EOF)
 			return fail(err);
+		/* say which object, unless the message already names it */
+		if (name && !strstr(w->message, name + 1) && print_object(out, w->object) < 0)
+			return fail(err);
+		if (fprintf(out, "%s\n", w->message) < 0)
+			return fail(err);
+	}
 	return 0;
 }

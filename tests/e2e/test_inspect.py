@@ -359,18 +359,25 @@ class InspectTest(unittest.TestCase):
 			r = run_plugin(["--kubeconfig", api.kubeconfig], env=ENV)
 			rj = run_plugin(["--kubeconfig", api.kubeconfig, "-o", "json"], env=ENV)
 		self.assertEqual(r.returncode, 0, r.stderr)
-		self.assertIn("GPU Memory(MiB)", r.stdout)
-		# GiB nodes converted, never mixed with MiB figures
-		self.assertIn("cn-hangzhou.192.168.2.167  192.168.2.167  8192/15360", r.stdout)
-		self.assertIn("mib-node                   10.9.9.9       0/11178", r.stdout)
-		self.assertIn("8192/41898 (19%)", r.stdout)
-		self.assertIn("different units", r.stderr)
+		# one table per unit, GiB first: never converted, never mixed in a column
+		gib, mib = r.stdout.split("\n\n")
+		self.assertIn("GPU Memory(GiB)", gib)
+		self.assertIn("cn-hangzhou.192.168.2.167  192.168.2.167  8/15", gib)
+		self.assertIn("8/30 (26%)", gib)
+		self.assertIn("GPU Memory(MiB)", mib)
+		self.assertIn("mib-node  10.9.9.9   0/11178", mib)
+		self.assertIn("0/11178 (0%)", mib)
+		self.assertNotIn("different units", r.stderr)
 		self.assertIn("cgpu=false", r.stderr)
 		doc = json.loads(rj.stdout)
 		self.assertTrue(doc["mixedUnits"])
+		# the cluster totals, where GiB and MiB meet, in MiB
 		self.assertEqual(doc["unit"], "MiB")
+		self.assertEqual(doc["totals"]["memory"]["total"], 30 * 1024 + 11178)
+		self.assertEqual(doc["totals"]["memory"]["allocated"], 8192)
+		self.assertEqual([(g["unit"], g["memory"]["total"]) for g in doc["totals"]["byUnit"]], [("GiB", 30), ("MiB", 11178)])
 		codes = sorted(w["code"] for w in doc["warnings"])
-		self.assertEqual(codes, ["ContradictoryLabels", "MixedUnits"])
+		self.assertEqual(codes, ["ContradictoryLabels"])
 		self.assertEqual(schema_errors(load_schema(), doc), [])
 
 	def test_empty_cluster_hint(self):

@@ -6,9 +6,9 @@ UPDATE_GOLDEN=1 and read them by eye before keeping them.  "Now" is pinned with 
 age does not depend on the clock.  The scenarios are built by mkschemes.py.
 
 The JSON checks assert what the scheme decoders establish: which scheme owns each node and pod, each node's
-natural unit (MiB for CCE/Volcano/HAMi, slots for whole GPUs), totals, device UUIDs and warnings.  A few
-checks of per-GPU and per-node allocation need the model to join pods to GPUs by device UUID and to count
-nodes without per-GPU placement; they are marked expectedFailure until it does.
+natural unit (MiB for CCE/Volcano/HAMi, slots for whole GPUs), totals, device UUIDs and warnings; the
+model's join (pods to GPUs by device UUID, per-node counts where no per-GPU placement is published); and the
+tables' rule that a column never mixes units (one table per unit).
 """
 
 import json
@@ -214,7 +214,6 @@ class Schemes(unittest.TestCase):
 
 	# --- allocation figures the model computes from the decoders' claims ---------------------------------
 
-	@unittest.expectedFailure
 	def test_hami_allocation_per_gpu(self):
 		"""Needs the model to map device UUIDs to GPU indexes (claims carry gpu -1 and the UUID)."""
 		n1 = by_name(self.docs["hami"]["nodes"])["hami-gpu-1"]
@@ -224,7 +223,6 @@ class Schemes(unittest.TestCase):
 		self.assertEqual([g["core"]["allocated"] for g in n1["gpus"]], [80, 50])
 		self.assertEqual(n1["memory"]["pending"], 0)
 
-	@unittest.expectedFailure
 	def test_node_allocation_without_per_gpu_placement(self):
 		"""Needs the model to count pods of nodes without per-GPU placement (CCE, whole GPUs) per node."""
 		cce = by_name(self.docs["cce-multi"]["nodes"])
@@ -234,22 +232,148 @@ class Schemes(unittest.TestCase):
 		self.assertEqual(nv["ts-a100-1"]["memory"]["allocated"], 7)
 		self.assertEqual(nv["whole-t4-1"]["memory"]["allocated"], 2)
 
-	@unittest.expectedFailure
 	def test_units_never_mixed_in_a_column(self):
-		"""Slot counts must not appear under a GiB/MiB memory heading (needs the renderers to give
-		slot-counted nodes their own column or table)."""
-		for scenario in ("mixed", "nvidia-timeslicing"):
-			with FakeAPI(scenario) as api:
-				r = inspect(api, [])
-			lines = r.stdout.splitlines()
-			header = lines[0]
-			start = header.index("GPU Memory(")
-			unit = header[start + len("GPU Memory("):header.index(")", start)]
-			for row in lines[1:]:
-				if row.startswith("-"):
-					break
-				if "slots" in row[start:]:
-					self.assertEqual(unit, "slots", "%s: %s" % (scenario, row))
+		"""One summary table per unit: every node of a table counts in the unit its headings name."""
+		for scenario in ("mixed", "nvidia-timeslicing", "cce-multi", "hami"):
+			with self.subTest(scenario=scenario):
+				with FakeAPI(scenario) as api:
+					r = inspect(api, [])
+					doc = inspect_json(api)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				units = {n["name"]: n["unit"] for n in doc["nodes"]}
+				seen = {}
+				for block in r.stdout.split("\n\n"):
+					lines = block.splitlines()
+					if not lines or not lines[0].startswith("NAME "):
+						continue
+					header = lines[0]
+					if "GPUs(slots)" in header:
+						unit = "slots"
+					else:
+						start = header.index("GPU Memory(") + len("GPU Memory(")
+						unit = header[start:header.index(")", start)]
+					for row in lines[1:]:
+						if row.startswith("-"):
+							break
+						self.assertNotIn("slots", row, "the heading says so, not the cell")
+						seen[row.split()[0]] = unit
+				self.assertEqual(seen, units, "each node once, in the table of its unit")
+
+	def test_mixed_tables_in_fixed_order(self):
+		with FakeAPI("mixed") as api:
+			r = inspect(api, [])
+			rd = inspect(api, ["-d"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		heads = [l for l in r.stdout.splitlines() if l.startswith("NAME ")]
+		self.assertEqual(len(heads), 3)
+		self.assertIn("GPU Memory(GiB)", heads[0])
+		self.assertIn("GPU Memory(MiB)", heads[1])
+		self.assertIn("GPUs(slots)", heads[2])
+		foot = [l for l in r.stdout.splitlines() if "In Cluster:" in l]
+		self.assertEqual(foot, ["Allocated/Total GPU Memory In Cluster:", "Allocated/Total GPU Memory In Cluster:",
+			"Allocated/Total GPU Core(%) In Cluster:", "Allocated/Total GPU Slots In Cluster:"])
+		self.assertIn("4/15 (26%)\n", r.stdout, "cgpu: 4 of 15 GiB")
+		self.assertIn("15120/98048 (15%)\n", r.stdout, "cce 5120 + hami 10000 MiB of 16128 + 81920")
+		self.assertIn("1/4 (25%)\n", r.stdout, "one of four time-slicing replicas")
+		self.assertIn("Per-GPU split not published by cce nodes", r.stdout)
+		self.assertIn("Per-GPU split not published by nvidia nodes", r.stdout)
+		self.assertNotIn("different units", r.stderr, "nothing is converted")
+		self.assertEqual(rd.returncode, 0, rd.stderr)
+		self.assertIn("NODE(Allocated MiB)", rd.stdout)
+		self.assertIn("NODE(Allocated slots)", rd.stdout)
+		self.assertNotIn("GPU0(Allocated slots)", rd.stdout)
+
+	def test_pending_line_in_each_unit(self):
+		with FakeAPI("nvidia-timeslicing") as api:
+			r = inspect(api, [])
+		self.assertIn("Pending (not scheduled): 1 pod asking for 2 slots: vision/resnet-1", r.stdout)
+
+	def test_warnings_once_and_naming_the_object(self):
+		for scenario in ("hami", "hami-legacy", "cce-multi", "mixed", "volcano-vgpu"):
+			with self.subTest(scenario=scenario):
+				with FakeAPI(scenario) as api:
+					r = inspect(api, ["-d"])
+					doc = inspect_json(api)
+				lines = r.stderr.splitlines()
+				self.assertEqual(len(lines), len(set(lines)), r.stderr)
+				self.assertEqual(len(lines), len(doc["warnings"]))
+				for w in doc["warnings"]:
+					if w.get("object"):
+						name = w["object"].split("/")[-1]
+						self.assertTrue(any(name in l and w["message"] in l for l in lines), (w, r.stderr))
+
+	def test_json_matches_the_schema(self):
+		from test_inspect import load_schema, schema_errors
+		schema = load_schema()
+		for scenario, doc in sorted(self.docs.items()):
+			with self.subTest(scenario=scenario):
+				self.assertEqual(schema_errors(schema, doc), [])
+				# each unit's totals add up its own nodes, and nothing else
+				for group in doc["totals"]["byUnit"]:
+					nodes = [n for n in doc["nodes"] if n["unit"] == group["unit"]]
+					self.assertEqual(group["nodes"], len(nodes))
+					self.assertEqual(group["memory"]["total"], sum(n["memory"]["total"] for n in nodes))
+					self.assertEqual(group["memory"]["allocated"], sum(n["memory"]["allocated"] for n in nodes))
+		self.assertTrue(self.docs["mixed"]["mixedUnits"])
+		self.assertEqual([g["unit"] for g in self.docs["mixed"]["totals"]["byUnit"]], ["GiB", "MiB", "slots"])
+
+	def test_malformed_annotations_warn_naming_pod_and_annotation(self):
+		def pod(name, node, ann, limits):
+			return {
+				"apiVersion": "v1", "kind": "Pod",
+				"metadata": {"name": name, "namespace": "bad", "annotations": ann},
+				"spec": {"nodeName": node, "schedulerName": "volcano", "containers": [
+					{"name": "c", "image": "x", "resources": {"limits": limits}}]},
+				"status": {"phase": "Running"},
+			}
+
+		cases = {
+			"bad-cgpu": ("cgpu-v100-1", {"ALIYUN_COM_GPU_MEM_IDX": "zero"}, {"aliyun.com/gpu-mem": "2"},
+				"ALIYUN_COM_GPU_MEM_IDX"),
+			"bad-hami": ("hami-a100-1", {"hami.io/vgpu-devices-allocated": "GPU-x,NVIDIA,lots,;", "hami.io/vgpu-node": "hami-a100-1",
+				"hami.io/bind-phase": "success"}, {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "1000"},
+				"hami.io/vgpu-devices-allocated"),
+			"bad-cce": ("cce-v100-1", {}, {"volcano.sh/gpu-mem.128Mi": "lots"}, "volcano.sh/gpu-mem.128Mi"),
+			"bad-nvidia": ("ts-t4-1", {}, {"nvidia.com/gpu": "one"}, "nvidia.com/gpu"),
+		}
+		with FakeAPI("mixed") as api:
+			for name, (node, ann, limits, _) in cases.items():
+				api.put_object(pod(name, node, ann, limits))
+			for args in ([], ["-d"], ["-o", "wide"], ["-o", "json"]):
+				r = inspect(api, args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				if args == ["-o", "json"]:
+					json.loads(r.stdout)
+					continue
+				for name, (_, _, _, key) in cases.items():
+					with self.subTest(args=args, pod=name):
+						self.assertTrue(any("bad/" + name in l and key in l for l in r.stderr.splitlines()), r.stderr)
+
+	def test_scheme_flag_restricts(self):
+		with FakeAPI("mixed") as api:
+			doc = inspect_json(api, ["--scheme", "hami"])
+			r = inspect(api, ["--scheme", "nvidia"])
+			bad = inspect(api, ["--scheme", "nope"])
+		self.assertEqual([n["name"] for n in doc["nodes"]], ["hami-a100-1"])
+		self.assertEqual([p["name"] for p in doc["pods"]], ["llm-infer-0"])
+		self.assertFalse(doc["mixedUnits"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("ts-t4-1", r.stdout)
+		self.assertNotIn("cgpu-v100-1", r.stdout)
+		self.assertNotIn("GPU Memory", r.stdout)
+		self.assertEqual(bad.returncode, 2)
+		self.assertIn("--scheme", bad.stderr)
+
+	def test_gpu_flags_in_json(self):
+		n1 = by_name(self.docs["hami"]["nodes"])["hami-gpu-1"]
+		n2 = by_name(self.docs["hami"]["nodes"])["hami-gpu-2"]
+		self.assertEqual([g["cordoned"] for g in n1["gpus"]], [False, True])
+		self.assertTrue(any(g["unhealthy"] for g in n2["gpus"]))
+		self.assertTrue(n1["perGpu"])
+		self.assertFalse(by_name(self.docs["cce-multi"]["nodes"])["192.168.0.91"]["perGpu"])
+		w = warnings_of(self.docs["hami"])
+		self.assertIn(("AllocatedOnCordoned", "node/hami-gpu-1"), w)
+		self.assertIn(("AllocatedOnUnhealthy", "node/hami-gpu-2"), w)
 
 
 if __name__ == "__main__":

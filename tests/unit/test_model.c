@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,7 +165,7 @@ Test(model, namespace_filter_hides_pods_not_sums)
 	model_release(&m);
 }
 
-Test(model, mixed_units_convert_to_mib_with_warning)
+Test(model, mixed_units_keep_their_own_unit)
 {
 	struct model m;
 
@@ -174,13 +175,138 @@ Test(model, mixed_units_convert_to_mib_with_warning)
 	tadd_pod(&m, tpod("d", "p", "gib", "Running", "0", "2", NULL));
 	tfinish(&m);
 	cr_assert(m.totals.mixed_units);
+	/* nodes are not converted; the cluster totals are, to MiB */
+	cr_assert_eq(m.nodes[0].unit, UNIT_GIB);
+	cr_assert_eq(m.nodes[0].mem_total, 15);
+	cr_assert_eq(m.nodes[0].gpus[0].mem_allocated, 2);
+	cr_assert_eq(m.pods[0].mem, 2);
+	cr_assert_eq(m.pods[0].unit, UNIT_GIB);
+	cr_assert_eq(m.nodes[1].unit, UNIT_MIB);
 	cr_assert_eq(m.totals.unit, UNIT_MIB);
-	cr_assert_eq(m.nodes[0].unit, UNIT_MIB);
-	cr_assert_eq(m.nodes[0].mem_total, 15 * 1024);
-	cr_assert_eq(m.nodes[0].gpus[0].mem_allocated, 2048);
-	cr_assert_eq(m.pods[0].mem, 2048);
 	cr_assert_eq(m.totals.mem_total, 15 * 1024 + 11178);
-	cr_assert(has_warning(&m, "MixedUnits"));
+	cr_assert_eq(m.totals.mem_allocated, 2048);
+	cr_assert_eq(m.units[UNIT_GIB].totals.nodes, 1);
+	cr_assert_eq(m.units[UNIT_GIB].totals.mem_total, 15);
+	cr_assert_eq(m.units[UNIT_GIB].totals.mem_allocated, 2);
+	cr_assert_eq(m.units[UNIT_MIB].totals.nodes, 1);
+	cr_assert_eq(m.units[UNIT_MIB].totals.mem_total, 11178);
+	cr_assert_eq(m.units[UNIT_SLOTS].totals.nodes, 0);
+	cr_assert_not(has_warning(&m, "MixedUnits"));
+	model_release(&m);
+}
+
+static struct k8s_node *cce_node(const char *name, const char *blocks)
+{
+	struct k8s_node *n = tnode(name, "10.1.0.1", NULL, NULL);
+
+	tkv(&n->capacity, "volcano.sh/gpu-mem.128Mi", blocks);
+	tkv(&n->allocatable, "volcano.sh/gpu-mem.128Mi", blocks);
+	tkv(&n->allocatable, "volcano.sh/gpu-core.percentage", "100");
+	return n;
+}
+
+static struct k8s_node *ts_node(const char *name, const char *gpus, const char *replicas, const char *total)
+{
+	struct k8s_node *n = tnode(name, "10.1.0.2", NULL, NULL);
+
+	tkv(&n->labels, "nvidia.com/gpu.count", gpus);
+	tkv(&n->labels, "nvidia.com/gpu.replicas", replicas);
+	tkv(&n->labels, "nvidia.com/gpu.sharing-strategy", "time-slicing");
+	tkv(&n->capacity, "nvidia.com/gpu", total);
+	tkv(&n->allocatable, "nvidia.com/gpu", total);
+	return n;
+}
+
+/* A pod of one container with these limits (key, value, ..., NULL). */
+static struct k8s_pod *limits_pod(const char *ns, const char *name, const char *node, ...)
+{
+	struct k8s_pod *p = tpod(ns, name, node, node ? "Running" : "Pending", NULL, "0", NULL);
+	const char *k, *v;
+	va_list ap;
+
+	kvlist_release(&p->containers[0].limits);
+	va_start(ap, node);
+	while ((k = va_arg(ap, const char *)) && (v = va_arg(ap, const char *)))
+		tkv(&p->containers[0].limits, k, v);
+	va_end(ap);
+	p->scheduler_name = strdup("volcano");
+	return p;
+}
+
+Test(model, nodes_without_per_gpu_placement_count_per_node)
+{
+	struct model m;
+	const struct model_node *cce, *ts;
+
+	init(&m, true);
+	tadd_node(&m, cce_node("cce-1", "126"));
+	tadd_node(&m, ts_node("ts-1", "2", "4", "8"));
+	tadd_node(&m, tnode("cgpu-1", NULL, "15", "1"));
+	tadd_pod(&m, limits_pod("d", "app", "cce-1", "volcano.sh/gpu-mem.128Mi", "40",
+				"volcano.sh/gpu-core.percentage", "25", NULL));
+	tadd_pod(&m, limits_pod("d", "big", NULL, "volcano.sh/gpu-mem.128Mi", "8", NULL));
+	tadd_pod(&m, limits_pod("r", "nb", "ts-1", "nvidia.com/gpu", "3", NULL));
+	tadd_pod(&m, limits_pod("r", "waiting", NULL, "nvidia.com/gpu", "2", NULL));
+	tfinish(&m);
+	cce = model_find_node(&m, "cce-1");
+	ts = model_find_node(&m, "ts-1");
+	cr_assert_not_null(cce);
+	cr_assert_not_null(ts);
+	cr_assert_eq(cce->unit, UNIT_MIB);
+	cr_assert_eq(cce->mem_allocated, 5120);
+	cr_assert_eq(cce->mem_total, 126 * 128);
+	cr_assert_eq(cce->core_allocated, 25);
+	cr_assert_eq(cce->mem_pending, 0);
+	cr_assert_eq(ts->unit, UNIT_SLOTS);
+	cr_assert_eq(ts->mem_allocated, 3);
+	cr_assert_eq(ts->mem_total, 8);
+	/* each unit apart; slots never in the memory totals */
+	cr_assert(m.totals.mixed_units);
+	cr_assert_eq(m.units[UNIT_MIB].totals.mem_allocated, 5120);
+	cr_assert_eq(m.units[UNIT_MIB].totals.mem_pending, 1024, "the unscheduled cce pod, in MiB");
+	cr_assert_eq(m.units[UNIT_MIB].totals.unscheduled, 1);
+	cr_assert(m.units[UNIT_MIB].any_core);
+	cr_assert_eq(m.units[UNIT_MIB].max_gpus, 0, "no per-GPU columns for cce");
+	cr_assert_eq(m.units[UNIT_SLOTS].totals.mem_allocated, 3);
+	cr_assert_eq(m.units[UNIT_SLOTS].totals.mem_pending, 2);
+	cr_assert_eq(m.units[UNIT_SLOTS].totals.unscheduled, 1);
+	cr_assert_eq(m.units[UNIT_GIB].totals.nodes, 1);
+	cr_assert_eq(m.units[UNIT_GIB].max_gpus, 1);
+	cr_assert_eq(m.totals.mem_total, 15 * 1024 + 126 * 128);
+	cr_assert_eq(m.totals.mem_pending, 1024);
+	cr_assert_eq(m.nunscheduled, 2);
+	for (size_t i = 0; i < m.nunscheduled; i++) {
+		const struct model_pod *p = &m.pods[m.unscheduled[i]];
+
+		if (strcmp(p->name, "big") == 0)
+			cr_assert(p->unit == UNIT_MIB && p->mem == 1024);
+		else
+			cr_assert(p->unit == UNIT_SLOTS && p->mem == 2);
+	}
+	model_release(&m);
+}
+
+static struct k8s_node *withheld_node(void)
+{
+	struct k8s_node *n = tnode("n", NULL, NULL, "1");
+
+	tkv(&n->capacity, "aliyun.com/gpu-mem", "16");
+	tkv(&n->allocatable, "aliyun.com/gpu-mem", "0");
+	return n;
+}
+
+Test(model, same_warning_once)
+{
+	struct model m;
+
+	init(&m, false);
+	/* the node read twice (a list that started over) says the same twice */
+	tadd_node(&m, withheld_node());
+	tadd_node(&m, withheld_node());
+	tadd_pod(&m, tpod("d", "q", "n", "Running", "3", "1", NULL));
+	tfinish(&m);
+	cr_assert_eq(m.warnings.len, 2, "the node's warning and IndexBeyondCount, once each");
+	cr_assert(has_warning(&m, "IndexBeyondCount"));
 	model_release(&m);
 }
 

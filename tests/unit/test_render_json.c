@@ -163,3 +163,62 @@ Test(render_json, yaml_report_has_same_keys)
 	free(buf);
 	model_release(&m);
 }
+
+/* A GiB cGPU node and a time-sliced node counting slots, one pod each, and a
+ * whole-GPU pod on no node. */
+static void build_mixed(struct model *m)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+	struct k8s_node *ts = tnode("ts", NULL, NULL, NULL);
+	struct k8s_pod *p;
+
+	cr_assert_eq(model_init(m, &o), 0);
+	tkv(&ts->labels, "nvidia.com/gpu.count", "1");
+	tkv(&ts->labels, "nvidia.com/gpu.replicas", "4");
+	tkv(&ts->labels, "nvidia.com/gpu.sharing-strategy", "time-slicing");
+	tkv(&ts->allocatable, "nvidia.com/gpu", "4");
+	tkv(&ts->capacity, "nvidia.com/gpu", "4");
+	tadd_node(m, ts);
+	tadd_node(m, tnode("cg", NULL, "15", "1"));
+	tadd_pod(m, tpod("d", "a", "cg", "Running", "0", "4", NULL));
+	p = tpod("d", "w", NULL, "Pending", NULL, "0", NULL);
+	kvlist_release(&p->containers[0].limits);
+	tkv(&p->containers[0].limits, "nvidia.com/gpu", "2");
+	tadd_pod(m, p);
+	tfinish(m);
+}
+
+Test(render_json, units_per_node_pod_and_group)
+{
+	struct model m;
+	json_t *d, *by, *cg, *ts, *g;
+
+	build_mixed(&m);
+	d = document(&m);
+	cr_assert(json_is_true(json_object_get(d, "mixedUnits")));
+	cr_assert_str_eq(json_string_value(json_object_get(d, "unit")), "GiB");
+	cg = json_array_get(json_object_get(d, "nodes"), 0);
+	ts = json_array_get(json_object_get(d, "nodes"), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(cg, "unit")), "GiB");
+	cr_assert_str_eq(json_string_value(json_object_get(ts, "unit")), "slots");
+	cr_assert_str_eq(json_string_value(json_object_get(ts, "scheme")), "nvidia");
+	cr_assert(json_is_true(json_object_get(cg, "perGpu")));
+	cr_assert(json_is_false(json_object_get(ts, "perGpu")));
+	g = json_array_get(json_object_get(cg, "gpus"), 0);
+	cr_assert(json_is_false(json_object_get(g, "unhealthy")));
+	cr_assert(json_is_false(json_object_get(g, "cordoned")));
+	cr_assert_eq(json_integer_value(json_object_get(g, "slots")), 0);
+	/* slots stay out of the memory totals and have their own group */
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_object_get(d, "totals"), "memory"), "total")), 15);
+	by = json_object_get(json_object_get(d, "totals"), "byUnit");
+	cr_assert_eq(json_array_size(by), 2);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(by, 0), "unit")), "GiB");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(by, 1), "unit")), "slots");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_array_get(by, 1), "memory"), "total")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_array_get(by, 1), "memory"), "pending")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(by, 1), "unscheduledPods")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(d, "unscheduledPods"), 0), "unit")), "slots");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(d, "unscheduledPods"), 0), "scheme")), "nvidia");
+	json_decref(d);
+	model_release(&m);
+}

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,4 +284,147 @@ Test(render_table, sort_orders)
 	c = column_by_sort_key("name");
 	cr_assert_lt(c->compare(model_find_node(&m, "empty"), model_find_node(&m, "full")), 0);
 	model_release(&m);
+}
+
+static struct k8s_node *cce_node(const char *name, const char *blocks)
+{
+	struct k8s_node *n = tnode(name, "10.1.0.1", NULL, NULL);
+
+	tkv(&n->capacity, "volcano.sh/gpu-mem.128Mi", blocks);
+	tkv(&n->allocatable, "volcano.sh/gpu-mem.128Mi", blocks);
+	tkv(&n->allocatable, "volcano.sh/gpu-core.percentage", "100");
+	return n;
+}
+
+static struct k8s_node *ts_node(const char *name, const char *gpus, const char *replicas, const char *total)
+{
+	struct k8s_node *n = tnode(name, "10.1.0.2", NULL, NULL);
+
+	tkv(&n->labels, "nvidia.com/gpu.count", gpus);
+	tkv(&n->labels, "nvidia.com/gpu.replicas", replicas);
+	tkv(&n->labels, "nvidia.com/gpu.sharing-strategy", "time-slicing");
+	tkv(&n->capacity, "nvidia.com/gpu", total);
+	tkv(&n->allocatable, "nvidia.com/gpu", total);
+	return n;
+}
+
+/* A pod of one container with these limits (key, value, ..., NULL). */
+static struct k8s_pod *limits_pod(const char *ns, const char *name, const char *node, ...)
+{
+	struct k8s_pod *p = tpod(ns, name, node, node ? "Running" : "Pending", NULL, "0", NULL);
+	const char *k, *v;
+	va_list ap;
+
+	kvlist_release(&p->containers[0].limits);
+	va_start(ap, node);
+	while ((k = va_arg(ap, const char *)) && (v = va_arg(ap, const char *)))
+		tkv(&p->containers[0].limits, k, v);
+	va_end(ap);
+	p->scheduler_name = strdup("volcano");
+	return p;
+}
+
+/* cGPU (GiB), CCE (MiB, no per-GPU split) and time-slicing (slots). */
+static void mixed_cluster(struct model *m)
+{
+	init(m, true);
+	tadd_node(m, cce_node("cce-1", "126"));
+	tadd_node(m, ts_node("ts-1", "2", "4", "8"));
+	tadd_node(m, tnode("cgpu-1", "10.1.0.3", "15", "1"));
+	tadd_pod(m, tpod("d", "c", "cgpu-1", "Running", "0", "4", NULL));
+	tadd_pod(m, limits_pod("d", "app", "cce-1", "volcano.sh/gpu-mem.128Mi", "40",
+			       "volcano.sh/gpu-core.percentage", "25", NULL));
+	tadd_pod(m, limits_pod("d", "big", NULL, "volcano.sh/gpu-mem.128Mi", "8", NULL));
+	tadd_pod(m, limits_pod("r", "nb", "ts-1", "nvidia.com/gpu", "3", NULL));
+	tadd_pod(m, limits_pod("r", "waiting", NULL, "nvidia.com/gpu", "1", NULL));
+	tfinish(m);
+}
+
+Test(render_table, mixed_units_one_table_each)
+{
+	struct model m;
+	char *out;
+
+	mixed_cluster(&m);
+	out = summary(&m, false);
+	cr_assert_str_eq(out,
+				 "NAME    IPADDRESS  GPU0(Allocated/Total)  GPU Memory(GiB)\n"
+				 "cgpu-1  10.1.0.3   4/15                   4/15\n"
+				 "----------------------------------------------\n"
+				 "Allocated/Total GPU Memory In Cluster:\n"
+				 "4/15 (26%)\n"
+				 "\n"
+				 "NAME   IPADDRESS  GPU Memory(MiB)  GPU Core(%)\n"
+				 "cce-1  10.1.0.1   5120/16128       25/100\n"
+				 "-----------------------------------------------------\n"
+				 "Allocated/Total GPU Memory In Cluster:\n"
+				 "5120/16128 (31%)\n"
+				 "Allocated/Total GPU Core(%) In Cluster:\n"
+				 "25/100 (25%)\n"
+				 "Per-GPU split not published by cce nodes: figures are per node.\n"
+				 "\n"
+				 "NAME  IPADDRESS  GPUs(slots)\n"
+				 "ts-1  10.1.0.2   3/8\n"
+				 "--------------------------------------\n"
+				 "Allocated/Total GPU Slots In Cluster:\n"
+				 "3/8 (37%)\n"
+				 "Per-GPU split not published by nvidia nodes: figures are per node.\n"
+				 "Pending (not scheduled): 2 pods asking for 1024 MiB and 1 slot: d/big, r/waiting\n",
+				 "%s", out);
+	free(out);
+	out = details(&m);
+	cr_assert_str_eq(out,
+				 "NAME:       cgpu-1\n"
+				 "IPADDRESS:  10.1.0.3\n"
+				 "\n"
+				 "NAME         NAMESPACE  GPU0(Allocated GiB)\n"
+				 "c            d          4\n"
+				 "Allocated :  4 (26%)\n"
+				 "Total :      15\n"
+				 "-----------------\n"
+				 "\n"
+				 "NAME:       cce-1\n"
+				 "IPADDRESS:  10.1.0.1\n"
+				 "\n"
+				 "NAME         NAMESPACE   NODE(Allocated MiB)\n"
+				 "app          d           5120\n"
+				 "Allocated :  5120 (31%)\n"
+				 "Total :      16128\n"
+				 "-----------------\n"
+				 "\n"
+				 "NAME:       ts-1\n"
+				 "IPADDRESS:  10.1.0.2\n"
+				 "\n"
+				 "NAME         NAMESPACE  NODE(Allocated slots)\n"
+				 "nb           r          3\n"
+				 "Allocated :  3 (37%)\n"
+				 "Total :      8\n"
+				 "-----------------\n"
+				 "\n"
+				 "Allocated/Total GPU Memory(GiB) In Cluster:  4/15 (26%)\n"
+				 "Allocated/Total GPU Memory(MiB) In Cluster:  5120/16128 (31%)\n"
+				 "Allocated/Total GPU Slots In Cluster:        3/8 (37%)\n",
+				 "%s", out);
+	free(out);
+	model_release(&m);
+}
+
+Test(render_table, warnings_name_the_object)
+{
+	struct model m = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	warnings_add(&m.warnings, "MalformedAnnotation", "pod/ns/p", "annotation a: cannot be read");
+	warnings_add(&m.warnings, "X", "node/n", "node n: says its name");
+	warnings_add(&m.warnings, "Y", NULL, "about nothing");
+	cr_assert_eq(render_warnings(f, &m, &err), 0);
+	fclose(f);
+	cr_assert_str_eq(buf, "Warning: pod ns/p: annotation a: cannot be read\n"
+			      "Warning: node n: says its name\n"
+			      "Warning: about nothing\n");
+	free(buf);
+	warnings_release(&m.warnings);
 }
