@@ -338,11 +338,7 @@ static int hami_node_decode(const struct k8s_node *node, struct scheme_node *out
 	r = *p == '[' || *p == '{' ? parse_register_json(reg, &devs) : parse_register_legacy(reg, &devs);
 	if (r < 0)
 		goto oom;
-	if (devs.bad)
-		scheme_warn_node(w, "MalformedAnnotation", node,
-				 "annotation %s: %d device entr%s could not be read and %s left out",
-				 HAMI_REGISTER, devs.bad, devs.bad == 1 ? "y" : "ies",
-				 devs.bad == 1 ? "is" : "are");
+	scheme_devices_warn_register(node, HAMI_REGISTER, devs.bad, w);
 
 	if (devs.n > 1)
 		qsort(devs.v, devs.n, sizeof(*devs.v), cmp_dev_index);
@@ -414,122 +410,33 @@ static bool pod_is_hami(const struct k8s_pod *pod)
 	return false;
 }
 
-/* What the pod asks for, from its limits: per container, number of GPUs
- * times memory (and compute) per GPU.  HAMi's own default when gpumem is
- * left out is the whole card, which only the node knows: read as 0. */
-static void requested(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
-{
-	for (size_t i = 0; i < pod->ncontainers; i++) {
-		const struct kvlist *l = &pod->containers[i].limits;
-		int64_t n = 0, mem = 0, core = 0;
-		int rn = scheme_quantity(l, RES_GPU, &n);
-		int rm = scheme_quantity(l, RES_MEM, &mem);
-		int rc = scheme_quantity(l, RES_CORES, &core);
-
-		if (rn < 0 || rm < 0 || rc < 0 || n > SCHEME_MAX_COUNT || mem > SCHEME_MAX_MIB ||
-		    core > SCHEME_MAX_COUNT) {
-			scheme_warn_pod(w, "MalformedQuantity", pod,
-					"container %s: a hami limit is not a usable quantity",
-					pod->containers[i].name ? pod->containers[i].name : "?");
-			continue;
-		}
-		if (rn == 0 && rm == 0 && rc == 0)
-			continue;
-		if (rn == 0)
-			n = 1;
-		if (rc > 0 && core > 100)
-			scheme_warn_pod(w, "CoreShareOver100", pod,
-					"container %s asks for %lld%% of a GPU (at most 100)",
-					pod->containers[i].name ? pod->containers[i].name : "?",
-					(long long)core);
-		out->container_mem[i] = n * mem;
-		out->container_core[i] = n * core;
-		out->mem += n * mem;
-		out->core += n * core;
-	}
-}
+/* The pod side is the same as Volcano vGPU's (scheme_devices.c). */
+static const struct scheme_devices_desc hami_devices = {
+	.node_key = HAMI_NODE,
+	.allocated_key = HAMI_ALLOCATED,
+	.to_allocate_key = HAMI_TO_ALLOCATE,
+	.bind_phase_key = HAMI_BIND_PHASE,
+	.display_name = "hami",
+	.limit_name = "hami",
+	.res_count = RES_GPU,
+	.res_mem = RES_MEM,
+	.res_cores = RES_CORES,
+	.terminated = true, /* every container ends with ';' */
+	.assigned_needs_bind_success = true,
+};
 
 static int hami_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
 {
-	const char *alloc, *phase, *vnode;
-	const char *key = HAMI_ALLOCATED;
-	bool confirmed = true; /* the list is the allocated one, not the pending copy */
-	struct claim_list claims = {0};
-	bool failed;
-
 	if (!pod_is_hami(pod))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	if (scheme_pod_alloc_containers(pod, out) < 0)
 		return -1;
-
-	phase = kvlist_get(&pod->annotations, HAMI_BIND_PHASE);
-	failed = phase && strcmp(phase, "failed") == 0;
-	vnode = scheme_pod_annotation(pod, HAMI_NODE);
-	if (vnode && !str_is_printable(vnode, false)) {
-		scheme_warn_pod(w, "MalformedAnnotation", pod, "annotation %s: not a node name", HAMI_NODE);
-		vnode = NULL;
+	if (scheme_devices_pod_decode(&hami_devices, pod, out, w) < 0) {
+		scheme_pod_release(out);
+		return -1;
 	}
-	out->node = pod->node_name ? pod->node_name : failed ? NULL : vnode;
-
-	alloc = scheme_pod_annotation(pod, HAMI_ALLOCATED);
-	if (!alloc) {
-		alloc = scheme_pod_annotation(pod, HAMI_TO_ALLOCATE);
-		key = HAMI_TO_ALLOCATE;
-		confirmed = false;
-	}
-	if (failed) {
-		scheme_warn_pod(w, "BindFailed", pod,
-				"hami could not bind the pod (%s is failed): its devices are not counted",
-				HAMI_BIND_PHASE);
-		alloc = NULL;
-	}
-
-	if (alloc) {
-		size_t seen = 0;
-		int64_t max_core = 0;
-		int bad = scheme_parse_pod_devices(alloc, true, pod->ncontainers, out->container_mem,
-						   out->container_core, &claims, &seen, &max_core);
-		if (bad < 0)
-			goto oom;
-		if (bad)
-			scheme_warn_pod(w, "MalformedAnnotation", pod,
-					"annotation %s: %d device entr%s could not be read", key, bad,
-					bad == 1 ? "y" : "ies");
-		if (seen > pod->ncontainers)
-			scheme_warn_pod(w, "MalformedAnnotation", pod,
-					"annotation %s lists %zu containers, the pod has %zu", key, seen,
-					pod->ncontainers);
-		if (max_core > 100)
-			scheme_warn_pod(w, "CoreShareOver100", pod,
-					"annotation %s gives %lld%% of one GPU (at most 100)", key,
-					(long long)max_core);
-		for (size_t i = 0; i < claims.n; i++) {
-			out->mem += claims.v[i].mem;
-			out->core += claims.v[i].core;
-		}
-		scheme_check_vgpus_per_device(&claims, pod, key, w);
-		out->assigned = phase && strcmp(phase, "success") == 0 && confirmed;
-	} else {
-		requested(pod, out, w);
-		/* On a node but no device list yet: held there, GPU unknown. */
-		if (out->node) {
-			for (size_t i = 0; i < pod->ncontainers; i++) {
-				if ((out->container_mem[i] || out->container_core[i]) &&
-				    claim_list_add(&claims, (int)i, -1, (struct sspan){NULL, 0},
-						   out->container_mem[i], out->container_core[i]) < 0)
-					goto oom;
-			}
-		}
-	}
-	if (claim_list_pack(&claims, out) < 0)
-		goto oom;
-	claim_list_release(&claims);
 	return 1;
-oom:
-	claim_list_release(&claims);
-	scheme_pod_release(out);
-	return -1;
 }
 
 const struct scheme scheme_hami = {

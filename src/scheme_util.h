@@ -1,11 +1,14 @@
 /* Small parsing helpers shared by the scheme decoders that read device
  * lists out of annotations (cce, volcano-vgpu, hami, nvidia).
  *
- * Everything here is static inline so that the helpers need no build entry
- * of their own; unused ones cost nothing.  Annotation values come from the
- * API server and may hold anything (truncated lists, huge numbers, bytes that
- * are not UTF-8), so every reader works on bounded spans, never on
- * fixed-size buffers, and never trusts a number before range-checking it.
+ * The small helpers are static inline so that they need no build entry of
+ * their own; unused ones cost nothing.  The larger pieces shared by the
+ * HAMi family, declared at the end, live in scheme_devices.c.
+ *
+ * Annotation values come from the API server and may hold anything
+ * (truncated lists, huge numbers, bytes that are not UTF-8), so every
+ * reader works on bounded spans, never on fixed-size buffers, and never
+ * trusts a number before range-checking it.
  */
 #ifndef SCHEME_UTIL_H
 #define SCHEME_UTIL_H
@@ -626,5 +629,38 @@ static inline void scheme_check_vgpus_per_device(const struct claim_list *claims
 	}
 	free(ids);
 }
+
+/* The HAMi family (HAMi and Volcano vGPU) writes the same pod annotations
+ * under different names; this says which, and where the two really differ.
+ * Used by scheme_devices.c. */
+struct scheme_devices_desc {
+	const char *node_key;	     /* node the scheduler chose ("hami.io/vgpu-node") */
+	const char *allocated_key;   /* the allocated device list */
+	const char *to_allocate_key; /* the scheduler's pending copy of that list */
+	const char *bind_phase_key;  /* "allocating", "success" or "failed" */
+	const char *display_name;    /* who binds, in "%s could not bind the pod" */
+	const char *limit_name;	     /* in "a %s limit is not a usable quantity" */
+	const char *res_count;	     /* limit: number of vGPUs */
+	const char *res_mem;	     /* limit: MiB per vGPU */
+	const char *res_cores;	     /* limit: percent of one GPU per vGPU */
+	bool terminated;	     /* device list ends every container with ';' */
+	/* HAMi takes its allocated list as confirmed only once the bind phase
+	 * says success; Volcano's list is written by the device plugin at
+	 * allocation, which is confirmation enough. */
+	bool assigned_needs_bind_success;
+};
+
+/* Fill *out (zeroed, with scheme_pod_alloc_containers done) from a pod of
+ * scheme d: the node it is on or was chosen for, its claims from the
+ * allocated list (falling back to the pending copy, then to its limits),
+ * with warnings to w.  0 on success; -1 when out of memory, and the caller
+ * releases *out. */
+int scheme_devices_pod_decode(const struct scheme_devices_desc *d, const struct k8s_pod *pod,
+			      struct scheme_pod *out, struct warnings *w);
+
+/* Warn that bad (when > 0) device entries of the node's register
+ * annotation key were left out. */
+void scheme_devices_warn_register(const struct k8s_node *node, const char *key, int bad,
+				  struct warnings *w);
 
 #endif

@@ -123,10 +123,7 @@ static int decode_register(const struct k8s_node *node, const char *reg, struct 
 		d.healthy = sspan_eq(f[4], "true");
 		devs[n++] = d;
 	}
-	if (bad)
-		scheme_warn_node(w, "MalformedAnnotation", node,
-				 "annotation %s: %d device entr%s could not be read and %s left out",
-				 VGPU_REGISTER, bad, bad == 1 ? "y" : "ies", bad == 1 ? "is" : "are");
+	scheme_devices_warn_register(node, VGPU_REGISTER, bad, w);
 	if (n) {
 		out->gpus = calloc(n, sizeof(*out->gpus));
 		if (!out->gpus)
@@ -248,112 +245,20 @@ static const char *const vgpu_limits[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_
 					  RES_VGPU_CORES, NULL};
 static const char *const share_limits[] = {RES_SHARE_MEMORY, NULL};
 
-/* What each container asks for: number of vGPUs times memory and compute
- * per vGPU. */
-static void vgpu_requested(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
-{
-	for (size_t i = 0; i < pod->ncontainers; i++) {
-		const struct kvlist *l = &pod->containers[i].limits;
-		int64_t n = 0, mem = 0, core = 0;
-		int rn = scheme_quantity(l, RES_VGPU_NUMBER, &n);
-		int rm = scheme_quantity(l, RES_VGPU_MEMORY, &mem);
-		int rc = scheme_quantity(l, RES_VGPU_CORES, &core);
-
-		if (rn < 0 || rm < 0 || rc < 0 || n > SCHEME_MAX_COUNT || mem > SCHEME_MAX_MIB ||
-		    core > SCHEME_MAX_COUNT) {
-			scheme_warn_pod(w, "MalformedQuantity", pod,
-					"container %s: a volcano vgpu limit is not a usable quantity",
-					pod->containers[i].name ? pod->containers[i].name : "?");
-			continue;
-		}
-		if (rn == 0 && rm == 0 && rc == 0)
-			continue;
-		if (rn == 0)
-			n = 1;
-		if (rc > 0 && core > 100)
-			scheme_warn_pod(w, "CoreShareOver100", pod,
-					"container %s asks for %lld%% of a GPU (at most 100)",
-					pod->containers[i].name ? pod->containers[i].name : "?",
-					(long long)core);
-		out->container_mem[i] = n * mem;
-		out->container_core[i] = n * core;
-		out->mem += n * mem;
-		out->core += n * core;
-	}
-}
-
-static int vgpu_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
-{
-	const char *ids, *phase, *vnode, *key = VGPU_IDS;
-	bool confirmed = true;
-	struct claim_list claims = {0};
-	bool failed;
-
-	phase = kvlist_get(&pod->annotations, VGPU_BIND_PHASE);
-	failed = phase && strcmp(phase, "failed") == 0;
-	vnode = scheme_pod_annotation(pod, VGPU_NODE);
-	if (vnode && !str_is_printable(vnode, false)) {
-		scheme_warn_pod(w, "MalformedAnnotation", pod, "annotation %s: not a node name", VGPU_NODE);
-		vnode = NULL;
-	}
-	out->node = pod->node_name ? pod->node_name : failed ? NULL : vnode;
-	ids = scheme_pod_annotation(pod, VGPU_IDS);
-	if (!ids) {
-		ids = scheme_pod_annotation(pod, VGPU_TO_ALLOCATE);
-		key = VGPU_TO_ALLOCATE;
-		confirmed = false;
-	}
-	if (failed) {
-		scheme_warn_pod(w, "BindFailed", pod,
-				"volcano could not bind the pod (%s is failed): its devices are not counted",
-				VGPU_BIND_PHASE);
-		ids = NULL;
-	}
-	if (ids) {
-		size_t seen = 0;
-		int64_t max_core = 0;
-		int bad = scheme_parse_pod_devices(ids, false, pod->ncontainers, out->container_mem,
-						   out->container_core, &claims, &seen, &max_core);
-		if (bad < 0)
-			goto oom;
-		if (bad)
-			scheme_warn_pod(w, "MalformedAnnotation", pod,
-					"annotation %s: %d device entr%s could not be read", key, bad,
-					bad == 1 ? "y" : "ies");
-		if (seen > pod->ncontainers)
-			scheme_warn_pod(w, "MalformedAnnotation", pod,
-					"annotation %s lists %zu containers, the pod has %zu", key, seen,
-					pod->ncontainers);
-		if (max_core > 100)
-			scheme_warn_pod(w, "CoreShareOver100", pod,
-					"annotation %s gives %lld%% of one GPU (at most 100)", key,
-					(long long)max_core);
-		for (size_t i = 0; i < claims.n; i++) {
-			out->mem += claims.v[i].mem;
-			out->core += claims.v[i].core;
-		}
-		scheme_check_vgpus_per_device(&claims, pod, key, w);
-		/* vgpu-ids-new is written by the device plugin at allocation. */
-		out->assigned = confirmed;
-	} else {
-		vgpu_requested(pod, out, w);
-		if (out->node) {
-			for (size_t i = 0; i < pod->ncontainers; i++) {
-				if ((out->container_mem[i] || out->container_core[i]) &&
-				    claim_list_add(&claims, (int)i, -1, (struct sspan){NULL, 0},
-						   out->container_mem[i], out->container_core[i]) < 0)
-					goto oom;
-			}
-		}
-	}
-	if (claim_list_pack(&claims, out) < 0)
-		goto oom;
-	claim_list_release(&claims);
-	return 1;
-oom:
-	claim_list_release(&claims);
-	return -1;
-}
+/* The vGPU pod side is the same as HAMi's (scheme_devices.c). */
+static const struct scheme_devices_desc vgpu_devices = {
+	.node_key = VGPU_NODE,
+	.allocated_key = VGPU_IDS,
+	.to_allocate_key = VGPU_TO_ALLOCATE,
+	.bind_phase_key = VGPU_BIND_PHASE,
+	.display_name = "volcano",
+	.limit_name = "volcano vgpu",
+	.res_count = RES_VGPU_NUMBER,
+	.res_mem = RES_VGPU_MEMORY,
+	.res_cores = RES_VGPU_CORES,
+	.terminated = false, /* containers joined by ';', no final one */
+	.assigned_needs_bind_success = false,
+};
 
 /* gpu-share: memory per container from the limits, the GPU from
  * volcano.sh/gpu-index ("0", or "0,1" for a pod spread over GPUs, whose
@@ -429,7 +334,7 @@ static int vgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 	memset(out, 0, sizeof(*out));
 	if (scheme_pod_alloc_containers(pod, out) < 0)
 		return -1;
-	r = vgpu ? vgpu_pod(pod, out, w) : share_pod(pod, out, w);
+	r = vgpu ? scheme_devices_pod_decode(&vgpu_devices, pod, out, w) : share_pod(pod, out, w);
 	if (r < 0) {
 		scheme_pod_release(out);
 		return -1;
