@@ -32,8 +32,8 @@ if command -v clang >/dev/null 2>&1; then
 			-Dtests=enabled >build-fuzz.setup.log 2>&1 || { cat build-fuzz.setup.log; status=1; }
 	fi
 	if ninja -C build-fuzz; then
-		FUZZ_SECONDS=$fuzz_seconds tests/fuzz/run-fuzzers.sh build-fuzz >build-fuzz/fuzz-results.txt 2>&1 || status=1
-		cat build-fuzz/fuzz-results.txt | grep -E '^(PASS|FAIL)' || true
+		tests/fuzz/run-fuzzers.sh build-fuzz "$fuzz_seconds" >build-fuzz/fuzz-results.txt 2>&1 || status=1
+		cat build-fuzz/fuzz-results.txt
 	else
 		status=1
 	fi

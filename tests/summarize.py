@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Add up the results of every test run into the suite's one closing line.
 
-Arguments are meson's testlog.json files and the fuzz runner's result file
-(lines "PASS name" / "FAIL name"); a missing file counts as one failure, so a
-run that never happened cannot pass."""
+Arguments are meson's testlog.json files and the fuzz runner's output (one
+line per target, "fuzz_NAME  15s ... ok (N runs)" or "... FAILED"); a missing
+file counts as one failure, so a run that never happened cannot pass."""
 import json
+import re
 import sys
+
+FUZZ_LINE = re.compile(r"^fuzz_\S+\s+\d+s \.\.\. (ok|FAILED)")
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
@@ -25,10 +28,10 @@ for path in sys.argv[1:]:
                         failed += 1
             else:
                 for line in f:
-                    word = line.split(" ", 1)[0]
-                    if word == "PASS":
+                    m = FUZZ_LINE.match(line)
+                    if m and m.group(1) == "ok":
                         passed += 1
-                    elif word == "FAIL":
+                    elif m:
                         failed += 1
     except OSError as e:
         print(f"missing results: {path}: {e.strerror}", file=sys.stderr)
