@@ -44,7 +44,8 @@ show() {
 }
 
 echo "Demo cluster: https://127.0.0.1:$port (fake API server, scenario $scenario)"
-show kubectl plugin list 2>/dev/null | grep -i cgpu || true
+printf '\n$ kubectl plugin list\n'
+kubectl plugin list 2>/dev/null | grep -i cgpu || true
 show kubectl inspect cgpu
 show kubectl inspect cgpu -d
 show kubectl inspect cgpu -o wide
