@@ -195,44 +195,6 @@ Test(model, mixed_units_keep_their_own_unit)
 	model_release(&m);
 }
 
-static struct k8s_node *cce_node(const char *name, const char *blocks)
-{
-	struct k8s_node *n = tnode(name, "10.1.0.1", NULL, NULL);
-
-	tkv(&n->capacity, "volcano.sh/gpu-mem.128Mi", blocks);
-	tkv(&n->allocatable, "volcano.sh/gpu-mem.128Mi", blocks);
-	tkv(&n->allocatable, "volcano.sh/gpu-core.percentage", "100");
-	return n;
-}
-
-static struct k8s_node *ts_node(const char *name, const char *gpus, const char *replicas, const char *total)
-{
-	struct k8s_node *n = tnode(name, "10.1.0.2", NULL, NULL);
-
-	tkv(&n->labels, "nvidia.com/gpu.count", gpus);
-	tkv(&n->labels, "nvidia.com/gpu.replicas", replicas);
-	tkv(&n->labels, "nvidia.com/gpu.sharing-strategy", "time-slicing");
-	tkv(&n->capacity, "nvidia.com/gpu", total);
-	tkv(&n->allocatable, "nvidia.com/gpu", total);
-	return n;
-}
-
-/* A pod of one container with these limits (key, value, ..., NULL). */
-static struct k8s_pod *limits_pod(const char *ns, const char *name, const char *node, ...)
-{
-	struct k8s_pod *p = tpod(ns, name, node, node ? "Running" : "Pending", NULL, "0", NULL);
-	const char *k, *v;
-	va_list ap;
-
-	kvlist_release(&p->containers[0].limits);
-	va_start(ap, node);
-	while ((k = va_arg(ap, const char *)) && (v = va_arg(ap, const char *)))
-		tkv(&p->containers[0].limits, k, v);
-	va_end(ap);
-	p->scheduler_name = strdup("volcano");
-	return p;
-}
-
 Test(model, nodes_without_per_gpu_placement_count_per_node)
 {
 	struct model m;
