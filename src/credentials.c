@@ -133,62 +133,12 @@ static char *errno_text(int e)
 /* A token file is small; the limit only stops a path like /dev/zero. */
 #define TOKEN_FILE_MAX (16u << 20)
 
-/* Read a whole file into a string, up to TOKEN_FILE_MAX bytes (EFBIG past
- * it).  0 or an errno value. */
-static int slurp(int fd, char **ret, size_t *retlen)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			size_t ncap = cap ? cap * 2 : 8192;
-			char *nb = malloc(ncap + 1);
-
-			if (!nb) {
-				str_wipe(buf);
-				return ENOMEM;
-			}
-			if (buf) {
-				memcpy(nb, buf, len);
-				explicit_bzero(buf, len);
-				free(buf);
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			explicit_bzero(buf, len);
-			free(buf);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > TOKEN_FILE_MAX) {
-			explicit_bzero(buf, len);
-			free(buf);
-			return EFBIG;
-		}
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*retlen = len;
-	return 0;
-}
-
 /* The token file is read on every call: it is small and rotates (projected
  * service account tokens are replaced well before they expire). */
 static int token_from_file(const char *path, struct kube_credential *ret, struct kerr *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct kblob blob = { 0 };
 	char *buf = NULL, *s, *e;
 	size_t len = 0;
 	int rc;
@@ -201,8 +151,10 @@ static int token_from_file(const char *path, struct kube_credential *ret, struct
 		free(t);
 		return -1;
 	}
-	rc = slurp(fd, &buf, &len);
+	rc = kblob_read_fd(fd, TOKEN_FILE_MAX, &blob);
 	close(fd);
+	buf = (char *)blob.data;
+	len = blob.len;
 	if (rc) {
 		char *t = errno_text(rc);
 

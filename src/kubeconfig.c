@@ -205,21 +205,11 @@ static char *file_dir(const char *path)
  * limit only stops a path like /dev/zero from eating all memory. */
 #define REFERENCED_FILE_MAX (16u << 20)
 
-/* Read a whole file, up to max bytes (0 = no limit; EFBIG past it).
- * Returns 0, or an errno value. */
-static int read_all_max(const char *path, size_t max, struct kblob *ret)
+int kblob_read_fd(int fd, size_t max, struct kblob *ret)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
 
-	if (fd < 0)
-		return errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return EISDIR;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -231,9 +221,9 @@ static int read_all_max(const char *path, size_t max, struct kblob *ret)
 				if (buf)
 					explicit_bzero(buf, len);
 				free(buf);
-				close(fd);
 				return ENOMEM;
 			}
+			/* the old buffer may hold a key or a token: wipe it before freeing */
 			if (buf) {
 				memcpy(nbuf, buf, len);
 				explicit_bzero(buf, len);
@@ -250,7 +240,6 @@ static int read_all_max(const char *path, size_t max, struct kblob *ret)
 				continue;
 			explicit_bzero(buf, len);
 			free(buf);
-			close(fd);
 			return e;
 		}
 		if (n == 0)
@@ -259,15 +248,31 @@ static int read_all_max(const char *path, size_t max, struct kblob *ret)
 		if (max && len > max) {
 			explicit_bzero(buf, len);
 			free(buf);
-			close(fd);
 			return EFBIG;
 		}
 	}
-	close(fd);
 	buf[len] = '\0';
 	ret->data = buf;
 	ret->len = len;
 	return 0;
+}
+
+/* Read a whole file, up to max bytes (0 = no limit; EFBIG past it).
+ * Returns 0, or an errno value. */
+static int read_all_max(const char *path, size_t max, struct kblob *ret)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		e = EISDIR;
+	else
+		e = kblob_read_fd(fd, max, ret);
+	close(fd);
+	return e;
 }
 
 static int read_all(const char *path, struct kblob *ret)

@@ -20,6 +20,12 @@ struct kblob {
 	size_t len;
 };
 
+/* Read everything from fd into *ret (NUL-terminated; the NUL is not counted
+ * in len), at most max bytes (0 = no limit, EFBIG past it).  Buffers are
+ * wiped as they grow, since they may hold keys or tokens.  Returns 0 or an
+ * errno value; *ret is untouched on failure. */
+int kblob_read_fd(int fd, size_t max, struct kblob *ret);
+
 enum exec_interactive { EXEC_INTERACTIVE_NEVER, EXEC_INTERACTIVE_IFAVAILABLE, EXEC_INTERACTIVE_ALWAYS };
 
 struct kube_exec {
