@@ -427,6 +427,24 @@ static bool is_text_type(const char *ct)
 	return ct && strncasecmp(ct, "text/", 5) == 0;
 }
 
+/* client-go's generic reasons and messages for bodies that are not a Status. */
+static const struct {
+	long code;
+	const char *reason, *message;
+} generic_reasons[] = {
+	{ 409, "Conflict", "the server reported a conflict" },
+	{ 404, "NotFound", "the server could not find the requested resource" },
+	{ 400, "BadRequest", "the server rejected our request for an unknown reason" },
+	{ 401, "Unauthorized", "the server has asked for the client to provide credentials" },
+	{ 403, "Forbidden", "the server does not allow access to the requested resource" },
+	{ 405, "MethodNotAllowed", "the server does not allow this method on the requested resource" },
+	{ 415, "UnsupportedMediaType", "the server does not support the media type of the request" },
+	{ 422, "Invalid", "the server rejected our request due to an error in our request" },
+	{ 429, "TooManyRequests", "the server has received too many requests and has asked us to try again later" },
+	{ 503, "ServiceUnavailable", "the server is currently unable to handle the request" },
+	{ 504, "Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request" },
+};
+
 /* client-go's NewGenericServerResponse, for bodies that are not a Status. */
 static int generic_error(long code, const char *content_type, const char *verb, const char *path,
 			 const void *body, size_t len, struct kerr *err)
@@ -440,63 +458,22 @@ static int generic_error(long code, const char *content_type, const char *verb, 
 		server_msg = excerpt_quoted(body, len);
 	else
 		server_msg = strdup("\"unknown\"");
-	switch (code) {
-	case 409:
-		reason = verb && strcmp(verb, "POST") == 0 ? "AlreadyExists" : "Conflict";
-		message = strdup("the server reported a conflict");
-		break;
-	case 404:
-		reason = "NotFound";
-		message = strdup("the server could not find the requested resource");
-		break;
-	case 400:
-		reason = "BadRequest";
-		message = strdup("the server rejected our request for an unknown reason");
-		break;
-	case 401:
-		reason = "Unauthorized";
-		message = strdup("the server has asked for the client to provide credentials");
-		break;
-	case 403:
-		reason = "Forbidden";
-		message = xasprintf("the server does not allow access to the requested resource");
-		break;
-	case 405:
-		reason = "MethodNotAllowed";
-		message = strdup("the server does not allow this method on the requested resource");
-		break;
-	case 415:
-		reason = "UnsupportedMediaType";
-		message = strdup("the server does not support the media type of the request");
-		break;
-	case 422:
-		reason = "Invalid";
-		message = strdup("the server rejected our request due to an error in our request");
-		break;
-	case 429:
-		reason = "TooManyRequests";
-		message = strdup("the server has received too many requests and has asked us to try again later");
-		break;
-	case 503:
-		reason = "ServiceUnavailable";
-		message = strdup("the server is currently unable to handle the request");
-		break;
-	case 504:
-		reason = "Timeout";
-		message = strdup("the server was unable to return a response in the time allotted, "
-				 "but may still be processing the request");
-		break;
-	default:
-		if (code >= 500) {
-			reason = "InternalError";
-			message = xasprintf("an error on the server (%s) has prevented the request from succeeding",
-					    server_msg ? server_msg : "\"unknown\"");
-		} else {
-			reason = "Unknown";
-			message = xasprintf("the server responded with the status code %ld but did not return "
-					    "more information",
-					    code);
+	for (i = 0; i < sizeof(generic_reasons) / sizeof(generic_reasons[0]); i++)
+		if (generic_reasons[i].code == code) {
+			reason = generic_reasons[i].reason;
+			message = strdup(generic_reasons[i].message);
 		}
+	if (code == 409 && verb && strcmp(verb, "POST") == 0)
+		reason = "AlreadyExists";
+	if (!reason && code >= 500) {
+		reason = "InternalError";
+		message = xasprintf("an error on the server (%s) has prevented the request from succeeding",
+				    server_msg ? server_msg : "\"unknown\"");
+	} else if (!reason) {
+		reason = "Unknown";
+		message = xasprintf("the server responded with the status code %ld but did not return "
+				    "more information",
+				    code);
 	}
 	for (i = 0; verb && verb[i] && i + 1 < sizeof(lverb); i++)
 		lverb[i] = (char)tolower((unsigned char)verb[i]);
