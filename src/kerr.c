@@ -134,9 +134,7 @@ void kerr_print(FILE *f, const struct kerr *err)
 			strncmp(msg, "getting credentials: ", 21) == 0 ? "" : "getting credentials: ", msg);
 		break;
 	case KERR_CONFIG:
-		/* kubectl sets an unknown context apart from other kubeconfig
-		 * problems (client-go's IsContextNotFound matches this text). */
-		if (strstr(msg, "context was not found for specified context"))
+		if (err->reason && strcmp(err->reason, KERR_REASON_INVALID_CONFIGURATION) == 0)
 			fprintf(f, "Error in configuration: %s\n", msg);
 		else
 			fprintf(f, "error: %s\n", msg);

@@ -24,12 +24,17 @@ enum kerr_kind {
 struct kerr {
 	enum kerr_kind kind;
 	long code;	/* HTTP status for KERR_STATUS / KERR_DECODE, else 0 */
-	char *reason;	/* Status.reason ("Forbidden", "NotFound", ...), or NULL */
+	char *reason;	/* Status.reason ("Forbidden", "NotFound", ...), or for KERR_CONFIG
+			 * KERR_REASON_INVALID_CONFIGURATION, or NULL */
 	char *message;	/* human text, one line, no trailing newline */
 	char *host;	/* "host:port" for KERR_REFUSED */
 };
 
 #define KERR_INIT {0}
+
+/* A kubeconfig problem kubectl prints as "Error in configuration: ..."
+ * rather than "error: ..." (an unknown context). */
+#define KERR_REASON_INVALID_CONFIGURATION "InvalidConfiguration"
 
 /* Set an error (printf-style message).  Replaces any earlier error.  Always returns -1
  * so callers can write `return kerr_set(err, KERR_CONFIG, "...")`. */

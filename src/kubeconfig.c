@@ -1585,6 +1585,9 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 	}
 	if (probs.n || probs.oom) {
 		msglist_to_error(&probs, err);
+		/* kubectl sets an unknown context apart from the other problems */
+		if (ctx_name && !ctx && err && err->kind == KERR_CONFIG)
+			err->reason = strdup(KERR_REASON_INVALID_CONFIGURATION);
 		goto fail;
 	}
 	/* a server without a scheme: https when anything TLS was configured */

@@ -1,6 +1,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kerr.h"
 
@@ -96,6 +97,23 @@ Test(kerr, credentials_prefix_once)
 	kerr_set(&e, KERR_CREDENTIALS, "getting credentials: exec: executable kubelogin not found");
 	s = printed(&e);
 	cr_assert_str_eq(s, "Unable to connect to the server: getting credentials: exec: executable kubelogin not found\n");
+	free(s);
+	kerr_release(&e);
+}
+
+Test(kerr, invalid_configuration_printed_as_kubectl_does)
+{
+	struct kerr e = KERR_INIT;
+	char *s;
+
+	kerr_set(&e, KERR_CONFIG, "context was not found for specified context: nope");
+	e.reason = strdup(KERR_REASON_INVALID_CONFIGURATION);
+	s = printed(&e);
+	cr_assert_str_eq(s, "Error in configuration: context was not found for specified context: nope\n");
+	free(s);
+	kerr_set(&e, KERR_CONFIG, "auth info \"nope\" does not exist");
+	s = printed(&e);
+	cr_assert_str_eq(s, "error: auth info \"nope\" does not exist\n");
 	free(s);
 	kerr_release(&e);
 }
