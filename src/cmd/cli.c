@@ -319,17 +319,23 @@ void cli_print_help(FILE *f, const char *prog, const struct command *const *tabl
 
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)
 {
+	char *ua = kube_user_agent("kubectl-inspect-cgpu", PLUGIN_VERSION, PLUGIN_COMMIT);
 	struct kube_client_options opt = {
+		.user_agent = ua,
 		.request_timeout_ms = ctx->g.request_timeout_ms,
 		.verbosity = ctx->g.verbosity,
 		.log = ctx->errout,
 	};
 
-	if (kubeconfig_load(&ctx->g.ov, cfg, err) < 0)
-		return -1;
-	if (kube_client_new(cfg, &opt, ret, err) < 0) {
-		kube_config_release(cfg);
-		return -1;
+	int r = -1;
+
+	if (!ua)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (kubeconfig_load(&ctx->g.ov, cfg, err) == 0) {
+		r = kube_client_new(cfg, &opt, ret, err);
+		if (r < 0)
+			kube_config_release(cfg);
 	}
-	return 0;
+	free(ua);
+	return r;
 }

@@ -298,7 +298,7 @@ static char *find_executable(const char *cmd)
 
 static long exec_timeout_seconds(void)
 {
-	const char *s = getenv("CGPU_EXEC_TIMEOUT");
+	const char *s = getenv("KUBE_EXEC_TIMEOUT");
 	char *end;
 	long v;
 

@@ -22,12 +22,15 @@ struct kube_client;
 struct kube_client_options {
 	long request_timeout_ms; /* 0 = none; also sent as ?timeout= */
 	int verbosity;		 /* -v=N: 6 method/URL/status/latency, 8 headers (secrets redacted) */
-	const char *user_agent;	 /* NULL = "kubectl-inspect-cgpu/<version> (linux/amd64) kubernetes/<commit>" */
+	const char *user_agent;	 /* NULL = kube_user_agent() of the program's name and this build */
 	FILE *log;		 /* where -v output and Warning: lines go; NULL = stderr */
 };
 
 int kube_client_new(const struct kube_config *cfg, const struct kube_client_options *opt,
 		    struct kube_client **ret, struct kerr *err);
+/* "PROGRAM/VERSION (os/arch) kubernetes/COMMIT", the shape of kubectl's
+ * User-Agent; malloc'd. */
+char *kube_user_agent(const char *program, const char *version, const char *commit);
 void kube_client_free(struct kube_client *c);
 const struct kube_config *kube_client_config(const struct kube_client *c);
 

@@ -1,5 +1,6 @@
-/* The pure parts of the API client (src/kube.c), exposed for the unit tests
- * and the fuzz target.  Nothing here touches the network.
+/* Inside the client library: what its own files (protocol.c, transport.c,
+ * loop.c, api.c) share, and the pure rules of the protocol exposed for the
+ * unit tests and the fuzz targets.  Nothing outside src/kube includes this.
  */
 #ifndef KUBE_INTERNAL_H
 #define KUBE_INTERNAL_H
@@ -29,9 +30,6 @@ char **kube_warning_parse(const char *value, size_t len);
  * Returns the seconds to wait (>= 0), or -1 when the response is final. */
 long kube_retry_after(long code, const char *retry_after);
 
-/* "kubectl-inspect-cgpu/vX.Y.Z (linux/amd64) kubernetes/<commit>"; malloc'd. */
-char *kube_user_agent_default(void);
-
 /* A query string without the leading '?': key=value pairs sorted by key as
  * Go's url.Values.Encode() writes them, values percent-encoded, pairs whose
  * value is NULL left out (never an empty parameter the caller did not set).
@@ -43,5 +41,193 @@ char *kube_query_build(const char *const *kv, size_t n);
  * path names one (both malloc'd, *name may be NULL).  Returns -1 when the
  * path is not an API path. */
 int kube_path_resource(const char *path, char **resource, char **name);
+
+/* --- shared by the client's own files (transport.c, loop.c, api.c) --------- */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "kube.h"
+
+/* Error bodies are read only for their Status; a proxy's error page can be
+ * anything, so keep at most this much of it. */
+#define ERROR_BODY_CAP (1024 * 1024)
+/* kube_get_json and the write calls read small documents whole. */
+#define JSON_BODY_CAP (256 * 1024 * 1024)
+#define MAX_RETRIES 10
+/* A server asking for a long Retry-After is not waited on for more than this. */
+#define RETRY_AFTER_CAP_S 30
+#define EASY_POOL_MAX 8
+#define LOG_BODY_MAX 1024
+
+
+/* --- small helpers -------------------------------------------------------- */
+
+struct buf {
+	char *data;
+	size_t len, cap;
+	bool truncated;
+};
+
+/* Appends up to limit bytes in total; the rest is dropped and noted. */
+static inline int buf_add(struct buf *b, const void *p, size_t n, size_t limit)
+{
+	if (b->len + n > limit) {
+		b->truncated = true;
+		n = limit > b->len ? limit - b->len : 0;
+	}
+	if (n == 0)
+		return 0;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *d;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		d = realloc(b->data, cap);
+		if (!d)
+			return -1;
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+static inline void buf_release(struct buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+static inline long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Hand an error over, replacing whatever dst held. */
+static inline void kerr_move(struct kerr *dst, struct kerr *src)
+{
+	if (!dst) {
+		kerr_release(src);
+		return;
+	}
+	kerr_release(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+static inline char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+
+/* --- the client ------------------------------------------------------------ */
+
+struct xfer;
+
+struct kube_client {
+	const struct kube_config *cfg;
+	CURLM *multi;
+	struct cred_cache *creds;
+	long timeout_ms;
+	int verbosity;
+	FILE *log;
+	char *user_agent;
+	char *base_url;	   /* what curl connects to: server, host swapped for tls-server-name */
+	char *display_url; /* the server as configured, for logs */
+	char *host_port;   /* as written in the server URL, for the refused message */
+	struct curl_slist *connect_to;
+	bool plain_http;
+	bool loopback; /* Go never sends loopback traffic through an environment proxy */
+	CURL *pool[EASY_POOL_MAX];
+	size_t npool;
+	struct xfer *xfers; /* every unfinished transfer */
+	char **warnings_seen;
+	size_t nwarnings;
+	unsigned long activity; /* bumped whenever a caller's callback ran */
+	bool in_curl;		/* inside curl_multi_perform: handles cannot be removed now */
+};
+
+enum xfer_state { XF_QUEUED, XF_RUNNING };
+
+struct xfer {
+	struct kube_client *c;
+	struct xfer *prev, *next;
+	enum xfer_state state;
+	long long wake_at; /* XF_QUEUED: not before this (ms, monotonic) */
+	CURL *easy;
+	struct curl_slist *headers;
+	const char *method;
+	char *path, *query; /* query without '?', may be NULL */
+	char *req_body;
+	size_t req_len;
+	const char *content_type;
+	bool idempotent;
+	bool no_deadline; /* watches run until the server ends them */
+	long long deadline; /* 0 = none */
+	long long started;
+	int retries;
+	bool auth_retried, force_cred;
+
+	/* the response of the current attempt */
+	long code;
+	char *resp_type;
+	char *retry_after;
+	struct buf body;     /* error bodies, or whole bodies without a data sink */
+	struct buf log_hdrs; /* -v=8 */
+	struct buf log_body; /* -v=9 */
+	bool delivered;	     /* some 2xx bytes went to the data sink */
+	bool sink_failed;
+	struct kerr sink_err;
+	char errbuf[CURL_ERROR_SIZE];
+
+	int (*data)(void *ud, const char *p, size_t n, struct kerr *err);
+	/* err NULL on success; x is freed by the caller after done returns */
+	void (*done)(void *ud, struct xfer *x, const struct kerr *err);
+	void *ud;
+	bool midbody_failure; /* a GET failed after delivering bytes: only the owner can retry */
+	bool finished;	      /* done has been called */
+	bool orphan;	      /* its owner is gone: abort, then free silently */
+};
+
+
+/* Shared between the client's files; see each definition. */
+int kube_status_from_json(json_t *j, long code, struct kerr *err);
+const char *http_skip_ws(const char *p, const char *end);
+void xfer_queue(struct xfer *x, long long wake_at);
+struct xfer *xfer_new(struct kube_client *c, const char *method, const char *path, const char *query);
+void xfer_free(struct xfer *x);
+void kube_log(struct kube_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *http_status_text(long code);
+void xfer_detach(struct xfer *x);
+int xfer_start(struct xfer *x, struct kerr *err);
+int client_run_until(struct kube_client *c, const bool *flag, struct kerr *err);
+int client_perform(struct kube_client *c, struct kerr *err);
+int client_wait(struct kube_client *c, int fd, long timeout_ms, bool *fd_ready, struct kerr *err);
 
 #endif

@@ -1177,7 +1177,7 @@ static bool is_default_config(const struct kube_config *c)
 
 static const char *sa_dir(void)
 {
-	const char *d = getenv("CGPU_SERVICEACCOUNT_DIR");
+	const char *d = getenv("KUBE_SERVICEACCOUNT_DIR");
 
 	return d && *d ? d : SA_DIR_DEFAULT;
 }

@@ -86,7 +86,7 @@ struct kube_config {
  * http://localhost:8080; in-cluster is used instead when the result is that
  * bare default and KUBERNETES_SERVICE_HOST/_PORT are set and the service
  * account token exists.  The service account directory is
- * /var/run/secrets/kubernetes.io/serviceaccount, or $CGPU_SERVICEACCOUNT_DIR
+ * /var/run/secrets/kubernetes.io/serviceaccount, or $KUBE_SERVICEACCOUNT_DIR
  * (for tests). */
 int kubeconfig_load(const struct kube_overrides *ov, struct kube_config *ret, struct kerr *err);
 void kube_config_release(struct kube_config *cfg);
@@ -115,7 +115,7 @@ void cred_cache_free(struct cred_cache *c);
  * be all empty (client certificate or basic auth from the config only).
  *
  * An exec plugin that does not finish within 300 seconds is killed
- * ($CGPU_EXEC_TIMEOUT seconds overrides it, for tests); an interactive one
+ * ($KUBE_EXEC_TIMEOUT seconds overrides it, for tests); an interactive one
  * (stdin handed over to it) is waited for without a limit. */
 int kube_credential_get(const struct kube_config *cfg, struct cred_cache *cache, bool force,
 			struct kube_credential *ret, struct kerr *err);

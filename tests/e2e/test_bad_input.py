@@ -397,7 +397,7 @@ class BadInput(unittest.TestCase):
 		def exec_kc(name, command):
 			return self.token_kubeconfig(name, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
 				"      command: %s\n      interactiveMode: Never\n" % command)
-		env = {"CGPU_EXEC_TIMEOUT": "2"}
+		env = {"KUBE_EXEC_TIMEOUT": "2"}
 		p = exec_kc("exec-missing.yaml", "/nonexistent/credential-helper")
 		self.expect_error("exec-missing", ["--kubeconfig", p], env=env, prefix="Unable to connect to the server: getting credentials: ",
 			pattern=r"/nonexistent/credential-helper", kubectl=["--kubeconfig", p, "get", "nodes"])

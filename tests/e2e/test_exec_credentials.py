@@ -127,7 +127,7 @@ class ExecCredentials(unittest.TestCase):
 		with open(os.path.join(sa, "namespace"), "w") as f:
 			f.write("kube-system\n")
 		env = self.env(KUBERNETES_SERVICE_HOST="127.0.0.1", KUBERNETES_SERVICE_PORT=str(self.api.port),
-			       CGPU_SERVICEACCOUNT_DIR=sa)
+			       KUBE_SERVICEACCOUNT_DIR=sa)
 		r = run_plugin([], env=env)
 		self.assertEqual(r.returncode, 0, r.stderr)
 		reqs = [q for q in self.api.requests() if not q["path"].startswith("/_fake")]

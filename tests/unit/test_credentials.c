@@ -30,7 +30,7 @@ static void setup(void)
 	unsetenv("KUBECONFIG");
 	unsetenv("KUBERNETES_SERVICE_HOST");
 	unsetenv("FAKE_MODE");
-	unsetenv("CGPU_EXEC_TIMEOUT");
+	unsetenv("KUBE_EXEC_TIMEOUT");
 	fd = open("/dev/null", O_RDONLY);
 	cr_assert(fd >= 0);
 	dup2(fd, STDIN_FILENO);
@@ -376,12 +376,13 @@ Test(credentials, exec_expiry)
 	struct kube_config c;
 	struct kube_credential cred;
 	struct cred_cache *cache = cred_cache_new();
-	long long now = time(NULL);
+	long long now;
 
 	setenv("FAKE_MODE", "expiring", 1);
 	load(FX "exec.yaml", "v1beta1", &c);
+	now = time(NULL);
 	get_ok(&c, cache, false, &cred);
-	cr_assert(cred.expires >= now + 3590 && cred.expires <= now + 3610, "expires %lld", cred.expires);
+	cr_assert(cred.expires >= now + 3590 && cred.expires <= time(NULL) + 3610, "expires %lld", cred.expires);
 	kube_credential_release(&cred);
 	get_ok(&c, cache, false, &cred);
 	cr_assert_str_eq(cred.token, "token-run-1");
@@ -402,8 +403,9 @@ Test(credentials, exec_expiry)
 
 	/* a UTC offset */
 	setenv("FAKE_MODE", "expiring-offset", 1);
+	now = time(NULL);
 	get_ok(&c, NULL, false, &cred);
-	cr_assert(cred.expires >= now + 3590 && cred.expires <= now + 3610, "expires %lld", cred.expires);
+	cr_assert(cred.expires >= now + 3590 && cred.expires <= time(NULL) + 3610, "expires %lld", cred.expires);
 	kube_credential_release(&cred);
 	kube_config_release(&c);
 }
@@ -549,7 +551,7 @@ Test(credentials, exec_timeout)
 	time_t t0 = time(NULL);
 	char *m;
 
-	setenv("CGPU_EXEC_TIMEOUT", "1", 1);
+	setenv("KUBE_EXEC_TIMEOUT", "1", 1);
 	setenv("FAKE_MODE", "sleep", 1);
 	load(FX "exec.yaml", "v1beta1", &c);
 	m = get_err(&c, NULL, KERR_CREDENTIALS);
@@ -628,7 +630,7 @@ Test(credentials, in_cluster_token_rotates)
 
 	cr_assert(asprintf(&tok, "%s/token", tmpdir) > 0);
 	write_file(tok, "sa-token-1");
-	setenv("CGPU_SERVICEACCOUNT_DIR", tmpdir, 1);
+	setenv("KUBE_SERVICEACCOUNT_DIR", tmpdir, 1);
 	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
 	setenv("KUBERNETES_SERVICE_PORT", "6443", 1);
 	cr_assert_eq(kubeconfig_load(&ov, &c, &err), 0, "%s", err.message);

@@ -21,7 +21,7 @@ static void setup(void)
 	unsetenv("KUBERNETES_SERVICE_PORT");
 	unsetenv("KUBERNETES_MASTER");
 	unsetenv("POD_NAMESPACE");
-	setenv("CGPU_SERVICEACCOUNT_DIR", "/nonexistent/serviceaccount", 1);
+	setenv("KUBE_SERVICEACCOUNT_DIR", "/nonexistent/serviceaccount", 1);
 }
 
 static void teardown(void)
@@ -676,7 +676,7 @@ static char *make_sa_dir(const char *token, const char *ns)
 		write_file(p, ns);
 		free(p);
 	}
-	setenv("CGPU_SERVICEACCOUNT_DIR", dir, 1);
+	setenv("KUBE_SERVICEACCOUNT_DIR", dir, 1);
 	return dir;
 }
 

@@ -1,0 +1,771 @@
+/* The API calls on top of the transport: single requests (GET, PATCH,
+ * DELETE, POST), paged lists fed to the streaming decoders, and watches.
+ */
+#include "kube.h"
+#include "kube_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+struct sync_req {
+	bool done;
+	struct kerr err;
+	struct buf body;
+	long code;
+	char *resp_type;
+};
+
+static void sync_done(void *ud, struct xfer *x, const struct kerr *err)
+{
+	struct sync_req *s = ud;
+
+	s->done = true;
+	s->code = x->code;
+	if (err) {
+		s->err = *err;
+		/* take the strings over: the caller of done releases its copy */
+		s->err.reason = xstrdup(err->reason);
+		s->err.message = xstrdup(err->message);
+		s->err.host = xstrdup(err->host);
+	} else {
+		s->body = x->body;
+		memset(&x->body, 0, sizeof(x->body));
+		s->resp_type = x->resp_type;
+		x->resp_type = NULL;
+	}
+}
+
+static char *query_for_write(struct kube_client *c, const struct kube_write_opts *w)
+{
+	char tbuf[32] = "";
+	const char *kv[] = {
+		"dryRun", w && w->dry_run ? "All" : NULL,
+		"fieldManager", w && w->field_manager ? w->field_manager : NULL,
+		"timeout", NULL,
+	};
+
+	if (c->timeout_ms > 0) {
+		if (c->timeout_ms % 1000 == 0)
+			snprintf(tbuf, sizeof(tbuf), "%lds", c->timeout_ms / 1000);
+		else
+			snprintf(tbuf, sizeof(tbuf), "%ldms", c->timeout_ms);
+		kv[5] = tbuf;
+	}
+	return kube_query_build(kv, 3);
+}
+
+/* Join the caller's query with ours (timeout=). */
+static char *join_query(const char *a, const char *b)
+{
+	if (a && *a && b && *b)
+		return xasprintf("%s&%s", a, b);
+	if (a && *a)
+		return strdup(a);
+	return strdup(b ? b : "");
+}
+
+static int request_json(struct kube_client *c, const char *method, const char *path, const char *query,
+			const char *content_type, const json_t *body, json_t **ret, struct kerr *err)
+{
+	struct sync_req s = {0};
+	struct xfer *x;
+	json_t *j;
+	json_error_t jerr;
+	int r = -1;
+
+	if (!c || !path)
+		return kerr_set(err, KERR_OTHER, "invalid request");
+	x = xfer_new(c, method, path, query);
+	if (!x)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	x->content_type = content_type;
+	if (body) {
+		x->req_body = json_dumps(body, JSON_COMPACT);
+		if (!x->req_body) {
+			xfer_free(x);
+			return kerr_set(err, KERR_OTHER, "cannot encode the request body");
+		}
+		x->req_len = strlen(x->req_body);
+	}
+	x->done = sync_done;
+	x->ud = &s;
+	xfer_queue(x, 0);
+	if (client_run_until(c, &s.done, err) < 0) {
+		xfer_free(x);
+		goto out;
+	}
+	xfer_free(x);
+	if (s.err.kind != KERR_NONE) {
+		kerr_move(err, &s.err);
+		goto out;
+	}
+	if (s.body.truncated) {
+		kerr_set(err, KERR_DECODE, "the response to %s %s is too large", method, path);
+		goto out;
+	}
+	if (s.body.len == 0) {
+		if (ret)
+			*ret = json_object();
+		r = 0;
+		goto out;
+	}
+	j = json_loadb(s.body.data, s.body.len, 0, &jerr);
+	if (!j) {
+		kerr_set(err, KERR_DECODE, "the server returned a response that is not JSON (%s %s): %.80s", method,
+			 path, jerr.text);
+		goto out;
+	}
+	if (kube_status_from_json(j, s.code, err) == 0) {
+		json_decref(j);
+		goto out;
+	}
+	if (ret)
+		*ret = j;
+	else
+		json_decref(j);
+	r = 0;
+out:
+	kerr_release(&s.err);
+	buf_release(&s.body);
+	free(s.resp_type);
+	return r;
+}
+
+static char *query_with_timeout(struct kube_client *c, const char *query)
+{
+	char *t = query_for_write(c, NULL), *q;
+
+	if (!t)
+		return NULL;
+	q = join_query(query, t);
+	free(t);
+	return q;
+}
+
+int kube_get_json(struct kube_client *c, const char *path, const char *query, json_t **ret, struct kerr *err)
+{
+	char *q;
+	int r;
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	q = query_with_timeout(c, query);
+	if (!q)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	r = request_json(c, "GET", path, q, NULL, NULL, ret, err);
+	free(q);
+	return r;
+}
+
+int kube_patch(struct kube_client *c, const char *path, enum kube_patch_type type, const json_t *body,
+	       const struct kube_write_opts *w, json_t **ret, struct kerr *err)
+{
+	static const char *const types[] = {
+		[PATCH_MERGE] = "application/merge-patch+json",
+		[PATCH_STRATEGIC] = "application/strategic-merge-patch+json",
+		[PATCH_JSON] = "application/json-patch+json",
+	};
+	char *q;
+	int r;
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	if ((unsigned)type > PATCH_JSON || !body)
+		return kerr_set(err, KERR_OTHER, "invalid patch");
+	q = query_for_write(c, w);
+	if (!q)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	r = request_json(c, "PATCH", path, q, types[type], body, ret, err);
+	free(q);
+	return r;
+}
+
+int kube_delete(struct kube_client *c, const char *path, const json_t *delete_options,
+		const struct kube_write_opts *w, json_t **ret, struct kerr *err)
+{
+	char *q;
+	int r;
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	q = query_for_write(c, w);
+	if (!q)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	r = request_json(c, "DELETE", path, q, delete_options ? "application/json" : NULL, delete_options, ret,
+			 err);
+	free(q);
+	return r;
+}
+
+int kube_post(struct kube_client *c, const char *path, const json_t *body, const struct kube_write_opts *w,
+	      json_t **ret, struct kerr *err)
+{
+	char *q;
+	int r;
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	if (!body)
+		return kerr_set(err, KERR_OTHER, "invalid request body");
+	q = query_for_write(c, w);
+	if (!q)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	r = request_json(c, "POST", path, q, "application/json", body, ret, err);
+	free(q);
+	return r;
+}
+
+/* --- paged lists ---------------------------------------------------------- */
+
+struct list_run;
+
+struct page {
+	struct list_run *run;
+	struct xfer *x;
+	struct list_decoder *dec;
+	struct buf pending; /* bytes of a page that arrived before the one before it was done */
+	bool is_head;
+	bool transfer_done;
+	bool meta_seen;
+	bool has_next; /* its list_meta carried a continue token */
+	bool continued; /* requested with a continue token */
+	struct kerr err;
+};
+
+struct list_run {
+	struct kube_client *c;
+	struct kube_list *l;
+	struct page *head, *next;
+	int restarts_410;
+	int restarts_midbody;
+	bool unpaginated;
+	bool finished;
+	struct kerr err;
+	void (*on_done)(void *ud, const struct kerr *err);
+	void *ud;
+};
+
+static void list_fail(struct list_run *r, const struct kerr *err);
+static int page_start(struct list_run *r, const char *cont, struct kerr *err);
+
+static void page_free(struct page *p)
+{
+	if (!p)
+		return;
+	if (p->x)
+		xfer_free(p->x);
+	list_decoder_free(p->dec);
+	buf_release(&p->pending);
+	kerr_release(&p->err);
+	free(p);
+}
+
+static int sink_node(void *ud, struct k8s_node *n, struct kerr *err)
+{
+	struct page *p = ud;
+	struct kube_list *l = p->run->l;
+
+	if (!l->sink.node) {
+		k8s_node_free(n);
+		return 0;
+	}
+	return l->sink.node(l->sink.ud, n, err);
+}
+
+static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
+{
+	struct page *p = ud;
+	struct kube_list *l = p->run->l;
+
+	if (!l->sink.pod) {
+		k8s_pod_free(pod);
+		return 0;
+	}
+	return l->sink.pod(l->sink.ud, pod, err);
+}
+
+/* The page's metadata has been read: ask for the next page right away, so it
+ * downloads while this one is decoded. */
+static void sink_meta(void *ud, const char *rv, const char *cont)
+{
+	struct page *p = ud;
+	struct list_run *r = p->run;
+	struct kube_list *l = r->l;
+
+	if (p->meta_seen)
+		return;
+	p->meta_seen = true;
+	free(l->resource_version);
+	l->resource_version = xstrdup(rv);
+	if (cont && *cont && !r->unpaginated) {
+		p->has_next = true;
+		if (!r->next && page_start(r, cont, &p->err) < 0)
+			p->has_next = false; /* reported when the page completes */
+	}
+	if (l->sink.list_meta)
+		l->sink.list_meta(l->sink.ud, rv, cont && *cont ? cont : NULL);
+}
+
+static int page_data(void *ud, const char *buf, size_t n, struct kerr *err)
+{
+	struct page *p = ud;
+
+	if (!p->is_head) {
+		if (buf_add(&p->pending, buf, n, SIZE_MAX) < 0)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		return 0;
+	}
+	return list_decoder_feed(p->dec, buf, n, err);
+}
+
+static void list_complete(struct list_run *r)
+{
+	page_free(r->head);
+	page_free(r->next);
+	r->head = r->next = NULL;
+	r->finished = true;
+	r->c->activity++;
+	if (r->on_done)
+		r->on_done(r->ud, NULL);
+}
+
+/* Throw away what this list has received and start it again. */
+static void list_restart(struct list_run *r)
+{
+	struct kerr e = KERR_INIT;
+	struct kube_list *l = r->l;
+
+	page_free(r->head);
+	page_free(r->next);
+	r->head = r->next = NULL;
+	if (l->sink.list_meta)
+		l->sink.list_meta(l->sink.ud, NULL, NULL);
+	if (page_start(r, NULL, &e) < 0)
+		list_fail(r, &e);
+	kerr_release(&e);
+}
+
+static int page_finish_decode(struct page *p, struct kerr *err)
+{
+	if (p->err.kind != KERR_NONE) {
+		kerr_move(err, &p->err);
+		return -1;
+	}
+	if (list_decoder_finish(p->dec, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* The head page has all its bytes: finish it, promote the next one. */
+static void list_advance(struct list_run *r)
+{
+	while (r->head && r->head->transfer_done) {
+		struct page *p = r->head;
+		struct kerr e = KERR_INIT;
+
+		if (page_finish_decode(p, &e) < 0) {
+			if (e.kind == KERR_DECODE || e.kind == KERR_NONE)
+				kerr_prefix(&e, "decoding the response to GET %s", r->l->path);
+			list_fail(r, &e);
+			kerr_release(&e);
+			return;
+		}
+		if (!p->has_next) {
+			list_complete(r);
+			return;
+		}
+		r->head = r->next;
+		r->next = NULL;
+		page_free(p);
+		if (!r->head) {
+			/* the next page could not be started */
+			kerr_set(&e, KERR_OTHER, "cannot request the next page of %s", r->l->path);
+			list_fail(r, &e);
+			kerr_release(&e);
+			return;
+		}
+		r->head->is_head = true;
+		if (r->head->pending.len) {
+			struct buf pend = r->head->pending;
+
+			memset(&r->head->pending, 0, sizeof(pend));
+			if (list_decoder_feed(r->head->dec, pend.data, pend.len, &e) < 0) {
+				buf_release(&pend);
+				list_fail(r, &e);
+				kerr_release(&e);
+				return;
+			}
+			buf_release(&pend);
+		}
+	}
+}
+
+static void list_fail(struct list_run *r, const struct kerr *err)
+{
+	page_free(r->head);
+	page_free(r->next);
+	r->head = r->next = NULL;
+	r->finished = true;
+	kerr_release(&r->err);
+	r->err = *err;
+	r->err.reason = xstrdup(err->reason);
+	r->err.message = xstrdup(err->message);
+	r->err.host = xstrdup(err->host);
+	r->c->activity++;
+	if (r->on_done)
+		r->on_done(r->ud, &r->err);
+}
+
+static char *list_query(struct list_run *r, const char *cont)
+{
+	char limit[32], tbuf[32];
+	const char *kv[10];
+	size_t n = 0;
+
+	snprintf(limit, sizeof(limit), "%u", r->l->limit ? r->l->limit : 500);
+	kv[n++] = "labelSelector";
+	kv[n++] = r->l->label_selector && *r->l->label_selector ? r->l->label_selector : NULL;
+	kv[n++] = "fieldSelector";
+	kv[n++] = r->l->field_selector && *r->l->field_selector ? r->l->field_selector : NULL;
+	kv[n++] = "limit";
+	kv[n++] = r->unpaginated ? NULL : limit;
+	kv[n++] = "continue";
+	kv[n++] = cont;
+	kv[n++] = "timeout";
+	kv[n++] = NULL;
+	if (r->c->timeout_ms > 0) {
+		if (r->c->timeout_ms % 1000 == 0)
+			snprintf(tbuf, sizeof(tbuf), "%lds", r->c->timeout_ms / 1000);
+		else
+			snprintf(tbuf, sizeof(tbuf), "%ldms", r->c->timeout_ms);
+		kv[n - 1] = tbuf;
+	}
+	return kube_query_build(kv, n / 2);
+}
+
+static void page_done(void *ud, struct xfer *x, const struct kerr *err);
+
+static int page_start(struct list_run *r, const char *cont, struct kerr *err)
+{
+	struct page *p = calloc(1, sizeof(*p));
+	struct decode_sink sink = {sink_node, sink_pod, sink_meta, NULL};
+	char *q;
+
+	if (!p)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	p->run = r;
+	p->continued = cont != NULL;
+	sink.ud = p;
+	p->dec = list_decoder_new(r->l->kind, r->l->filter, &sink);
+	q = list_query(r, cont);
+	if (!p->dec || !q) {
+		free(q);
+		page_free(p);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	p->x = xfer_new(r->c, "GET", r->l->path, q);
+	free(q);
+	if (!p->x) {
+		page_free(p);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	p->x->data = page_data;
+	p->x->done = page_done;
+	p->x->ud = p;
+	xfer_queue(p->x, 0);
+	if (!r->head) {
+		p->is_head = true;
+		r->head = p;
+	} else {
+		r->next = p;
+	}
+	return 0;
+}
+
+static void page_done(void *ud, struct xfer *x, const struct kerr *err)
+{
+	struct page *p = ud;
+	struct list_run *r = p->run;
+	bool midbody = x->midbody_failure;
+	bool continued = p->continued;
+
+	if (err && midbody && r->restarts_midbody < MAX_RETRIES) {
+		/* the connection broke after items were handed over: the consumer drops
+		 * them and the list starts again */
+		p->x = NULL;
+		xfer_free(x);
+		r->restarts_midbody++;
+		list_restart(r);
+		return;
+	}
+	if (err && err->kind == KERR_STATUS && err->code == 410 && continued && !r->unpaginated) {
+		p->x = NULL;
+		xfer_free(x);
+		if (r->restarts_410 == 0)
+			r->restarts_410++;
+		else
+			r->unpaginated = true;
+		list_restart(r);
+		return;
+	}
+	p->x = NULL;
+	xfer_free(x);
+	if (err) {
+		list_fail(r, err);
+		return;
+	}
+	p->transfer_done = true;
+	list_advance(r);
+}
+
+static struct list_run *list_run_new(struct kube_client *c, struct kube_list *l)
+{
+	struct list_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->c = c;
+	r->l = l;
+	return r;
+}
+
+static void list_run_free(struct list_run *r)
+{
+	if (!r)
+		return;
+	page_free(r->head);
+	page_free(r->next);
+	kerr_release(&r->err);
+	free(r);
+}
+
+int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err)
+{
+	struct list_run **runs;
+	int rc = 0;
+	bool ready = false;
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	runs = calloc(n ? n : 1, sizeof(*runs));
+	if (!runs)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		runs[i] = list_run_new(c, &lists[i]);
+		if (!runs[i] || page_start(runs[i], NULL, err) < 0) {
+			if (!runs[i])
+				kerr_set(err, KERR_OTHER, "out of memory");
+			rc = -1;
+			goto out;
+		}
+	}
+	for (;;) {
+		bool all = true;
+
+		if (client_perform(c, err) < 0) {
+			rc = -1;
+			goto out;
+		}
+		/* Report the failure of the first list in the caller's order, not
+		 * whichever failed first on the wire, so that the same cluster
+		 * always gives the same message. */
+		for (size_t i = 0; i < n; i++) {
+			if (!runs[i]->finished) {
+				all = false;
+				break;
+			}
+			if (runs[i]->err.kind != KERR_NONE) {
+				kerr_move(err, &runs[i]->err);
+				rc = -1;
+				goto out;
+			}
+		}
+		if (all)
+			break;
+		if (client_wait(c, -1, 1000, &ready, err) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		list_run_free(runs[i]);
+	free(runs);
+	return rc;
+}
+
+void kube_list_release(struct kube_list *l)
+{
+	if (!l)
+		return;
+	free(l->resource_version);
+	l->resource_version = NULL;
+}
+
+struct kube_async_list {
+	struct list_run *run;
+};
+
+int kube_list_start(struct kube_client *c, struct kube_list *list,
+		    void (*on_done)(void *ud, const struct kerr *err), void *ud, struct kube_async_list **ret,
+		    struct kerr *err)
+{
+	struct kube_async_list *a;
+
+	if (!c || !list)
+		return kerr_set(err, KERR_OTHER, "invalid list");
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	a->run = list_run_new(c, list);
+	if (!a->run) {
+		free(a);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	a->run->on_done = on_done;
+	a->run->ud = ud;
+	if (page_start(a->run, NULL, err) < 0) {
+		kube_async_list_free(a);
+		return -1;
+	}
+	*ret = a;
+	return 0;
+}
+
+void kube_async_list_free(struct kube_async_list *l)
+{
+	if (!l)
+		return;
+	list_run_free(l->run);
+	free(l);
+}
+
+/* --- watches -------------------------------------------------------------- */
+
+struct kube_watch {
+	struct kube_client *c;
+	struct xfer *x;
+	struct watch_decoder *dec;
+	bool in_feed, free_pending;
+	void (*on_end)(void *ud, const struct kerr *err);
+	watch_cb on_event;
+	void *ud;
+};
+
+static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
+{
+	struct kube_watch *w = ud;
+
+	if (w->free_pending) {
+		k8s_node_free(ev->node);
+		k8s_pod_free(ev->pod);
+		ev->node = NULL;
+		ev->pod = NULL;
+		return kerr_set(err, KERR_OTHER, "watch stopped");
+	}
+	w->c->activity++;
+	return w->on_event ? w->on_event(w->ud, ev, err) : 0;
+}
+
+static int watch_data(void *ud, const char *buf, size_t n, struct kerr *err)
+{
+	struct kube_watch *w = ud;
+	int r;
+
+	w->in_feed = true;
+	r = watch_decoder_feed(w->dec, buf, n, err);
+	w->in_feed = false;
+	if (w->free_pending) {
+		/* freed by its own event callback: the decoder could only go now */
+		xfer_free(w->x);
+		watch_decoder_free(w->dec);
+		free(w);
+		return kerr_set(err, KERR_OTHER, "watch stopped");
+	}
+	return r;
+}
+
+static void watch_done(void *ud, struct xfer *x, const struct kerr *err)
+{
+	struct kube_watch *w = ud;
+
+	w->x = NULL;
+	xfer_free(x);
+	/* last: the callback may free the watch */
+	if (w->on_end)
+		w->on_end(w->ud, err);
+}
+
+int kube_watch_start(struct kube_client *c, const struct kube_watch_spec *spec, struct kube_watch **ret,
+		     struct kerr *err)
+{
+	struct kube_watch *w;
+	char tsec[32];
+	char *q;
+
+	if (!c || !spec || !spec->path)
+		return kerr_set(err, KERR_OTHER, "invalid watch");
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	w->c = c;
+	w->on_end = spec->on_end;
+	w->on_event = spec->on_event;
+	w->ud = spec->ud;
+	/* client-go's reflector picks 5 to 10 minutes so that watches of many
+	 * clients do not all end together */
+	snprintf(tsec, sizeof(tsec), "%d", 300 + (int)(now_ms() % 300));
+	{
+		const char *kv[] = {
+			"watch", "1",
+			"resourceVersion", spec->resource_version && *spec->resource_version ? spec->resource_version : NULL,
+			"allowWatchBookmarks", "true",
+			"timeoutSeconds", tsec,
+			"labelSelector", spec->label_selector && *spec->label_selector ? spec->label_selector : NULL,
+			"fieldSelector", spec->field_selector && *spec->field_selector ? spec->field_selector : NULL,
+		};
+
+		q = kube_query_build(kv, 6);
+	}
+	w->dec = watch_decoder_new(spec->kind, spec->filter, watch_event, w);
+	if (!q || !w->dec || !(w->x = xfer_new(c, "GET", spec->path, q))) {
+		free(q);
+		kube_watch_free(w);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	free(q);
+	w->x->no_deadline = true;
+	w->x->deadline = 0;
+	w->x->data = watch_data;
+	w->x->done = watch_done;
+	w->x->ud = w;
+	xfer_queue(w->x, 0);
+	*ret = w;
+	return 0;
+}
+
+void kube_watch_free(struct kube_watch *w)
+{
+	if (!w)
+		return;
+	if (w->in_feed) {
+		w->free_pending = true;
+		return;
+	}
+	if (w->x)
+		xfer_free(w->x);
+	watch_decoder_free(w->dec);
+	free(w);
+}
