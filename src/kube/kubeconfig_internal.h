@@ -1,0 +1,76 @@
+/* Inside the kubeconfig loader: what its files (kubeconfig.c,
+ * kubeconfig_read.c, kubeconfig_merge.c, kubeconfig_incluster.c) share.
+ * Nothing outside src/kube includes this.
+ */
+#ifndef KUBECONFIG_INTERNAL_H
+#define KUBECONFIG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <yaml.h>
+
+#include "kubeconfig.h"
+
+struct msglist {
+	char **v;
+	size_t n, cap;
+	bool oom;
+};
+
+struct yfile {
+	char *path; /* as named by the user */
+	char *dir;  /* absolute directory, for relative paths inside */
+	yaml_document_t doc;
+	bool has_doc;
+};
+
+struct named {
+	const char *name;
+	struct yfile *f;
+	yaml_node_t *node; /* the inner mapping (cluster/user/context), or NULL */
+};
+
+struct namedlist {
+	struct named *v;
+	size_t n, cap;
+};
+
+struct merged {
+	struct yfile **files;
+	size_t nfiles;
+	struct namedlist clusters, users, contexts;
+	const char *current_context;
+};
+
+/* kubeconfig_read.c */
+char *errno_text(int e);
+void wipe_free(char *s);
+void kblob_wipe(struct kblob *b);
+char *path_join(const char *dir, const char *rel);
+char *file_dir(const char *path);
+int read_all(const char *path, struct kblob *ret);
+int read_all_max(const char *path, size_t max, struct kblob *ret);
+int b64_decode(const unsigned char *s, size_t n, struct kblob *out, size_t *bad);
+void msglist_add(struct msglist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void msglist_release(struct msglist *l);
+int msglist_to_error(struct msglist *l, struct kerr *err);
+
+/* kubeconfig_merge.c */
+yaml_node_t *ynode(struct yfile *f, int id);
+yaml_node_t *ymap_get(struct yfile *f, yaml_node_t *map, const char *key);
+const char *ystr(struct yfile *f, yaml_node_t *map, const char *key);
+bool ybool(struct yfile *f, yaml_node_t *map, const char *key);
+int ybool_parse(const yaml_node_t *n, bool *ret);
+bool yscalar_is(const yaml_node_t *n, const char *s);
+bool ynull(const yaml_node_t *n);
+bool is_scalar(const yaml_node_t *n);
+const struct named *namedlist_find(const struct namedlist *l, const char *name);
+int merged_load(const struct kube_overrides *ov, struct merged *m, struct kerr *err);
+void merged_release(struct merged *m);
+
+/* kubeconfig_incluster.c */
+bool in_cluster_possible(void);
+int in_cluster_load(const struct kube_overrides *ov, struct kube_config *c, struct kerr *err);
+
+#endif
