@@ -10,9 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "kerr.h"
 #include "kube.h"
-#include "kubeconfig.h"
 
 /* Flags every command accepts. */
 struct global_opts {

@@ -6,9 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "kerr.h"
 #include "kube.h"
-#include "objects.h"
 
 /* A node as the administration commands need it. */
 struct np_node {

@@ -1,4 +1,16 @@
-/* The API client: HTTP over libcurl, with kubectl's manners.
+/* The Kubernetes API client, the one header the rest of the program
+ * includes: kubeconfig and credentials (kubeconfig.h), errors worded as
+ * kubectl words them (kerr.h), plain object structs and the filters that
+ * decide what of them is kept (objects.h), the streaming decoders
+ * (decode.h), quantities (quantity.h), and the HTTP client below.
+ *
+ * The library knows nothing of what the program does with the objects
+ * and never prints or exits.  It may
+ * use libcurl, jansson, yajl and libyaml; nothing of the rest of src/.
+ * A new credential type goes in credentials.c, a new API call in api.c, a
+ * new decoded field in decode.c and objects.h.
+ *
+ * The HTTP client: libcurl with kubectl's manners.
  *
  * One client per run, holding a curl multi handle (HTTP/2 and connection
  * reuse), the resolved config and the credential cache.  Lists are paged
@@ -16,6 +28,8 @@
 #include "decode.h"
 #include "kerr.h"
 #include "kubeconfig.h"
+#include "objects.h"
+#include "quantity.h"
 
 struct kube_client;
 

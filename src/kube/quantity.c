@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "scheme.h"
+#include "quantity.h"
 
 /* The digits of a number with its decimal point removed: the first int_len
  * digits are at a, the next frac_len at b. */

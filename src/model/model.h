@@ -14,8 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kerr.h"
-#include "objects.h"
+#include "kube.h"
 #include "scheme.h"
 #include "warnings.h"
 

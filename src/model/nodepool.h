@@ -30,8 +30,7 @@
 
 #include <jansson.h>
 
-#include "kerr.h"
-#include "objects.h"
+#include "kube.h"
 
 #define NP_LABEL_SCHEDULE "ack.node.gpu.schedule"
 #define NP_LABEL_PLACEMENT "ack.node.gpu.placement"

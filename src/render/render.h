@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "kerr.h"
+#include "kube.h"
 #include "model.h"
 
 /* The summary table (`kubectl inspect cgpu`), in the published format;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "objects.h"
+#include "kube.h"
 #include "warnings.h"
 
 /* How a node's figures are counted. */
@@ -82,11 +82,5 @@ const struct scheme *scheme_find(const char *name);
 void scheme_node_release(struct scheme_node *n);
 void scheme_pod_release(struct scheme_pod *p);
 
-/* Shared parsing helpers (fuzzed). */
-/* Parse a Kubernetes quantity ("4", "100m", "1Gi", "2k") into an integer
- * count of whole units (rounded down); -1 on a malformed value. */
-int quantity_parse_int(const char *s, int64_t *ret);
-/* "16160MiB", "15GiB", "2048" (MiB) -> MiB; -1 if malformed. */
-int memory_label_mib(const char *s, int64_t *ret);
 
 #endif

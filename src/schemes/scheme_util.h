@@ -23,7 +23,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "objects.h"
+#include "kube.h"
 #include "scheme.h"
 #include "warnings.h"
 

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "kerr.h"
+#include "kube.h"
 #include "tui_layout.h"
 #include "tui_state.h"
 

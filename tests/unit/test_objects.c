@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "objects.h"
-#include "warnings.h"
 
 Test(objects, kvlist_add_get_release)
 {
@@ -110,22 +109,4 @@ Test(objects, free_is_null_safe_and_complete)
 	p->nowners = 1;
 	p->owners[0].kind = strdup("DaemonSet");
 	k8s_pod_free(p);
-}
-
-Test(objects, warnings)
-{
-	struct warnings w = {0};
-
-	for (int i = 0; i < 20; i++)
-		warnings_add(&w, "OverAllocated", i % 2 ? "node/a" : NULL, "gpu %d has %s", i, "too much");
-	cr_assert_eq(w.len, 20);
-	cr_assert_str_eq(w.items[3].code, "OverAllocated");
-	cr_assert_str_eq(w.items[3].object, "node/a");
-	cr_assert_null(w.items[4].object);
-	cr_assert_str_eq(w.items[4].message, "gpu 4 has too much");
-	warnings_release(&w);
-	cr_assert_eq(w.len, 0);
-	warnings_release(&w);
-	warnings_release(NULL);
-	warnings_add(NULL, "x", NULL, "y");
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheme.h"
+#include "quantity.h"
 
 struct qcase {
 	const char *in;

@@ -73,7 +73,7 @@ Test(scheme_cgpu, index_parse)
 	cr_assert_eq(cgpu_index_parse("4096", &i), -1);
 }
 
-static int decode_node(struct k8s_node *n, struct scheme_node *out, struct warnings *w)
+static int cgpu_decode_node(struct k8s_node *n, struct scheme_node *out, struct warnings *w)
 {
 	int rc = scheme_cgpu.node_decode(n, out, w);
 
@@ -86,8 +86,8 @@ Test(scheme_cgpu, node_without_gpu_mem_is_not_cgpu)
 	struct scheme_node out;
 	struct warnings w = {0};
 
-	cr_assert_eq(decode_node(tnode("n", "1.2.3.4", NULL, "1"), &out, &w), 0);
-	cr_assert_eq(decode_node(tnode("n", "1.2.3.4", "0", "1"), &out, &w), 0);
+	cr_assert_eq(cgpu_decode_node(tnode("n", "1.2.3.4", NULL, "1"), &out, &w), 0);
+	cr_assert_eq(cgpu_decode_node(tnode("n", "1.2.3.4", "0", "1"), &out, &w), 0);
 	warnings_release(&w);
 }
 
@@ -96,7 +96,7 @@ Test(scheme_cgpu, node_basic_figures)
 	struct scheme_node out;
 	struct warnings w = {0};
 
-	cr_assert_eq(decode_node(tnode("n", NULL, "30", "2"), &out, &w), 1);
+	cr_assert_eq(cgpu_decode_node(tnode("n", NULL, "30", "2"), &out, &w), 1);
 	cr_assert_eq(out.ngpus, 2);
 	cr_assert_eq(out.mem_total, 30);
 	cr_assert_eq(out.gpus[1].mem_total, 15);
@@ -109,7 +109,7 @@ Test(scheme_cgpu, node_basic_figures)
 	scheme_node_release(NULL);
 
 	/* no gpu-count: one GPU */
-	cr_assert_eq(decode_node(tnode("n", NULL, "15", NULL), &out, &w), 1);
+	cr_assert_eq(cgpu_decode_node(tnode("n", NULL, "15", NULL), &out, &w), 1);
 	cr_assert_eq(out.ngpus, 1);
 	scheme_node_release(&out);
 	warnings_release(&w);
@@ -122,7 +122,7 @@ Test(scheme_cgpu, unit_guess_and_label_evidence)
 	struct k8s_node *n;
 
 	/* the original's guess: per-GPU total above 100 is MiB */
-	cr_assert_eq(decode_node(tnode("n", NULL, "44712", "4"), &out, &w), 1);
+	cr_assert_eq(cgpu_decode_node(tnode("n", NULL, "44712", "4"), &out, &w), 1);
 	cr_assert_eq(out.unit, UNIT_MIB);
 	cr_assert_not(out.unit_from_label);
 	scheme_node_release(&out);
@@ -130,7 +130,7 @@ Test(scheme_cgpu, unit_guess_and_label_evidence)
 	/* a small card counted in MiB is not mistaken for GiB */
 	n = tnode("n", NULL, "96", "1");
 	tkv(&n->labels, "aliyun.accelerator/nvidia_mem", "96MiB");
-	cr_assert_eq(decode_node(n, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
 	cr_assert_eq(out.unit, UNIT_MIB);
 	cr_assert(out.unit_from_label);
 	scheme_node_release(&out);
@@ -138,7 +138,7 @@ Test(scheme_cgpu, unit_guess_and_label_evidence)
 	/* 15 GiB of a 16160 MiB card */
 	n = tnode("n", NULL, "15", "1");
 	tkv(&n->labels, "aliyun.accelerator/nvidia_mem", "16160MiB");
-	cr_assert_eq(decode_node(n, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
 	cr_assert_eq(out.unit, UNIT_GIB);
 	cr_assert(out.unit_from_label);
 	scheme_node_release(&out);
@@ -168,7 +168,7 @@ Test(scheme_cgpu, modes_of_each_edition)
 		tkv(&n->labels, cases[i].k1, cases[i].v1);
 		if (cases[i].k2)
 			tkv(&n->labels, cases[i].k2, cases[i].v2);
-		cr_assert_eq(decode_node(n, &out, &w), 1);
+		cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
 		cr_assert_str_eq(out.mode, cases[i].mode, "case %zu", i);
 		cr_assert_eq(out.isolation, cases[i].isolation, "case %zu", i);
 		cr_assert_eq(w.len, 0, "case %zu", i);
@@ -186,7 +186,7 @@ Test(scheme_cgpu, contradicting_labels_warn)
 	tkv(&n->labels, "cgpu", "false");
 	tkv(&n->labels, "ack.node.gpu.schedule", "cgpu");
 	tkv(&n->labels, "ack.node.gpu.placement", "spread");
-	cr_assert_eq(decode_node(n, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
 	cr_assert_str_eq(out.placement, "spread");
 	cr_assert_eq(w.len, 1);
 	cr_assert_str_eq(w.items[0].code, "ContradictoryLabels");
@@ -196,7 +196,7 @@ Test(scheme_cgpu, contradicting_labels_warn)
 	warnings_release(&w);
 }
 
-static int decode_pod(struct k8s_pod *p, struct scheme_pod *out, struct warnings *w)
+static int cgpu_decode_pod(struct k8s_pod *p, struct scheme_pod *out, struct warnings *w)
 {
 	return scheme_cgpu.pod_decode(p, out, w);
 }
@@ -208,7 +208,7 @@ Test(scheme_cgpu, pod_single_index)
 	struct warnings w = {0};
 
 	tkv(&p->annotations, "ALIYUN_COM_GPU_MEM_ASSIGNED", "true");
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.mem, 7);
 	cr_assert_eq(out.container_mem[0], 3);
 	cr_assert_eq(out.container_mem[1], 0);
@@ -229,7 +229,7 @@ Test(scheme_cgpu, pod_without_index_is_pending)
 	struct scheme_pod out;
 	struct warnings w = {0};
 
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.nclaims, 1);
 	cr_assert_eq(out.claims[0].gpu, -1);
 	cr_assert_eq(out.claims[0].mem, 5);
@@ -240,7 +240,7 @@ Test(scheme_cgpu, pod_without_index_is_pending)
 
 	/* non-numeric index: pending too, and said so */
 	p = tpod("d", "p", "n", "Running", "x", "5", NULL);
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.claims[0].gpu, -1);
 	cr_assert_eq(w.len, 1);
 	cr_assert_str_eq(w.items[0].code, "BadAnnotation");
@@ -257,7 +257,7 @@ Test(scheme_cgpu, pod_multi_gpu_allocation_wins)
 
 	tkv(&p->annotations, "scheduler.framework.gpushare.allocation", "{\"0\":{\"1\":1},\"1\":{\"1\":3,\"2\":4}}");
 	tkv(&p->annotations, "gpushare.alibabacloud.com/core-percentage", "{\"1\":{\"2\":30}}");
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.mem, 8);
 	cr_assert_eq(out.nclaims, 3);
 	cr_assert_eq(out.claims[0].container, 0);
@@ -281,7 +281,7 @@ Test(scheme_cgpu, pod_empty_or_bad_allocation_falls_back_to_index)
 	struct warnings w = {0};
 
 	tkv(&p->annotations, "scheduler.framework.gpushare.allocation", "{}");
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.nclaims, 1);
 	cr_assert_eq(out.claims[0].gpu, 1);
 	cr_assert_eq(w.len, 0);
@@ -290,7 +290,7 @@ Test(scheme_cgpu, pod_empty_or_bad_allocation_falls_back_to_index)
 
 	p = tpod("d", "p", "n", "Running", "1", "4", NULL);
 	tkv(&p->annotations, "scheduler.framework.gpushare.allocation", "{broken");
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.claims[0].gpu, 1);
 	cr_assert_eq(w.len, 1);
 	scheme_pod_release(&out);
@@ -304,10 +304,10 @@ Test(scheme_cgpu, pod_without_gpu_memory_is_not_cgpu)
 	struct scheme_pod out;
 	struct warnings w = {0};
 
-	cr_assert_eq(decode_pod(p, &out, &w), 0);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 0);
 	k8s_pod_free(p);
 	p = tpod("d", "p", "n", "Running", NULL, NULL);
-	cr_assert_eq(decode_pod(p, &out, &w), 0);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 0);
 	k8s_pod_free(p);
 	warnings_release(&w);
 }
@@ -319,7 +319,7 @@ Test(scheme_cgpu, pod_core_share)
 	struct warnings w = {0};
 
 	tkv(&p->containers[0].limits, "aliyun.com/gpu-core.percentage", "30");
-	cr_assert_eq(decode_pod(p, &out, &w), 1);
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
 	cr_assert_eq(out.core, 30);
 	cr_assert_eq(out.container_core[0], 30);
 	cr_assert_eq(out.claims[0].core, 30);
