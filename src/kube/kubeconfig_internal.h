@@ -1,5 +1,6 @@
 /* Inside the kubeconfig loader: what its files (kubeconfig.c,
- * kubeconfig_read.c, kubeconfig_merge.c, kubeconfig_incluster.c) share.
+ * kubeconfig_read.c, kubeconfig_merge.c, kubeconfig_incluster.c) and the
+ * credential code (credentials.c, exec_plugin.c) share.
  * Nothing outside src/kube includes this.
  */
 #ifndef KUBECONFIG_INTERNAL_H
@@ -72,5 +73,17 @@ void merged_release(struct merged *m);
 /* kubeconfig_incluster.c */
 bool in_cluster_possible(void);
 int in_cluster_load(const struct kube_overrides *ov, struct kube_config *c, struct kerr *err);
+
+/* credentials.c */
+#define PLUGIN_DOCS "https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins"
+int oom(struct kerr *err);
+bool token_ok(const char *t);
+int cred_copy(struct kube_credential *dst, const struct kube_credential *src);
+int blob_copy(struct kblob *dst, const unsigned char *src, size_t len);
+
+/* exec_plugin.c: the credential an exec plugin returns, from the cache while
+ * it is valid (and, when force, only if a forced run just fetched it). */
+int exec_get(const struct kube_config *cfg, struct cred_cache *cache, bool force, struct kube_credential *ret,
+	     struct kerr *err);
 
 #endif

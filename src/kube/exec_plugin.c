@@ -1,0 +1,692 @@
+/* exec credential plugins, as client-go runs them: the command found on
+ * PATH or beside the kubeconfig, ExecCredential on stdin and in
+ * KUBERNETES_EXEC_INFO, a time limit, the answer decoded and cached until it
+ * expires, one forced run for the requests that fail together with 401.
+ */
+#include "kubeconfig.h"
+#include "kubeconfig_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+extern char **environ;
+
+#define EXEC_TIMEOUT_DEFAULT 300
+/* Requests that run together and fail together with 401 each ask for a
+ * fresh credential; client-go runs the plugin once for them because it can
+ * tell that the cached credential is newer than the failed one.  Here a
+ * credential that a forced run fetched within this window counts as that
+ * newer one. */
+#define FORCE_REUSE_MS 2000
+
+struct cred_cache {
+	char *key; /* which exec configuration produced cred */
+	struct kube_credential cred;
+	bool valid;
+	long long fetched_ms; /* monotonic time the plugin returned cred */
+	bool fetched_forced;  /* ... on a forced run */
+};
+
+struct cred_cache *cred_cache_new(void)
+{
+	return calloc(1, sizeof(struct cred_cache));
+}
+
+void cred_cache_free(struct cred_cache *c)
+{
+	if (!c)
+		return;
+	free(c->key);
+	kube_credential_release(&c->cred);
+	free(c);
+}
+
+/* --- exec plugins ---------------------------------------------------------- */
+
+static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *b64_encode(const unsigned char *p, size_t n)
+{
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+
+		*o++ = b64chars[v >> 18 & 63];
+		*o++ = b64chars[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64chars[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64chars[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* KUBERNETES_EXEC_INFO: an ExecCredential with the spec the plugin may use. */
+static char *exec_info(const struct kube_config *cfg, bool interactive)
+{
+	const struct kube_exec *x = cfg->exec;
+	json_t *root = json_object(), *spec = json_object();
+	char *s = NULL;
+
+	if (!root || !spec)
+		goto out;
+	json_object_set_new(root, "kind", json_string("ExecCredential"));
+	json_object_set_new(root, "apiVersion", json_string(x->api_version));
+	json_object_set_new(spec, "interactive", json_boolean(interactive));
+	if (x->provide_cluster_info) {
+		json_t *cl = json_object();
+
+		if (!cl)
+			goto out;
+		json_object_set_new(cl, "server", json_string(cfg->server));
+		if (cfg->tls_server_name)
+			json_object_set_new(cl, "tls-server-name", json_string(cfg->tls_server_name));
+		if (cfg->insecure_skip_tls_verify)
+			json_object_set_new(cl, "insecure-skip-tls-verify", json_true());
+		if (cfg->ca.len) {
+			char *b = b64_encode(cfg->ca.data, cfg->ca.len);
+
+			if (!b) {
+				json_decref(cl);
+				goto out;
+			}
+			json_object_set_new(cl, "certificate-authority-data", json_string(b));
+			free(b);
+		}
+		if (cfg->proxy_url)
+			json_object_set_new(cl, "proxy-url", json_string(cfg->proxy_url));
+		if (cfg->disable_compression)
+			json_object_set_new(cl, "disable-compression", json_true());
+		if (x->cluster_config_json) {
+			json_t *c = json_loads(x->cluster_config_json, JSON_DECODE_ANY, NULL);
+
+			if (c)
+				json_object_set_new(cl, "config", c);
+		}
+		json_object_set_new(spec, "cluster", cl);
+	}
+	json_object_set(root, "spec", spec);
+	s = json_dumps(root, JSON_COMPACT);
+out:
+	json_decref(spec);
+	json_decref(root);
+	return s;
+}
+
+/* execvp's search, done before fork so "not found" can be told apart from
+ * a plugin that exits 127.  Returns a malloc'd path or NULL. */
+static char *find_executable(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	const char *p;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, F_OK) == 0 ? strdup(cmd) : NULL;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		char *cand = NULL;
+		struct stat st;
+
+		/* an empty PATH entry means the current directory */
+		if (asprintf(&cand, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", cmd) < 0)
+			return NULL;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		if (!c)
+			return NULL;
+		p = c + 1;
+	}
+}
+
+static long exec_timeout_seconds(void)
+{
+	const char *s = getenv("KUBE_EXEC_TIMEOUT");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return EXEC_TIMEOUT_DEFAULT;
+	v = strtol(s, &end, 10);
+	return *end || v <= 0 ? EXEC_TIMEOUT_DEFAULT : v;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool env_overridden(const char *entry, const struct kvlist *env)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
+
+	if (n == strlen("KUBERNETES_EXEC_INFO") && memcmp(entry, "KUBERNETES_EXEC_INFO", n) == 0)
+		return true;
+	for (size_t i = 0; i < env->len; i++)
+		if (strlen(env->items[i].key) == n && memcmp(env->items[i].key, entry, n) == 0)
+			return true;
+	return false;
+}
+
+/* The collapsed install hint: one line, single spaces. */
+static char *one_line(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+	bool space = false;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s)) {
+			space = o != out;
+			continue;
+		}
+		if (space)
+			*o++ = ' ';
+		space = false;
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int not_found(const struct kube_exec *x, struct kerr *err)
+{
+	char *hint = x->install_hint ? one_line(x->install_hint) : NULL;
+
+	if (hint && *hint)
+		kerr_set(err, KERR_CREDENTIALS,
+			 "getting credentials: exec: executable %s not found (it looks like you are trying to use a "
+			 "client-go credential plugin that is not installed: %s)",
+			 x->command, hint);
+	else
+		kerr_set(err, KERR_CREDENTIALS,
+			 "getting credentials: exec: executable %s not found (it looks like you are trying to use a "
+			 "client-go credential plugin that is not installed, see " PLUGIN_DOCS ")",
+			 x->command);
+	free(hint);
+	return -1;
+}
+
+/* Run the plugin; *out gets everything it wrote to stdout. */
+static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen, struct kerr *err)
+{
+	const struct kube_exec *x = cfg->exec;
+	bool interactive = false, tty = isatty(STDIN_FILENO);
+	char *path = NULL, *info = NULL;
+	char **argv = NULL, **envp = NULL;
+	size_t nargs = 0, nenv = 0, nparent = 0, envi = 0;
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, devnull = -1;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	pid_t pid;
+	int status = 0, child_errno = 0, rc = -1;
+	long long deadline;
+	bool timed_out = false;
+
+	if (x->interactive != EXEC_INTERACTIVE_NEVER) {
+		if (!tty && x->interactive == EXEC_INTERACTIVE_ALWAYS)
+			return kerr_set(err, KERR_CREDENTIALS,
+					"getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal");
+		interactive = tty;
+	}
+	path = find_executable(x->command);
+	if (!path)
+		return not_found(x, err);
+	info = exec_info(cfg, interactive);
+	while (x->args && x->args[nargs])
+		nargs++;
+	while (environ && environ[nparent])
+		nparent++;
+	nenv = nparent + x->env.len + 2;
+	argv = calloc(nargs + 2, sizeof(*argv));
+	envp = calloc(nenv, sizeof(*envp));
+	if (!info || !argv || !envp)
+		goto oom;
+	argv[0] = x->command;
+	for (size_t i = 0; i < nargs; i++)
+		argv[i + 1] = x->args[i];
+	/* parent entries are borrowed; the ones built here come after them */
+	for (size_t i = 0; i < nparent; i++)
+		if (!env_overridden(environ[i], &x->env))
+			envp[envi++] = environ[i];
+	{
+		size_t own = envi;
+
+		for (size_t i = 0; i < x->env.len; i++)
+			if (asprintf(&envp[envi++], "%s=%s", x->env.items[i].key, x->env.items[i].value) < 0) {
+				envp[--envi] = NULL;
+				goto oom_env;
+			}
+		if (asprintf(&envp[envi++], "KUBERNETES_EXEC_INFO=%s", info) < 0) {
+			envp[--envi] = NULL;
+			goto oom_env;
+		}
+		if (!interactive && (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: open /dev/null: %s", strerror(errno));
+			goto fail_env;
+		}
+		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: pipe: %s", strerror(errno));
+			goto fail_env;
+		}
+		pid = fork();
+		if (pid < 0) {
+			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: fork: %s", strerror(errno));
+			goto fail_env;
+		}
+		if (pid == 0) {
+			/* only async-signal-safe calls from here on */
+			int e;
+
+			if (devnull >= 0 && dup2(devnull, STDIN_FILENO) < 0)
+				_exit(127);
+			if (dup2(outp[1], STDOUT_FILENO) < 0)
+				_exit(127);
+			execve(path, argv, envp);
+			e = errno;
+			if (write(errp[1], &e, sizeof(e)) < 0)
+				_exit(127);
+			_exit(127);
+		}
+		close(outp[1]);
+		outp[1] = -1;
+		close(errp[1]);
+		errp[1] = -1;
+		while (read(errp[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
+			;
+		deadline = interactive ? 0 : now_ms() + exec_timeout_seconds() * 1000;
+		for (;;) {
+			struct pollfd pfd = {outp[0], POLLIN, 0};
+			int wait_ms = -1, pr;
+			ssize_t n;
+
+			if (deadline) {
+				long long left = deadline - now_ms();
+
+				if (left <= 0) {
+					timed_out = true;
+					kill(pid, SIGKILL);
+					break;
+				}
+				wait_ms = left > 60000 ? 60000 : (int)left;
+			}
+			pr = poll(&pfd, 1, wait_ms);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr == 0)
+				continue;
+			if (cap - len < 65536) {
+				size_t ncap = cap ? cap * 2 : 65536 * 2;
+				char *nb = malloc(ncap + 1);
+
+				if (!nb) {
+					kill(pid, SIGKILL);
+					waitpid(pid, &status, 0);
+					goto oom_env;
+				}
+				if (buf) {
+					memcpy(nb, buf, len);
+					explicit_bzero(buf, len);
+					free(buf);
+				}
+				buf = nb;
+				cap = ncap;
+			}
+			n = read(outp[0], buf + len, cap - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (child_errno) {
+			if (child_errno == ENOENT) {
+				not_found(x, err);
+			} else {
+				char *t = errno_text(child_errno);
+
+				kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: fork/exec %s: %s", path,
+					 t ? t : "error");
+				free(t);
+			}
+		} else if (timed_out) {
+			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s timed out after %ld seconds",
+				 x->command, exec_timeout_seconds());
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s failed with exit code %d",
+				 x->command, WEXITSTATUS(status));
+		} else if (WIFSIGNALED(status)) {
+			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s failed: signal %d",
+				 x->command, WTERMSIG(status));
+		} else {
+			if (!buf && !(buf = calloc(1, 1)))
+				goto oom_env;
+			buf[len] = '\0';
+			*out = buf;
+			*outlen = len;
+			buf = NULL;
+			rc = 0;
+		}
+		goto fail_env;
+oom_env:
+		oom(err);
+fail_env:
+		for (size_t i = own; i < envi; i++)
+			wipe_free(envp[i]);
+		envp[own] = NULL;
+	}
+	goto done;
+oom:
+	oom(err);
+done:
+	if (buf) {
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (devnull >= 0)
+		close(devnull);
+	free(envp);
+	free(argv);
+	free(path);
+	free(info);
+	return rc;
+}
+
+static int decode_error(struct kerr *err, const char *what)
+{
+	return kerr_set(err, KERR_CREDENTIALS, "getting credentials: decoding stdout: %s", what);
+}
+
+/* RFC 3339 date-time to Unix seconds. */
+static int parse_rfc3339(const char *s, long long *ret)
+{
+	struct tm tm = {0};
+	int y, mo, d, h, mi, sec, n = 0;
+	long long t;
+	const char *p;
+
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+		return -1;
+	p = s + 10;
+	if (*p != 'T' && *p != 't' && *p != ' ')
+		return -1;
+	p++;
+	n = 0;
+	if (sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8)
+		return -1;
+	p += 8;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || h < 0 || mi < 0 || sec < 0)
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	t = (long long)timegm(&tm);
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int oh, om;
+
+		n = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5 || oh > 23 || om > 59)
+			return -1;
+		t -= (*p == '+' ? 1 : -1) * (long long)(oh * 3600 + om * 60);
+		p += 6;
+	} else {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	*ret = t;
+	return 0;
+}
+
+static int exec_decode(const struct kube_exec *x, const char *out, size_t len, struct kube_credential *ret,
+		       struct kerr *err)
+{
+	json_error_t jerr;
+	json_t *root, *status, *v;
+	const char *api, *kind, *tok = NULL, *cert = NULL, *key = NULL;
+	int rc = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	root = json_loadb(out, len, 0, &jerr);
+	if (!root) {
+		/* jansson quotes the offending input after "near": keep it out, it
+		 * may be part of a secret */
+		char *near = strstr(jerr.text, " near ");
+		char *msg = NULL;
+
+		if (near)
+			*near = '\0';
+		if (asprintf(&msg, "%s at line %d column %d", jerr.text, jerr.line, jerr.column) < 0)
+			return oom(err);
+		decode_error(err, msg);
+		free(msg);
+		return -1;
+	}
+	if (!json_is_object(root)) {
+		decode_error(err, "expected an ExecCredential object");
+		goto out;
+	}
+	api = json_string_value(json_object_get(root, "apiVersion"));
+	kind = json_string_value(json_object_get(root, "kind"));
+	if (!api || !*api || !kind || !*kind) {
+		decode_error(err, "couldn't get version/kind: apiVersion and kind must be set");
+		goto out;
+	}
+	if (strcmp(api, x->api_version) != 0) {
+		kerr_set(err, KERR_CREDENTIALS,
+			 "getting credentials: exec plugin is configured to use API version %s, plugin returned version %s",
+			 x->api_version, api);
+		goto out;
+	}
+	if (strcmp(kind, "ExecCredential") != 0) {
+		kerr_set(err, KERR_CREDENTIALS, "getting credentials: decoding stdout: no kind \"%s\" is registered for version \"%s\"",
+			 kind, api);
+		goto out;
+	}
+	status = json_object_get(root, "status");
+	if (!status || json_is_null(status)) {
+		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin didn't return a status field");
+		goto out;
+	}
+	if (!json_is_object(status)) {
+		decode_error(err, "status is not an object");
+		goto out;
+	}
+	static const char *const fields[] = {"token", "clientCertificateData", "clientKeyData", "expirationTimestamp"};
+	for (size_t i = 0; i < 4; i++) {
+		v = json_object_get(status, fields[i]);
+		if (v && !json_is_null(v) && !json_is_string(v)) {
+			char *m = NULL;
+
+			if (asprintf(&m, "status.%s is not a string", fields[i]) < 0)
+				m = NULL;
+			decode_error(err, m ? m : "bad status");
+			free(m);
+			goto out;
+		}
+	}
+	tok = json_string_value(json_object_get(status, "token"));
+	cert = json_string_value(json_object_get(status, "clientCertificateData"));
+	key = json_string_value(json_object_get(status, "clientKeyData"));
+	if (tok && !*tok)
+		tok = NULL;
+	if (cert && !*cert)
+		cert = NULL;
+	if (key && !*key)
+		key = NULL;
+	if (!tok && !cert && !key) {
+		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin didn't return a token or cert/key pair");
+		goto out;
+	}
+	if (!cert != !key) {
+		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin returned only certificateData or keyData");
+		goto out;
+	}
+	if (tok && !token_ok(tok)) {
+		kerr_set(err, KERR_CREDENTIALS,
+			 "getting credentials: the token from exec plugin %s holds characters not allowed in an HTTP header",
+			 x->command);
+		goto out;
+	}
+	v = json_object_get(status, "expirationTimestamp");
+	if (json_string_value(v) && *json_string_value(v) && parse_rfc3339(json_string_value(v), &ret->expires) < 0) {
+		decode_error(err, "status.expirationTimestamp is not an RFC 3339 time");
+		goto out;
+	}
+	if ((tok && !(ret->token = strdup(tok))) || (cert && blob_copy(&ret->client_cert, (const unsigned char *)cert, strlen(cert)) < 0) ||
+	    (key && blob_copy(&ret->client_key, (const unsigned char *)key, strlen(key)) < 0)) {
+		kube_credential_release(ret);
+		oom(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	/* jansson keeps its own copies of the strings; clear the ones we can reach */
+	if (json_is_object(root)) {
+		status = json_object_get(root, "status");
+		if (json_is_object(status)) {
+			static const char *const secret[] = {"token", "clientKeyData"};
+
+			for (size_t i = 0; i < 2; i++) {
+				v = json_object_get(status, secret[i]);
+				if (json_is_string(v))
+					explicit_bzero((char *)json_string_value(v), json_string_length(v));
+			}
+		}
+	}
+	json_decref(root);
+	return rc;
+}
+
+static char *exec_key(const struct kube_exec *x)
+{
+	size_t n = strlen(x->command) + strlen(x->api_version) + 2;
+	char *k, *p;
+
+	for (size_t i = 0; x->args && x->args[i]; i++)
+		n += strlen(x->args[i]) + 1;
+	for (size_t i = 0; i < x->env.len; i++)
+		n += strlen(x->env.items[i].key) + strlen(x->env.items[i].value) + 2;
+	k = p = malloc(n + 1);
+	if (!k)
+		return NULL;
+	p = stpcpy(p, x->command) + 1;
+	p = stpcpy(p, x->api_version) + 1;
+	for (size_t i = 0; x->args && x->args[i]; i++)
+		p = stpcpy(p, x->args[i]) + 1;
+	for (size_t i = 0; i < x->env.len; i++) {
+		p = stpcpy(p, x->env.items[i].key) + 1;
+		p = stpcpy(p, x->env.items[i].value) + 1;
+	}
+	*p = '\0';
+	return k;
+}
+
+static bool key_equal(const char *a, const char *b)
+{
+	/* keys are runs of NUL-terminated strings ending in an empty one */
+	for (;;) {
+		size_t la = strlen(a), lb = strlen(b);
+
+		if (la != lb || memcmp(a, b, la) != 0)
+			return false;
+		if (la == 0)
+			return true;
+		a += la + 1;
+		b += lb + 1;
+	}
+}
+
+int exec_get(const struct kube_config *cfg, struct cred_cache *cache, bool force,
+		    struct kube_credential *ret, struct kerr *err)
+{
+	const struct kube_exec *x = cfg->exec;
+	char *key, *out = NULL;
+	size_t len = 0;
+	struct kube_credential fresh;
+
+	if (!x->command || !x->api_version)
+		return kerr_set(err, KERR_CONFIG, "exec plugin: command and apiVersion must be set");
+	key = exec_key(x);
+	if (!key)
+		return oom(err);
+	if (cache && cache->valid && cache->key && key_equal(cache->key, key) &&
+	    (cache->cred.expires == 0 || (long long)time(NULL) < cache->cred.expires) &&
+	    (!force || (cache->fetched_forced && now_ms() - cache->fetched_ms < FORCE_REUSE_MS))) {
+		free(key);
+		return cred_copy(ret, &cache->cred) < 0 ? oom(err) : 0;
+	}
+	if (exec_spawn(cfg, &out, &len, err) < 0) {
+		free(key);
+		return -1;
+	}
+	if (exec_decode(x, out, len, &fresh, err) < 0) {
+		explicit_bzero(out, len);
+		free(out);
+		free(key);
+		return -1;
+	}
+	explicit_bzero(out, len);
+	free(out);
+	if (cred_copy(ret, &fresh) < 0) {
+		kube_credential_release(&fresh);
+		free(key);
+		return oom(err);
+	}
+	if (cache) {
+		kube_credential_release(&cache->cred);
+		free(cache->key);
+		cache->cred = fresh;
+		cache->key = key;
+		cache->valid = true;
+		cache->fetched_ms = now_ms();
+		cache->fetched_forced = force;
+	} else {
+		kube_credential_release(&fresh);
+		free(key);
+	}
+	return 0;
+}
