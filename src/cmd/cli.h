@@ -3,6 +3,8 @@
  * kubectl passes every argument through unchanged, so the plugin accepts
  * kubectl's global flags (struct kube_overrides and a few more) anywhere on
  * the line, next to each command's own flags.
+ *
+ * Uses the client (kube.h); used by every cmd_*.c.
  */
 #ifndef CLI_H
 #define CLI_H

@@ -1,5 +1,8 @@
 /* What `mode` and `restart` share: choosing nodes, and restarting the GPU
- * device plugin on them.  Implemented in cmd_restart.c. */
+ * device plugin on them.  Implemented in cmd_restart.c.
+ *
+ * Uses the client and the node-pool rules (nodepool.h).
+ */
 #ifndef RESTART_H
 #define RESTART_H
 

@@ -5,6 +5,8 @@
  * for (struct decode_filter) is ever copied, and each item is handed over as
  * soon as its closing brace is read.  Small documents (Status, DaemonSets,
  * ExecCredential) are read with jansson elsewhere.
+ *
+ * Uses yajl and the object structs (objects.h); nothing outside the client.
  */
 #ifndef DECODE_H
 #define DECODE_H

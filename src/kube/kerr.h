@@ -3,6 +3,8 @@
  * Library code never prints and never exits: it fills a struct kerr and
  * returns -1.  Only main() turns an error into the one line kubectl would
  * print, and picks the exit code.
+ *
+ * Uses nothing; everything else uses it.
  */
 #ifndef KERR_H
 #define KERR_H

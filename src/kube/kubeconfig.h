@@ -4,6 +4,8 @@
  * reach one cluster as one user, with every file already read into memory
  * (key material never goes to a temporary file) and every relative path
  * resolved against the file that named it.
+ *
+ * Uses libyaml, jansson and kerr.h; nothing outside the client.
  */
 #ifndef KUBECONFIG_H
 #define KUBECONFIG_H

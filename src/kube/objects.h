@@ -4,6 +4,8 @@
  * resource lists) keep only the keys a struct decode_filter asks for, so
  * memory follows what is shown, not the size of the API objects.
  * Every string is owned by the object and freed by its *_free().
+ *
+ * Uses nothing but libc.
  */
 #ifndef OBJECTS_H
 #define OBJECTS_H

@@ -6,6 +6,8 @@
  * warnings.  In summary mode pods are folded into per-GPU sums and dropped, so
  * memory follows nodes and GPUs, not pods.  The tables, JSON/YAML and the
  * live view all draw from this one model.
+ *
+ * Uses the client's object structs (kube.h) and the schemes (scheme.h); never I/O.
  */
 #ifndef MODEL_H
 #define MODEL_H

@@ -21,6 +21,8 @@
  *
  * On ACK, removing the label does not bring a node back to exclusive mode,
  * so exclusive is always written as a value.
+ *
+ * Uses the client's object structs (kube.h); never I/O.
  */
 #ifndef NODEPOOL_H
 #define NODEPOOL_H

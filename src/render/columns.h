@@ -1,6 +1,9 @@
 /* The node columns, as data: one table drives the summary table's headers
  * and cells, the JSON keys of the node fields they show, the live view's
- * headers and the sort keys.  Adding a column means adding one entry. */
+ * headers and the sort keys.  Adding a column means adding one entry.
+ *
+ * Uses the model (model.h); used by the renderers and the live view.
+ */
 #ifndef COLUMNS_H
 #define COLUMNS_H
 

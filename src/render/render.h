@@ -3,6 +3,8 @@
  * Each writes one complete document to a stream and returns 0, or -1 with
  * err filled (allocation or write failure).  None reads anything but the
  * finished model.
+ *
+ * Uses the model, the columns and the tabwriter; writes only to the stream it is given.
  */
 #ifndef RENDER_H
 #define RENDER_H

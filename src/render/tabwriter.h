@@ -7,6 +7,8 @@
  * any column and is never padded; a column block is a run of consecutive
  * lines that all have a terminated cell in that column, and every cell of
  * a block is padded to the block's widest cell plus the padding.
+ *
+ * Uses nothing but libc.
  */
 #ifndef TABWRITER_H
 #define TABWRITER_H

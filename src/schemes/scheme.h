@@ -5,6 +5,8 @@
  * Adding a scheme means adding one scheme_*.c file with its const struct
  * scheme, listing it in schemes[] (scheme.c) and adding its fixtures.  The
  * model, the renderers and the live view only ever see these structs.
+ *
+ * Uses the client's object structs and quantities (kube.h) and warnings.h; no I/O.
  */
 #ifndef SCHEME_H
 #define SCHEME_H

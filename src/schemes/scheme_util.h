@@ -9,6 +9,8 @@
  * (truncated lists, huge numbers, bytes that are not UTF-8), so every
  * reader works on bounded spans, never on fixed-size buffers, and never
  * trusts a number before range-checking it.
+ *
+ * Uses the client's object structs (kube.h) and warnings.h.
  */
 #ifndef SCHEME_UTIL_H
 #define SCHEME_UTIL_H

@@ -1,5 +1,8 @@
 /* Warnings found while reading the cluster: printed to stderr after the
- * tables, and carried in JSON output. */
+ * tables, and carried in JSON output.
+ *
+ * Uses nothing but libc.
+ */
 #ifndef WARNINGS_H
 #define WARNINGS_H
 

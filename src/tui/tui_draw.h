@@ -1,5 +1,7 @@
 /* The only code that talks to the terminal (ncursesw): start and stop it,
  * read keys, and paint a struct tui_screen that the layout computed.
+ *
+ * Uses ncursesw and the layout's struct tui_screen; nothing else draws.
  */
 #ifndef TUI_DRAW_H
 #define TUI_DRAW_H

@@ -6,6 +6,8 @@
  * decisions in it, and everything a user sees can be tested without a
  * terminal.  Text from the cluster is made printable here: control bytes and
  * non-ASCII bytes become '?', so one byte is one column.
+ *
+ * Uses the state, the model and the columns; never the terminal.
  */
 #ifndef TUI_LAYOUT_H
 #define TUI_LAYOUT_H

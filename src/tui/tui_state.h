@@ -7,6 +7,8 @@
  * reducer asks for that again by setting relayout when a key changed the
  * order or the filter.  The selection follows the node's name, so a node keeps
  * its highlight when data or sort order move it.
+ *
+ * Uses nothing but libc.
  */
 #ifndef TUI_STATE_H
 #define TUI_STATE_H
