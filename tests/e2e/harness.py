@@ -9,6 +9,16 @@
 FakeAPI(scenario, **options): scenario is a name under fixtures/scenarios/, a path, or a generator spec
 ("gen:nodes=100,pods=2000"); options become fakeapi.py flags (continue_ttl=2 -> --continue-ttl 2,
 prerender=True -> --prerender).
+
+Tests whose behaviour must be the same against a real API server use the backend fixture instead:
+
+    with APIServer("seed002") as api:     # FakeAPI, or RealAPI when CGPU_BACKEND=real
+        ...
+    @fake_only("fault injection")        # a test or class that needs the fake server's controls
+
+RealAPI loads the scenario into one real control plane per test process (tests/envtest/envtest.py),
+started on first use; requests() is read from its audit log.  The tier runs with CGPU_BACKEND=real
+(meson test suite "real").
 """
 
 import json
@@ -20,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -28,6 +39,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 FAKEAPI = os.path.join(ROOT, "tests", "fakeapi", "fakeapi.py")
 SCENARIOS = os.path.join(ROOT, "fixtures", "scenarios")
+sys.path.insert(0, os.path.join(ROOT, "tests", "envtest"))
+
+import envtest  # noqa: E402  (after the path it is found on)
 
 
 def plugin_path():
@@ -47,6 +61,8 @@ def run_plugin(args, env=None, timeout=60, input=None):
 
 
 class FakeAPI:
+	backend = "fake"
+
 	def __init__(self, scenario, **options):
 		if not scenario.startswith("gen:") and not os.path.isdir(scenario):
 			scenario = os.path.join(SCENARIOS, scenario)
@@ -189,3 +205,202 @@ class FakeAPI:
 			return status, hdrs, json.loads(payload)
 		except ValueError:
 			return status, hdrs, payload
+
+
+# ---- the backend fixture: the fake API server or a real one -----------------------------------------------
+
+def backend():
+	"""The API server the e2e tests run against: "fake" (default) or "real" (CGPU_BACKEND)."""
+	return os.environ.get("CGPU_BACKEND", "fake")
+
+
+def fake_only(reason):
+	"""Skips a test or class on the real backend: it needs what only the fake server does (reason)."""
+	return unittest.skipIf(backend() != "fake", "fake API server only: " + reason)
+
+
+def APIServer(scenario, **options):
+	"""The backend fixture: a FakeAPI, or with CGPU_BACKEND=real a RealAPI, for scenario.  Both are context
+	managers with start()/stop(), kubeconfig, url, tokens, call(), requests(), clear_requests(), reset(),
+	put_object(), delete_object() and settings(ds_ready_delay=..., never_ready_nodes=[...])."""
+	if backend() == "real":
+		return RealAPI(scenario, **options)
+	return FakeAPI(scenario, **options)
+
+
+_cluster = None
+
+
+def real_cluster():
+	"""The process's one real control plane, started on first use and stopped at exit."""
+	global _cluster
+	if _cluster is None:
+		why = envtest.unavailable()
+		if why:
+			raise unittest.SkipTest(why)
+		_cluster = envtest.Cluster().start()
+	return _cluster
+
+
+VERB_METHOD = {"get": "GET", "list": "GET", "watch": "GET", "create": "POST", "update": "PUT", "patch": "PATCH",
+	"delete": "DELETE", "deletecollection": "DELETE"}
+
+
+class RealAPI:
+	"""A scenario loaded into a real kube-apiserver, with the fake server's test-facing interface where the
+	real server can give it.  Fault injection and the fake server's statistics are not there."""
+
+	backend = "real"
+
+	def __init__(self, scenario, **options):
+		if not scenario.startswith("gen:") and not os.path.isdir(scenario):
+			scenario = os.path.join(SCENARIOS, scenario)
+		if scenario.startswith("gen:"):
+			raise unittest.SkipTest("generated scenarios are loaded into the fake API server only")
+		self.scenario = scenario
+		self.options = options
+		self.cluster = None
+
+	def __enter__(self):
+		return self.start()
+
+	def __exit__(self, *exc):
+		self.stop()
+		return False
+
+	def start(self):
+		c = self.cluster = real_cluster()
+		self.url, self.port, self.ca, self.kubeconfig = c.url, c.port, c.ca, c.kubeconfig
+		self.ssl, self.ssl_anon = c.ssl, c.ssl_anon
+		self.tokens = {k: v for k, v in c.tokens.items()}
+		self.tokens["admin"] = c.tokens["admin-token"]
+		t0 = time.monotonic()
+		self.reset()
+		self.startup_seconds = self.ready_seconds = time.monotonic() - t0
+		return self
+
+	def stop(self):
+		# The control plane is shared by the process's test classes; the next load clears it.
+		self.returncode, self.stderr = 0, ""
+
+	def reset(self):
+		"""Loads the scenario again (everything else removed), restores the agent's settings, clears the log."""
+		c = self.cluster
+		c.agent.never_ready_nodes = set()
+		c.agent.delay = float(self.options.get("ds_ready_delay", 0.5))
+		loaded = getattr(c, "loaded", None)
+		if loaded and loaded[0] == self.scenario and not self._written_since(loaded[1]):
+			# Nothing was written since this scenario was loaded: it is still as loaded.
+			self.config = loaded[2]
+		else:
+			c.loaded = None
+			self.config = envtest.load_scenario(c, self.scenario)
+			self._grant(self.config.get("users", {}))
+		self.settings(**self.config.get("settings", {}))
+		self.clear_requests()
+		c.loaded = (self.scenario, self.audit_offset, self.config)
+
+	def _written_since(self, offset):
+		time.sleep(0.1)
+		events, _ = self.cluster.audit_events(offset)
+		return any(ev["verb"] not in ("get", "list", "watch") for ev in events)
+
+	def _grant(self, users):
+		"""Scenario users as RBAC: their rules as a ClusterRole, or a Role per listed namespace."""
+		objs = []
+		rbac = "rbac.authorization.k8s.io/v1"
+		for name, u in sorted(users.items()):
+			for i, r in enumerate(u.get("rules", [])):
+				rule = {"apiGroups": ["*"], "verbs": r["verbs"], "resources": r["resources"]}
+				for ns in r.get("namespaces") or [None]:
+					kind = "Role" if ns else "ClusterRole"
+					md = {"name": "scenario:%s:%d" % (name, i)}
+					if ns:
+						md["namespace"] = ns
+					objs.append({"apiVersion": rbac, "kind": kind, "metadata": dict(md), "rules": [rule]})
+					objs.append({"apiVersion": rbac, "kind": kind + "Binding", "metadata": dict(md),
+						"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": md["name"]},
+						"subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": name}]})
+		self.cluster.create_many(objs, ignore_exists=True)
+
+	# -- the fake server's controls, where a real server has them ------------------------------------------
+
+	def settings(self, **kw):
+		a = self.cluster.agent
+		for k, v in kw.items():
+			if k == "ds_ready_delay":
+				a.delay = float(v)
+			elif k == "never_ready_nodes":
+				a.never_ready_nodes = set(v or ())
+			else:
+				raise unittest.SkipTest("setting %s: fake API server only" % k)
+		return {"ds_ready_delay": a.delay, "never_ready_nodes": sorted(a.never_ready_nodes)}
+
+	def fault(self, *_args, **_kw):
+		raise unittest.SkipTest("fault injection: fake API server only")
+
+	def stats(self):
+		raise unittest.SkipTest("server statistics: fake API server only")
+
+	def clear_requests(self):
+		time.sleep(0.1)
+		_, self.audit_offset = self.cluster.audit_events(0)
+
+	def requests(self):
+		"""The requests since the last clear, from the audit log, in the fake server's log format (without
+		request headers but User-Agent: the audit log does not keep them)."""
+		# The audit event of a request is written as its response completes: give the last one a moment.
+		time.sleep(0.2)
+		events, _ = self.cluster.audit_events(self.audit_offset)
+		order, last = [], {}
+		for ev in events:
+			if ev["auditID"] not in last:
+				order.append(ev["auditID"])
+			last[ev["auditID"]] = ev
+		out = []
+		for aid in order:
+			ev = last[aid]
+			u = urllib.parse.urlsplit(ev["requestURI"])
+			query = {}
+			for k, v in urllib.parse.parse_qsl(u.query, keep_blank_values=True):
+				query[k] = query[k] + [v] if isinstance(query.get(k), list) else ([query[k], v] if k in query else v)
+			body = ev.get("requestObject")
+			out.append({"method": VERB_METHOD.get(ev["verb"], ev["verb"].upper()), "path": u.path, "query": query,
+				"headers": {"User-Agent": ev.get("userAgent", "")},
+				"body": json.dumps(body) if body is not None else None,
+				"user": ev["user"].get("username"), "groups": ev["user"].get("groups", []),
+				"status": ev.get("responseStatus", {}).get("code")})
+		return out
+
+	def put_object(self, obj):
+		"""Creates or replaces an object (status through the status subresource)."""
+		c = self.cluster
+		obj = json.loads(json.dumps(obj))
+		if obj.get("kind") == "Pod":
+			obj = envtest._pod_for_create(obj, {})
+		status, _, cur = c.call("GET", envtest.object_path(obj))
+		if status == 404:
+			return c.create_many([obj])[0]
+		body = envtest.strip_for_create(obj)
+		body["metadata"]["resourceVersion"] = cur["metadata"]["resourceVersion"]
+		out = c.must("PUT", envtest.object_path(obj), body)
+		if obj.get("status") and obj.get("kind") in ("Pod", "Node"):
+			out = c.must("PUT", envtest.object_path(obj) + "/status",
+				dict(out, status=obj["status"]))
+		return out
+
+	def delete_object(self, kind, ns, name):
+		kinds = {"pods": ("v1", "Pod"), "nodes": ("v1", "Node"), "daemonsets": ("apps/v1", "DaemonSet")}
+		api, k = kinds[kind]
+		md = {"name": name}
+		if ns:
+			md["namespace"] = ns
+		path = envtest.object_path({"apiVersion": api, "kind": k, "metadata": md})
+		status, _, out = self.cluster.call("DELETE", path + ("?gracePeriodSeconds=0" if kind == "pods" else ""))
+		if status not in (200, 202):
+			raise RuntimeError("delete %s: %d %s" % (path, status, out))
+		return out
+
+	def call(self, method, path, body=None, headers=None, token=None, cert=True, raw=False):
+		return self.cluster.call(method, path, body, headers=headers, token=token, cert=cert, raw=raw,
+			content_type=(headers or {}).get("Content-Type", "application/json"))

@@ -13,7 +13,7 @@ import subprocess
 import unittest
 import urllib.parse
 
-from harness import FakeAPI, plugin_path, run_plugin
+from harness import APIServer, FakeAPI, fake_only, plugin_path, run_plugin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden", "inspect")
@@ -138,7 +138,7 @@ class InspectTest(unittest.TestCase):
 	maxDiff = None
 
 	def run_case(self, scenario, args, **kw):
-		with FakeAPI(scenario, **kw) as api:
+		with APIServer(scenario, **kw) as api:
 			r = run_plugin(["--kubeconfig", api.kubeconfig] + list(args), env=ENV)
 			return r, api.requests()
 
@@ -174,7 +174,7 @@ class InspectTest(unittest.TestCase):
 		plugin_dir = os.environ.get("CGPU_PLUGIN_DIR") or os.path.dirname(plugin_path())
 		env = dict(os.environ, **ENV)
 		env["PATH"] = plugin_dir + os.pathsep + env.get("PATH", "")
-		with FakeAPI("published-two-nodes") as api:
+		with APIServer("published-two-nodes") as api:
 			env["KUBECONFIG"] = api.kubeconfig
 			r = subprocess.run([kubectl, "inspect", "cgpu"], capture_output=True, text=True, env=env, timeout=60)
 			self.assertEqual(r.returncode, 0, r.stderr)
@@ -325,7 +325,7 @@ class InspectTest(unittest.TestCase):
 		self.assertIn("8/15 (53%)", r_sum.stdout)
 
 	def test_pods_added_later_show_up(self):
-		with FakeAPI("seed002-empty") as api:
+		with APIServer("seed002-empty") as api:
 			node = "cn-hangzhou.192.168.2.167"
 			for i, idx in enumerate(("0", None)):
 				ann = {"ALIYUN_COM_GPU_MEM_IDX": idx} if idx else {}
@@ -353,7 +353,7 @@ class InspectTest(unittest.TestCase):
 				},
 			}
 
-		with FakeAPI("seed002") as api:
+		with APIServer("seed002") as api:
 			api.put_object(node("mib-node", "11178", {"gpushare": "true"}))
 			api.put_object(node("odd-node", "15", {"cgpu": "false", "ack.node.gpu.schedule": "cgpu"}))
 			r = run_plugin(["--kubeconfig", api.kubeconfig], env=ENV)
