@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Add up the results of every test run into the suite's one closing line.
+"""Add up the results of every test run into the suite's one closing line, after
+one line per skipped test with the reason it gave.
 
 Arguments are meson's testlog.json files and the fuzz runner's output (one
 line per target, "fuzz_NAME  15s ... ok (N runs)" or "... FAILED"); a missing
@@ -19,11 +20,15 @@ for path in sys.argv[1:]:
                     line = line.strip()
                     if not line:
                         continue
-                    result = json.loads(line).get("result")
+                    entry = json.loads(line)
+                    result = entry.get("result")
                     if result in ("OK", "EXPECTEDFAIL"):
                         passed += 1
                     elif result == "SKIP":
                         skipped += 1
+                        # a skipped test says why on its first line of output
+                        why = (entry.get("stdout") or "").strip().splitlines()
+                        print(f"skipped {entry.get('name')}: {why[0] if why else 'no reason given'}")
                     else:
                         failed += 1
             else:

@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ROOT, SCENARIOS, FakeAPI, plugin_path
+from harness import ROOT, SCENARIOS, APIServer, fake_only, plugin_path
 
 SCENARIO = "pools-pro"
 BASH_SCRIPT = os.path.join(ROOT, "completions", "kubectl-inspect-cgpu.bash")
@@ -66,7 +66,7 @@ class CompletionTest(unittest.TestCase):
 		os.symlink(os.path.abspath(HELPER), os.path.join(cls.krew, "kubectl_complete-inspect_cgpu"))
 		cls.home = os.path.join(cls.tmp, "home")
 		os.mkdir(cls.home)
-		cls.api = FakeAPI(SCENARIO).start()
+		cls.api = APIServer(SCENARIO).start()
 		cls.nodes = sorted(n["metadata"]["name"] for n in fixture_items("nodes.json"))
 		cls.pools = sorted({n["metadata"].get("labels", {}).get(POOL_LABEL) for n in fixture_items("nodes.json")} - {None})
 		cls.pod_namespaces = sorted({p["metadata"]["namespace"] for p in fixture_items("pods.json")})

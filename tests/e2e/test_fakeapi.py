@@ -12,23 +12,24 @@ import time
 import unittest
 import urllib.parse
 
-from harness import SCENARIOS, FakeAPI
+from harness import SCENARIOS, APIServer, FakeAPI
 
-# Bodies as captured from a real kube-apiserver v1.26 (names adapted where the request differs).
+# Bodies as captured from a real kube-apiserver v1.26 (names adapted where the request differs), each ending
+# with the newline Go's JSON encoder writes.
 FORBIDDEN = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nodes is forbidden: '
 	b'User \\"nobody\\" cannot list resource \\"nodes\\" in API group \\"\\" at the cluster scope","reason":"Forbidden",'
-	b'"details":{"kind":"nodes"},"code":403}')
+	b'"details":{"kind":"nodes"},"code":403}\n')
 UNAUTHORIZED = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized",'
-	b'"reason":"Unauthorized","code":401}')
+	b'"reason":"Unauthorized","code":401}\n')
 NOTFOUND = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nodes \\"no-such-node\\" '
-	b'not found","reason":"NotFound","details":{"name":"no-such-node","kind":"nodes"},"code":404}')
+	b'not found","reason":"NotFound","details":{"name":"no-such-node","kind":"nodes"},"code":404}\n')
 BADFIELD = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"field label not '
-	b'supported: spec.foo","reason":"BadRequest","code":400}')
+	b'supported: spec.foo","reason":"BadRequest","code":400}\n')
 BADLABEL = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"unable to parse '
-	b'requirement: found \'=\', expected: identifier","reason":"BadRequest","code":400}')
+	b'requirement: found \'=\', expected: identifier","reason":"BadRequest","code":400}\n')
 BADTYPE = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"415: Unsupported Media '
-	b'Type","reason":"UnsupportedMediaType","details":{},"code":415}')
-EVICT_OK = b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}'
+	b'Type","reason":"UnsupportedMediaType","details":{},"code":415}\n')
+EVICT_OK = b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}\n'
 LABEL_MSG = ("Invalid value: \"not valid!\": a valid label must be an empty string or consist of alphanumeric "
 	"characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
 	"'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
@@ -37,6 +38,11 @@ SEED_NODE = "cn-hangzhou.192.168.2.167"
 
 def jbytes(obj):
 	return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def status_bytes(obj):
+	"""A Status body as the server writes it: compact JSON and a newline."""
+	return jbytes(obj) + b"\n"
 
 
 class Base(unittest.TestCase):
@@ -130,7 +136,8 @@ class TestStatusBodies(Base):
 		self.assertEqual(h["Content-Type"], "application/json")
 		self.assertEqual(h["Cache-Control"], "no-cache, private")
 		self.assertRegex(h["Audit-Id"], r"^[0-9a-f-]{36}$")
-		self.assertNotIn(b"\n", body)
+		self.assertTrue(body.endswith(b"}\n"))
+		self.assertNotIn(b"\n", body[:-1])
 		self.assertNotIn(b": ", body[:200])
 		d = json.loads(body)
 		self.assertEqual((d["kind"], d["apiVersion"]), ("Node", "v1"))
@@ -379,7 +386,7 @@ class TestPatch(Base):
 	def test_409(self):
 		st, _, body = self.patch({"metadata": {"resourceVersion": "1", "labels": {"a": "b"}}})
 		self.assertEqual(st, 409)
-		self.assertEqual(body, jbytes({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+		self.assertEqual(body, status_bytes({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
 			"message": 'Operation cannot be fulfilled on nodes "%s": the object has been modified; please apply your '
 			'changes to the latest version and try again' % SEED_NODE, "reason": "Conflict",
 			"details": {"name": SEED_NODE, "kind": "nodes"}, "code": 409}))
@@ -394,7 +401,7 @@ class TestPatch(Base):
 		expect = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
 			"message": 'Node "%s" is invalid: metadata.labels: %s' % (SEED_NODE, LABEL_MSG), "reason": "Invalid",
 			"details": {"name": SEED_NODE, "kind": "Node", "causes": [cause] * 4}, "code": 422}
-		self.assertEqual(body, jbytes(expect))
+		self.assertEqual(body, status_bytes(expect))
 		st, _, body = self.patch({"metadata": {"labels": {"bad key!": "x"}}})
 		self.assertEqual(st, 422)
 		st, _, body = self.patch({"metadata": {"labels": {"x": "a" * 64}}})
@@ -439,7 +446,7 @@ class TestDelete(Base):
 		path = "/api/v1/namespaces/kube-system/pods/" + name
 		st, _, body = self.raw("DELETE", path, jbytes({"preconditions": {"uid": "00000000-0000-0000-0000-000000000000"}}))
 		self.assertEqual(st, 409)
-		self.assertEqual(body, jbytes({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+		self.assertEqual(body, status_bytes({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
 			"message": 'Operation cannot be fulfilled on Pod "%s": the UID in the precondition '
 			'(00000000-0000-0000-0000-000000000000) does not match the UID in record (%s). The object might have been '
 			'deleted and then recreated' % (name, p["metadata"]["uid"]), "reason": "Conflict",
@@ -755,6 +762,140 @@ class TestRequestLog(Base):
 		self.assertEqual(c.getresponse().status, 200)
 		c.close()
 
+
+
+class BothServers(Base):
+	"""Answers where the fake server once differed from a real kube-apiserver v1.26, and the protocol the
+	plugin depends on: run against the fake server here, and against a real one in the real tier
+	(CGPU_BACKEND=real), so that the two cannot drift apart again."""
+	scenario = "opensource"
+
+	@classmethod
+	def setUpClass(cls):
+		cls.api = APIServer(cls.scenario, **cls.options).start()
+
+	def status(self, code, message, reason=None, details=None):
+		d = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message}
+		if reason is not None:
+			d["reason"] = reason
+		if details is not None:
+			d["details"] = details
+		d["code"] = code
+		return status_bytes(d)
+
+	def test_bodies_end_with_a_newline_and_small_ones_have_a_length(self):
+		st, h, body = self.raw("GET", "/api/v1/nodes/no-such-node")
+		self.assertEqual(st, 404)
+		self.assertEqual(h["Content-Length"], str(len(body)))
+		self.assertTrue(body.endswith(b"}\n"))
+		st, h, body = self.raw("GET", "/api/v1/namespaces/no-such-namespace/pods")
+		self.assertEqual(st, 200)
+		self.assertEqual(h["Content-Length"], str(len(body)))
+		self.assertIsNone(h["Transfer-Encoding"])
+		self.assertTrue(body.endswith(b'"items":[]}\n'), body)
+		st, h, body = self.raw("GET", "/api/v1/nodes/gpu-node-1")
+		self.assertEqual(st, 200)
+		self.assertGreater(len(body), 2048)
+		self.assertEqual(h["Transfer-Encoding"], "chunked")
+		self.assertIsNone(h["Content-Length"])
+		self.assertTrue(body.endswith(b"}\n"))
+		st, h, body = self.raw("GET", "/api/v1/nodes")
+		self.assertEqual(h["Transfer-Encoding"], "chunked")
+		self.assertTrue(body.endswith(b"]}\n"))
+
+	def test_bad_continue_tokens(self):
+		def token(d):
+			return base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip("=")
+		bad = "invalid continue token: continue key is not valid: "
+		st, _, body = self.raw("GET", "/api/v1/nodes?limit=1&continue=" + token(
+			{"v": "meta.k8s.io/v1", "rv": 0, "start": "x"}))
+		self.assertEqual((st, body), (400, self.status(400, bad + "incorrect encoded start resourceVersion "
+			"(version meta.k8s.io/v1)", "BadRequest")))
+		st, _, body = self.raw("GET", "/api/v1/nodes?limit=1&continue=" + token({"v": "v2", "rv": 5, "start": "x"}))
+		self.assertEqual((st, body), (400, self.status(400, bad + "server does not recognize this encoded version v2",
+			"BadRequest")))
+		st, _, body = self.raw("GET", "/api/v1/nodes?limit=1&continue=garbage")
+		self.assertEqual(st, 400)
+		self.assertTrue(json.loads(body)["message"].startswith(bad), body)
+
+	def test_resource_version_that_is_not_a_number(self):
+		want = self.status(500, 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax')
+		for path in ("/api/v1/pods?resourceVersion=abc", "/api/v1/nodes/gpu-node-1?resourceVersion=abc",
+				"/api/v1/pods?watch=1&resourceVersion=abc"):
+			with self.subTest(path=path):
+				self.assertEqual(self.raw("GET", path)[::2], (500, want))
+
+	def test_failed_json_patch_test_operation(self):
+		st, _, body = self.raw("PATCH", "/api/v1/nodes/gpu-node-1",
+			jbytes([{"op": "test", "path": "/metadata/labels/nope", "value": "x"}]),
+			{"Content-Type": "application/json-patch+json"})
+		self.assertEqual((st, body), (422, self.status(422, "the server rejected our request due to an error in our "
+			"request", "Invalid", {})))
+
+	def test_authentication_and_rbac_wording(self):
+		self.assertEqual(self.raw("GET", "/api/v1/nodes", token=self.api.tokens["badtoken"])[::2], (401, UNAUTHORIZED))
+		self.assertEqual(self.raw("GET", "/api/v1/nodes", token=self.api.tokens["nobody"])[::2], (403, FORBIDDEN))
+		st, _, body = self.raw("PATCH", "/api/v1/nodes/gpu-node-1", b"{}", {"Content-Type": "application/merge-patch+json"},
+			token=self.api.tokens["viewer"])
+		self.assertEqual((st, body), (403, self.status(403, 'nodes "gpu-node-1" is forbidden: User "viewer" cannot '
+			'patch resource "nodes" in API group "" at the cluster scope', "Forbidden",
+			{"name": "gpu-node-1", "kind": "nodes"})))
+		st, _, body = self.raw("GET", "/api/v1/namespaces/default/pods", token=self.api.tokens["nobody"])
+		self.assertEqual((st, body), (403, self.status(403, 'pods is forbidden: User "nobody" cannot list resource '
+			'"pods" in API group "" in the namespace "default"', "Forbidden", {"kind": "pods"})))
+		st, _, body = self.raw("GET", "/api/v1/nodes", cert=False)
+		self.assertEqual((st, body), (403, self.status(403, 'nodes is forbidden: User "system:anonymous" cannot list '
+			'resource "nodes" in API group "" at the cluster scope', "Forbidden", {"kind": "nodes"})))
+		self.assertEqual(self.raw("GET", "/api/v1/nodes", token=self.api.tokens["viewer"])[0], 200)
+		self.assertEqual(self.raw("GET", "/api/v1/nodes", token=self.api.tokens["admin-token"])[0], 200)
+
+	def test_conflict_and_dry_run(self):
+		_, _, node = self.api.call("GET", "/api/v1/nodes/gpu-node-1")
+		rv = node["metadata"]["resourceVersion"]
+		patch = {"metadata": {"resourceVersion": rv, "labels": {"team": "a"}}}
+		st, _, out = self.raw("PATCH", "/api/v1/nodes/gpu-node-1?dryRun=All&fieldManager=t", jbytes(patch),
+			{"Content-Type": "application/merge-patch+json"})
+		self.assertEqual(st, 200)
+		self.assertEqual(json.loads(out)["metadata"]["labels"]["team"], "a")
+		_, _, again = self.api.call("GET", "/api/v1/nodes/gpu-node-1")
+		self.assertNotIn("team", again["metadata"]["labels"])
+		self.assertEqual(again["metadata"]["resourceVersion"], rv)
+		st, _, out = self.raw("PATCH", "/api/v1/nodes/gpu-node-1", jbytes(patch), {"Content-Type": "application/merge-patch+json"})
+		self.assertEqual(st, 200)
+		st, _, body = self.raw("PATCH", "/api/v1/nodes/gpu-node-1", jbytes(patch), {"Content-Type": "application/merge-patch+json"})
+		self.assertEqual((st, body), (409, self.status(409, 'Operation cannot be fulfilled on nodes "gpu-node-1": the '
+			'object has been modified; please apply your changes to the latest version and try again', "Conflict",
+			{"name": "gpu-node-1", "kind": "nodes"})))
+
+	def test_watch_sees_a_pod_come_and_go(self):
+		_, _, lst = self.api.call("GET", "/api/v1/namespaces/default/pods?limit=1")
+		rv = lst["metadata"]["resourceVersion"]
+		c = http.client.HTTPSConnection("127.0.0.1", self.api.port, context=self.api.ssl, timeout=30)
+		try:
+			c.request("GET", "/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=20"
+				"&resourceVersion=" + rv, headers={"Accept": "application/json"})
+			r = c.getresponse()
+			self.assertEqual(r.status, 200)
+			self.assertEqual(r.headers["Transfer-Encoding"], "chunked")
+			self.assertEqual(r.headers["Content-Type"], "application/json")
+			self.api.put_object({"apiVersion": "v1", "kind": "Pod",
+				"metadata": {"name": "watched-0", "namespace": "default"},
+				"spec": {"nodeName": "gpu-node-1", "containers": [{"name": "c", "image": "busybox"}]},
+				"status": {"phase": "Running"}})
+			self.api.delete_object("pods", "default", "watched-0")
+			seen = []
+			while ("DELETED", "watched-0") not in seen:
+				line = r.readline()
+				self.assertTrue(line, "the watch ended before the pod was deleted: %r" % seen)
+				self.assertTrue(line.endswith(b"}\n"))
+				ev = json.loads(line)
+				if ev["type"] != "BOOKMARK":
+					seen.append((ev["type"], ev["object"]["metadata"]["name"]))
+					self.assertEqual((ev["object"]["kind"], ev["object"]["apiVersion"]), ("Pod", "v1"))
+			self.assertEqual(seen[0], ("ADDED", "watched-0"))
+			self.assertEqual(seen[-1], ("DELETED", "watched-0"))
+		finally:
+			c.close()
 
 if __name__ == "__main__":
 	unittest.main()

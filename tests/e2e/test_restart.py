@@ -6,7 +6,7 @@ import time
 import unittest
 import urllib.parse
 
-from harness import FakeAPI, plugin_path, run_plugin
+from harness import APIServer, fake_only, plugin_path, run_plugin
 
 DS = "gpushare-device-plugin-ds"
 
@@ -30,7 +30,7 @@ class RestartBase(unittest.TestCase):
 
 	@classmethod
 	def setUpClass(cls):
-		cls.api = FakeAPI(cls.scenario, **cls.options).start()
+		cls.api = APIServer(cls.scenario, **cls.options).start()
 
 	@classmethod
 	def tearDownClass(cls):
@@ -147,6 +147,7 @@ class OpenSource(RestartBase):
 		self.assertIn("Error from server (Forbidden)", r.stderr)
 		self.assertEqual(self.deletes(), [])
 
+	@fake_only("fault injection")
 	def test_failed_delete_is_reported_per_node(self):
 		self.api.fault({"method": "DELETE", "path_prefix": "/api/v1/namespaces/kube-system/pods/gpushare-device-plugin-ds-frd2k"},
 			{"type": "status", "code": 500}, times=5)
@@ -155,6 +156,7 @@ class OpenSource(RestartBase):
 		self.assertIn("node/gpu-node-1: Error from server (InternalError)", r.stderr)
 		self.assertIn("node/gpu-node-2: restarted", r.stdout)
 
+	@fake_only("fault injection")
 	def test_pod_already_gone(self):
 		self.api.fault({"method": "DELETE"}, {"type": "status", "code": 404}, times=1)
 		r = self.restart("gpu-node-1", "--timeout", "3s")
@@ -163,6 +165,7 @@ class OpenSource(RestartBase):
 		self.assertIn("timed out", r.stderr)
 		self.assertNotIn("NotFound", r.stderr)
 
+	@fake_only("a real DaemonSet controller adopts a matching pod that has no owner")
 	def test_only_pods_the_daemonset_controls(self):
 		"""A pod with the plugin's labels that the DaemonSet does not own is left alone."""
 		pod = self.plugin_pods("gpu-node-2")[0]
@@ -210,6 +213,7 @@ class Pro(RestartBase):
 		for x in d:
 			self.assertIn("gpushare-cgpu-device-plugin-ds-", x["path"])
 
+	@fake_only("moves another DaemonSet's pod onto the node by hand, which a real DaemonSet controller removes")
 	def test_replacement_from_another_mode_plugin(self):
 		"""After share -> cgpu the node's share plugin does not come back: the cgpu plugin's new pod is
 		the replacement."""

@@ -15,7 +15,7 @@ import json
 import os
 import unittest
 
-from harness import FakeAPI, plugin_path, run_plugin
+from harness import APIServer, fake_only, plugin_path, run_plugin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden", "schemes")
@@ -87,7 +87,7 @@ class Golden(unittest.TestCase):
 		for name, (scenario, args) in sorted(CASES.items()):
 			scenarios.setdefault(scenario, []).append((name, args))
 		for scenario, cases in sorted(scenarios.items()):
-			with FakeAPI(scenario) as api:
+			with APIServer(scenario) as api:
 				for name, args in cases:
 					with self.subTest(case=name):
 						r = inspect(api, args)
@@ -113,7 +113,7 @@ class Schemes(unittest.TestCase):
 	def setUpClass(cls):
 		cls.docs = {}
 		for scenario in ("mixed", "cce-multi", "volcano-vgpu", "hami", "hami-legacy", "nvidia-timeslicing"):
-			with FakeAPI(scenario) as api:
+			with APIServer(scenario) as api:
 				cls.docs[scenario] = inspect_json(api)
 
 	def test_mixed_each_node_its_scheme_and_unit(self):
@@ -163,7 +163,7 @@ class Schemes(unittest.TestCase):
 				self.assertNotIn(("HandshakeStuck", "node/%s-1" % prefix), w)
 
 	def test_hami_handshake_follows_the_clock(self):
-		with FakeAPI("hami") as api:
+		with APIServer("hami") as api:
 			r = run_plugin(["--kubeconfig", api.kubeconfig, "-o", "json"], env=dict(ENV, CGPU_NOW="2026-11-21T16:42:00Z"))
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertNotIn("HandshakeStuck", {w["code"] for w in json.loads(r.stdout)["warnings"]})
@@ -236,7 +236,7 @@ class Schemes(unittest.TestCase):
 		"""One summary table per unit: every node of a table counts in the unit its headings name."""
 		for scenario in ("mixed", "nvidia-timeslicing", "cce-multi", "hami"):
 			with self.subTest(scenario=scenario):
-				with FakeAPI(scenario) as api:
+				with APIServer(scenario) as api:
 					r = inspect(api, [])
 					doc = inspect_json(api)
 				self.assertEqual(r.returncode, 0, r.stderr)
@@ -260,7 +260,7 @@ class Schemes(unittest.TestCase):
 				self.assertEqual(seen, units, "each node once, in the table of its unit")
 
 	def test_mixed_tables_in_fixed_order(self):
-		with FakeAPI("mixed") as api:
+		with APIServer("mixed") as api:
 			r = inspect(api, [])
 			rd = inspect(api, ["-d"])
 		self.assertEqual(r.returncode, 0, r.stderr)
@@ -284,14 +284,14 @@ class Schemes(unittest.TestCase):
 		self.assertNotIn("GPU0(Allocated slots)", rd.stdout)
 
 	def test_pending_line_in_each_unit(self):
-		with FakeAPI("nvidia-timeslicing") as api:
+		with APIServer("nvidia-timeslicing") as api:
 			r = inspect(api, [])
 		self.assertIn("Pending (not scheduled): 1 pod asking for 2 slots: vision/resnet-1", r.stdout)
 
 	def test_warnings_once_and_naming_the_object(self):
 		for scenario in ("hami", "hami-legacy", "cce-multi", "mixed", "volcano-vgpu"):
 			with self.subTest(scenario=scenario):
-				with FakeAPI(scenario) as api:
+				with APIServer(scenario) as api:
 					r = inspect(api, ["-d"])
 					doc = inspect_json(api)
 				lines = r.stderr.splitlines()
@@ -336,7 +336,7 @@ class Schemes(unittest.TestCase):
 			"bad-cce": ("cce-v100-1", {}, {"volcano.sh/gpu-mem.128Mi": "lots"}, "volcano.sh/gpu-mem.128Mi"),
 			"bad-nvidia": ("ts-t4-1", {}, {"nvidia.com/gpu": "one"}, "nvidia.com/gpu"),
 		}
-		with FakeAPI("mixed") as api:
+		with APIServer("mixed") as api:
 			for name, (node, ann, limits, _) in cases.items():
 				api.put_object(pod(name, node, ann, limits))
 			for args in ([], ["-d"], ["-o", "wide"], ["-o", "json"]):
@@ -350,7 +350,7 @@ class Schemes(unittest.TestCase):
 						self.assertTrue(any("bad/" + name in l and key in l for l in r.stderr.splitlines()), r.stderr)
 
 	def test_scheme_flag_restricts(self):
-		with FakeAPI("mixed") as api:
+		with APIServer("mixed") as api:
 			doc = inspect_json(api, ["--scheme", "hami"])
 			r = inspect(api, ["--scheme", "nvidia"])
 			bad = inspect(api, ["--scheme", "nope"])

@@ -15,7 +15,7 @@ import tempfile
 import time
 import unittest
 
-from harness import FakeAPI, plugin_path, HERE
+from harness import APIServer, fake_only, plugin_path, HERE
 
 GOLDEN = os.path.join(HERE, "golden", "top", "screen-80x24.txt")
 
@@ -132,7 +132,7 @@ def row_order(screen, names):
 @unittest.skipUnless(shutil.which("tmux"), "tmux is not installed")
 class TopTest(unittest.TestCase):
 	def start(self, scenario, args=(), cols=120, lines=40, env=None, faults=(), unset=(), **options):
-		self.api = FakeAPI(scenario, **options).start()
+		self.api = APIServer(scenario, **options).start()
 		self.addCleanup(self.api.stop)
 		for match, fault in faults:
 			self.api.fault(match, fault, times=0)

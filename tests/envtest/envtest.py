@@ -530,21 +530,21 @@ class Cluster:
 			raise RuntimeError("%s %s: %d %s" % (method, path, status, out))
 		return out
 
-	def create_many(self, objects, workers=8, ignore_exists=False):
+	def create_many(self, objects, workers=8, ignore_exists=False, headers=None):
 		"""Creates objects (dicts with apiVersion and kind) in parallel; their status, when they have one
 		that the create does not keep (pods, nodes), is then written through the status subresource.
 		Returns the created objects in order."""
 		def one(obj):
 			path = object_path(obj, collection=True)
 			body = strip_for_create(obj)
-			status, _, out = self.call("POST", path, body, timeout=60)
+			status, _, out = self.call("POST", path, body, timeout=60, headers=headers)
 			if status == 409 and ignore_exists:
 				return None
 			if status != 201:
 				raise RuntimeError("POST %s %s: %d %s" % (path, obj["metadata"].get("name"), status, out))
 			if obj.get("status") and obj.get("kind") in ("Pod", "Node"):
 				out = self.must("PATCH", object_path(out) + "/status", {"status": obj["status"]},
-					content_type="application/merge-patch+json", timeout=60)
+					content_type="application/merge-patch+json", timeout=60, headers=headers)
 			return out
 		if workers <= 1 or len(objects) <= 1:
 			return [one(o) for o in objects]
@@ -666,16 +666,20 @@ def clear(cluster, namespaces=None):
 	"""Removes every node, pod and DaemonSet (in namespaces, default all but the system ones' own)."""
 	for ds in cluster.list("/apis/apps/v1/daemonsets"):
 		md = ds["metadata"]
+		# Background: gone at once; the pods are deleted below, and the garbage collector finds none left.
 		cluster.must("DELETE", "/apis/apps/v1/namespaces/%s/daemonsets/%s" % (md["namespace"], md["name"]),
-			{"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Orphan"}, ok=(200, 202, 404))
+			{"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}, ok=(200, 202, 404))
 	for ns in {p["metadata"]["namespace"] for p in cluster.list("/api/v1/pods")}:
 		cluster.must("DELETE", "/api/v1/namespaces/%s/pods?gracePeriodSeconds=0" % ns, ok=(200,))
 	cluster.must("DELETE", "/api/v1/nodes", ok=(200,))
-	# Wait until the pods are gone: the DaemonSet controller may have had one in flight.
+	# Wait until the pods are gone and stay gone: the DaemonSet controller may not have seen its
+	# DaemonSet's deletion yet and still make a pod for it.
 	deadline = time.monotonic() + 10
+	empty = 0
 	while time.monotonic() < deadline:
 		left = cluster.list("/api/v1/pods")
-		if not left:
+		empty = 0 if left else empty + 1
+		if empty == 3:
 			break
 		for p in left:
 			md = p["metadata"]

@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 GZIP_MIN = 128 * 1024
+GO_CHUNKING_MIN = 2048
 CHUNK = 256 * 1024
 FLOWSCHEMA_UID = "cc5c514f-dbb6-424a-b075-9cff40569ab5"
 PRIORITYLEVEL_UID = "3f5c46c6-740c-4ccb-9f30-c375f8e6d4a7"
@@ -126,8 +127,28 @@ class ApiError(Exception):
 	def __init__(self, code, reason, message, details=None, metadata=None, headers=()):
 		super().__init__(message)
 		self.code = code
-		self.body = jdump(status_dict(code, reason, message, details, metadata))
+		# A real server ends every JSON body, Status or object, with a newline (Go's json.Encoder).
+		self.body = jdump(status_dict(code, reason, message, details, metadata)) + b"\n"
 		self.headers = list(headers)
+
+
+def bad_resource_version(rv):
+	"""What the real server answers to a resourceVersion that is not a number, on a get, list or watch:
+	a 500 without a reason (the storage layer's parse error, not a validation error)."""
+	q = go_quote(rv)
+	return ApiError(500, None, 'resourceVersion: Invalid value: "%s": strconv.ParseUint: parsing "%s": invalid syntax'
+		% (q, q))
+
+
+def check_resource_version(query):
+	rv = query.get("resourceVersion")
+	if isinstance(rv, str) and rv and not rv.isdigit():
+		raise bad_resource_version(rv)
+
+
+def go_quote(s):
+	"""The inside of Go's %q of s, for the ASCII cases tests use."""
+	return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def not_found(resource, name):
@@ -387,10 +408,11 @@ def label_problems(labels):
 
 
 class PatchError(Exception):
-	def __init__(self, code, reason, message):
+	def __init__(self, code, reason, message, details=None):
 		super().__init__(message)
 		self.code = code
 		self.reason = reason
+		self.details = details
 
 
 def merge_patch(target, patch):
@@ -501,8 +523,8 @@ def json_patch(doc, ops):
 			except PatchError:
 				cur = None
 			if cur != op.get("value"):
-				raise PatchError(422, "Invalid", "the server rejected our request due to an error in our request: "
-					"testing value %s failed: test failed" % path)
+				# kube-apiserver v1.26 says no more than this, with empty details, for a failed test.
+				raise PatchError(422, "Invalid", "the server rejected our request due to an error in our request", {})
 		elif kind == "move":
 			v = _remove(doc, op.get("from", ""))
 			doc = _add(doc, path, v)
@@ -1005,6 +1027,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			body = gz if gz is not None else gzip.compress(body, 1)
 			h.append(("Content-Encoding", "gzip"))
 			h.append(("Vary", "Accept-Encoding"))
+		if chunked and len(body) < GO_CHUNKING_MIN:
+			# Go's HTTP server sets Content-Length on a body the handler wrote whole in fewer bytes than
+			# its buffer: a small object or list comes with a length, a larger one chunked.
+			chunked = False
 		if chunked:
 			h.append(("Transfer-Encoding", "chunked"))
 		else:
@@ -1124,7 +1150,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			self.close_connection = True
 			if self.resp_code is None:
 				try:
-					self.respond(500, jdump(status_dict(500, "InternalError", "fakeapi: internal error")),
+					self.respond(500, jdump(status_dict(500, "InternalError", "fakeapi: internal error")) + b"\n",
 						[("Content-Type", "application/json")])
 				except OSError:
 					pass
@@ -1285,6 +1311,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			watch = str(query.get("watch", "")).lower() in ("1", "true")
 			verb = "watch" if watch else "list"
 			self.authorize(user, groups, verb, resource, group, ns, None)
+			check_resource_version(query)
 			if watch:
 				with self.api.store.lock:
 					self.api.open_watches += 1
@@ -1305,10 +1332,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			return
 		if method == "GET":
 			self.authorize(user, groups, "get", resource, group, ns, name)
+			check_resource_version(query)
 			o = self.api.store.get(resource, "%s/%s" % (ns, name) if ns else name)
 			if o is None:
 				raise not_found(resource, name)
-			self.respond(200, o.full(), chunked=True)
+			self.respond(200, o.full() + b"\n", chunked=True)
 		elif method == "PATCH":
 			self.authorize(user, groups, "patch", resource, group, ns, name)
 			self.patch(resource, ns, name, query, body)
@@ -1348,7 +1376,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				{"name": "daemonsets", "singularName": "", "namespaced": True, "kind": "DaemonSet",
 					"verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
 					"shortNames": ["ds"], "categories": ["all"]}]}
-		self.respond(200, jdump(d))
+		self.respond(200, jdump(d) + b"\n")
 
 	# -- list ----------------------------------------------------------------------------------------------
 
@@ -1379,14 +1407,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		start = ""
 		token_rv = None
 		if cont:
+			# The real server's wording: "invalid continue token: " around storage.DecodeContinue's error.
+			bad = "invalid continue token: continue key is not valid: "
 			try:
 				tok = json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
+				if not isinstance(tok, dict):
+					raise ValueError
+			except (ValueError, TypeError):
+				raise ApiError(400, "BadRequest", bad + "invalid character looking for beginning of value") from None
+			if tok.get("v") != "meta.k8s.io/v1":
+				raise ApiError(400, "BadRequest", bad + "server does not recognize this encoded version %s" %
+					tok.get("v", ""))
+			try:
 				start = tok["start"]
 				token_rv = int(tok["rv"])
-				if tok.get("v") != "meta.k8s.io/v1":
+				if token_rv <= 0 or not isinstance(start, str):
 					raise ValueError
 			except (ValueError, KeyError, TypeError):
-				raise ApiError(400, "BadRequest", "continue key is not valid: incorrect encoded start resourceVersion "
+				raise ApiError(400, "BadRequest", bad + "incorrect encoded start resourceVersion "
 					"(version meta.k8s.io/v1)") from None
 			expired = self.fault is not None and self.fault["type"] == "expire_continue"
 			ttl = api.settings.continue_ttl
@@ -1470,7 +1508,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			if not selected:
 				meta["remainingItemCount"] = hi - i
 		head = jdump({"kind": info["list"], "apiVersion": info["apiVersion"], "metadata": meta})
-		body = head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+		body = head[:-1] + b',"items":[' + b",".join(items) + b"]}\n"
 		return body, next_tok, [None]
 
 	# -- watch ---------------------------------------------------------------------------------------------
@@ -1512,8 +1550,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				try:
 					rv = int(rv_param)
 				except ValueError:
-					raise ApiError(400, "BadRequest", 'resourceVersion: Invalid value: "%s": must be a number' %
-						rv_param) from None
+					raise bad_resource_version(rv_param) from None
 				if rv < st.compacted:
 					too_old = rv
 				pos = st.hist_base
@@ -1656,7 +1693,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 							"map[string]interface {}" % type(patch).__name__)
 					new = merge_patch(cur.d, patch)
 			except PatchError as e:
-				raise ApiError(e.code, e.reason, str(e)) from None
+				raise ApiError(e.code, e.reason, str(e), e.details) from None
 			if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
 				raise ApiError(422, "Invalid", '%s "%s" is invalid: metadata: Required value' % (info["kind"], name))
 			new = copy.deepcopy(new)
@@ -1689,11 +1726,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			meta["resourceVersion"] = cur.d["metadata"]["resourceVersion"]
 			new["kind"], new["apiVersion"] = info["kind"], info["apiVersion"]
 			if self.strip_mf(new) == self.strip_mf(cur.d):
-				self.respond(200, cur.full(), chunked=True)
+				self.respond(200, cur.full() + b"\n", chunked=True)
 				return
 			self.update_managed_fields(cur.d, new, manager, info["apiVersion"])
 			o = st.put(resource, new, dry_run=(dry == "All"))
-			self.respond(200, o.full(), chunked=True)
+			self.respond(200, o.full() + b"\n", chunked=True)
 
 	@staticmethod
 	def strip_mf(d):
@@ -1831,7 +1868,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 					{"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget %s-pdb needs 1 healthy "
 						"pods and has 1 currently" % name.rsplit("-", 1)[0]}]})
 			self.do_delete("pods", ns, name, opts)
-		self.respond(201, jdump(status_dict(201, None, None, status="Success")))
+		self.respond(201, jdump(status_dict(201, None, None, status="Success")) + b"\n")
 
 	# -- control endpoints ----------------------------------------------------------------------------------
 
