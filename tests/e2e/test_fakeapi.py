@@ -454,7 +454,7 @@ class TestDelete(Base):
 		st, _, body = self.raw("DELETE", "/api/v1/namespaces/default/pods/never-existed")
 		self.assertEqual(body, b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods '
 			b'\\"never-existed\\" not found","reason":"NotFound","details":{"name":"never-existed","kind":"pods"},'
-			b'"code":404}')
+			b'"code":404}\n')
 
 	def test_daemonset_controller(self):
 		node = "cn-shanghai.192.168.7.157"
