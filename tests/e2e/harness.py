@@ -380,6 +380,12 @@ class RealAPI:
 		obj = json.loads(json.dumps(obj))
 		if obj.get("kind") == "Pod":
 			obj = envtest._pod_for_create(obj, {})
+		if obj.get("kind") in ("Pod", "DaemonSet"):
+			# The fake server takes objects in any namespace; a real one wants the namespace first.
+			ns = obj["metadata"].setdefault("namespace", "default")
+			spec = obj.get("spec", {})
+			spec = spec.get("template", {}).get("spec", {}) if obj["kind"] == "DaemonSet" else spec
+			c.ensure_namespace(ns, {"default", spec.get("serviceAccountName") or "default"})
 		status, _, cur = c.call("GET", envtest.object_path(obj))
 		if status == 404:
 			return c.create_many([obj])[0]

@@ -239,7 +239,8 @@ class CompletionTest(unittest.TestCase):
 		cands = self.plugin(["--namespace", ""])[0]
 		for ns in self.pod_namespaces:
 			self.assertIn(ns, cands)
-		self.assertEqual(self.plugin(["-n", "kube-"])[0], ["kube-system"])
+		# a cluster's own namespaces are there besides those of pods
+		self.assertEqual(self.plugin(["-n", "kube-"])[0], ["kube-node-lease", "kube-public", "kube-system"])
 
 	# -- through the shells and kubectl ----------------------------------------------------------------
 

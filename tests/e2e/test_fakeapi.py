@@ -867,6 +867,24 @@ class BothServers(Base):
 			'object has been modified; please apply your changes to the latest version and try again', "Conflict",
 			{"name": "gpu-node-1", "kind": "nodes"})))
 
+	def test_namespaces(self):
+		st, _, d = self.api.call("GET", "/api/v1/namespaces")
+		self.assertEqual(st, 200)
+		self.assertEqual(d["kind"], "NamespaceList")
+		names = [n["metadata"]["name"] for n in d["items"]]
+		for n in ("default", "kube-node-lease", "kube-public", "kube-system", "ml"):
+			self.assertIn(n, names)
+		self.assertEqual(names, sorted(names))
+		self.assertEqual(d["items"][0]["status"]["phase"], "Active")
+		st, _, body = self.raw("GET", "/api/v1/namespaces", token=self.api.tokens["viewer"])
+		self.assertEqual((st, body), (403, self.status(403, 'namespaces is forbidden: User "viewer" cannot list '
+			'resource "namespaces" in API group "" at the cluster scope', "Forbidden", {"kind": "namespaces"})))
+		st, _, ns = self.api.call("GET", "/api/v1/namespaces/ml")
+		self.assertEqual((st, ns["kind"], ns["metadata"]["name"]), (200, "Namespace", "ml"))
+		st, _, body = self.raw("GET", "/api/v1/namespaces/no-such-namespace")
+		self.assertEqual((st, body), (404, self.status(404, 'namespaces "no-such-namespace" not found', "NotFound",
+			{"name": "no-such-namespace", "kind": "namespaces"})))
+
 	def test_watch_sees_a_pod_come_and_go(self):
 		_, _, lst = self.api.call("GET", "/api/v1/namespaces/default/pods?limit=1")
 		rv = lst["metadata"]["resourceVersion"]

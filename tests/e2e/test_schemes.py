@@ -337,6 +337,9 @@ class Schemes(unittest.TestCase):
 			"bad-nvidia": ("ts-t4-1", {}, {"nvidia.com/gpu": "one"}, "nvidia.com/gpu"),
 		}
 		with APIServer("mixed") as api:
+			if api.backend != "fake":
+				# A real API server refuses limits that are not quantities: such pods cannot exist there.
+				cases = {k: v for k, v in cases.items() if k not in ("bad-cce", "bad-nvidia")}
 			for name, (node, ann, limits, _) in cases.items():
 				api.put_object(pod(name, node, ann, limits))
 			for args in ([], ["-d"], ["-o", "wide"], ["-o", "json"]):

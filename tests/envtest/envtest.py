@@ -551,6 +551,12 @@ class Cluster:
 		with concurrent.futures.ThreadPoolExecutor(workers) as ex:
 			return list(ex.map(one, objects))
 
+	def ensure_namespace(self, ns, accounts=("default",)):
+		"""Creates a namespace and its service accounts unless they exist (pods need their account)."""
+		self.create_many([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}], ignore_exists=True)
+		self.create_many([{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": a, "namespace": ns}}
+			for a in accounts], ignore_exists=True)
+
 	def list(self, resource_path, **query):
 		"""Every item of a list, following continue tokens."""
 		items = []

@@ -42,6 +42,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 GZIP_MIN = 128 * 1024
+# Namespaces a real cluster makes for itself.
+SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 GO_CHUNKING_MIN = 2048
 CHUNK = 256 * 1024
 FLOWSCHEMA_UID = "cc5c514f-dbb6-424a-b075-9cff40569ab5"
@@ -1276,6 +1278,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				{"causes": [{"message": "injected fault"}]}, headers=extra)
 		self.respond_error(e)
 
+	def namespaces(self, method, name, sub, user, groups):
+		"""Namespaces, read only: those the scenario's objects are in and the four every cluster has."""
+		if sub is not None:
+			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+		if method != "GET":
+			raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
+		self.authorize(user, groups, "get" if name else "list", "namespaces", "", None, name)
+		st = self.api.store
+		with st.lock:
+			names = set(SYSTEM_NAMESPACES)
+			for res in KINDS:
+				if KINDS[res]["namespaced"]:
+					names.update(o.d["metadata"]["namespace"] for o in st.objs[res].values())
+			rv = str(st.rv)
+
+		def ns_item(n):
+			return {"metadata": {"name": n, "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, "namespace/" + n)),
+				"resourceVersion": rv, "creationTimestamp": "2026-11-21T16:12:40Z",
+				"labels": {"kubernetes.io/metadata.name": n}},
+				"spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+		if name:
+			if name not in names:
+				raise not_found("namespaces", name)
+			d = dict({"kind": "Namespace", "apiVersion": "v1"}, **ns_item(name))
+			self.respond(200, jdump(d) + b"\n", chunked=True)
+			return
+		d = {"kind": "NamespaceList", "apiVersion": "v1", "metadata": {"resourceVersion": rv},
+			"items": [ns_item(n) for n in sorted(names)]}
+		self.respond(200, jdump(d) + b"\n", chunked=True)
+
 	def route(self, path, query, body, user, groups, entry):
 		method = self.command
 		if path == "/version" or path == "/version/":
@@ -1296,7 +1328,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		ns, resource, name, sub = m.groups()
 		apps = path.startswith("/apis/apps/")
 		if resource == "namespaces" and ns is None:
-			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+			self.namespaces(method, name, sub, user, groups)
+			return
 		if resource not in KINDS or (KINDS[resource]["group"] == "apps") != apps or \
 				(ns is not None and not KINDS[resource]["namespaced"]):
 			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
