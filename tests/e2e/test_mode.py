@@ -171,8 +171,9 @@ class ProEdition(ModeBase):
 		self.assertIn("node/%s: isolate -> share" % PRO_CGPU, r.stdout)
 		self.assertEqual(writes(self.api.requests()), [])
 
-	def run_on_terminal(self, args, answer):
-		"""Runs the plugin with a pseudo-terminal as stdin and stdout; answers the first question."""
+	def run_on_terminal(self, args, answer, before_answer=None):
+		"""Runs the plugin with a pseudo-terminal as stdin and stdout; answers the first question (after
+		calling before_answer, if given)."""
 		import pty
 		import select
 		master, slave = pty.openpty()
@@ -195,6 +196,8 @@ class ProEdition(ModeBase):
 						break
 					out += chunk
 				if not answered and b"[y/N]" in out:
+					if before_answer is not None:
+						before_answer()
 					os.write(master, answer)
 					answered = True
 				if proc.poll() is not None and not ready:
@@ -216,6 +219,25 @@ class ProEdition(ModeBase):
 		self.assertEqual(rc, 0, out)
 		self.assertIn("node/%s labeled" % PRO_CGPU2, out)
 		self.assertEqual(len(patches(self.api.requests())), 2)
+
+	def test_conflict_while_asking(self):
+		"""The node changes while the plugin waits for its question to be answered: its patch, made with
+		the resourceVersion it read, meets a 409 from the server; it reads the node again, keeps the other
+		change and patches again."""
+		def change():
+			status, _, _ = self.api.call("PATCH", "/api/v1/nodes/" + PRO_CGPU2, {"metadata": {"labels": {"team": "vision"}}},
+				headers={"Content-Type": "application/merge-patch+json"})
+			self.assertEqual(status, 200)
+		rc, out = self.run_on_terminal(["mode", "share", "--pool", "np-cgpu"], b"y\n", before_answer=change)
+		self.assertEqual(rc, 0, out)
+		self.assertIn("node/%s labeled" % PRO_CGPU2, out)
+		# the plugin's patches, which carry a resourceVersion (the test's own change does not)
+		p = [x for x in patches(self.api.requests()) if x["path"] == "/api/v1/nodes/" + PRO_CGPU2
+			and "resourceVersion" in body_of(x)["metadata"]]
+		self.assertEqual([x["status"] for x in p], [409, 200])
+		labels = self.labels(PRO_CGPU2)
+		self.assertEqual(labels["ack.node.gpu.schedule"], "share")
+		self.assertEqual(labels["team"], "vision")
 
 	def test_forbidden_patch(self):
 		r = self.run_mode("isolate", PRO_SHARE, context="viewer")
