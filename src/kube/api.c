@@ -195,17 +195,31 @@ int kube_patch(struct kube_client *c, const char *path, enum kube_patch_type typ
 int kube_delete(struct kube_client *c, const char *path, const json_t *delete_options,
 		const struct kube_write_opts *w, json_t **ret, struct kerr *err)
 {
+	json_t *body = NULL;
 	char *q;
 	int r;
 
 	if (!c)
 		return kerr_set(err, KERR_OTHER, "no client");
+	/* The API server reads a DELETE's options from its body when it has one,
+	 * and then ignores the query: dryRun must be in the body too, or a
+	 * server dry run deletes for real. */
+	if (delete_options && w && w->dry_run) {
+		body = json_deep_copy(delete_options);
+		if (!body || json_object_set_new(body, "dryRun", json_pack("[s]", "All")) < 0) {
+			json_decref(body);
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+	}
 	q = query_for_write(c, w);
-	if (!q)
+	if (!q) {
+		json_decref(body);
 		return kerr_set(err, KERR_OTHER, "out of memory");
-	r = request_json(c, "DELETE", path, q, delete_options ? "application/json" : NULL, delete_options, ret,
-			 err);
+	}
+	r = request_json(c, "DELETE", path, q, delete_options ? "application/json" : NULL,
+			 body ? body : delete_options, ret, err);
 	free(q);
+	json_decref(body);
 	return r;
 }
 

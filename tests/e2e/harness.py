@@ -219,6 +219,11 @@ def fake_only(reason):
 	return unittest.skipIf(backend() != "fake", "fake API server only: " + reason)
 
 
+def real_only(reason):
+	"""Skips a test or class on the fake backend: it needs a real API server (reason)."""
+	return unittest.skipIf(backend() != "real", "real API server only: " + reason)
+
+
 def APIServer(scenario, **options):
 	"""The backend fixture: a FakeAPI, or with CGPU_BACKEND=real a RealAPI, for scenario.  Both are context
 	managers with start()/stop(), kubeconfig, url, tokens, call(), requests(), clear_requests(), reset(),
@@ -231,14 +236,15 @@ def APIServer(scenario, **options):
 _cluster = None
 
 
-def real_cluster():
-	"""The process's one real control plane, started on first use and stopped at exit."""
+def real_cluster(**options):
+	"""The process's one real control plane, started on first use (with envtest.Cluster options) and
+	stopped at exit."""
 	global _cluster
 	if _cluster is None:
 		why = envtest.unavailable()
 		if why:
 			raise unittest.SkipTest(why)
-		_cluster = envtest.Cluster().start()
+		_cluster = envtest.Cluster(**options).start()
 	return _cluster
 
 
@@ -379,7 +385,10 @@ class RealAPI:
 		c = self.cluster
 		obj = json.loads(json.dumps(obj))
 		if obj.get("kind") == "Pod":
-			obj = envtest._pod_for_create(obj, {})
+			refs = obj["metadata"].get("ownerReferences")
+			obj = envtest._pod_for_create(obj)
+			if refs:  # a test's pod keeps the owners it names
+				obj["metadata"]["ownerReferences"] = refs
 		if obj.get("kind") in ("Pod", "DaemonSet"):
 			# The fake server takes objects in any namespace; a real one wants the namespace first.
 			ns = obj["metadata"].setdefault("namespace", "default")

@@ -48,6 +48,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -266,14 +267,18 @@ class Cluster:
 	agent (the status agent), startup_seconds."""
 
 	def __init__(self, assets=None, users=None, controllers=True, agent_delay=0.5, terminate_delay=0.2,
-			log_level=0):
+			log_level=0, watch_cache_off=(), apiserver_args=()):
 		"""users: extra token users {context: {"user": name, "groups": [...], "rules": [rbac rules]}};
-		their rules become a ClusterRole bound to the user."""
+		their rules become a ClusterRole bound to the user.  watch_cache_off: resources ("nodes") whose
+		watches and lists go to etcd, not the API server's watch cache, so that compact() can expire them.
+		apiserver_args: more kube-apiserver flags."""
 		self.assets = assets
 		self.users = copy.deepcopy(DEFAULT_USERS)
 		self.users.update(copy.deepcopy(users or {}))
 		self.controllers = controllers
 		self.log_level = log_level
+		self.watch_cache_off = tuple(watch_cache_off)
+		self.apiserver_args = list(apiserver_args)
 		self.procs = {}
 		self.dir = None
 		self.agent = StatusAgent(self, agent_delay, terminate_delay)
@@ -309,6 +314,7 @@ class Cluster:
 			self.audit_log = os.path.join(self.dir, "audit.log")
 			open(self.audit_log, "w").close()
 			etcd_port, peer_port = free_port(), free_port()
+			self.etcd_url = "http://127.0.0.1:%d" % etcd_port
 			self.port = free_port()
 			self.url = "https://127.0.0.1:%d" % self.port
 			self.ca = os.path.join(self.dir, "ca.crt")
@@ -331,7 +337,9 @@ class Cluster:
 				"--service-cluster-ip-range", "10.0.0.0/24", "--endpoint-reconciler-type", "none",
 				"--audit-policy-file", d + "/audit-policy.yaml", "--audit-log-path", self.audit_log,
 				"--audit-log-format", "json", "--audit-log-mode", "blocking",
-				"--profiling=false", "--v", str(self.log_level)])
+				"--profiling=false", "--v", str(self.log_level)]
+				+ (["--watch-cache-sizes", ",".join(r + "#0" for r in self.watch_cache_off)] if self.watch_cache_off else [])
+				+ self.apiserver_args)
 			self.ssl = ssl.create_default_context(cafile=self.ca)
 			self.ssl.load_cert_chain(d + "/admin.crt", d + "/admin.key")
 			self.ssl_anon = ssl.create_default_context(cafile=self.ca)
@@ -569,6 +577,20 @@ class Cluster:
 				return items
 			q["continue"] = cont
 
+	def compact(self):
+		"""Compacts etcd up to its current revision (as the API server does every few minutes): a watch
+		from an older resourceVersion of a resource in watch_cache_off then ends in 410 Expired."""
+		req = urllib.request.Request(self.etcd_url + "/v3/kv/compaction", method="POST",
+			data=json.dumps({"revision": int(self.etcd_revision()), "physical": True}).encode())
+		with urllib.request.urlopen(req, timeout=30) as r:
+			return json.loads(r.read())
+
+	def etcd_revision(self):
+		req = urllib.request.Request(self.etcd_url + "/v3/kv/range", method="POST",
+			data=json.dumps({"key": base64.b64encode(b"/registry/health-check").decode()}).encode())
+		with urllib.request.urlopen(req, timeout=30) as r:
+			return json.loads(r.read())["header"]["revision"]
+
 	def audit_events(self, offset=0):
 		"""(events, new offset): the audit events written since offset, one per request (the last stage)."""
 		with open(self.audit_log, "rb") as f:
@@ -642,19 +664,11 @@ def read_scenario(path):
 	return objects, config
 
 
-def _pod_for_create(pod, owners):
-	"""A fixture pod as the API server will take it: owner references to objects the scenario does not
-	create are dropped (the garbage collector would delete the pod), DaemonSet owners get their new UIDs."""
+def _pod_for_create(pod, owners=None):
+	"""A fixture pod as the API server will take it: without owner references (to objects that do not
+	exist yet or at all: the garbage collector would delete the pod; a DaemonSet adopts its pods)."""
 	p = copy.deepcopy(pod)
-	refs = []
-	for ref in p["metadata"].get("ownerReferences", []):
-		uid = owners.get((ref.get("kind"), p["metadata"].get("namespace", "default"), ref.get("name")))
-		if uid:
-			refs.append(dict(ref, uid=uid))
-	if refs:
-		p["metadata"]["ownerReferences"] = refs
-	else:
-		p["metadata"].pop("ownerReferences", None)
+	p["metadata"].pop("ownerReferences", None)
 	spec = p.setdefault("spec", {})
 	# Volumes of the service-account token the admission plugin added when the pod was captured are added
 	# again by this server's admission plugin: keep the capture's out, or the names clash.
@@ -690,6 +704,23 @@ def clear(cluster, namespaces=None):
 		for p in left:
 			md = p["metadata"]
 			cluster.call("DELETE", "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=0" % (md["namespace"], md["name"]))
+		time.sleep(0.1)
+
+
+def _wait_adopted(cluster, wanted, timeout=30):
+	"""Waits until each pod {(namespace, name): uid} is controlled by the DaemonSet of that uid."""
+	deadline = time.monotonic() + timeout
+	while wanted:
+		have = {}
+		for p in cluster.list("/api/v1/pods"):
+			for ref in p["metadata"].get("ownerReferences", []):
+				if ref.get("controller"):
+					have[(p["metadata"]["namespace"], p["metadata"]["name"])] = ref.get("uid")
+		missing = [k for k, uid in wanted.items() if have.get(k) != uid]
+		if not missing:
+			return
+		if time.monotonic() > deadline:
+			raise RuntimeError("the DaemonSet controller did not adopt %s" % ", ".join("/".join(k) for k in missing))
 		time.sleep(0.1)
 
 
@@ -738,10 +769,46 @@ def load_scenario(cluster, scenario, workers=8, clean=True):
 		# controller leaves them alone, and still replaces a deleted pod.
 		ds.setdefault("spec", {})["updateStrategy"] = {"type": "OnDelete"}
 		daemonsets.append(ds)
-	for ds in cluster.create_many(daemonsets, workers):
-		owners[("DaemonSet", ds["metadata"]["namespace"], ds["metadata"]["name"])] = ds["metadata"]["uid"]
+	# Pods first, without their DaemonSet owner: the controller, seeing a new DaemonSet, adopts the pods
+	# that match its selector; were the DaemonSet first, it would make pods of its own on their nodes.
 	pods = [_pod_for_create(p, owners) for p in by_kind.get("Pod", [])]
 	cluster.create_many(pods, workers)
+	if daemonsets:
+		# The controller watches pods and DaemonSets separately: give its pod cache a moment to see the
+		# pods, or it makes pods of its own for their nodes and then deletes the extra ones.
+		time.sleep(0.5)
+	wanted = {}
+	for ds in cluster.create_many(daemonsets, workers):
+		owners[(ds["metadata"]["namespace"], ds["metadata"]["name"])] = ds["metadata"]["uid"]
+	for p in by_kind.get("Pod", []):
+		md = p["metadata"]
+		for ref in md.get("ownerReferences", []):
+			uid = owners.get((md.get("namespace", "default"), ref.get("name")))
+			if ref.get("kind") == "DaemonSet" and uid:
+				wanted[(md.get("namespace", "default"), md["name"])] = uid
+	if not cluster.controllers:
+		# No controller to adopt them: set the owner as it would.
+		for (ns, name), uid in wanted.items():
+			ds = next(d for d in daemonsets if d["metadata"].get("namespace", "default") == ns
+				and owners.get((ns, d["metadata"]["name"])) == uid)
+			cluster.must("PATCH", "/api/v1/namespaces/%s/pods/%s" % (ns, name), {"metadata": {"ownerReferences": [
+				{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds["metadata"]["name"], "uid": uid,
+					"controller": True, "blockOwnerDeletion": True}]}}, content_type="application/merge-patch+json")
+		wanted = {}
+	_wait_adopted(cluster, wanted)
+	if wanted:
+		time.sleep(0.3)
+		have = {(p["metadata"]["namespace"], p["metadata"]["name"]) for p in cluster.list("/api/v1/pods")
+			if not p["metadata"].get("deletionTimestamp")}
+		lost = [k for k in wanted if k not in have]
+		if lost:
+			if not clean or getattr(cluster, "_load_retry", False):
+				raise RuntimeError("the DaemonSet controller replaced %s while loading" % ", ".join("/".join(k) for k in lost))
+			cluster._load_retry = True
+			try:
+				return load_scenario(cluster, scenario, workers, clean)
+			finally:
+				cluster._load_retry = False
 	others = [o for k, v in by_kind.items() if k not in ("Node", "Pod", "DaemonSet") for o in v]
 	cluster.create_many(others, workers)
 	return config

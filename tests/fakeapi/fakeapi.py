@@ -1825,6 +1825,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				raise ApiError(400, "BadRequest", "error decoding DeleteOptions: %s" % e) from None
 			if not isinstance(opts, dict):
 				raise ApiError(400, "BadRequest", "error decoding DeleteOptions")
+			# As the real server does: options come from the body when there is one, and the query's
+			# (dryRun, gracePeriodSeconds) are then ignored.
+			return opts
 		if "gracePeriodSeconds" in query:
 			try:
 				opts["gracePeriodSeconds"] = int(query["gracePeriodSeconds"])
@@ -1837,7 +1840,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 	def delete(self, resource, ns, name, query, body):
 		opts = self.parse_delete_options(body, query)
 		o = self.do_delete(resource, ns, name, opts)
-		self.respond(200, o.full(), chunked=True)
+		self.respond(200, o.full() + b"\n", chunked=True)
 
 	def do_delete(self, resource, ns, name, opts):
 		api = self.api
