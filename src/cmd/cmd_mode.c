@@ -516,25 +516,17 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
 		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
 				vals[F_TIMEOUT]);
-	if (vals[F_SELECTOR] && vals[F_POOL])
-		return kerr_set(err, KERR_USAGE, "use -l or --pool, not both");
 	/* with an edition given, a wrong mode or placement is refused before any request */
 	if (override != NP_EDITION_UNKNOWN) {
 		r.target.edition = override;
 		if (np_target_check(&r.target, err) < 0)
 			return -1;
 	}
-	selector = vals[F_SELECTOR];
-	if (vals[F_POOL]) {
-		if (np_pool_selector(vals[F_POOL], &pool_sel, err) < 0)
-			return -1;
-		selector = pool_sel;
-	}
-	if ((npos > 1) == (selector != NULL)) {
-		kerr_set(err, KERR_USAGE, npos > 1 ? "name nodes or select them with -l/--pool, not both"
-						   : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
+		return -1;
+	selector = pool_sel;
+	if (nodesel_check((size_t)(npos - 1), selector, true, err) < 0)
 		goto out;
-	}
 	if (cli_connect(ctx, &cfg, &r.c, err) < 0)
 		goto out;
 	if (np_nodes_select(r.c, argv + 1, (size_t)(npos - 1), selector, &r.all, &r.chosen, err) < 0)

@@ -614,8 +614,6 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	npos = cli_parse_flags(&cmd_restart, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
-	if (vals[F_SELECTOR] && vals[F_POOL])
-		return kerr_set(err, KERR_USAGE, "use -l or --pool, not both");
 	if (vals[F_MAX_PARALLEL]) {
 		char *end;
 		long v = strtol(vals[F_MAX_PARALLEL], &end, 10);
@@ -638,17 +636,11 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	o.daemonset = vals[F_DAEMONSET];
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
-	selector = vals[F_SELECTOR];
-	if (vals[F_POOL]) {
-		if (np_pool_selector(vals[F_POOL], &pool_sel, err) < 0)
-			return -1;
-		selector = pool_sel;
-	}
-	if ((npos > 0) == (selector != NULL)) {
-		kerr_set(err, KERR_USAGE, npos ? "name nodes or select them with -l/--pool, not both"
-					       : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
+		return -1;
+	selector = pool_sel;
+	if (nodesel_check((size_t)npos, selector, true, err) < 0)
 		goto out;
-	}
 	if (cli_connect(ctx, &cfg, &c, err) < 0)
 		goto out;
 	if (np_nodes_select(c, argv, (size_t)npos, selector, &all, &chosen, err) < 0)

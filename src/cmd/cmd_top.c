@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "nodesel.h"
 #include "top_store.h"
 #include "tui_draw.h"
 #include "tui_layout.h"
@@ -441,20 +442,8 @@ static int parse_options(struct top *t, const char **vals, char **selector, stru
 			return kerr_set(err, KERR_USAGE, "unknown scheme \"%s\"", vals[F_SCHEME]);
 		t->mopts.scheme = vals[F_SCHEME];
 	}
-	*selector = NULL;
-	if (pool && !*pool)
-		return kerr_set(err, KERR_USAGE, "--pool needs a pool name");
-	if (sel || pool) {
-		/* the pool is one more label requirement, ANDed with -l */
-		int n = asprintf(selector, "%s%s%s%s", sel ? sel : "", sel && pool ? "," : "",
-				 pool && !strchr(pool, '=') ? "alibabacloud.com/nodepool-id=" : "", pool ? pool : "");
-
-		if (n < 0) {
-			*selector = NULL;
-			return kerr_set(err, KERR_OTHER, "out of memory");
-		}
-	}
-	return 0;
+	/* the pool is one more label requirement, ANDed with -l */
+	return nodesel_selector(sel, pool, selector, err);
 }
 
 static void status_of(struct top *t, long long now, struct tui_status *st, char *mode, size_t modelen)

@@ -1,4 +1,5 @@
 /* Choosing nodes for the commands that work on them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,39 @@
 static const char *str_or(const char *s, const char *dflt)
 {
 	return s ? s : dflt;
+}
+
+int nodesel_selector(const char *selector, const char *pool, char **ret, struct kerr *err)
+{
+	char *p = NULL;
+	int rc;
+
+	*ret = NULL;
+	if (selector && !*selector)
+		selector = NULL;
+	if (pool && np_pool_selector(pool, &p, err) < 0)
+		return -1;
+	if (selector && p)
+		rc = asprintf(ret, "%s,%s", selector, p);
+	else if (selector || p)
+		rc = (*ret = strdup(selector ? selector : p)) ? 0 : -1;
+	else
+		rc = 0;
+	free(p);
+	if (rc < 0) {
+		*ret = NULL;
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	return 0;
+}
+
+int nodesel_check(size_t nnames, const char *selector, bool required, struct kerr *err)
+{
+	if (nnames && selector)
+		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
+	if (required && !nnames && !selector)
+		return kerr_set(err, KERR_USAGE, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	return 0;
 }
 
 void np_node_release(struct np_node *n)
@@ -110,9 +144,8 @@ int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const c
 	};
 	int rc = -1;
 
-	if ((n > 0) == (selector != NULL))
-		return kerr_set(err, KERR_USAGE, n ? "name nodes or select them with -l/--pool, not both"
-						   : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (nodesel_check(n, selector, true, err) < 0)
+		return -1;
 	if (kube_list_run(c, lists, selector ? 2 : 1, err) < 0)
 		goto out;
 	if (selector) {

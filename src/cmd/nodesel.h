@@ -11,6 +11,16 @@
 
 #include "kube.h"
 
+/* The label selector that -l SELECTOR and --pool NAME ask for together
+ * (a node must match both), or NULL in *ret for neither.  --pool NAME means
+ * alibabacloud.com/nodepool-id=NAME; --pool KEY=VALUE is taken as it is.
+ * A malformed pool is a usage error. */
+int nodesel_selector(const char *selector, const char *pool, char **ret, struct kerr *err);
+
+/* Names and a selector do not go together; required: one of them must be
+ * given (the commands that change nodes never act on every node). */
+int nodesel_check(size_t nnames, const char *selector, bool required, struct kerr *err);
+
 /* A node as the administration commands need it. */
 struct np_node {
 	char *name, *resource_version;
