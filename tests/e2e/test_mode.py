@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -97,6 +98,16 @@ class ProEdition(ModeBase):
 				self.assertEqual(body["metadata"]["labels"], {"ack.node.gpu.schedule": value})
 				self.assertTrue(body["metadata"]["resourceVersion"])
 				self.assertIn("merge-patch+json", json.dumps(p[0].get("headers", {})).lower())
+
+	def test_man_page_names_the_field_manager_sent(self):
+		r = self.run_mode("isolate", PRO_SHARE)
+		self.assert_ok(r)
+		sent = query_of(patches(self.api.requests())[0]).get("fieldManager")
+		with open(os.path.join(ROOT, "man", "kubectl-inspect-cgpu.1")) as f:
+			man = f.read()
+		m = re.search(r"field manager\s*\n\.BR? (\S+)", man)
+		self.assertIsNotNone(m, "the man page does not name the field manager")
+		self.assertEqual(m.group(1).replace("\\-", "-"), sent)
 
 	def test_label_values_are_aliases(self):
 		r = self.run_mode("cgpu", PRO_SHARE)
