@@ -7,6 +7,7 @@
  * guarded by the resourceVersion it read (so no node is left half changed and
  * no concurrent edit is overwritten), and says what else must happen.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "cli.h"
 #include "nodepool.h"
 #include "restart.h"
+#include "scheme.h"
 #include "warnings.h"
 
 enum {
@@ -112,15 +114,25 @@ struct pod_scan {
 static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
 static const struct decode_filter pod_filter = { .resource_names = gpu_resources };
 
-static const char *pod_gpu_limit(const struct k8s_pod *p, const char *name)
+/* The pod's whole ask for a resource: the sum over its containers (the
+ * device plugin gives each container its own share).  False when no
+ * container asks for it. */
+static bool pod_gpu_limit(const struct k8s_pod *p, const char *name, int64_t *ret)
 {
+	bool found = false;
+
+	*ret = 0;
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		const char *v = kvlist_get(&p->containers[i].limits, name);
+		int64_t q;
 
-		if (v)
-			return v;
+		if (!v)
+			continue;
+		found = true;
+		if (quantity_parse_int(v, &q) == 0 && q > 0 && *ret <= INT64_MAX - q)
+			*ret += q;
 	}
-	return NULL;
+	return found;
 }
 
 static const struct np_plan *changing_plan(const struct mode_run *r, const char *node)
@@ -136,8 +148,9 @@ static const struct np_plan *changing_plan(const struct mode_run *r, const char 
 static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 {
 	struct pod_scan *s = ud;
-	const char *mem = pod_gpu_limit(p, "aliyun.com/gpu-mem");
-	const char *whole = pod_gpu_limit(p, "nvidia.com/gpu");
+	int64_t memq, wholeq;
+	bool mem = pod_gpu_limit(p, "aliyun.com/gpu-mem", &memq);
+	bool whole = pod_gpu_limit(p, "nvidia.com/gpu", &wholeq);
 	const struct np_plan *plan = changing_plan(s->r, p->node_name);
 	char *object = NULL;
 
@@ -147,9 +160,9 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 	}
 	if (plan && (mem || whole))
 		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
-			     "runs on node %s with %s=%s of the old mode (%s); it keeps it until it ends: "
+			     "runs on node %s with %s=%lld of the old mode (%s); it keeps it until it ends: "
 			     "let it finish or move it before relying on mode %s",
-			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", mem ? mem : whole,
+			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", (long long)(mem ? memq : wholeq),
 			     np_mode_name(plan->before), np_mode_name(plan->after));
 	if (mem && !p->has_node_selector) {
 		if (s->shown < MAX_UNPINNED_SHOWN) {

@@ -287,6 +287,23 @@ class ProEdition(ModeBase):
 		self.assertIn("nodeSelector", r.stderr)
 		self.assertIn("--restart", r.stderr)
 
+	def test_pod_memory_counts_every_container(self):
+		_, _, pod = self.api.call("GET", "/api/v1/namespaces/default/pods/cgpu-test-0")
+		pod["metadata"]["name"] = "two-containers-0"
+		pod["metadata"]["uid"] = "6b1f3c9e-0000-4000-8000-000000000002"
+		first = pod["spec"]["containers"][0]
+		second = json.loads(json.dumps(first))
+		second["name"] = "sidecar"
+		first["resources"]["limits"]["aliyun.com/gpu-mem"] = "1"
+		second["resources"]["limits"]["aliyun.com/gpu-mem"] = "7"
+		pod["spec"]["containers"] = [first, second]
+		self.api.put_object(pod)
+		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		self.assert_ok(r)
+		line = [l for l in r.stderr.splitlines() if "two-containers-0" in l]
+		self.assertTrue(line, r.stderr)
+		self.assertIn("aliyun.com/gpu-mem=8", line[0])
+
 	def test_region_warning(self):
 		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
 		node["metadata"]["labels"]["topology.kubernetes.io/region"] = "eu-central-1"
