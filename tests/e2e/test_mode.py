@@ -393,6 +393,22 @@ class BasicEdition(ModeBase):
 				self.assertEqual(len(p), 1)
 				self.assertEqual(body_of(p[0])["metadata"]["labels"], patch)
 
+	def test_already_in_mode_by_default_is_unchanged(self):
+		# cgpu=true alone already isolates: isolate is no change at all
+		_, _, node = self.api.call("GET", "/api/v1/nodes/" + BASIC_ISO)
+		del node["metadata"]["labels"]["cgpu.disable.isolation"]
+		self.api.put_object(node)
+		self.api.clear_requests()
+		r = self.run_mode("isolate", BASIC_ISO, "--restart")
+		self.assert_ok(r)
+		self.assertIn("node/%s unchanged" % BASIC_ISO, r.stdout)
+		self.assertNotIn("->", r.stdout)
+		self.assertNotIn("restart", r.stdout + r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+		r = self.run_mode("isolate", BASIC_ISO, "-o", "json")
+		n = json.loads(r.stdout)["nodes"][0]
+		self.assertEqual((n["modeBefore"], n["result"], n["restartNeeded"]), ("isolate", "unchanged", False))
+
 	def test_isolation_change_suggests_restart(self):
 		r = self.run_mode("share", BASIC_ISO)
 		self.assert_ok(r)
