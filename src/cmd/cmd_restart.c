@@ -327,6 +327,7 @@ struct node_job {
 	bool *need;	     /* per DaemonSet: had a pod here */
 	size_t nneed;	     /* how many DaemonSets had one */
 	bool failed;
+	bool skipped;	     /* nothing to restart here: no plugin pod on the node */
 };
 
 static void job_release(struct node_job *j)
@@ -384,7 +385,9 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 	for (size_t i = 0; i < nds; i++)
 		total += pods[i].len;
 	if (total == 0) {
-		fprintf(o->out, "node/%s: no device-plugin pod on this node\n", j->node);
+		fprintf(o->errout, "node/%s: no device-plugin pod on this node%s; not restarted\n", j->node,
+			o->daemonset ? " from that DaemonSet" : "");
+		j->skipped = true;
 		j->state = NS_DONE;
 		goto out;
 	}
@@ -498,6 +501,57 @@ out:
 	kerr_release(&err);
 }
 
+/* At most this many nodes are named in the closing lines; a pool may have hundreds. */
+#define SUMMARY_NAMES 10
+
+/* One line naming the nodes a predicate picks, "and N more" past a few. */
+static void summary_line(const struct restart_opts *o, const struct node_job *jobs, size_t n, const char *what,
+			 bool (*pick)(const struct node_job *))
+{
+	size_t count = 0, shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		count += pick(&jobs[i]);
+	if (!count)
+		return;
+	fprintf(o->errout, "%s (%zu):", what, count);
+	for (size_t i = 0; i < n && shown < SUMMARY_NAMES; i++) {
+		if (!pick(&jobs[i]))
+			continue;
+		fprintf(o->errout, " node/%s", jobs[i].node);
+		shown++;
+	}
+	if (count > shown)
+		fprintf(o->errout, " and %zu more", count - shown);
+	fputc('\n', o->errout);
+}
+
+static bool job_failed(const struct node_job *j)
+{
+	return j->failed;
+}
+
+static bool job_skipped(const struct node_job *j)
+{
+	return j->skipped;
+}
+
+/* What was not done, said once at the end: the per-node lines above may
+ * have scrolled away on a large pool. */
+static void restart_summary(const struct restart_opts *o, const struct node_job *jobs, size_t n)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < n; i++)
+		done += !jobs[i].failed && !jobs[i].skipped;
+	if (done == n)
+		return;
+	fprintf(o->errout, "The device plugin was %s on %zu of %zu node%s; the others were left as they were.\n",
+		o->dry_run || o->server_dry_run ? "to be restarted" : "restarted", done, n, n == 1 ? "" : "s");
+	summary_line(o, jobs, n, "Failed", job_failed);
+	summary_line(o, jobs, n, "No device-plugin pod", job_skipped);
+}
+
 int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
 		  struct kerr *err)
 {
@@ -528,7 +582,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 			if (jobs[next].state == NS_WAITING)
 				active++;
 			else
-				failed += jobs[next].failed;
+				failed += jobs[next].failed || jobs[next].skipped;
 			next++;
 		}
 		if (active == 0 && next >= n)
@@ -559,6 +613,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 		}
 	}
 	clear_progress(o, &shown);
+	restart_summary(o, jobs, n);
 	for (size_t i = 0; i < n; i++)
 		job_release(&jobs[i]);
 	free(jobs);

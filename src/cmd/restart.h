@@ -23,9 +23,10 @@ struct restart_opts {
 };
 
 /* Restart the device plugin on each node: delete its pod(s), wait for a
- * Ready replacement.  Prints one result line per node.  Returns the number
- * of nodes that failed, or -1 with *err when nothing could be tried (no
- * DaemonSet, or it could not be read). */
+ * Ready replacement.  Prints one result line per node, and at the end the
+ * nodes left as they were.  Returns the number of nodes where the plugin
+ * was not restarted (failed, or no plugin pod there), or -1 with *err when
+ * nothing could be tried (no DaemonSet, or it could not be read). */
 int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
 		  struct kerr *err);
 

@@ -448,6 +448,12 @@ class OpenSourceEdition(ModeBase):
 		self.assertIn("Edition: opensource", r.stdout)
 		self.assertEqual(self.labels("cpu-node-1").get("gpushare"), "true")
 
+	def test_restart_without_plugin_pod_fails(self):
+		r = self.run_mode("share", "cpu-node-1", "--restart")
+		self.assertEqual(r.returncode, 1, r.stderr)
+		self.assertIn("node/cpu-node-1 labeled", r.stdout)
+		self.assertIn("No device-plugin pod (1): node/cpu-node-1", r.stderr)
+
 	def test_exclusive_removes_the_label(self):
 		r = self.run_mode("exclusive", "gpu-node-1")
 		self.assert_ok(r)

@@ -100,10 +100,17 @@ class OpenSource(RestartBase):
 		self.assertIn("node/gpu-node-2: restarted", r.stdout)
 
 	def test_node_without_plugin(self):
+		# not restarted is not success: exit 1, and say which node was left
 		r = self.restart("cpu-node-1")
-		self.assert_ok(r)
-		self.assertIn("node/cpu-node-1: no device-plugin pod on this node", r.stdout)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/cpu-node-1: no device-plugin pod on this node", r.stderr)
+		self.assertIn("restarted on 0 of 1 node", r.stderr)
+		self.assertIn("No device-plugin pod (1): node/cpu-node-1", r.stderr)
 		self.assertEqual(self.deletes(), [])
+		r = self.restart("gpu-node-1", "cpu-node-1")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/gpu-node-1: restarted", r.stdout)
+		self.assertIn("restarted on 1 of 2 nodes", r.stderr)
 
 	def test_missing_daemonset(self):
 		self.api.delete_object("daemonsets", "kube-system", DS)
@@ -209,6 +216,13 @@ class Pro(RestartBase):
 		self.assertEqual(len(d), 2)
 		for x in d:
 			self.assertIn("gpushare-cgpu-device-plugin-ds-", x["path"])
+
+	def test_daemonset_that_does_not_cover_the_node(self):
+		node = "cn-shanghai.192.168.7.159"  # share: the cgpu plugin is not there
+		r = self.restart(node, "--daemonset", "kube-system/gpushare-cgpu-device-plugin-ds")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/%s: no device-plugin pod on this node from that DaemonSet" % node, r.stderr)
+		self.assertEqual(self.deletes(), [])
 
 	def test_replacement_from_another_mode_plugin(self):
 		"""After share -> cgpu the node's share plugin does not come back: the cgpu plugin's new pod is
