@@ -536,6 +536,11 @@ static bool job_skipped(const struct node_job *j)
 	return j->skipped;
 }
 
+static bool job_not_tried(const struct node_job *j)
+{
+	return j->state == NS_PENDING;
+}
+
 /* What was not done, said once at the end: the per-node lines above may
  * have scrolled away on a large pool. */
 static void restart_summary(const struct restart_opts *o, const struct node_job *jobs, size_t n)
@@ -543,13 +548,21 @@ static void restart_summary(const struct restart_opts *o, const struct node_job 
 	size_t done = 0;
 
 	for (size_t i = 0; i < n; i++)
-		done += !jobs[i].failed && !jobs[i].skipped;
+		done += jobs[i].state == NS_DONE && !jobs[i].failed && !jobs[i].skipped;
 	if (done == n)
 		return;
 	fprintf(o->errout, "The device plugin was %s on %zu of %zu node%s; the others were left as they were.\n",
 		o->dry_run || o->server_dry_run ? "to be restarted" : "restarted", done, n, n == 1 ? "" : "s");
 	summary_line(o, jobs, n, "Failed", job_failed);
 	summary_line(o, jobs, n, "No device-plugin pod", job_skipped);
+	summary_line(o, jobs, n, "Not tried", job_not_tried);
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].state == NS_PENDING) {
+			fprintf(o->errout, "Stopped after the first failure; add --continue-on-error to go on past "
+					   "a failed node\n");
+			break;
+		}
+	}
 }
 
 int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
@@ -557,6 +570,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 {
 	struct ds *ds = NULL;
 	size_t nds = 0, next = 0, active = 0, failed = 0;
+	bool stop = false;
 	struct node_job *jobs;
 	bool shown = false;
 	int maxp = o->max_parallel > 0 ? o->max_parallel : 1;
@@ -576,15 +590,21 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 		jobs[i].node = nodes[i];
 	for (;;) {
 		/* start nodes while there is room */
-		while (active < (size_t)maxp && next < n) {
+		/* after a failure, start no more nodes (a broken plugin image
+		 * would otherwise take down the whole pool); those started
+		 * already are waited for */
+		while (active < (size_t)maxp && next < n && !stop) {
 			clear_progress(o, &shown);
 			job_start(c, ds, nds, &jobs[next], o);
 			if (jobs[next].state == NS_WAITING)
 				active++;
 			else
 				failed += jobs[next].failed || jobs[next].skipped;
+			stop = jobs[next].failed && !o->continue_on_error;
 			next++;
 		}
+		if (active == 0 && stop)
+			break;
 		if (active == 0 && next >= n)
 			break;
 		sleep_ms(500);
@@ -597,6 +617,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 			if (jobs[i].state == NS_DONE) {
 				active--;
 				failed += jobs[i].failed;
+				stop = stop || (jobs[i].failed && !o->continue_on_error);
 			}
 		}
 		if (o->tty) {
@@ -614,6 +635,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 	}
 	clear_progress(o, &shown);
 	restart_summary(o, jobs, n);
+	failed += n - next; /* not tried */
 	for (size_t i = 0; i < n; i++)
 		job_release(&jobs[i]);
 	free(jobs);
@@ -625,7 +647,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 
 /* --- the command -------------------------------------------------------------------------- */
 
-enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_NFLAGS };
+enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_NFLAGS };
 
 static const struct flag restart_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
@@ -634,6 +656,7 @@ static const struct flag restart_flags[] = {
 	[F_MAX_PARALLEL] = { "max-parallel", 0, "N", "nodes restarted at the same time (default 1)", NULL },
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "how long to wait for each node's new pod (default 5m)", NULL },
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: list what would be deleted; server: send with dryRun=All", "none client server" },
+	[F_CONTINUE] = { "continue-on-error", 0, NULL, "go on to the next nodes after a node failed (default: stop)", NULL },
 	{ 0 },
 };
 
@@ -690,6 +713,7 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 					vals[F_DRY_RUN]);
 	}
 	o.daemonset = vals[F_DAEMONSET];
+	o.continue_on_error = vals[F_CONTINUE] && strcmp(vals[F_CONTINUE], "true") == 0;
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
 		return -1;

@@ -19,6 +19,7 @@ struct restart_opts {
 	bool dry_run;	       /* list what would be deleted */
 	bool server_dry_run;   /* send the deletes with dryRun=All, wait for nothing */
 	bool tty;	       /* show a progress line */
+	bool continue_on_error; /* start more nodes after one failed */
 	FILE *out, *errout;
 };
 
