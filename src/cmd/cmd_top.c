@@ -600,6 +600,15 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (cli_connect(&quiet, &cfg, &t.client, err) < 0)
 		goto out_state;
 
+	/* a name that is not there is an error, said as kubectl says it, before
+	 * the screen opens rather than an empty screen after */
+	for (int i = 0; i < nargs; i++) {
+		struct np_node n;
+
+		if (np_node_get(t.client, argv[i], &n, err) < 0)
+			goto out_client;
+		np_node_release(&n);
+	}
 	if (model_init(&t.filter_model, &t.mopts) < 0) {
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out_client;
