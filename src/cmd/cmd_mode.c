@@ -55,31 +55,91 @@ struct mode_run {
 
 /* --- evidence and plans ---------------------------------------------------------- */
 
+/* Does the DaemonSet's pod template select the node?  Only its nodeSelector
+ * is read, against the labels the node was read with; a key not among them
+ * does not match, so such a DaemonSet is no evidence. */
+static bool ds_selects(const json_t *ds, const struct np_node *n)
+{
+	const json_t *sel = json_object_get(
+		json_object_get(json_object_get(json_object_get(ds, "spec"), "template"), "spec"), "nodeSelector");
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)sel, k, v) {
+		const char *have = kvlist_get(&n->labels, k);
+
+		if (!json_is_string(v) || !have || strcmp(have, json_string_value(v)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The evidence of some nodes: their labels and the DaemonSets that select
+ * at least one of them. */
+static void detect_add(struct np_detect *d, const struct np_nodes *nodes, const json_t *dss)
+{
+	const json_t *item;
+	size_t i;
+
+	for (i = 0; i < nodes->len; i++)
+		np_detect_add_node(d, nodes->items[i].name, &nodes->items[i].labels);
+	json_array_foreach(json_object_get(dss, "items"), i, item) {
+		for (size_t k = 0; k < nodes->len; k++) {
+			if (ds_selects(item, &nodes->items[k])) {
+				np_detect_add_daemonset(d, json_string_value(json_object_get(json_object_get(item, "metadata"),
+											     "name")));
+				break;
+			}
+		}
+	}
+}
+
+static bool detect_empty(const struct np_detect *d)
+{
+	for (int e = NP_EDITION_PRO; e < NP_NEDITIONS; e++)
+		if (d->nodes[e] || d->ds_example[e])
+			return false;
+	return !d->plugin_ds;
+}
+
+/* The edition of the chosen nodes: their labels and the device-plugin
+ * DaemonSets that select them.  Other nodes may belong to another edition
+ * (a cluster moving from one to the other); only when the chosen nodes say
+ * nothing at all does the rest of the cluster decide. */
 static int detect_edition(struct mode_run *r, enum np_edition override, struct kerr *err)
 {
 	struct np_detect d;
-	json_t *j = NULL, *item;
-	size_t i;
+	json_t *j = NULL;
 	int rc;
 
 	if (override != NP_EDITION_UNKNOWN) {
 		r->target.edition = override;
 		return 0;
 	}
-	np_detect_init(&d);
-	for (i = 0; i < r->all.len; i++)
-		np_detect_add_node(&d, r->all.items[i].name, &r->all.items[i].labels);
 	if (kube_get_json(r->c, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0) {
 		/* Someone allowed to label nodes may not read DaemonSets: the node
 		 * labels may still be enough. */
-		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404)) {
-			np_detect_release(&d);
+		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404))
 			return -1;
-		}
 		kerr_release(err);
 	}
-	json_array_foreach(json_object_get(j, "items"), i, item)
-		np_detect_add_daemonset(&d, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
+	np_detect_init(&d);
+	detect_add(&d, &r->chosen, j);
+	d.selected = true;
+	if (detect_empty(&d)) {
+		np_detect_release(&d);
+		np_detect_init(&d);
+		detect_add(&d, &r->all, j);
+		/* a DaemonSet that selects no node still says what is installed */
+		if (detect_empty(&d)) {
+			const json_t *item;
+			size_t i;
+
+			json_array_foreach(json_object_get(j, "items"), i, item)
+				np_detect_add_daemonset(&d, json_string_value(json_object_get(json_object_get(item, "metadata"),
+											       "name")));
+		}
+	}
 	json_decref(j);
 	rc = np_detect_finish(&d, NP_EDITION_UNKNOWN, &r->target.edition, err);
 	np_detect_release(&d);

@@ -326,8 +326,8 @@ int np_detect_finish(const struct np_detect *d, enum np_edition override, enum n
 	{
 		char *what = sbuf_take(&b);
 
-		kerr_set(err, KERR_OTHER,
-			 "the cluster shows signs of more than one GPU sharing edition: %s; choose one with --edition",
+		kerr_set(err, KERR_OTHER, "%s more than one GPU sharing edition: %s; choose one with --edition",
+			 d->selected ? "the chosen nodes show signs of" : "the cluster shows signs of",
 			 what ? what : "?");
 		free(what);
 	}

@@ -76,6 +76,7 @@ struct np_detect {
 	char *node_example[NP_NEDITIONS]; /* the first such node, for messages */
 	char *ds_example[NP_NEDITIONS];	 /* a DaemonSet found only in that edition */
 	bool plugin_ds;			 /* gpushare-device-plugin-ds (every edition has one) */
+	bool selected;			 /* the evidence is the chosen nodes', not the cluster's */
 };
 
 void np_detect_init(struct np_detect *d);

@@ -331,12 +331,18 @@ class ProEdition(ModeBase):
 		self.assertTrue(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]))
 
 	def test_conflicting_evidence(self):
+		# another node of another edition does not matter...
 		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE2)
 		node["metadata"]["labels"]["cgpu"] = "true"
 		self.api.put_object(node)
-		r = self.run_mode("share", PRO_CGPU)
+		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		self.assert_ok(r)
+		self.assertIn("Edition: pro", r.stdout)
+		# ...a chosen node with labels of two editions does, and is named
+		r = self.run_mode("share", PRO_CGPU, PRO_SHARE2)
 		self.assertEqual(r.returncode, 1)
-		self.assertIn("more than one GPU sharing edition", r.stderr)
+		self.assertIn("the chosen nodes show signs of more than one GPU sharing edition", r.stderr)
+		self.assertIn(PRO_SHARE2, r.stderr)
 		self.assertIn("--edition", r.stderr)
 		self.assertEqual(writes(self.api.requests()), [])
 		r = self.run_mode("share", PRO_CGPU, "--edition", "pro")
@@ -369,6 +375,19 @@ class ProEdition(ModeBase):
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("NotFound", r.stderr)
 		self.assertEqual(writes(self.api.requests()), [])
+
+
+class DemoCluster(ModeBase):
+	"""The demo has pro pools beside nodes labelled for the basic edition."""
+	scenario = "demo"
+
+	def test_pool_of_one_edition_in_a_mixed_cluster(self):
+		r = self.run_mode("share", "--pool", "np-cgpu", "--dry-run=server")
+		self.assert_ok(r)
+		self.assertIn("Edition: pro", r.stdout)
+		p = patches(self.api.requests())
+		self.assertEqual(len(p), 2)
+		self.assertEqual(query_of(p[0]).get("dryRun"), "All")
 
 
 class BasicEdition(ModeBase):
