@@ -172,7 +172,7 @@ struct pod_scan {
 };
 
 static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
-static const struct decode_filter pod_filter = { .resource_names = gpu_resources };
+static const struct decode_filter pod_filter = { .resource_names = gpu_resources, .node_keys = np_pin_label_keys };
 
 /* The pod's whole ask for a resource: the sum over its containers (the
  * device plugin gives each container its own share).  False when no
@@ -224,11 +224,14 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 			     "let it finish or move it before relying on mode %s",
 			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", (long long)(mem ? memq : wholeq),
 			     np_mode_name(plan->before), np_mode_name(plan->after));
-	if (mem && !p->has_node_selector) {
+	/* a selector on kubernetes.io/os or a zone does not keep a pod out of a
+	 * pool in another mode: only the pool and mode labels do */
+	if (mem && p->node_keys.len == 0) {
 		if (s->shown < MAX_UNPINNED_SHOWN) {
 			warnings_add(&s->r->warnings, "NoNodeSelector", object,
-				     "asks for aliyun.com/gpu-mem without a nodeSelector: with pools in different "
-				     "modes its next pods may land in the wrong pool");
+				     "asks for aliyun.com/gpu-mem without a nodeSelector or required node affinity on a pool "
+				     "or sharing-mode label: with pools in different modes its next pods may land in the "
+				     "wrong pool");
 			s->shown++;
 		}
 		s->unpinned++;

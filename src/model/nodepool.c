@@ -10,6 +10,10 @@ const char *const np_node_label_keys[] = {
 	NP_LABEL_GPUSHARE, NP_LABEL_POOL, NP_LABEL_REGION, NULL,
 };
 
+const char *const np_pin_label_keys[] = {
+	NP_LABEL_SCHEDULE, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION, NP_LABEL_GPUSHARE, NP_LABEL_POOL, NULL,
+};
+
 const char *const np_device_plugin_ds_names[] = {
 	"gpushare-device-plugin-ds",
 	"gpushare-cgpu-device-plugin-ds",

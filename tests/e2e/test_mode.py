@@ -304,6 +304,31 @@ class ProEdition(ModeBase):
 		self.assertTrue(line, r.stderr)
 		self.assertIn("aliyun.com/gpu-mem=8", line[0])
 
+	def test_only_pool_or_mode_selectors_pin_a_pod(self):
+		_, _, base = self.api.call("GET", "/api/v1/namespaces/default/pods/no-selector-job-0")
+		variants = {
+			"os-only-0": {"nodeSelector": {"kubernetes.io/os": "linux"}},
+			"pool-affinity-0": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+				"nodeSelectorTerms": [{"matchExpressions": [
+					{"key": "alibabacloud.com/nodepool-id", "operator": "In", "values": ["np-cgpu"]}]}]}}}},
+			"preferred-only-0": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+				{"weight": 1, "preference": {"matchExpressions": [
+					{"key": "ack.node.gpu.schedule", "operator": "In", "values": ["cgpu"]}]}}]}}},
+		}
+		for i, (name, spec) in enumerate(variants.items()):
+			pod = json.loads(json.dumps(base))
+			pod["metadata"]["name"] = name
+			pod["metadata"]["uid"] = "6b1f3c9e-0000-4000-8000-00000000001%d" % i
+			pod["spec"].update(spec)
+			pod["spec"].pop("nodeName", None)  # not yet on a node: it may land on the changed one
+			self.api.put_object(pod)
+		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		self.assert_ok(r)
+		self.assertIn("pod/default/os-only-0: asks", r.stderr)
+		self.assertIn("pod/default/preferred-only-0: asks", r.stderr)
+		self.assertNotIn("pool-affinity-0", r.stderr)
+		self.assertNotIn("cgpu-test-0: asks", r.stderr)
+
 	def test_region_warning(self):
 		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
 		node["metadata"]["labels"]["topology.kubernetes.io/region"] = "eu-central-1"
