@@ -50,6 +50,7 @@ struct mode_run {
 	enum node_result *results;
 	char **errors;		     /* the error line per node, or NULL */
 	struct warnings warnings;
+	size_t unpinned_unlisted; /* NoNodeSelector pods counted but not kept */
 	size_t nchanging;
 };
 
@@ -214,6 +215,14 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 	const struct np_plan *plan = changing_plan(s->r, p->node_name);
 	char *object = NULL;
 
+	/* only pods on the changing nodes, or not yet on any node (they may
+	 * land on one), concern this change: the rest of a large cluster
+	 * would bury what matters */
+	if (!plan && p->node_name && *p->node_name) {
+		k8s_pod_free(p);
+		return 0;
+	}
+
 	if (asprintf(&object, "pod/%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "") < 0) {
 		k8s_pod_free(p);
 		return kerr_set(err, KERR_OTHER, "out of memory");
@@ -292,19 +301,63 @@ static int pod_warnings(struct mode_run *r, struct kerr *err)
 	int rc = kube_list_run(r->c, &l, 1, err);
 
 	kube_list_release(&l);
+	r->unpinned_unlisted = s.unpinned - s.shown;
 	if (rc == 0 && s.unpinned > s.shown)
 		warnings_add(&r->warnings, "NoNodeSelector", NULL,
 			     "%zu more pods ask for aliyun.com/gpu-mem without a nodeSelector", s.unpinned - s.shown);
 	return rc;
 }
 
+/* Each kind of warning shows this many in full; the rest are counted and
+ * a few named, so that the warnings fit on a screen (-o json has them all). */
+#define WARN_FULL_PER_KIND 3
+#define WARN_NAMED_MORE 3
+
+static bool code_seen_before(const struct warnings *w, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(w->items[k].code, w->items[i].code) == 0)
+			return true;
+	return false;
+}
+
+/* Grouped by kind, in the order each kind first appeared: at most
+ * WARN_FULL_PER_KIND + 1 lines per kind. */
 static void print_warnings(const struct mode_run *r)
 {
-	for (size_t i = 0; i < r->warnings.len; i++) {
-		const struct warning *w = &r->warnings.items[i];
+	const struct warnings *w = &r->warnings;
+	FILE *f = r->ctx->errout;
 
-		fprintf(r->ctx->errout, "Warning: %s%s%s\n", w->object ? w->object : "", w->object ? ": " : "",
-			w->message);
+	for (size_t i = 0; i < w->len; i++) {
+		const char *code = w->items[i].code;
+		size_t total = 0, full = 0, named = 0;
+
+		if (code_seen_before(w, i))
+			continue;
+		for (size_t k = i; k < w->len; k++) {
+			const struct warning *x = &w->items[k];
+
+			if (strcmp(x->code, code) != 0 || !x->object)
+				continue;
+			if (total++ < WARN_FULL_PER_KIND) {
+				fprintf(f, "Warning: %s: %s\n", x->object, x->message);
+				full++;
+			}
+		}
+		if (strcmp(code, "NoNodeSelector") == 0)
+			total += r->unpinned_unlisted;
+		if (total <= full)
+			continue;
+		fprintf(f, "Warning: %zu more %s:", total - full, code);
+		for (size_t k = i, seen = 0; k < w->len && named < WARN_NAMED_MORE; k++) {
+			const struct warning *x = &w->items[k];
+
+			if (strcmp(x->code, code) != 0 || !x->object || seen++ < full)
+				continue;
+			fprintf(f, "%s %s", named ? "," : "", x->object);
+			named++;
+		}
+		fprintf(f, "%s (-o json has them all)\n", total > full + named ? " ..." : "");
 	}
 }
 
@@ -617,11 +670,10 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	if (!r.json)
 		print_plan(&r, restart);
 	fflush(ctx->out);
-	print_warnings(&r);
-	if (r.nchanging && !restart && restart_count(&r))
-		fprintf(ctx->errout, "Warning: the device plugin must be restarted on %zu node%s for the change to "
-				     "take effect: add --restart\n",
-			restart_count(&r), restart_count(&r) == 1 ? "" : "s");
+	/* the plan, then what to mind, then the question; that a restart is
+	 * needed is said once, in the plan */
+	if (!r.json)
+		print_warnings(&r);
 	if (confirm(&r, yes, err) < 0)
 		goto out;
 
