@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "nodepool.h"
+#include "render.h"
 #include "restart.h"
 #include "scheme.h"
 #include "warnings.h"
@@ -31,7 +32,7 @@ static const struct flag mode_flags[] = {
 	[F_YES] = { "yes", 'y', NULL, "do not ask before changing more than one node", NULL },
 	[F_RESTART] = { "restart", 0, NULL, "restart the device plugin on the changed nodes afterwards", NULL },
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "with --restart: how long to wait for each node's new plugin pod (default 5m)", NULL },
-	[F_OUTPUT] = { "output", 'o', "FORMAT", "json: print the plan and the results as JSON", "json" },
+	[F_OUTPUT] = { "output", 'o', "FORMAT", "json or yaml: print the plan and the results as a document", "json yaml" },
 	{ 0 },
 };
 
@@ -44,7 +45,7 @@ struct mode_run {
 	struct kube_client *c;
 	struct np_target target;
 	enum dry_run dry;
-	bool json, edition_given;
+	bool json, yaml, edition_given; /* json: a document (JSON, or YAML when yaml) */
 	struct np_nodes all, chosen;
 	struct np_plan *plans;	     /* one per chosen node */
 	enum node_result *results;
@@ -567,6 +568,9 @@ static void print_json(const struct mode_run *r)
 		json_array_append_new(warns, json_pack("{s:s, s:s?, s:s}", "code", w->code, "object", w->object,
 						       "message", w->message));
 	}
+	/* a document of the same family as inspect's report */
+	json_object_set_new(root, "apiVersion", json_string(RENDER_API_VERSION));
+	json_object_set_new(root, "kind", json_string("ModeChange"));
 	json_object_set_new(root, "edition", json_string(np_edition_name(r->target.edition)));
 	json_object_set_new(root, "mode", json_string(np_mode_name(r->target.mode)));
 	if (r->target.placement)
@@ -574,8 +578,16 @@ static void print_json(const struct mode_run *r)
 	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
 	json_object_set(root, "nodes", nodes);
 	json_object_set(root, "warnings", warns);
-	json_dumpf(root, r->ctx->out, JSON_INDENT(2));
-	fputc('\n', r->ctx->out);
+	if (r->yaml) {
+		struct kerr err = KERR_INIT;
+
+		if (render_yaml_value(r->ctx->out, root, &err) < 0)
+			kerr_print(r->ctx->errout, &err);
+		kerr_release(&err);
+	} else {
+		json_dumpf(root, r->ctx->out, JSON_INDENT(2));
+		fputc('\n', r->ctx->out);
+	}
 out:
 	json_decref(root);
 	json_decref(nodes);
@@ -637,10 +649,12 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 					vals[F_DRY_RUN]);
 	}
 	if (vals[F_OUTPUT]) {
-		if (strcmp(vals[F_OUTPUT], "json") != 0)
-			return kerr_set(err, KERR_USAGE, "unknown output format \"%s\": mode prints text or json",
+		if (strcmp(vals[F_OUTPUT], "json") != 0 && strcmp(vals[F_OUTPUT], "yaml") != 0)
+			return kerr_set(err, KERR_USAGE,
+					"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
 					vals[F_OUTPUT]);
 		r.json = true;
+		r.yaml = strcmp(vals[F_OUTPUT], "yaml") == 0;
 	}
 	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
 		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",

@@ -344,6 +344,8 @@ class ProEdition(ModeBase):
 		r = self.run_mode("isolate", PRO_SHARE, "-o", "json")
 		self.assert_ok(r)
 		doc = json.loads(r.stdout)
+		self.assertEqual(doc["apiVersion"], "inspect-cgpu.kubectl.io/v1")
+		self.assertEqual(doc["kind"], "ModeChange")
 		self.assertEqual(doc["edition"], "pro")
 		self.assertEqual(doc["mode"], "isolate")
 		self.assertEqual(doc["dryRun"], "none")
@@ -355,6 +357,18 @@ class ProEdition(ModeBase):
 		self.assertEqual(n["labelsAfter"], {"ack.node.gpu.schedule": "cgpu"})
 		self.assertEqual(n["result"], "labeled")
 		self.assertTrue(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]))
+
+	def test_yaml(self):
+		r = self.run_mode("isolate", PRO_SHARE, "-o", "yaml", "--dry-run")
+		self.assert_ok(r)
+		self.assertTrue(r.stdout.startswith("apiVersion: inspect-cgpu.kubectl.io/v1\nkind: ModeChange\n"), r.stdout)
+		if yaml:
+			doc = yaml.safe_load(r.stdout)
+			j = json.loads(self.run_mode("isolate", PRO_SHARE, "-o", "json", "--dry-run").stdout)
+			self.assertEqual(doc, j)
+		r = self.run_mode("isolate", PRO_SHARE, "-o", "xml")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn("allowed formats are: json,yaml", r.stderr)
 
 	def test_conflicting_evidence(self):
 		# another node of another edition does not matter...
