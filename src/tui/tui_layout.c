@@ -386,25 +386,68 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 	g->pend_x = g->pods_x + 5;
 }
 
+/* A column is shown whole or not at all: a figure cut at the screen's
+ * edge would read as another figure. */
+static bool fits(const struct frame *f, int x, int w)
+{
+	return x + w <= f->scr->cols;
+}
+
+/* The longest of the headers that fits in w columns, or NULL. */
+static const char *header_fit(const char *const *choices, int w)
+{
+	for (; *choices; choices++)
+		if ((int)strlen(*choices) <= w)
+			return *choices;
+	return NULL;
+}
+
 static void list_header(struct frame *f, const struct list_geom *g, int y)
 {
+	static const char *const per_gpu[] = { "GPUS (allocated/total)", "GPUS", NULL };
+	static const char *const one_bar[] = { "GPU MEMORY", "GPU", NULL };
 	struct tui_line *l = row(f, y);
 	int cols = f->scr->cols;
 	bool *oom = &f->scr->oom;
+	const char *bars;
+	char *mem;
 
 	if (!l)
 		return;
 	l->fill = TUI_ROLE_HEADER;
-	char *mem = memory_header(f, g);
-
+	mem = memory_header(f, g);
 	tui_put(l, cols, oom, 0, TUI_ROLE_HEADER, columns[COL_NAME].live_header, g->name_w);
-	if (g->bar_w)
-		tui_put(l, cols, oom, g->bars_x, TUI_ROLE_HEADER, g->nbars ? "GPUS (allocated/total)" : "GPU MEMORY", -1);
-	tui_putf(l, cols, oom, g->mem_x, TUI_ROLE_HEADER, -1, "%*s", g->mem_w, mem ? mem : "MEMORY");
-	tui_put(l, cols, oom, g->pct_x, TUI_ROLE_HEADER, "USE%", -1);
-	tui_put(l, cols, oom, g->pods_x, TUI_ROLE_HEADER, "PODS", -1);
-	tui_putf(l, cols, oom, g->pend_x, TUI_ROLE_HEADER, -1, "%*s", g->pend_w, columns[COL_PENDING].live_header);
+	/* the bars' header stops before the memory column's */
+	bars = g->bar_w ? header_fit(g->nbars ? per_gpu : one_bar, g->mem_x - g->bars_x - 1) : NULL;
+	if (bars)
+		tui_put(l, cols, oom, g->bars_x, TUI_ROLE_HEADER, bars, -1);
+	if (fits(f, g->mem_x, g->mem_w))
+		tui_putf(l, cols, oom, g->mem_x, TUI_ROLE_HEADER, -1, "%*s", g->mem_w, mem ? mem : "MEMORY");
+	if (fits(f, g->pct_x, 4))
+		tui_put(l, cols, oom, g->pct_x, TUI_ROLE_HEADER, "USE%", -1);
+	if (fits(f, g->pods_x, 4))
+		tui_put(l, cols, oom, g->pods_x, TUI_ROLE_HEADER, "PODS", -1);
+	if (fits(f, g->pend_x, g->pend_w))
+		tui_putf(l, cols, oom, g->pend_x, TUI_ROLE_HEADER, -1, "%*s", g->pend_w, columns[COL_PENDING].live_header);
 	free(mem);
+}
+
+/* A name longer than w keeps its start and its end, cut in the middle:
+ * node names of one cluster often share a long prefix and differ at the
+ * end (cn-shanghai.192.168.7.157, .158, ...). */
+static void put_name(struct tui_line *l, int cols, bool *oom, const char *name, int w)
+{
+	size_t len = strlen(name), head, tail;
+
+	if (w <= 0)
+		return;
+	if (len <= (size_t)w || w < 4) {
+		tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, name, w);
+		return;
+	}
+	head = (size_t)w / 3;
+	tail = (size_t)w - 1 - head;
+	tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, w, "%.*s~%s", (int)head, name, name + len - tail);
 }
 
 static void list_row(struct frame *f, const struct list_geom *g, struct tui_line *l, const struct model_node *n,
@@ -415,7 +458,7 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 	char *t;
 
 	l->selected = selected;
-	tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, n->name, g->name_w);
+	put_name(l, cols, oom, n->name, g->name_w);
 	if (g->bar_w && g->nbars && n->gpus) {
 		for (int i = 0; i < n->ngpus && i < g->nbars; i++)
 			tui_put_bar(l, cols, oom, g->bars_x + i * g->per, g->bar_w, n->gpus[i].mem_allocated,

@@ -540,3 +540,46 @@ Test(tui_layout, help_and_tiny_terminals)
 	tui_screen_release(&scr);
 	tui_state_release(&s);
 }
+
+Test(tui_layout, narrow_screen_keeps_headers_whole_and_names_distinct)
+{
+	static const int64_t alloc[] = { 8, 3, 4, 7 };
+	static const char *const names[] = { "cn-shanghai.192.168.7.157", "cn-shanghai.192.168.7.158",
+					     "cn-shanghai.192.168.7.159", "cn-shanghai.192.168.7.160" };
+	struct tui_state s;
+	struct tui_screen scr;
+
+	for (int i = 0; i < 4; i++)
+		add_node(names[i], NULL, 4, 11, alloc);
+	for (int cols = 40; cols < 80; cols += 3) {
+		char *text, *header, *hit;
+		char shown[4][64];
+
+		tui_state_init(&s, cols, 24);
+		sync_rows(&s);
+		text = screen_text(&s, &status_ok, &scr);
+		header = tui_screen_line_text(&scr, 3);
+		/* every header there is whole, and they stand apart */
+		cr_assert_not_null(strstr(header, "NODE"), "%d: %s", cols, header);
+		for (const char *const *h = (const char *const[]){ "GPU", "MEMORY(GiB)", "USE%", "PODS", NULL }; *h; h++) {
+			hit = strstr(header, *h);
+			if (hit && hit > header)
+				cr_assert_eq(hit[-1], ' ', "%d: header %s run into another: %s", cols, *h, header);
+		}
+		cr_assert_null(strstr(header, "MEMEMORY"), "%d: %s", cols, header);
+		/* the four names stay four different names */
+		for (int i = 0; i < 4; i++) {
+			char *l = tui_screen_line_text(&scr, 4 + i);
+
+			sscanf(l, "%63s", shown[i]);
+			free(l);
+		}
+		for (int i = 0; i < 4; i++)
+			for (int k = i + 1; k < 4; k++)
+				cr_assert_str_neq(shown[i], shown[k], "%d columns:\n%s", cols, text);
+		free(header);
+		free(text);
+		tui_screen_release(&scr);
+		tui_state_release(&s);
+	}
+}
