@@ -1,6 +1,8 @@
 /* The live view's building blocks and its node pane: see tui_pane.h. */
 #include "tui_pane.h"
 
+#include "columns.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,7 +198,10 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pool %s", n->pool);
 	if (n->scheme)
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  scheme %s", n->scheme->name);
-	if (n->info.mode)
+	if (n->info.mode && strcmp(column_mode_name(n), n->info.mode) != 0)
+		/* the label's own value too, for whoever reads the node's labels */
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  mode %s (%s)", column_mode_name(n), n->info.mode);
+	else if (n->info.mode)
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  mode %s", n->info.mode);
 	if (n->gpu_model)
 		tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  model %s", n->gpu_model);
