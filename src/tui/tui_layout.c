@@ -233,8 +233,11 @@ static void draw_header(struct frame *f)
 
 		x = tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, "GPU memory ", -1);
 		x = tui_put_bar(l, cols, oom, x, barw, t->mem_allocated, t->mem_total);
-		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)t->mem_allocated,
-			 (long long)t->mem_total, tui_unit_name(t->unit), tui_percent(t->mem_allocated, t->mem_total));
+		char figures[64];
+
+		tui_mem_readable(figures, sizeof(figures), t->mem_allocated, t->mem_total, t->unit);
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %s (%d%%)", figures,
+			     tui_percent(t->mem_allocated, t->mem_total));
 		if (m->any_core || t->core_total)
 			tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%d%%)",
 			     (long long)t->core_allocated, (long long)t->core_total,
@@ -272,7 +275,12 @@ static void draw_status(struct frame *f)
 	if (st->loading)
 		x = tui_put(l, cols, oom, 0, TUI_ROLE_STATUS, "loading...", -1);
 	else if (st->age_s >= 0)
-		x = tui_putf(l, cols, oom, 0, TUI_ROLE_STATUS, -1, "data %llds old", st->age_s);
+	{
+		char age[32];
+
+		tui_format_age(age, sizeof(age), st->age_s);
+		x = tui_putf(l, cols, oom, 0, TUI_ROLE_STATUS, -1, "data %s old", age);
+	}
 	else
 		x = tui_put(l, cols, oom, 0, TUI_ROLE_STATUS, "no data", -1);
 	if (st->mode)
@@ -327,6 +335,18 @@ static char *memory_header(const struct frame *f, const struct list_geom *g)
 	return s;
 }
 
+/* PENDING is memory: "PENDING(GiB)" when every row is in one unit. */
+static char *pending_header(const struct frame *f, const struct list_geom *g)
+{
+	char *s = NULL;
+
+	if (g->unit_in_cell)
+		return strdup(columns[COL_PENDING].live_header);
+	if (asprintf(&s, "%s(%s)", columns[COL_PENDING].live_header, tui_unit_name(f->m->totals.unit)) < 0)
+		return NULL;
+	return s;
+}
+
 static void list_geometry(struct frame *f, struct list_geom *g)
 {
 	int cols = f->scr->cols, right, avail, maxg = f->m->max_gpus;
@@ -338,7 +358,8 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 	g->name_w = (int)strlen(columns[COL_NAME].live_header);
 	g->mem_w = (h = memory_header(f, g)) ? (int)strlen(h) : 6;
 	free(h);
-	g->pend_w = (int)strlen(columns[COL_PENDING].live_header);
+	g->pend_w = (h = pending_header(f, g)) ? (int)strlen(h) : 7;
+	free(h);
 	for (size_t i = 0; i < f->s->nrows; i++) {
 		const struct model_node *n = find_node(f->m, f->s->rows[i]);
 		char *t;
@@ -410,7 +431,7 @@ static void list_header(struct frame *f, const struct list_geom *g, int y)
 	int cols = f->scr->cols;
 	bool *oom = &f->scr->oom;
 	const char *bars;
-	char *mem;
+	char *mem, *pend;
 
 	if (!l)
 		return;
@@ -427,8 +448,11 @@ static void list_header(struct frame *f, const struct list_geom *g, int y)
 		tui_put(l, cols, oom, g->pct_x, TUI_ROLE_HEADER, "USE%", -1);
 	if (fits(f, g->pods_x, 4))
 		tui_put(l, cols, oom, g->pods_x, TUI_ROLE_HEADER, "PODS", -1);
+	pend = pending_header(f, g);
 	if (fits(f, g->pend_x, g->pend_w))
-		tui_putf(l, cols, oom, g->pend_x, TUI_ROLE_HEADER, -1, "%*s", g->pend_w, columns[COL_PENDING].live_header);
+		tui_putf(l, cols, oom, g->pend_x, TUI_ROLE_HEADER, -1, "%*s", g->pend_w,
+			 pend ? pend : columns[COL_PENDING].live_header);
+	free(pend);
 	free(mem);
 }
 
@@ -513,13 +537,32 @@ static struct dline *display_lines(struct frame *f, size_t *ret_n, size_t *ret_s
 
 static void pool_heading(struct frame *f, struct tui_line *l, const struct dline *d, size_t i, size_t n)
 {
-	size_t count = 0;
+	size_t count = 0, gpus = 0, pods = 0;
+	int64_t alloc = 0, total = 0;
+	bool one_unit = true;
+	int x;
 
-	for (size_t j = i + 1; j < n && d[j].node; j++)
+	for (size_t j = i + 1; j < n && d[j].node; j++) {
+		const struct model_node *node = d[j].node;
+
 		count++;
+		gpus += node->gpus ? (size_t)node->ngpus : 0;
+		pods += node->npods;
+		alloc += node->mem_allocated;
+		total += node->mem_total;
+		one_unit = one_unit && node->unit == d[i + 1].node->unit;
+	}
 	l->fill = TUI_ROLE_POOL;
-	tui_putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_POOL, -1, "pool %s: %zu node%s", d[i].pool, count,
-	     count == 1 ? "" : "s");
+	x = tui_putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_POOL, -1, "pool %s: %zu node%s, %zu GPU%s, %zu pod%s",
+		     d[i].pool, count, count == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", pods, pods == 1 ? "" : "s");
+	/* the group's totals, where its nodes count in one unit */
+	if (count && one_unit) {
+		char figures[64];
+
+		tui_mem_readable(figures, sizeof(figures), alloc, total, d[i + 1].node->unit);
+		tui_putf(l, f->scr->cols, &f->scr->oom, x, TUI_ROLE_POOL, -1, ", memory %s (%d%%)", figures,
+			 tui_percent(alloc, total));
+	}
 }
 
 static void draw_list(struct frame *f, int y0, int height)

@@ -110,6 +110,39 @@ char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit)
 	return s;
 }
 
+void tui_mem_readable(char *buf, size_t len, int64_t allocated, int64_t total, enum mem_unit unit)
+{
+	static const char *const bigger[] = { "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double a = (double)allocated, t = (double)total;
+	size_t u;
+
+	if (unit == UNIT_SLOTS || total < 10240) {
+		snprintf(buf, len, "%lld/%lld %s", (long long)allocated, (long long)total, tui_unit_name(unit));
+		return;
+	}
+	u = unit == UNIT_MIB ? 0 : 1;
+	while (t >= 10240 && u + 1 < sizeof(bigger) / sizeof(bigger[0])) {
+		a /= 1024;
+		t /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f/%.1f %s", a, t, bigger[u]);
+}
+
+void tui_format_age(char *buf, size_t len, long long s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 120 * 60)
+		snprintf(buf, len, "%lldm", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%lldh", s / 3600);
+	else
+		snprintf(buf, len, "%lldd", s / 86400);
+}
+
 /* --- growable list of lines (the node pane, help) --------------------------- */
 
 

@@ -22,6 +22,11 @@ int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role,
 /* "[|||||     ]", width cells including the brackets.  Returns the column after. */
 int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total);
 char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit);
+/* "36/89 GiB", or past 10240 of a unit the next unit up with one decimal
+ * ("48.9/50.1 TiB"), so that cluster totals stay readable. */
+void tui_mem_readable(char *buf, size_t len, int64_t allocated, int64_t total, enum mem_unit unit);
+/* An age as kubectl says it: 45s, 12m, 46h, 3d. */
+void tui_format_age(char *buf, size_t len, long long seconds);
 
 /* A growable list of lines (the node pane, help). */
 struct tui_lines {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tui_layout.h"
+#include "tui_pane.h"
 
 /* A model built by hand, as model_finish would leave it: nodes sorted by name. */
 struct fixture {
@@ -427,9 +428,10 @@ Test(tui_layout, pool_headings_when_grouped)
 	key(&s, 'p');
 	text = screen_text(&s, &status_ok, &scr);
 	p1 = strstr(text, "pool p1: 2 nodes");
-	p2 = strstr(text, "pool p2: 1 node\n");
+	p2 = strstr(text, "pool p2: 1 node, 1 GPU, 0 pods, memory 0/15 GiB (0%)\n");
 	cr_assert(p1 && p2 && p1 < p2, "%s", text);
 	cr_assert_not_null(strstr(text, "pool (no pool): 1 node"), "%s", text);
+	cr_assert_not_null(strstr(text, "pool p1: 2 nodes, 2 GPUs, 0 pods, memory 0/30 GiB (0%)"), "%s", text);
 	cr_assert_not_null(strstr(text, "by pool"), "%s", text);
 	cr_assert(scr.line[8].selected, "the selection follows node a into its group: %s", text);
 	cr_assert_not(scr.line[7].selected);
@@ -582,4 +584,34 @@ Test(tui_layout, narrow_screen_keeps_headers_whole_and_names_distinct)
 		tui_screen_release(&scr);
 		tui_state_release(&s);
 	}
+}
+
+Test(tui_layout, units_next_to_figures_ages_and_readable_totals)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	struct tui_status st = status_ok;
+	char *text, buf[64];
+
+	tui_mem_readable(buf, sizeof(buf), 25657640, 51315280, UNIT_MIB);
+	cr_assert_str_eq(buf, "24.5/48.9 TiB");
+	tui_mem_readable(buf, sizeof(buf), 36, 89, UNIT_GIB);
+	cr_assert_str_eq(buf, "36/89 GiB");
+	tui_format_age(buf, sizeof(buf), 45);
+	cr_assert_str_eq(buf, "45s");
+	tui_format_age(buf, sizeof(buf), 2781 * 60);
+	cr_assert_str_eq(buf, "46h");
+	tui_format_age(buf, sizeof(buf), 3 * 86400 + 5);
+	cr_assert_str_eq(buf, "3d");
+
+	seed002();
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	st.age_s = 2781 * 60;
+	text = screen_text(&s, &st, &scr);
+	cr_assert_not_null(strstr(text, "data 46h old"), "%s", text);
+	cr_assert_not_null(strstr(text, "PENDING(GiB)"), "the pending column is memory: %s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
 }
