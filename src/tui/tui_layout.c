@@ -173,6 +173,7 @@ static const char *const help_text[] = {
 	"  s                sort: name, allocated %, free memory, pending",
 	"  /                filter nodes: key=value (a label, or pool=NAME) or a substring",
 	"  p                group nodes by pool",
+	"  w                the warnings counted in the header",
 	"  ?                this help",
 	"  q, Ctrl-C        quit",
 	"",
@@ -251,7 +252,7 @@ static void draw_header(struct frame *f)
 		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
 			 (long long)m->totals.mem_pending, tui_unit_name(m->totals.unit));
 	if (m->warnings.len)
-		tui_putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu", m->warnings.len);
+		tui_putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu (w)", m->warnings.len);
 }
 
 static void draw_status(struct frame *f)
@@ -660,6 +661,40 @@ static void draw_help(struct frame *f, int y0, int height)
 	}
 }
 
+/* The model's warnings, one a line, as many as fit. */
+static void draw_warnings(struct frame *f, int y0, int height)
+{
+	const struct warnings *w = &f->m->warnings;
+	int cols = f->scr->cols;
+	bool *oom = &f->scr->oom;
+	struct tui_line *l;
+	size_t shown = 0;
+
+	if (height < 1 || !(l = row(f, y0)))
+		return;
+	tui_putf(l, cols, oom, 0, TUI_ROLE_HEADER, -1, "%zu warning%s (w or Esc: back)", w->len, w->len == 1 ? "" : "s");
+	for (int y = 1; y < height && shown < w->len; y++, shown++) {
+		const struct warning *x = &w->items[shown];
+		int xx;
+
+		if (!(l = row(f, y0 + y)))
+			break;
+		if (y == height - 1 && w->len - shown > 1) {
+			tui_putf(l, cols, oom, 1, TUI_ROLE_DIM, -1, "%zu more: kubectl inspect cgpu prints them all",
+				 w->len - shown);
+			return;
+		}
+		xx = tui_put(l, cols, oom, 1, TUI_ROLE_MID, x->code, -1);
+		if (x->object) {
+			xx = tui_put(l, cols, oom, xx + 1, TUI_ROLE_NORMAL, x->object, -1);
+			xx = tui_put(l, cols, oom, xx, TUI_ROLE_NORMAL, ":", -1);
+		}
+		tui_put(l, cols, oom, xx + 1, TUI_ROLE_NORMAL, x->message, -1);
+	}
+	if (!w->len && (l = row(f, y0 + 1)))
+		tui_put(l, cols, oom, 1, TUI_ROLE_DIM, "none", -1);
+}
+
 int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const struct model *m,
 		      const struct tui_status *st)
 {
@@ -691,6 +726,8 @@ int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const s
 		if (row(&f, body0))
 			tui_put(row(&f, body0), scr->cols, &scr->oom, 1, TUI_ROLE_DIM,
 			    st->loading ? "reading nodes and pods..." : "no data", -1);
+	} else if (s->view == TUI_VIEW_WARNINGS) {
+		draw_warnings(&f, body0, body_h);
 	} else if (s->view == TUI_VIEW_NODE) {
 		draw_pane(&f, s->open_node, body0, body_h, true);
 	} else if (scr->lines >= SPLIT_MIN_LINES && tui_state_selected(s)) {

@@ -615,3 +615,31 @@ Test(tui_layout, units_next_to_figures_ages_and_readable_totals)
 	tui_screen_release(&scr);
 	tui_state_release(&s);
 }
+
+Test(tui_layout, w_shows_the_warnings_the_header_counts)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	seed002();
+	warnings_add(&fx->m.warnings, "OverAllocated", "node/cn-hangzhou.192.168.2.167", "more memory allocated than the GPUs have");
+	warnings_add(&fx->m.warnings, "PodOnUnknownGPU", "pod/default/x\x1b[2J", "names GPU 7");
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "warnings 2 (w)"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	key(&s, 'w');
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "2 warnings"), "%s", text);
+	cr_assert_not_null(strstr(text, "OverAllocated node/cn-hangzhou.192.168.2.167: more memory"), "%s", text);
+	cr_assert_not_null(strstr(text, "PodOnUnknownGPU pod/default/x?[2J: names GPU 7"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	key(&s, TUI_KEY_ESC);
+	cr_assert_eq(s.view, TUI_VIEW_NODES);
+	warnings_release(&fx->m.warnings);
+	tui_state_release(&s);
+}
