@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "nodesel.h"
 #include "render.h"
 
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
@@ -79,19 +80,6 @@ static void on_meta(void *ud, const char *resource_version, const char *continue
 		model_reset_nodes(l->run->m);
 	else
 		model_reset_pods(l->run->m);
-}
-
-static char *join_selectors(const char *a, const char *b)
-{
-	char *s;
-
-	if (!a || !*a)
-		return b && *b ? strdup(b) : NULL;
-	if (!b || !*b)
-		return strdup(a);
-	if (asprintf(&s, "%s,%s", a, b) < 0)
-		return NULL;
-	return s;
 }
 
 static int parse_output(const char *v, enum output *ret, struct kerr *err)
@@ -268,7 +256,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	struct model_options mo = {.force_unit = -1, .pool_label = POOL_LABEL};
 	enum output out = OUT_TABLE;
 	bool details, have_model = false, connected = false;
-	char *pool_sel = NULL, *label_selector = NULL;
+	char *label_selector = NULL;
 	int npos, rc = -1;
 
 	npos = cli_parse_flags(&cmd_inspect, argc, argv, vals, err);
@@ -286,21 +274,10 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	if (details && (out == OUT_WIDE))
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
-	if (vals[F_POOL]) {
-		if (!*vals[F_POOL])
-			return kerr_set(err, KERR_USAGE, "--pool needs a node pool name or a KEY=VALUE label");
-		if (strchr(vals[F_POOL], '='))
-			pool_sel = strdup(vals[F_POOL]);
-		else if (asprintf(&pool_sel, "%s=%s", POOL_LABEL, vals[F_POOL]) < 0)
-			pool_sel = NULL;
-		if (!pool_sel)
-			return kerr_set(err, KERR_OTHER, "out of memory");
-	}
-	label_selector = join_selectors(vals[F_SELECTOR], pool_sel);
-	if (npos > 0 && label_selector) {
-		kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
+	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &label_selector, err) < 0)
+		return -1;
+	if (nodesel_check((size_t)npos, label_selector, false, err) < 0)
 		goto out;
-	}
 	if (take_names(&r, npos, argv, err) < 0)
 		goto out;
 
@@ -362,7 +339,6 @@ out:
 	}
 	free(r.names);
 	free(r.seen);
-	free(pool_sel);
 	free(label_selector);
 	return rc;
 }

@@ -7,13 +7,16 @@
  * guarded by the resourceVersion it read (so no node is left half changed and
  * no concurrent edit is overwritten), and says what else must happen.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "nodepool.h"
+#include "render.h"
 #include "restart.h"
+#include "scheme.h"
 #include "warnings.h"
 
 enum {
@@ -29,7 +32,7 @@ static const struct flag mode_flags[] = {
 	[F_YES] = { "yes", 'y', NULL, "do not ask before changing more than one node", NULL },
 	[F_RESTART] = { "restart", 0, NULL, "restart the device plugin on the changed nodes afterwards", NULL },
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "with --restart: how long to wait for each node's new plugin pod (default 5m)", NULL },
-	[F_OUTPUT] = { "output", 'o', "FORMAT", "json: print the plan and the results as JSON", "json" },
+	[F_OUTPUT] = { "output", 'o', "FORMAT", "json or yaml: print the plan and the results as a document", "json yaml" },
 	{ 0 },
 };
 
@@ -42,42 +45,103 @@ struct mode_run {
 	struct kube_client *c;
 	struct np_target target;
 	enum dry_run dry;
-	bool json, edition_given;
+	bool json, yaml, edition_given; /* json: a document (JSON, or YAML when yaml) */
 	struct np_nodes all, chosen;
 	struct np_plan *plans;	     /* one per chosen node */
 	enum node_result *results;
 	char **errors;		     /* the error line per node, or NULL */
 	struct warnings warnings;
+	size_t unpinned_unlisted; /* NoNodeSelector pods counted but not kept */
 	size_t nchanging;
 };
 
 /* --- evidence and plans ---------------------------------------------------------- */
 
+/* Does the DaemonSet's pod template select the node?  Only its nodeSelector
+ * is read, against the labels the node was read with; a key not among them
+ * does not match, so such a DaemonSet is no evidence. */
+static bool ds_selects(const json_t *ds, const struct np_node *n)
+{
+	const json_t *sel = json_object_get(
+		json_object_get(json_object_get(json_object_get(ds, "spec"), "template"), "spec"), "nodeSelector");
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)sel, k, v) {
+		const char *have = kvlist_get(&n->labels, k);
+
+		if (!json_is_string(v) || !have || strcmp(have, json_string_value(v)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The evidence of some nodes: their labels and the DaemonSets that select
+ * at least one of them. */
+static void detect_add(struct np_detect *d, const struct np_nodes *nodes, const json_t *dss)
+{
+	const json_t *item;
+	size_t i;
+
+	for (i = 0; i < nodes->len; i++)
+		np_detect_add_node(d, nodes->items[i].name, &nodes->items[i].labels);
+	json_array_foreach(json_object_get(dss, "items"), i, item) {
+		for (size_t k = 0; k < nodes->len; k++) {
+			if (ds_selects(item, &nodes->items[k])) {
+				np_detect_add_daemonset(d, json_string_value(json_object_get(json_object_get(item, "metadata"),
+											     "name")));
+				break;
+			}
+		}
+	}
+}
+
+static bool detect_empty(const struct np_detect *d)
+{
+	for (int e = NP_EDITION_PRO; e < NP_NEDITIONS; e++)
+		if (d->nodes[e] || d->ds_example[e])
+			return false;
+	return !d->plugin_ds;
+}
+
+/* The edition of the chosen nodes: their labels and the device-plugin
+ * DaemonSets that select them.  Other nodes may belong to another edition
+ * (a cluster moving from one to the other); only when the chosen nodes say
+ * nothing at all does the rest of the cluster decide. */
 static int detect_edition(struct mode_run *r, enum np_edition override, struct kerr *err)
 {
 	struct np_detect d;
-	json_t *j = NULL, *item;
-	size_t i;
+	json_t *j = NULL;
 	int rc;
 
 	if (override != NP_EDITION_UNKNOWN) {
 		r->target.edition = override;
 		return 0;
 	}
-	np_detect_init(&d);
-	for (i = 0; i < r->all.len; i++)
-		np_detect_add_node(&d, r->all.items[i].name, &r->all.items[i].labels);
 	if (kube_get_json(r->c, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0) {
 		/* Someone allowed to label nodes may not read DaemonSets: the node
 		 * labels may still be enough. */
-		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404)) {
-			np_detect_release(&d);
+		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404))
 			return -1;
-		}
 		kerr_release(err);
 	}
-	json_array_foreach(json_object_get(j, "items"), i, item)
-		np_detect_add_daemonset(&d, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
+	np_detect_init(&d);
+	detect_add(&d, &r->chosen, j);
+	d.selected = true;
+	if (detect_empty(&d)) {
+		np_detect_release(&d);
+		np_detect_init(&d);
+		detect_add(&d, &r->all, j);
+		/* a DaemonSet that selects no node still says what is installed */
+		if (detect_empty(&d)) {
+			const json_t *item;
+			size_t i;
+
+			json_array_foreach(json_object_get(j, "items"), i, item)
+				np_detect_add_daemonset(&d, json_string_value(json_object_get(json_object_get(item, "metadata"),
+											       "name")));
+		}
+	}
 	json_decref(j);
 	rc = np_detect_finish(&d, NP_EDITION_UNKNOWN, &r->target.edition, err);
 	np_detect_release(&d);
@@ -110,17 +174,27 @@ struct pod_scan {
 };
 
 static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
-static const struct decode_filter pod_filter = { .resource_names = gpu_resources };
+static const struct decode_filter pod_filter = { .resource_names = gpu_resources, .node_keys = np_pin_label_keys };
 
-static const char *pod_gpu_limit(const struct k8s_pod *p, const char *name)
+/* The pod's whole ask for a resource: the sum over its containers (the
+ * device plugin gives each container its own share).  False when no
+ * container asks for it. */
+static bool pod_gpu_limit(const struct k8s_pod *p, const char *name, int64_t *ret)
 {
+	bool found = false;
+
+	*ret = 0;
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		const char *v = kvlist_get(&p->containers[i].limits, name);
+		int64_t q;
 
-		if (v)
-			return v;
+		if (!v)
+			continue;
+		found = true;
+		if (quantity_parse_int(v, &q) == 0 && q > 0 && *ret <= INT64_MAX - q)
+			*ret += q;
 	}
-	return NULL;
+	return found;
 }
 
 static const struct np_plan *changing_plan(const struct mode_run *r, const char *node)
@@ -136,10 +210,19 @@ static const struct np_plan *changing_plan(const struct mode_run *r, const char 
 static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 {
 	struct pod_scan *s = ud;
-	const char *mem = pod_gpu_limit(p, "aliyun.com/gpu-mem");
-	const char *whole = pod_gpu_limit(p, "nvidia.com/gpu");
+	int64_t memq, wholeq;
+	bool mem = pod_gpu_limit(p, "aliyun.com/gpu-mem", &memq);
+	bool whole = pod_gpu_limit(p, "nvidia.com/gpu", &wholeq);
 	const struct np_plan *plan = changing_plan(s->r, p->node_name);
 	char *object = NULL;
+
+	/* only pods on the changing nodes, or not yet on any node (they may
+	 * land on one), concern this change: the rest of a large cluster
+	 * would bury what matters */
+	if (!plan && p->node_name && *p->node_name) {
+		k8s_pod_free(p);
+		return 0;
+	}
 
 	if (asprintf(&object, "pod/%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "") < 0) {
 		k8s_pod_free(p);
@@ -147,15 +230,18 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 	}
 	if (plan && (mem || whole))
 		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
-			     "runs on node %s with %s=%s of the old mode (%s); it keeps it until it ends: "
+			     "runs on node %s with %s=%lld of the old mode (%s); it keeps it until it ends: "
 			     "let it finish or move it before relying on mode %s",
-			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", mem ? mem : whole,
+			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", (long long)(mem ? memq : wholeq),
 			     np_mode_name(plan->before), np_mode_name(plan->after));
-	if (mem && !p->has_node_selector) {
+	/* a selector on kubernetes.io/os or a zone does not keep a pod out of a
+	 * pool in another mode: only the pool and mode labels do */
+	if (mem && p->node_keys.len == 0) {
 		if (s->shown < MAX_UNPINNED_SHOWN) {
 			warnings_add(&s->r->warnings, "NoNodeSelector", object,
-				     "asks for aliyun.com/gpu-mem without a nodeSelector: with pools in different "
-				     "modes its next pods may land in the wrong pool");
+				     "asks for aliyun.com/gpu-mem without a nodeSelector or required node affinity on a pool "
+				     "or sharing-mode label: with pools in different modes its next pods may land in the "
+				     "wrong pool");
 			s->shown++;
 		}
 		s->unpinned++;
@@ -216,19 +302,63 @@ static int pod_warnings(struct mode_run *r, struct kerr *err)
 	int rc = kube_list_run(r->c, &l, 1, err);
 
 	kube_list_release(&l);
+	r->unpinned_unlisted = s.unpinned - s.shown;
 	if (rc == 0 && s.unpinned > s.shown)
 		warnings_add(&r->warnings, "NoNodeSelector", NULL,
 			     "%zu more pods ask for aliyun.com/gpu-mem without a nodeSelector", s.unpinned - s.shown);
 	return rc;
 }
 
+/* Each kind of warning shows this many in full; the rest are counted and
+ * a few named, so that the warnings fit on a screen (-o json has them all). */
+#define WARN_FULL_PER_KIND 3
+#define WARN_NAMED_MORE 3
+
+static bool code_seen_before(const struct warnings *w, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(w->items[k].code, w->items[i].code) == 0)
+			return true;
+	return false;
+}
+
+/* Grouped by kind, in the order each kind first appeared: at most
+ * WARN_FULL_PER_KIND + 1 lines per kind. */
 static void print_warnings(const struct mode_run *r)
 {
-	for (size_t i = 0; i < r->warnings.len; i++) {
-		const struct warning *w = &r->warnings.items[i];
+	const struct warnings *w = &r->warnings;
+	FILE *f = r->ctx->errout;
 
-		fprintf(r->ctx->errout, "Warning: %s%s%s\n", w->object ? w->object : "", w->object ? ": " : "",
-			w->message);
+	for (size_t i = 0; i < w->len; i++) {
+		const char *code = w->items[i].code;
+		size_t total = 0, full = 0, named = 0;
+
+		if (code_seen_before(w, i))
+			continue;
+		for (size_t k = i; k < w->len; k++) {
+			const struct warning *x = &w->items[k];
+
+			if (strcmp(x->code, code) != 0 || !x->object)
+				continue;
+			if (total++ < WARN_FULL_PER_KIND) {
+				fprintf(f, "Warning: %s: %s\n", x->object, x->message);
+				full++;
+			}
+		}
+		if (strcmp(code, "NoNodeSelector") == 0)
+			total += r->unpinned_unlisted;
+		if (total <= full)
+			continue;
+		fprintf(f, "Warning: %zu more %s:", total - full, code);
+		for (size_t k = i, seen = 0; k < w->len && named < WARN_NAMED_MORE; k++) {
+			const struct warning *x = &w->items[k];
+
+			if (strcmp(x->code, code) != 0 || !x->object || seen++ < full)
+				continue;
+			fprintf(f, "%s %s", named ? "," : "", x->object);
+			named++;
+		}
+		fprintf(f, "%s (-o json has them all)\n", total > full + named ? " ..." : "");
 	}
 }
 
@@ -438,6 +568,9 @@ static void print_json(const struct mode_run *r)
 		json_array_append_new(warns, json_pack("{s:s, s:s?, s:s}", "code", w->code, "object", w->object,
 						       "message", w->message));
 	}
+	/* a document of the same family as inspect's report */
+	json_object_set_new(root, "apiVersion", json_string(RENDER_API_VERSION));
+	json_object_set_new(root, "kind", json_string("ModeChange"));
 	json_object_set_new(root, "edition", json_string(np_edition_name(r->target.edition)));
 	json_object_set_new(root, "mode", json_string(np_mode_name(r->target.mode)));
 	if (r->target.placement)
@@ -445,8 +578,16 @@ static void print_json(const struct mode_run *r)
 	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
 	json_object_set(root, "nodes", nodes);
 	json_object_set(root, "warnings", warns);
-	json_dumpf(root, r->ctx->out, JSON_INDENT(2));
-	fputc('\n', r->ctx->out);
+	if (r->yaml) {
+		struct kerr err = KERR_INIT;
+
+		if (render_yaml_value(r->ctx->out, root, &err) < 0)
+			kerr_print(r->ctx->errout, &err);
+		kerr_release(&err);
+	} else {
+		json_dumpf(root, r->ctx->out, JSON_INDENT(2));
+		fputc('\n', r->ctx->out);
+	}
 out:
 	json_decref(root);
 	json_decref(nodes);
@@ -508,33 +649,27 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 					vals[F_DRY_RUN]);
 	}
 	if (vals[F_OUTPUT]) {
-		if (strcmp(vals[F_OUTPUT], "json") != 0)
-			return kerr_set(err, KERR_USAGE, "unknown output format \"%s\": mode prints text or json",
+		if (strcmp(vals[F_OUTPUT], "json") != 0 && strcmp(vals[F_OUTPUT], "yaml") != 0)
+			return kerr_set(err, KERR_USAGE,
+					"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
 					vals[F_OUTPUT]);
 		r.json = true;
+		r.yaml = strcmp(vals[F_OUTPUT], "yaml") == 0;
 	}
 	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
 		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
 				vals[F_TIMEOUT]);
-	if (vals[F_SELECTOR] && vals[F_POOL])
-		return kerr_set(err, KERR_USAGE, "use -l or --pool, not both");
 	/* with an edition given, a wrong mode or placement is refused before any request */
 	if (override != NP_EDITION_UNKNOWN) {
 		r.target.edition = override;
 		if (np_target_check(&r.target, err) < 0)
 			return -1;
 	}
-	selector = vals[F_SELECTOR];
-	if (vals[F_POOL]) {
-		if (np_pool_selector(vals[F_POOL], &pool_sel, err) < 0)
-			return -1;
-		selector = pool_sel;
-	}
-	if ((npos > 1) == (selector != NULL)) {
-		kerr_set(err, KERR_USAGE, npos > 1 ? "name nodes or select them with -l/--pool, not both"
-						   : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
+		return -1;
+	selector = pool_sel;
+	if (nodesel_check((size_t)(npos - 1), selector, true, err) < 0)
 		goto out;
-	}
 	if (cli_connect(ctx, &cfg, &r.c, err) < 0)
 		goto out;
 	if (np_nodes_select(r.c, argv + 1, (size_t)(npos - 1), selector, &r.all, &r.chosen, err) < 0)
@@ -549,11 +684,10 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	if (!r.json)
 		print_plan(&r, restart);
 	fflush(ctx->out);
-	print_warnings(&r);
-	if (r.nchanging && !restart && restart_count(&r))
-		fprintf(ctx->errout, "Warning: the device plugin must be restarted on %zu node%s for the change to "
-				     "take effect: add --restart\n",
-			restart_count(&r), restart_count(&r) == 1 ? "" : "s");
+	/* the plan, then what to mind, then the question; that a restart is
+	 * needed is said once, in the plan */
+	if (!r.json)
+		print_warnings(&r);
 	if (confirm(&r, yes, err) < 0)
 		goto out;
 

@@ -22,196 +22,6 @@ static const char *str_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* --- nodes ----------------------------------------------------------------------- */
-
-void np_node_release(struct np_node *n)
-{
-	if (!n)
-		return;
-	free(n->name);
-	free(n->resource_version);
-	kvlist_release(&n->labels);
-	memset(n, 0, sizeof(*n));
-}
-
-void np_nodes_release(struct np_nodes *l)
-{
-	if (!l)
-		return;
-	for (size_t i = 0; i < l->len; i++)
-		np_node_release(&l->items[i]);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
-}
-
-static int nodes_push(struct np_nodes *l, struct np_node *n)
-{
-	if (l->len == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct np_node *items = realloc(l->items, cap * sizeof(*items));
-
-		if (!items)
-			return -1;
-		l->items = items;
-		l->cap = cap;
-	}
-	l->items[l->len++] = *n;
-	memset(n, 0, sizeof(*n));
-	return 0;
-}
-
-static int node_sink(void *ud, struct k8s_node *k, struct kerr *err)
-{
-	struct np_nodes *l = ud;
-	struct np_node n = { .name = k->name, .resource_version = k->resource_version, .labels = k->labels };
-
-	k->name = NULL;
-	k->resource_version = NULL;
-	memset(&k->labels, 0, sizeof(k->labels));
-	k8s_node_free(k);
-	if (nodes_push(l, &n) < 0) {
-		np_node_release(&n);
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	}
-	return 0;
-}
-
-/* A list restarted after 410 Expired: forget what the first attempt gave. */
-static void node_list_meta(void *ud, const char *rv, const char *cont)
-{
-	if (!rv && !cont)
-		np_nodes_release(ud);
-}
-
-static const struct decode_filter node_filter = { .label_keys = np_node_label_keys };
-
-static const struct np_node *nodes_find(const struct np_nodes *l, const char *name)
-{
-	for (size_t i = 0; i < l->len; i++)
-		if (strcmp(l->items[i].name, name) == 0)
-			return &l->items[i];
-	return NULL;
-}
-
-static int node_copy(const struct np_node *src, struct np_node *dst)
-{
-	memset(dst, 0, sizeof(*dst));
-	dst->name = strdup(src->name);
-	dst->resource_version = src->resource_version ? strdup(src->resource_version) : NULL;
-	if (!dst->name || (src->resource_version && !dst->resource_version))
-		goto fail;
-	for (size_t i = 0; i < src->labels.len; i++) {
-		const struct kv *kv = &src->labels.items[i];
-
-		if (kvlist_add(&dst->labels, kv->key, strlen(kv->key), kv->value, strlen(kv->value)) < 0)
-			goto fail;
-	}
-	return 0;
-fail:
-	np_node_release(dst);
-	return -1;
-}
-
-int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const char *selector,
-		    struct np_nodes *all, struct np_nodes *chosen, struct kerr *err)
-{
-	struct np_nodes a = { 0 }, s = { 0 };
-	struct kube_list lists[2] = {
-		{ .path = "/api/v1/nodes", .kind = OBJ_NODE, .filter = &node_filter,
-		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &a } },
-		{ .path = "/api/v1/nodes", .label_selector = selector, .kind = OBJ_NODE, .filter = &node_filter,
-		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &s } },
-	};
-	int rc = -1;
-
-	if ((n > 0) == (selector != NULL))
-		return kerr_set(err, KERR_USAGE, n ? "name nodes or select them with -l/--pool, not both"
-						   : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
-	if (kube_list_run(c, lists, selector ? 2 : 1, err) < 0)
-		goto out;
-	if (selector) {
-		if (s.len == 0) {
-			kerr_set(err, KERR_OTHER, "no nodes match the selector \"%s\"", selector);
-			goto out;
-		}
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			const struct np_node *found = nodes_find(&a, names[i]);
-			struct np_node copy;
-			char *msg = NULL;
-
-			if (nodes_find(&s, names[i]))
-				continue; /* named twice */
-			if (!found) {
-				if (asprintf(&msg, "nodes \"%s\" not found", names[i]) < 0)
-					msg = NULL;
-				kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
-				free(msg);
-				goto out;
-			}
-			if (node_copy(found, &copy) < 0 || nodes_push(&s, &copy) < 0) {
-				np_node_release(&copy);
-				kerr_set(err, KERR_OTHER, "out of memory");
-				goto out;
-			}
-		}
-	}
-	*all = a;
-	*chosen = s;
-	memset(&a, 0, sizeof(a));
-	memset(&s, 0, sizeof(s));
-	rc = 0;
-out:
-	for (size_t i = 0; i < 2; i++)
-		kube_list_release(&lists[i]);
-	np_nodes_release(&a);
-	np_nodes_release(&s);
-	return rc;
-}
-
-int np_node_get(struct kube_client *c, const char *name, struct np_node *ret, struct kerr *err)
-{
-	char *esc = kube_escape(name), *path = NULL;
-	json_t *j = NULL, *labels;
-	struct np_node n = { 0 };
-	const char *k;
-	json_t *v;
-	int rc = -1;
-
-	if (!esc || asprintf(&path, "/api/v1/nodes/%s", esc) < 0) {
-		path = NULL;
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
-	}
-	if (kube_get_json(c, path, NULL, &j, err) < 0)
-		goto out;
-	n.name = strdup(name);
-	n.resource_version = strdup(str_or(json_string_value(json_object_get(json_object_get(j, "metadata"),
-								       "resourceVersion")), ""));
-	labels = json_object_get(json_object_get(j, "metadata"), "labels");
-	json_object_foreach(labels, k, v) {
-		const char *s = json_string_value(v);
-
-		if (!s || !decode_filter_match(np_node_label_keys, k, strlen(k)))
-			continue;
-		if (kvlist_add(&n.labels, k, strlen(k), s, strlen(s)) < 0)
-			break;
-	}
-	if (!n.name || !n.resource_version) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
-	}
-	*ret = n;
-	memset(&n, 0, sizeof(n));
-	rc = 0;
-out:
-	np_node_release(&n);
-	json_decref(j);
-	free(path);
-	free(esc);
-	return rc;
-}
-
 /* --- time ---------------------------------------------------------------------------- */
 
 static long now_ms(void)
@@ -517,6 +327,7 @@ struct node_job {
 	bool *need;	     /* per DaemonSet: had a pod here */
 	size_t nneed;	     /* how many DaemonSets had one */
 	bool failed;
+	bool skipped;	     /* nothing to restart here: no plugin pod on the node */
 };
 
 static void job_release(struct node_job *j)
@@ -574,7 +385,9 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 	for (size_t i = 0; i < nds; i++)
 		total += pods[i].len;
 	if (total == 0) {
-		fprintf(o->out, "node/%s: no device-plugin pod on this node\n", j->node);
+		fprintf(o->errout, "node/%s: no device-plugin pod on this node%s; not restarted\n", j->node,
+			o->daemonset ? " from that DaemonSet" : "");
+		j->skipped = true;
 		j->state = NS_DONE;
 		goto out;
 	}
@@ -688,11 +501,76 @@ out:
 	kerr_release(&err);
 }
 
+/* At most this many nodes are named in the closing lines; a pool may have hundreds. */
+#define SUMMARY_NAMES 10
+
+/* One line naming the nodes a predicate picks, "and N more" past a few. */
+static void summary_line(const struct restart_opts *o, const struct node_job *jobs, size_t n, const char *what,
+			 bool (*pick)(const struct node_job *))
+{
+	size_t count = 0, shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		count += pick(&jobs[i]);
+	if (!count)
+		return;
+	fprintf(o->errout, "%s (%zu):", what, count);
+	for (size_t i = 0; i < n && shown < SUMMARY_NAMES; i++) {
+		if (!pick(&jobs[i]))
+			continue;
+		fprintf(o->errout, " node/%s", jobs[i].node);
+		shown++;
+	}
+	if (count > shown)
+		fprintf(o->errout, " and %zu more", count - shown);
+	fputc('\n', o->errout);
+}
+
+static bool job_failed(const struct node_job *j)
+{
+	return j->failed;
+}
+
+static bool job_skipped(const struct node_job *j)
+{
+	return j->skipped;
+}
+
+static bool job_not_tried(const struct node_job *j)
+{
+	return j->state == NS_PENDING;
+}
+
+/* What was not done, said once at the end: the per-node lines above may
+ * have scrolled away on a large pool. */
+static void restart_summary(const struct restart_opts *o, const struct node_job *jobs, size_t n)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < n; i++)
+		done += jobs[i].state == NS_DONE && !jobs[i].failed && !jobs[i].skipped;
+	if (done == n)
+		return;
+	fprintf(o->errout, "The device plugin was %s on %zu of %zu node%s; the others were left as they were.\n",
+		o->dry_run || o->server_dry_run ? "to be restarted" : "restarted", done, n, n == 1 ? "" : "s");
+	summary_line(o, jobs, n, "Failed", job_failed);
+	summary_line(o, jobs, n, "No device-plugin pod", job_skipped);
+	summary_line(o, jobs, n, "Not tried", job_not_tried);
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].state == NS_PENDING) {
+			fprintf(o->errout, "Stopped after the first failure; add --continue-on-error to go on past "
+					   "a failed node\n");
+			break;
+		}
+	}
+}
+
 int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
 		  struct kerr *err)
 {
 	struct ds *ds = NULL;
 	size_t nds = 0, next = 0, active = 0, failed = 0;
+	bool stop = false;
 	struct node_job *jobs;
 	bool shown = false;
 	int maxp = o->max_parallel > 0 ? o->max_parallel : 1;
@@ -712,15 +590,21 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 		jobs[i].node = nodes[i];
 	for (;;) {
 		/* start nodes while there is room */
-		while (active < (size_t)maxp && next < n) {
+		/* after a failure, start no more nodes (a broken plugin image
+		 * would otherwise take down the whole pool); those started
+		 * already are waited for */
+		while (active < (size_t)maxp && next < n && !stop) {
 			clear_progress(o, &shown);
 			job_start(c, ds, nds, &jobs[next], o);
 			if (jobs[next].state == NS_WAITING)
 				active++;
 			else
-				failed += jobs[next].failed;
+				failed += jobs[next].failed || jobs[next].skipped;
+			stop = jobs[next].failed && !o->continue_on_error;
 			next++;
 		}
+		if (active == 0 && stop)
+			break;
 		if (active == 0 && next >= n)
 			break;
 		sleep_ms(500);
@@ -733,6 +617,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 			if (jobs[i].state == NS_DONE) {
 				active--;
 				failed += jobs[i].failed;
+				stop = stop || (jobs[i].failed && !o->continue_on_error);
 			}
 		}
 		if (o->tty) {
@@ -749,6 +634,8 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 		}
 	}
 	clear_progress(o, &shown);
+	restart_summary(o, jobs, n);
+	failed += n - next; /* not tried */
 	for (size_t i = 0; i < n; i++)
 		job_release(&jobs[i]);
 	free(jobs);
@@ -760,7 +647,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 
 /* --- the command -------------------------------------------------------------------------- */
 
-enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_NFLAGS };
+enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_NFLAGS };
 
 static const struct flag restart_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
@@ -769,6 +656,7 @@ static const struct flag restart_flags[] = {
 	[F_MAX_PARALLEL] = { "max-parallel", 0, "N", "nodes restarted at the same time (default 1)", NULL },
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "how long to wait for each node's new pod (default 5m)", NULL },
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: list what would be deleted; server: send with dryRun=All", "none client server" },
+	[F_CONTINUE] = { "continue-on-error", 0, NULL, "go on to the next nodes after a node failed (default: stop)", NULL },
 	{ 0 },
 };
 
@@ -804,8 +692,6 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	npos = cli_parse_flags(&cmd_restart, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
-	if (vals[F_SELECTOR] && vals[F_POOL])
-		return kerr_set(err, KERR_USAGE, "use -l or --pool, not both");
 	if (vals[F_MAX_PARALLEL]) {
 		char *end;
 		long v = strtol(vals[F_MAX_PARALLEL], &end, 10);
@@ -827,18 +713,13 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 					vals[F_DRY_RUN]);
 	}
 	o.daemonset = vals[F_DAEMONSET];
+	o.continue_on_error = vals[F_CONTINUE] && strcmp(vals[F_CONTINUE], "true") == 0;
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
-	selector = vals[F_SELECTOR];
-	if (vals[F_POOL]) {
-		if (np_pool_selector(vals[F_POOL], &pool_sel, err) < 0)
-			return -1;
-		selector = pool_sel;
-	}
-	if ((npos > 0) == (selector != NULL)) {
-		kerr_set(err, KERR_USAGE, npos ? "name nodes or select them with -l/--pool, not both"
-					       : "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
+		return -1;
+	selector = pool_sel;
+	if (nodesel_check((size_t)npos, selector, true, err) < 0)
 		goto out;
-	}
 	if (cli_connect(ctx, &cfg, &c, err) < 0)
 		goto out;
 	if (np_nodes_select(c, argv, (size_t)npos, selector, &all, &chosen, err) < 0)

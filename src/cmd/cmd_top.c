@@ -20,6 +20,8 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "nodesel.h"
+#include "top_store.h"
 #include "tui_draw.h"
 #include "tui_layout.h"
 #include "tui_state.h"
@@ -55,163 +57,6 @@ static long long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* --- objects by uid ----------------------------------------------------------- */
-
-struct entry {
-	char *key;
-	void *obj;
-	struct entry *next;
-};
-
-struct store {
-	enum obj_kind kind;
-	struct entry **b;
-	size_t nb, n;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static void obj_free(enum obj_kind kind, void *obj)
-{
-	if (kind == OBJ_NODE)
-		k8s_node_free(obj);
-	else
-		k8s_pod_free(obj);
-}
-
-/* uid, or namespace/name for an object without one */
-static char *obj_key(enum obj_kind kind, const void *obj)
-{
-	const char *uid, *ns = "", *name;
-	char *key = NULL;
-
-	if (kind == OBJ_NODE) {
-		const struct k8s_node *n = obj;
-
-		uid = n->uid;
-		name = n->name;
-	} else {
-		const struct k8s_pod *p = obj;
-
-		uid = p->uid;
-		ns = p->namespace ? p->namespace : "";
-		name = p->name;
-	}
-	if (uid && *uid)
-		return strdup(uid);
-	if (asprintf(&key, "%s/%s", ns, name ? name : "") < 0)
-		return NULL;
-	return key;
-}
-
-static void store_init(struct store *s, enum obj_kind kind)
-{
-	memset(s, 0, sizeof(*s));
-	s->kind = kind;
-}
-
-static void store_release(struct store *s)
-{
-	for (size_t i = 0; i < s->nb; i++) {
-		for (struct entry *e = s->b[i], *next; e; e = next) {
-			next = e->next;
-			obj_free(s->kind, e->obj);
-			free(e->key);
-			free(e);
-		}
-	}
-	free(s->b);
-	store_init(s, s->kind);
-}
-
-static int store_grow(struct store *s)
-{
-	size_t nb = s->nb ? s->nb * 2 : 64;
-	struct entry **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < s->nb; i++) {
-		for (struct entry *e = s->b[i], *next; e; e = next) {
-			size_t h = hash_str(e->key) % nb;
-
-			next = e->next;
-			e->next = b[h];
-			b[h] = e;
-		}
-	}
-	free(s->b);
-	s->b = b;
-	s->nb = nb;
-	return 0;
-}
-
-/* Takes ownership of obj (also on failure); replaces an object of the same key. */
-static int store_put(struct store *s, void *obj)
-{
-	char *key = obj_key(s->kind, obj);
-	struct entry *e;
-	size_t h;
-
-	if (!key || (s->n >= s->nb && store_grow(s) < 0)) {
-		free(key);
-		obj_free(s->kind, obj);
-		return -1;
-	}
-	h = hash_str(key) % s->nb;
-	for (e = s->b[h]; e; e = e->next) {
-		if (strcmp(e->key, key) == 0) {
-			obj_free(s->kind, e->obj);
-			e->obj = obj;
-			free(key);
-			return 0;
-		}
-	}
-	if (!(e = calloc(1, sizeof(*e)))) {
-		free(key);
-		obj_free(s->kind, obj);
-		return -1;
-	}
-	e->key = key;
-	e->obj = obj;
-	e->next = s->b[h];
-	s->b[h] = e;
-	s->n++;
-	return 0;
-}
-
-/* Frees obj, and the stored object of the same key. */
-static void store_del(struct store *s, void *obj)
-{
-	char *key = obj_key(s->kind, obj);
-
-	obj_free(s->kind, obj);
-	if (!key || !s->nb) {
-		free(key);
-		return;
-	}
-	for (struct entry **pp = &s->b[hash_str(key) % s->nb]; *pp; pp = &(*pp)->next) {
-		struct entry *e = *pp;
-
-		if (strcmp(e->key, key) == 0) {
-			*pp = e->next;
-			obj_free(s->kind, e->obj);
-			free(e->key);
-			free(e);
-			s->n--;
-			break;
-		}
-	}
-	free(key);
 }
 
 /* --- lists and watches -------------------------------------------------------- */
@@ -382,7 +227,7 @@ static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
 	case WATCH_ERROR:
 		free(rv);
 		if (obj)
-			obj_free(f->kind, obj);
+			top_obj_free(f->kind, obj);
 		if (ev->error_code == 410) {
 			f->expired = true;
 		} else {
@@ -597,20 +442,8 @@ static int parse_options(struct top *t, const char **vals, char **selector, stru
 			return kerr_set(err, KERR_USAGE, "unknown scheme \"%s\"", vals[F_SCHEME]);
 		t->mopts.scheme = vals[F_SCHEME];
 	}
-	*selector = NULL;
-	if (pool && !*pool)
-		return kerr_set(err, KERR_USAGE, "--pool needs a pool name");
-	if (sel || pool) {
-		/* the pool is one more label requirement, ANDed with -l */
-		int n = asprintf(selector, "%s%s%s%s", sel ? sel : "", sel && pool ? "," : "",
-				 pool && !strchr(pool, '=') ? "alibabacloud.com/nodepool-id=" : "", pool ? pool : "");
-
-		if (n < 0) {
-			*selector = NULL;
-			return kerr_set(err, KERR_OTHER, "out of memory");
-		}
-	}
-	return 0;
+	/* the pool is one more label requirement, ANDed with -l */
+	return nodesel_selector(sel, pool, selector, err);
 }
 
 static void status_of(struct top *t, long long now, struct tui_status *st, char *mode, size_t modelen)
@@ -767,6 +600,15 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (cli_connect(&quiet, &cfg, &t.client, err) < 0)
 		goto out_state;
 
+	/* a name that is not there is an error, said as kubectl says it, before
+	 * the screen opens rather than an empty screen after */
+	for (int i = 0; i < nargs; i++) {
+		struct np_node n;
+
+		if (np_node_get(t.client, argv[i], &n, err) < 0)
+			goto out_client;
+		np_node_release(&n);
+	}
 	if (model_init(&t.filter_model, &t.mopts) < 0) {
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out_client;

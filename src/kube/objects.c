@@ -132,7 +132,8 @@ int decode_filter_union(struct decode_filter *ret, const struct decode_filter *a
 		b = &none;
 	if (union_patterns(&f.label_keys, a->label_keys, b->label_keys) < 0 ||
 	    union_patterns(&f.annotation_keys, a->annotation_keys, b->annotation_keys) < 0 ||
-	    union_patterns(&f.resource_names, a->resource_names, b->resource_names) < 0) {
+	    union_patterns(&f.resource_names, a->resource_names, b->resource_names) < 0 ||
+	    union_patterns(&f.node_keys, a->node_keys, b->node_keys) < 0) {
 		decode_filter_release(&f);
 		return -1;
 	}
@@ -152,6 +153,7 @@ void decode_filter_release(struct decode_filter *f)
 	free((void *)f->label_keys);
 	free((void *)f->annotation_keys);
 	free((void *)f->resource_names);
+	free((void *)f->node_keys);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -184,6 +186,7 @@ void k8s_pod_free(struct k8s_pod *p)
 	free(p->phase);
 	free(p->scheduler_name);
 	kvlist_release(&p->labels);
+	kvlist_release(&p->node_keys);
 	kvlist_release(&p->annotations);
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		free(p->containers[i].name);

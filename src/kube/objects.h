@@ -36,6 +36,8 @@ struct decode_filter {
 	const char *const *label_keys;
 	const char *const *annotation_keys;
 	const char *const *resource_names; /* node capacity/allocatable, container limits */
+	const char *const *node_keys;	   /* node label keys a pod's nodeSelector or required
+					    * node affinity names (struct k8s_pod.node_keys) */
 	bool all_labels, all_annotations, all_resources;
 };
 
@@ -74,6 +76,10 @@ struct k8s_pod {
 	bool ready;		/* condition Ready == True */
 	bool has_node_selector; /* spec.nodeSelector or spec.affinity.nodeAffinity present */
 	struct kvlist labels, annotations;
+	/* node label keys the pod needs to schedule (spec.nodeSelector, and the
+	 * matchExpressions of required node affinity), as the filter's
+	 * node_keys allow; values are "" */
+	struct kvlist node_keys;
 	struct k8s_container *containers; /* regular containers only, not init containers */
 	size_t ncontainers;
 	struct k8s_owner *owners;

@@ -10,6 +10,10 @@ const char *const np_node_label_keys[] = {
 	NP_LABEL_GPUSHARE, NP_LABEL_POOL, NP_LABEL_REGION, NULL,
 };
 
+const char *const np_pin_label_keys[] = {
+	NP_LABEL_SCHEDULE, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION, NP_LABEL_GPUSHARE, NP_LABEL_POOL, NULL,
+};
+
 const char *const np_device_plugin_ds_names[] = {
 	"gpushare-device-plugin-ds",
 	"gpushare-cgpu-device-plugin-ds",
@@ -326,8 +330,8 @@ int np_detect_finish(const struct np_detect *d, enum np_edition override, enum n
 	{
 		char *what = sbuf_take(&b);
 
-		kerr_set(err, KERR_OTHER,
-			 "the cluster shows signs of more than one GPU sharing edition: %s; choose one with --edition",
+		kerr_set(err, KERR_OTHER, "%s more than one GPU sharing edition: %s; choose one with --edition",
+			 d->selected ? "the chosen nodes show signs of" : "the cluster shows signs of",
 			 what ? what : "?");
 		free(what);
 	}
@@ -417,6 +421,15 @@ static size_t target_labels(const struct np_target *t, struct want w[3])
 	return n;
 }
 
+/* What an absent label means to the device plugin, where that is a value:
+ * ack-cgpu isolates unless cgpu.disable.isolation says otherwise. */
+static const char *label_default(const char *key)
+{
+	if (strcmp(key, NP_LABEL_DISABLE_ISOLATION) == 0)
+		return "false";
+	return NULL;
+}
+
 static char *strdup_or_null(const char *s, bool *failed)
 {
 	char *r;
@@ -435,11 +448,12 @@ int np_plan_node(const struct np_target *t, const char *node, const struct kvlis
 	struct np_plan p = { 0 };
 	struct want w[3];
 	size_t nw;
-	bool failed = false;
+	bool failed = false, same_mode;
 
 	if (np_target_check(t, err) < 0)
 		return -1;
 	nw = target_labels(t, w);
+	same_mode = np_mode_of(t->edition, labels) == t->mode;
 	p.node = strdup(node ? node : "");
 	p.changes = calloc(nw ? nw : 1, sizeof(*p.changes));
 	if (!p.node || !p.changes) {
@@ -450,7 +464,10 @@ int np_plan_node(const struct np_target *t, const char *node, const struct kvlis
 		const char *have = kvlist_get(labels, w[i].key);
 		struct np_change *c;
 
-		if (streq(have, w[i].value))
+		/* a node already in the mode needs nothing: an absent label
+		 * that already means the value is not written out */
+		if (streq(have, w[i].value) ||
+		    (same_mode && !have && w[i].value && streq(label_default(w[i].key), w[i].value)))
 			continue;
 		c = &p.changes[p.nchanges++];
 		c->key = w[i].key;

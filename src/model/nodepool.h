@@ -44,6 +44,9 @@
 
 /* Every node label the commands read (NULL-terminated), for a decode filter. */
 extern const char *const np_node_label_keys[];
+/* The labels that pin a pod to a pool or a sharing mode when its nodeSelector
+ * or required node affinity names them (NULL-terminated). */
+extern const char *const np_pin_label_keys[];
 
 enum np_edition { NP_EDITION_UNKNOWN = 0, NP_EDITION_PRO, NP_EDITION_BASIC, NP_EDITION_OPENSOURCE };
 #define NP_NEDITIONS 4
@@ -76,6 +79,7 @@ struct np_detect {
 	char *node_example[NP_NEDITIONS]; /* the first such node, for messages */
 	char *ds_example[NP_NEDITIONS];	 /* a DaemonSet found only in that edition */
 	bool plugin_ds;			 /* gpushare-device-plugin-ds (every edition has one) */
+	bool selected;			 /* the evidence is the chosen nodes', not the cluster's */
 };
 
 void np_detect_init(struct np_detect *d);

@@ -100,9 +100,29 @@ static char *cell_card_mem(const struct model *m, const struct model_node *n, in
 	return fmt("%lld", (long long)n->card_mem_mib);
 }
 
+const char *column_mode_name(const struct model_node *n)
+{
+	static const struct {
+		const char *label, *name;
+	} names[] = {
+		{ "default", "exclusive" }, { "share", "share" }, { "cgpu", "isolate" }, { "core_mem", "core" },
+	};
+	const char *v = n->info.mode;
+
+	if (!v || !n->scheme || strcmp(n->scheme->name, "cgpu") != 0)
+		return v;
+	/* ack-cgpu's cgpu=true shares without isolation when told to */
+	if (strcmp(v, "cgpu") == 0 && !n->info.isolation)
+		return "share";
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(v, names[i].label) == 0)
+			return names[i].name;
+	return v;
+}
+
 static char *cell_mode(const struct model *m, const struct model_node *n, int gpu)
 {
-	return text_or_none(n->info.mode);
+	return text_or_none(column_mode_name(n));
 }
 
 static char *cell_isolation(const struct model *m, const struct model_node *n, int gpu)

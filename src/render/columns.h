@@ -77,6 +77,11 @@ const struct column *column_by_sort_key(const char *key);
 /* Shared number formatting: whole percent of part in total, truncated
  * (2/7 is 28), 0 when total is 0. */
 long long column_percent(int64_t part, int64_t total);
+/* A node's sharing mode in the words of the mode command (exclusive,
+ * share, isolate, core) where its labels are the cGPU editions'; any other
+ * scheme's mode as that scheme says it; NULL when there is none. */
+const char *column_mode_name(const struct model_node *n);
+
 /* "GiB", "MiB" or "slots". */
 const char *column_unit_name(enum mem_unit u);
 

@@ -1,14 +1,13 @@
 #include "tui_layout.h"
 
 #include "columns.h"
+#include "tui_pane.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Bars wider than this are harder to compare by eye, not easier. */
-#define BAR_MAX 32
 /* Below this height the selected node's pane does not fit beside the list. */
 #define SPLIT_MIN_LINES 30
 
@@ -163,280 +162,6 @@ static const struct model_node *find_node(const struct model *m, const char *nam
 	return bsearch(name, m->nodes, m->nnodes, sizeof(m->nodes[0]), cmp_name_node);
 }
 
-static void line_release(struct tui_line *l)
-{
-	for (size_t i = 0; i < l->nspans; i++)
-		free(l->spans[i].text);
-	free(l->spans);
-	memset(l, 0, sizeof(*l));
-}
-
-/* Put text at x, at most maxw columns (-1 = to the edge), made printable.
- * Returns the column after it. */
-static int put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, const char *text, int maxw)
-{
-	size_t len = strlen(text);
-	char *copy;
-
-	if (x < 0 || x >= cols)
-		return x;
-	if (maxw < 0 || maxw > cols - x)
-		maxw = cols - x;
-	if (len > (size_t)maxw)
-		len = (size_t)maxw;
-	if (!len)
-		return x;
-	if (l->nspans == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct tui_span *sp = realloc(l->spans, cap * sizeof(*sp));
-
-		if (!sp) {
-			*oom = true;
-			return x + (int)len;
-		}
-		l->spans = sp;
-		l->cap = cap;
-	}
-	copy = malloc(len + 1);
-	if (!copy) {
-		*oom = true;
-		return x + (int)len;
-	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		copy[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
-	}
-	copy[len] = '\0';
-	l->spans[l->nspans++] = (struct tui_span){ .x = x, .role = role, .text = copy };
-	return x + (int)len;
-}
-
-static int putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt,
-		...) __attribute__((format(printf, 7, 8)));
-static int putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		*oom = true;
-		return x;
-	}
-	x = put(l, cols, oom, x, role, s, maxw);
-	free(s);
-	return x;
-}
-
-/* "[|||||     ]", width cells including the brackets.  Returns the column after. */
-static int put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total)
-{
-	int inner = width - 2, fill;
-	char *buf;
-
-	if (inner < 1)
-		return x;
-	fill = tui_bar_fill(allocated, total, inner);
-	buf = malloc((size_t)inner + 1);
-	if (!buf) {
-		*oom = true;
-		return x + width;
-	}
-	put(l, cols, oom, x, TUI_ROLE_DIM, "[", 1);
-	memset(buf, '|', (size_t)fill);
-	buf[fill] = '\0';
-	put(l, cols, oom, x + 1, tui_level(allocated, total), buf, -1);
-	memset(buf, ' ', (size_t)(inner - fill));
-	buf[inner - fill] = '\0';
-	put(l, cols, oom, x + 1 + fill, TUI_ROLE_DIM, buf, -1);
-	put(l, cols, oom, x + 1 + inner, TUI_ROLE_DIM, "]", 1);
-	free(buf);
-	return x + width;
-}
-
-static char *mem_text(int64_t allocated, int64_t total, enum mem_unit unit)
-{
-	char *s = NULL;
-
-	if (asprintf(&s, "%lld/%lld %s", (long long)allocated, (long long)total, tui_unit_name(unit)) < 0)
-		return NULL;
-	return s;
-}
-
-/* --- growable list of lines (the node pane, help) --------------------------- */
-
-struct lines {
-	struct tui_line *v;
-	size_t n, cap;
-	int cols;
-	bool *oom;
-};
-
-static struct tui_line *lines_add(struct lines *ls)
-{
-	if (ls->n == ls->cap) {
-		size_t cap = ls->cap ? ls->cap * 2 : 16;
-		struct tui_line *v = realloc(ls->v, cap * sizeof(*v));
-
-		if (!v) {
-			*ls->oom = true;
-			return NULL;
-		}
-		ls->v = v;
-		ls->cap = cap;
-	}
-	memset(&ls->v[ls->n], 0, sizeof(ls->v[0]));
-	return &ls->v[ls->n++];
-}
-
-static void lines_release(struct lines *ls)
-{
-	for (size_t i = 0; i < ls->n; i++)
-		line_release(&ls->v[i]);
-	free(ls->v);
-	ls->v = NULL;
-	ls->n = ls->cap = 0;
-}
-
-/* Move lines [from, from+count) of ls into the screen starting at row y. */
-static void lines_blit(struct tui_screen *scr, struct lines *ls, size_t from, int y, int count)
-{
-	for (int i = 0; i < count && from + (size_t)i < ls->n && y + i < scr->lines; i++) {
-		line_release(&scr->line[y + i]);
-		scr->line[y + i] = ls->v[from + (size_t)i];
-		memset(&ls->v[from + (size_t)i], 0, sizeof(ls->v[0]));
-	}
-}
-
-/* --- the selected node's GPUs and pods ---------------------------------------- */
-
-static bool pod_pending(const struct model_pod *p)
-{
-	for (size_t k = 0; k < p->ngpus; k++)
-		if (p->gpus[k].gpu < 0)
-			return true;
-	return false;
-}
-
-static void pod_line(struct lines *ls, const struct model_pod *p, int64_t mem, int64_t core, enum mem_unit unit,
-		     bool show_core)
-{
-	struct tui_line *l = lines_add(ls);
-	int cols = ls->cols, x, w;
-
-	if (!l)
-		return;
-	/* names up to the usual pod name length line up; longer ones are cut */
-	w = cols - 4 - 12 - (show_core ? 6 : 0) - 11;
-	if (w > 48)
-		w = 48;
-	if (w < 12)
-		w = 12;
-	x = putf(l, cols, ls->oom, 4, TUI_ROLE_NORMAL, w, "%s/%s", p->namespace ? p->namespace : "",
-		 p->name ? p->name : "");
-	x = 4 + w + 1;
-	x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "%7lld %-5s", (long long)mem, tui_unit_name(unit));
-	if (show_core)
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %4lld%%", (long long)core);
-	put(l, cols, ls->oom, x + 1, TUI_ROLE_DIM, p->phase ? p->phase : "", -1);
-}
-
-static void node_pane(struct lines *ls, const struct model *m, const struct model_node *n)
-{
-	int cols = ls->cols, x;
-	struct tui_line *l;
-	bool show_core = n->core_total > 0;
-	bool pending = false;
-	int barw = cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
-
-	if (!(l = lines_add(ls)))
-		return;
-	x = putf(l, cols, ls->oom, 0, TUI_ROLE_TITLE, -1, "node %s", n->name);
-	x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  ip %s", n->ip ? n->ip : "unknown");
-	if (n->pool)
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pool %s", n->pool);
-	if (n->scheme)
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  scheme %s", n->scheme->name);
-	if (n->info.mode)
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  mode %s", n->info.mode);
-	if (n->gpu_model)
-		putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  model %s", n->gpu_model);
-
-	if (!(l = lines_add(ls)))
-		return;
-	x = put(l, cols, ls->oom, 0, TUI_ROLE_NORMAL, "memory ", -1);
-	x = put_bar(l, cols, ls->oom, x, barw, n->mem_allocated, n->mem_total);
-	x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)n->mem_allocated,
-		 (long long)n->mem_total, tui_unit_name(n->unit), tui_percent(n->mem_allocated, n->mem_total));
-	if (n->mem_pending)
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pending %lld", (long long)n->mem_pending);
-	if (n->mem_unhealthy)
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_HIGH, -1, "  unhealthy %lld", (long long)n->mem_unhealthy);
-	if (show_core)
-		putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%", (long long)n->core_allocated,
-		     (long long)n->core_total);
-
-	for (int g = 0; n->gpus && g < n->ngpus; g++) {
-		const struct model_gpu *gpu = &n->gpus[g];
-
-		if (!(l = lines_add(ls)))
-			return;
-		x = putf(l, cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "GPU%-2d ", gpu->index);
-		x = put_bar(l, cols, ls->oom, x, barw, gpu->mem_allocated, gpu->mem_total);
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %d%%", (long long)gpu->mem_allocated,
-			 (long long)gpu->mem_total, tui_unit_name(n->unit),
-			 tui_percent(gpu->mem_allocated, gpu->mem_total));
-		if (gpu->core_total)
-			x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%",
-				 (long long)gpu->core_allocated, (long long)gpu->core_total);
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_DIM, -1, "  %zu pod%s", gpu->npods, gpu->npods == 1 ? "" : "s");
-		if (gpu->unhealthy)
-			x = put(l, cols, ls->oom, x, TUI_ROLE_HIGH, "  unhealthy", -1);
-		if (gpu->cordoned)
-			x = put(l, cols, ls->oom, x, TUI_ROLE_MID, "  cordoned", -1);
-		if (gpu->type)
-			putf(l, cols, ls->oom, x, TUI_ROLE_DIM, -1, "  %s", gpu->type);
-		for (size_t i = 0; i < n->npods; i++) {
-			const struct model_pod *p = &m->pods[n->pods[i]];
-
-			for (size_t k = 0; k < p->ngpus; k++)
-				if (p->gpus[k].gpu == gpu->index)
-					pod_line(ls, p, p->gpus[k].mem, p->gpus[k].core, n->unit, show_core);
-		}
-	}
-	for (size_t i = 0; i < n->npods; i++)
-		pending = pending || pod_pending(&m->pods[n->pods[i]]) || !n->gpus;
-	if (pending) {
-		if (!(l = lines_add(ls)))
-			return;
-		put(l, cols, ls->oom, 0, TUI_ROLE_HEADER,
-		    n->gpus ? "pending (no GPU chosen yet)" : "pods (per-GPU placement not visible for this scheme)", -1);
-		for (size_t i = 0; i < n->npods; i++) {
-			const struct model_pod *p = &m->pods[n->pods[i]];
-			int64_t mem = 0, core = 0;
-
-			if (!n->gpus) {
-				pod_line(ls, p, p->mem, p->core, n->unit, show_core);
-				continue;
-			}
-			for (size_t k = 0; k < p->ngpus; k++) {
-				if (p->gpus[k].gpu < 0) {
-					mem += p->gpus[k].mem;
-					core += p->gpus[k].core;
-				}
-			}
-			if (pod_pending(p))
-				pod_line(ls, p, mem, core, n->unit, show_core);
-		}
-	}
-	if (n->npods == 0 && (l = lines_add(ls)))
-		put(l, cols, ls->oom, 4, TUI_ROLE_DIM, "no pods hold GPU resources on this node", -1);
-}
-
 static const char *const help_text[] = {
 	"kubectl inspect cgpu top: GPU sharing, live",
 	"",
@@ -448,6 +173,7 @@ static const char *const help_text[] = {
 	"  s                sort: name, allocated %, free memory, pending",
 	"  /                filter nodes: key=value (a label, or pool=NAME) or a substring",
 	"  p                group nodes by pool",
+	"  w                the warnings counted in the header",
 	"  ?                this help",
 	"  q, Ctrl-C        quit",
 	"",
@@ -475,7 +201,7 @@ static size_t pending_pods(const struct model *m)
 	size_t n = m->nunscheduled;
 
 	for (size_t i = 0; i < m->npods; i++)
-		if (m->pods[i].node && pod_pending(&m->pods[i]))
+		if (m->pods[i].node && tui_pod_pending(&m->pods[i]))
 			n++;
 	return n;
 }
@@ -490,14 +216,14 @@ static void draw_header(struct frame *f)
 	if (!l)
 		return;
 	l->fill = TUI_ROLE_TITLE;
-	x = put(l, cols, oom, 0, TUI_ROLE_TITLE, "cgpu top", -1);
+	x = tui_put(l, cols, oom, 0, TUI_ROLE_TITLE, "cgpu top", -1);
 	if (f->st->context)
-		x = putf(l, cols, oom, x, TUI_ROLE_TITLE, -1, "  context %s", f->st->context);
-	x = putf(l, cols, oom, x, TUI_ROLE_TITLE, -1, "  sort %s", tui_sort_name(f->s->sort));
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_TITLE, -1, "  context %s", f->st->context);
+	x = tui_putf(l, cols, oom, x, TUI_ROLE_TITLE, -1, "  sort %s", tui_sort_name(f->s->sort));
 	if (f->s->group_pools)
-		x = put(l, cols, oom, x, TUI_ROLE_TITLE, "  by pool", -1);
+		x = tui_put(l, cols, oom, x, TUI_ROLE_TITLE, "  by pool", -1);
 	if (f->s->filter)
-		putf(l, cols, oom, x, TUI_ROLE_TITLE, -1, "  filter %s (%zu of %zu nodes)", f->s->filter, f->s->nrows,
+		tui_putf(l, cols, oom, x, TUI_ROLE_TITLE, -1, "  filter %s (%zu of %zu nodes)", f->s->filter, f->s->nrows,
 		     m ? m->nnodes : 0);
 
 	if (!m || !(l = row(f, 1)))
@@ -506,24 +232,27 @@ static void draw_header(struct frame *f)
 		const struct model_totals *t = &m->totals;
 		int barw = cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
 
-		x = put(l, cols, oom, 0, TUI_ROLE_NORMAL, "GPU memory ", -1);
-		x = put_bar(l, cols, oom, x, barw, t->mem_allocated, t->mem_total);
-		x = putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)t->mem_allocated,
-			 (long long)t->mem_total, tui_unit_name(t->unit), tui_percent(t->mem_allocated, t->mem_total));
+		x = tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, "GPU memory ", -1);
+		x = tui_put_bar(l, cols, oom, x, barw, t->mem_allocated, t->mem_total);
+		char figures[64];
+
+		tui_mem_readable(figures, sizeof(figures), t->mem_allocated, t->mem_total, t->unit);
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %s (%d%%)", figures,
+			     tui_percent(t->mem_allocated, t->mem_total));
 		if (m->any_core || t->core_total)
-			putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%d%%)",
+			tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%d%%)",
 			     (long long)t->core_allocated, (long long)t->core_total,
 			     tui_percent(t->core_allocated, t->core_total));
 	}
 	if (!(l = row(f, 2)))
 		return;
-	x = putf(l, cols, oom, 0, TUI_ROLE_NORMAL, -1, "nodes %zu  GPUs %zu  pods %zu  pending %zu",
+	x = tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, -1, "nodes %zu  GPUs %zu  pods %zu  pending %zu",
 		 m->totals.nodes, m->totals.gpus, m->totals.pods, pending_pods(m));
 	if (m->totals.mem_pending)
-		x = putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
 			 (long long)m->totals.mem_pending, tui_unit_name(m->totals.unit));
 	if (m->warnings.len)
-		putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu", m->warnings.len);
+		tui_putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu (w)", m->warnings.len);
 }
 
 static void draw_status(struct frame *f)
@@ -538,27 +267,32 @@ static void draw_status(struct frame *f)
 		return;
 	l->fill = TUI_ROLE_STATUS;
 	if (f->s->editing) {
-		x = put(l, cols, oom, 0, TUI_ROLE_STATUS, "filter: ", -1);
-		x = put(l, cols, oom, x, TUI_ROLE_STATUS, f->s->edit ? f->s->edit : "", -1);
+		x = tui_put(l, cols, oom, 0, TUI_ROLE_STATUS, "filter: ", -1);
+		x = tui_put(l, cols, oom, x, TUI_ROLE_STATUS, f->s->edit ? f->s->edit : "", -1);
 		f->scr->cursor_x = x < cols ? x : cols - 1;
 		f->scr->cursor_y = f->scr->lines - 1;
 		return;
 	}
 	if (st->loading)
-		x = put(l, cols, oom, 0, TUI_ROLE_STATUS, "loading...", -1);
+		x = tui_put(l, cols, oom, 0, TUI_ROLE_STATUS, "loading...", -1);
 	else if (st->age_s >= 0)
-		x = putf(l, cols, oom, 0, TUI_ROLE_STATUS, -1, "data %llds old", st->age_s);
+	{
+		char age[32];
+
+		tui_format_age(age, sizeof(age), st->age_s);
+		x = tui_putf(l, cols, oom, 0, TUI_ROLE_STATUS, -1, "data %s old", age);
+	}
 	else
-		x = put(l, cols, oom, 0, TUI_ROLE_STATUS, "no data", -1);
+		x = tui_put(l, cols, oom, 0, TUI_ROLE_STATUS, "no data", -1);
 	if (st->mode)
-		x = putf(l, cols, oom, x, TUI_ROLE_STATUS, -1, ", %s", st->mode);
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_STATUS, -1, ", %s", st->mode);
 	if (st->error) {
 		int room = cols - x - 2 - (int)sizeof(keys);
 
-		x = putf(l, cols, oom, x, TUI_ROLE_ERROR, room > 10 ? room : -1, "  error: %s", st->error);
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_ERROR, room > 10 ? room : -1, "  error: %s", st->error);
 	}
 	if (x + (int)sizeof(keys) <= cols)
-		put(l, cols, oom, cols - (int)sizeof(keys) + 1, TUI_ROLE_STATUS, keys, -1);
+		tui_put(l, cols, oom, cols - (int)sizeof(keys) + 1, TUI_ROLE_STATUS, keys, -1);
 }
 
 /* Node list geometry, shared by the header line and the rows. */
@@ -578,7 +312,7 @@ static char *node_mem_text(const struct list_geom *g, const struct model_node *n
 	char *s = NULL;
 
 	if (g->unit_in_cell)
-		return mem_text(n->mem_allocated, n->mem_total, n->unit);
+		return tui_mem_text(n->mem_allocated, n->mem_total, n->unit);
 	if (asprintf(&s, "%lld/%lld", (long long)n->mem_allocated, (long long)n->mem_total) < 0)
 		return NULL;
 	return s;
@@ -602,6 +336,18 @@ static char *memory_header(const struct frame *f, const struct list_geom *g)
 	return s;
 }
 
+/* PENDING is memory: "PENDING(GiB)" when every row is in one unit. */
+static char *pending_header(const struct frame *f, const struct list_geom *g)
+{
+	char *s = NULL;
+
+	if (g->unit_in_cell)
+		return strdup(columns[COL_PENDING].live_header);
+	if (asprintf(&s, "%s(%s)", columns[COL_PENDING].live_header, tui_unit_name(f->m->totals.unit)) < 0)
+		return NULL;
+	return s;
+}
+
 static void list_geometry(struct frame *f, struct list_geom *g)
 {
 	int cols = f->scr->cols, right, avail, maxg = f->m->max_gpus;
@@ -613,7 +359,8 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 	g->name_w = (int)strlen(columns[COL_NAME].live_header);
 	g->mem_w = (h = memory_header(f, g)) ? (int)strlen(h) : 6;
 	free(h);
-	g->pend_w = (int)strlen(columns[COL_PENDING].live_header);
+	g->pend_w = (h = pending_header(f, g)) ? (int)strlen(h) : 7;
+	free(h);
 	for (size_t i = 0; i < f->s->nrows; i++) {
 		const struct model_node *n = find_node(f->m, f->s->rows[i]);
 		char *t;
@@ -661,25 +408,71 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 	g->pend_x = g->pods_x + 5;
 }
 
+/* A column is shown whole or not at all: a figure cut at the screen's
+ * edge would read as another figure. */
+static bool fits(const struct frame *f, int x, int w)
+{
+	return x + w <= f->scr->cols;
+}
+
+/* The longest of the headers that fits in w columns, or NULL. */
+static const char *header_fit(const char *const *choices, int w)
+{
+	for (; *choices; choices++)
+		if ((int)strlen(*choices) <= w)
+			return *choices;
+	return NULL;
+}
+
 static void list_header(struct frame *f, const struct list_geom *g, int y)
 {
+	static const char *const per_gpu[] = { "GPUS (allocated/total)", "GPUS", NULL };
+	static const char *const one_bar[] = { "GPU MEMORY", "GPU", NULL };
 	struct tui_line *l = row(f, y);
 	int cols = f->scr->cols;
 	bool *oom = &f->scr->oom;
+	const char *bars;
+	char *mem, *pend;
 
 	if (!l)
 		return;
 	l->fill = TUI_ROLE_HEADER;
-	char *mem = memory_header(f, g);
-
-	put(l, cols, oom, 0, TUI_ROLE_HEADER, columns[COL_NAME].live_header, g->name_w);
-	if (g->bar_w)
-		put(l, cols, oom, g->bars_x, TUI_ROLE_HEADER, g->nbars ? "GPUS (allocated/total)" : "GPU MEMORY", -1);
-	putf(l, cols, oom, g->mem_x, TUI_ROLE_HEADER, -1, "%*s", g->mem_w, mem ? mem : "MEMORY");
-	put(l, cols, oom, g->pct_x, TUI_ROLE_HEADER, "USE%", -1);
-	put(l, cols, oom, g->pods_x, TUI_ROLE_HEADER, "PODS", -1);
-	putf(l, cols, oom, g->pend_x, TUI_ROLE_HEADER, -1, "%*s", g->pend_w, columns[COL_PENDING].live_header);
+	mem = memory_header(f, g);
+	tui_put(l, cols, oom, 0, TUI_ROLE_HEADER, columns[COL_NAME].live_header, g->name_w);
+	/* the bars' header stops before the memory column's */
+	bars = g->bar_w ? header_fit(g->nbars ? per_gpu : one_bar, g->mem_x - g->bars_x - 1) : NULL;
+	if (bars)
+		tui_put(l, cols, oom, g->bars_x, TUI_ROLE_HEADER, bars, -1);
+	if (fits(f, g->mem_x, g->mem_w))
+		tui_putf(l, cols, oom, g->mem_x, TUI_ROLE_HEADER, -1, "%*s", g->mem_w, mem ? mem : "MEMORY");
+	if (fits(f, g->pct_x, 4))
+		tui_put(l, cols, oom, g->pct_x, TUI_ROLE_HEADER, "USE%", -1);
+	if (fits(f, g->pods_x, 4))
+		tui_put(l, cols, oom, g->pods_x, TUI_ROLE_HEADER, "PODS", -1);
+	pend = pending_header(f, g);
+	if (fits(f, g->pend_x, g->pend_w))
+		tui_putf(l, cols, oom, g->pend_x, TUI_ROLE_HEADER, -1, "%*s", g->pend_w,
+			 pend ? pend : columns[COL_PENDING].live_header);
+	free(pend);
 	free(mem);
+}
+
+/* A name longer than w keeps its start and its end, cut in the middle:
+ * node names of one cluster often share a long prefix and differ at the
+ * end (cn-shanghai.192.168.7.157, .158, ...). */
+static void put_name(struct tui_line *l, int cols, bool *oom, const char *name, int w)
+{
+	size_t len = strlen(name), head, tail;
+
+	if (w <= 0)
+		return;
+	if (len <= (size_t)w || w < 4) {
+		tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, name, w);
+		return;
+	}
+	head = (size_t)w / 3;
+	tail = (size_t)w - 1 - head;
+	tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, w, "%.*s~%s", (int)head, name, name + len - tail);
 }
 
 static void list_row(struct frame *f, const struct list_geom *g, struct tui_line *l, const struct model_node *n,
@@ -690,24 +483,24 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 	char *t;
 
 	l->selected = selected;
-	put(l, cols, oom, 0, TUI_ROLE_NORMAL, n->name, g->name_w);
+	put_name(l, cols, oom, n->name, g->name_w);
 	if (g->bar_w && g->nbars && n->gpus) {
 		for (int i = 0; i < n->ngpus && i < g->nbars; i++)
-			put_bar(l, cols, oom, g->bars_x + i * g->per, g->bar_w, n->gpus[i].mem_allocated,
+			tui_put_bar(l, cols, oom, g->bars_x + i * g->per, g->bar_w, n->gpus[i].mem_allocated,
 				n->gpus[i].mem_total);
 	} else if (g->bar_w) {
-		put_bar(l, cols, oom, g->bars_x, g->bar_w, n->mem_allocated, n->mem_total);
+		tui_put_bar(l, cols, oom, g->bars_x, g->bar_w, n->mem_allocated, n->mem_total);
 	}
 	if ((t = node_mem_text(g, n))) {
-		putf(l, cols, oom, g->mem_x, TUI_ROLE_NORMAL, -1, "%*s", g->mem_w, t);
+		tui_putf(l, cols, oom, g->mem_x, TUI_ROLE_NORMAL, -1, "%*s", g->mem_w, t);
 		free(t);
 	} else {
 		*oom = true;
 	}
-	putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%3d%%",
+	tui_putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%3d%%",
 	     tui_percent(n->mem_allocated, n->mem_total));
-	putf(l, cols, oom, g->pods_x, TUI_ROLE_NORMAL, -1, "%4zu", n->npods);
-	putf(l, cols, oom, g->pend_x, n->mem_pending ? TUI_ROLE_MID : TUI_ROLE_DIM, -1, "%*lld", g->pend_w,
+	tui_putf(l, cols, oom, g->pods_x, TUI_ROLE_NORMAL, -1, "%4zu", n->npods);
+	tui_putf(l, cols, oom, g->pend_x, n->mem_pending ? TUI_ROLE_MID : TUI_ROLE_DIM, -1, "%*lld", g->pend_w,
 	     (long long)n->mem_pending);
 }
 
@@ -745,13 +538,32 @@ static struct dline *display_lines(struct frame *f, size_t *ret_n, size_t *ret_s
 
 static void pool_heading(struct frame *f, struct tui_line *l, const struct dline *d, size_t i, size_t n)
 {
-	size_t count = 0;
+	size_t count = 0, gpus = 0, pods = 0;
+	int64_t alloc = 0, total = 0;
+	bool one_unit = true;
+	int x;
 
-	for (size_t j = i + 1; j < n && d[j].node; j++)
+	for (size_t j = i + 1; j < n && d[j].node; j++) {
+		const struct model_node *node = d[j].node;
+
 		count++;
+		gpus += node->gpus ? (size_t)node->ngpus : 0;
+		pods += node->npods;
+		alloc += node->mem_allocated;
+		total += node->mem_total;
+		one_unit = one_unit && node->unit == d[i + 1].node->unit;
+	}
 	l->fill = TUI_ROLE_POOL;
-	putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_POOL, -1, "pool %s: %zu node%s", d[i].pool, count,
-	     count == 1 ? "" : "s");
+	x = tui_putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_POOL, -1, "pool %s: %zu node%s, %zu GPU%s, %zu pod%s",
+		     d[i].pool, count, count == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", pods, pods == 1 ? "" : "s");
+	/* the group's totals, where its nodes count in one unit */
+	if (count && one_unit) {
+		char figures[64];
+
+		tui_mem_readable(figures, sizeof(figures), alloc, total, d[i + 1].node->unit);
+		tui_putf(l, f->scr->cols, &f->scr->oom, x, TUI_ROLE_POOL, -1, ", memory %s (%d%%)", figures,
+			 tui_percent(alloc, total));
+	}
 }
 
 static void draw_list(struct frame *f, int y0, int height)
@@ -771,7 +583,7 @@ static void draw_list(struct frame *f, int y0, int height)
 		struct tui_line *l = row(f, y0);
 
 		if (l)
-			put(l, f->scr->cols, &f->scr->oom, 1, TUI_ROLE_DIM,
+			tui_put(l, f->scr->cols, &f->scr->oom, 1, TUI_ROLE_DIM,
 			    f->s->filter ? "no node matches the filter (Esc clears it)"
 					 : "no node offers shared GPU resources", -1);
 		return;
@@ -814,7 +626,7 @@ static void draw_list(struct frame *f, int y0, int height)
 static void draw_pane(struct frame *f, const char *name, int y0, int height, bool scroll)
 {
 	const struct model_node *n = name ? find_node(f->m, name) : NULL;
-	struct lines ls = { .cols = f->scr->cols, .oom = &f->scr->oom };
+	struct tui_lines ls = { .cols = f->scr->cols, .oom = &f->scr->oom };
 	size_t top = scroll ? f->s->detail_top : 0;
 
 	if (height < 1)
@@ -823,10 +635,10 @@ static void draw_pane(struct frame *f, const char *name, int y0, int height, boo
 		struct tui_line *l = row(f, y0);
 
 		if (l && name)
-			putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_DIM, -1, "node %s is gone", name);
+			tui_putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_DIM, -1, "node %s is gone", name);
 		return;
 	}
-	node_pane(&ls, f->m, n);
+	tui_node_pane(&ls, f->m, n);
 	if (ls.n > (size_t)height && top > ls.n - (size_t)height)
 		top = ls.n - (size_t)height;
 	if (ls.n <= (size_t)height)
@@ -835,8 +647,8 @@ static void draw_pane(struct frame *f, const char *name, int y0, int height, boo
 		f->scr->detail_top = top;
 		f->scr->page = (size_t)height;
 	}
-	lines_blit(f->scr, &ls, top, y0, height);
-	lines_release(&ls);
+	tui_lines_blit(f->scr, &ls, top, y0, height);
+	tui_lines_release(&ls);
 }
 
 static void draw_help(struct frame *f, int y0, int height)
@@ -845,8 +657,42 @@ static void draw_help(struct frame *f, int y0, int height)
 		struct tui_line *l = row(f, y0 + i);
 
 		if (l)
-			put(l, f->scr->cols, &f->scr->oom, 1, i == 0 ? TUI_ROLE_TITLE : TUI_ROLE_NORMAL, help_text[i], -1);
+			tui_put(l, f->scr->cols, &f->scr->oom, 1, i == 0 ? TUI_ROLE_TITLE : TUI_ROLE_NORMAL, help_text[i], -1);
 	}
+}
+
+/* The model's warnings, one a line, as many as fit. */
+static void draw_warnings(struct frame *f, int y0, int height)
+{
+	const struct warnings *w = &f->m->warnings;
+	int cols = f->scr->cols;
+	bool *oom = &f->scr->oom;
+	struct tui_line *l;
+	size_t shown = 0;
+
+	if (height < 1 || !(l = row(f, y0)))
+		return;
+	tui_putf(l, cols, oom, 0, TUI_ROLE_HEADER, -1, "%zu warning%s (w or Esc: back)", w->len, w->len == 1 ? "" : "s");
+	for (int y = 1; y < height && shown < w->len; y++, shown++) {
+		const struct warning *x = &w->items[shown];
+		int xx;
+
+		if (!(l = row(f, y0 + y)))
+			break;
+		if (y == height - 1 && w->len - shown > 1) {
+			tui_putf(l, cols, oom, 1, TUI_ROLE_DIM, -1, "%zu more: kubectl inspect cgpu prints them all",
+				 w->len - shown);
+			return;
+		}
+		xx = tui_put(l, cols, oom, 1, TUI_ROLE_MID, x->code, -1);
+		if (x->object) {
+			xx = tui_put(l, cols, oom, xx + 1, TUI_ROLE_NORMAL, x->object, -1);
+			xx = tui_put(l, cols, oom, xx, TUI_ROLE_NORMAL, ":", -1);
+		}
+		tui_put(l, cols, oom, xx + 1, TUI_ROLE_NORMAL, x->message, -1);
+	}
+	if (!w->len && (l = row(f, y0 + 1)))
+		tui_put(l, cols, oom, 1, TUI_ROLE_DIM, "none", -1);
 }
 
 int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const struct model *m,
@@ -868,7 +714,7 @@ int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const s
 	if (!scr->line)
 		return -1;
 	if (scr->cols < 20 || scr->lines < 6) {
-		put(&scr->line[0], scr->cols, &scr->oom, 0, TUI_ROLE_NORMAL, "terminal too small", -1);
+		tui_put(&scr->line[0], scr->cols, &scr->oom, 0, TUI_ROLE_NORMAL, "terminal too small", -1);
 		goto out;
 	}
 	draw_header(&f);
@@ -878,8 +724,10 @@ int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const s
 		draw_help(&f, body0, body_h);
 	} else if (!m) {
 		if (row(&f, body0))
-			put(row(&f, body0), scr->cols, &scr->oom, 1, TUI_ROLE_DIM,
+			tui_put(row(&f, body0), scr->cols, &scr->oom, 1, TUI_ROLE_DIM,
 			    st->loading ? "reading nodes and pods..." : "no data", -1);
+	} else if (s->view == TUI_VIEW_WARNINGS) {
+		draw_warnings(&f, body0, body_h);
 	} else if (s->view == TUI_VIEW_NODE) {
 		draw_pane(&f, s->open_node, body0, body_h, true);
 	} else if (scr->lines >= SPLIT_MIN_LINES && tui_state_selected(s)) {
@@ -903,7 +751,7 @@ void tui_screen_release(struct tui_screen *scr)
 	if (!scr)
 		return;
 	for (int i = 0; scr->line && i < scr->lines; i++)
-		line_release(&scr->line[i]);
+		tui_line_release(&scr->line[i]);
 	free(scr->line);
 	scr->line = NULL;
 }

@@ -261,8 +261,19 @@ static void on_key(struct tui_state *s, int key)
 		if (s->view == TUI_VIEW_HELP) {
 			s->view = s->help_from;
 		} else {
-			s->help_from = s->view;
+			if (s->view != TUI_VIEW_WARNINGS)
+				s->help_from = s->view;
 			s->view = TUI_VIEW_HELP;
+		}
+		s->dirty = true;
+		return;
+	case 'w':
+		if (s->view == TUI_VIEW_WARNINGS) {
+			s->view = s->help_from;
+		} else {
+			if (s->view != TUI_VIEW_HELP)
+				s->help_from = s->view;
+			s->view = TUI_VIEW_WARNINGS;
 		}
 		s->dirty = true;
 		return;
@@ -278,7 +289,7 @@ static void on_key(struct tui_state *s, int key)
 		return;
 	case '/':
 		start_edit(s);
-		if (s->view == TUI_VIEW_HELP)
+		if (s->view == TUI_VIEW_HELP || s->view == TUI_VIEW_WARNINGS)
 			s->view = s->help_from;
 		return;
 	default: break;
@@ -287,6 +298,7 @@ static void on_key(struct tui_state *s, int key)
 	case TUI_VIEW_NODES: key_nodes(s, key); break;
 	case TUI_VIEW_NODE: key_node(s, key); break;
 	case TUI_VIEW_HELP:
+	case TUI_VIEW_WARNINGS:
 		if (key == TUI_KEY_ESC || key == TUI_KEY_BACKSPACE || key == TUI_KEY_ENTER) {
 			s->view = s->help_from;
 			s->dirty = true;

@@ -20,6 +20,7 @@ enum tui_view {
 	TUI_VIEW_NODES, /* the node list (with the selected node's pane on tall terminals) */
 	TUI_VIEW_NODE,	/* one node: its GPUs and the pods on each */
 	TUI_VIEW_HELP,
+	TUI_VIEW_WARNINGS, /* the warnings the header counts */
 };
 
 enum tui_sort {
@@ -67,7 +68,7 @@ struct tui_event {
 
 struct tui_state {
 	enum tui_view view;
-	enum tui_view help_from; /* where ? was pressed, to go back to */
+	enum tui_view help_from; /* where ? or w was pressed, to go back to */
 	enum tui_sort sort;
 	bool group_pools;
 

@@ -183,7 +183,7 @@ class CompletionTest(unittest.TestCase):
 	def test_flag_values(self):
 		self.assertEqual(self.plugin(["-o", ""])[0], ["json", "wide", "yaml"])
 		self.assertEqual(self.plugin(["--output", "j"])[0], ["json"])
-		self.assertEqual(self.plugin(["mode", "-o", ""])[0], ["json"])
+		self.assertEqual(self.plugin(["mode", "-o", ""])[0], ["json", "yaml"])
 		self.assertEqual(self.plugin(["--unit", ""])[0], ["GiB", "MiB"])
 		self.assertEqual(self.plugin(["mode", "--placement", ""])[0], ["binpack", "spread"])
 		self.assertEqual(self.plugin(["mode", "--edition", ""])[0], ["basic", "opensource", "pro"])

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -98,6 +99,16 @@ class ProEdition(ModeBase):
 				self.assertTrue(body["metadata"]["resourceVersion"])
 				if self.api.backend == "fake":  # a real server's audit log keeps no request headers
 					self.assertIn("merge-patch+json", json.dumps(p[0].get("headers", {})).lower())
+
+	def test_man_page_names_the_field_manager_sent(self):
+		r = self.run_mode("isolate", PRO_SHARE)
+		self.assert_ok(r)
+		sent = query_of(patches(self.api.requests())[0]).get("fieldManager")
+		with open(os.path.join(ROOT, "man", "kubectl-inspect-cgpu.1")) as f:
+			man = f.read()
+		m = re.search(r"field manager\s*\n\.BR? (\S+)", man)
+		self.assertIsNotNone(m, "the man page does not name the field manager")
+		self.assertEqual(m.group(1).replace("\\-", "-"), sent)
 
 	def test_label_values_are_aliases(self):
 		r = self.run_mode("cgpu", PRO_SHARE)
@@ -297,9 +308,52 @@ class ProEdition(ModeBase):
 		self.assertIn("kernel module", r.stderr)
 		self.assertIn("reboot", r.stderr)
 		self.assertIn("pod/default/cgpu-test-0", r.stderr)  # holds gpu-mem on the node
-		self.assertIn("pod/default/no-selector-job-0", r.stderr)  # no nodeSelector
-		self.assertIn("nodeSelector", r.stderr)
-		self.assertIn("--restart", r.stderr)
+		self.assertIn("--restart", r.stdout)
+		self.assertNotIn("no-selector-job-0", r.stderr)  # on another node
+		r = self.run_mode("isolate", PRO_SHARE2, "--dry-run")
+		self.assertIn("pod/default/no-selector-job-0: asks", r.stderr)  # no nodeSelector
+
+	def test_pod_memory_counts_every_container(self):
+		_, _, pod = self.api.call("GET", "/api/v1/namespaces/default/pods/cgpu-test-0")
+		pod["metadata"]["name"] = "two-containers-0"
+		pod["metadata"]["uid"] = "6b1f3c9e-0000-4000-8000-000000000002"
+		first = pod["spec"]["containers"][0]
+		second = json.loads(json.dumps(first))
+		second["name"] = "sidecar"
+		first["resources"]["limits"]["aliyun.com/gpu-mem"] = "1"
+		second["resources"]["limits"]["aliyun.com/gpu-mem"] = "7"
+		pod["spec"]["containers"] = [first, second]
+		self.api.put_object(pod)
+		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		self.assert_ok(r)
+		line = [l for l in r.stderr.splitlines() if "two-containers-0" in l]
+		self.assertTrue(line, r.stderr)
+		self.assertIn("aliyun.com/gpu-mem=8", line[0])
+
+	def test_only_pool_or_mode_selectors_pin_a_pod(self):
+		_, _, base = self.api.call("GET", "/api/v1/namespaces/default/pods/no-selector-job-0")
+		variants = {
+			"os-only-0": {"nodeSelector": {"kubernetes.io/os": "linux"}},
+			"pool-affinity-0": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+				"nodeSelectorTerms": [{"matchExpressions": [
+					{"key": "alibabacloud.com/nodepool-id", "operator": "In", "values": ["np-cgpu"]}]}]}}}},
+			"preferred-only-0": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+				{"weight": 1, "preference": {"matchExpressions": [
+					{"key": "ack.node.gpu.schedule", "operator": "In", "values": ["cgpu"]}]}}]}}},
+		}
+		for i, (name, spec) in enumerate(variants.items()):
+			pod = json.loads(json.dumps(base))
+			pod["metadata"]["name"] = name
+			pod["metadata"]["uid"] = "6b1f3c9e-0000-4000-8000-00000000001%d" % i
+			pod["spec"].update(spec)
+			pod["spec"].pop("nodeName", None)  # not yet on a node: it may land on the changed one
+			self.api.put_object(pod)
+		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		self.assert_ok(r)
+		self.assertIn("pod/default/os-only-0: asks", r.stderr)
+		self.assertIn("pod/default/preferred-only-0: asks", r.stderr)
+		self.assertNotIn("pool-affinity-0", r.stderr)
+		self.assertNotIn("cgpu-test-0: asks", r.stderr)
 
 	def test_region_warning(self):
 		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
@@ -315,6 +369,8 @@ class ProEdition(ModeBase):
 		r = self.run_mode("isolate", PRO_SHARE, "-o", "json")
 		self.assert_ok(r)
 		doc = json.loads(r.stdout)
+		self.assertEqual(doc["apiVersion"], "inspect-cgpu.kubectl.io/v1")
+		self.assertEqual(doc["kind"], "ModeChange")
 		self.assertEqual(doc["edition"], "pro")
 		self.assertEqual(doc["mode"], "isolate")
 		self.assertEqual(doc["dryRun"], "none")
@@ -327,13 +383,31 @@ class ProEdition(ModeBase):
 		self.assertEqual(n["result"], "labeled")
 		self.assertTrue(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]))
 
+	def test_yaml(self):
+		r = self.run_mode("isolate", PRO_SHARE, "-o", "yaml", "--dry-run")
+		self.assert_ok(r)
+		self.assertTrue(r.stdout.startswith("apiVersion: inspect-cgpu.kubectl.io/v1\nkind: ModeChange\n"), r.stdout)
+		if yaml:
+			doc = yaml.safe_load(r.stdout)
+			j = json.loads(self.run_mode("isolate", PRO_SHARE, "-o", "json", "--dry-run").stdout)
+			self.assertEqual(doc, j)
+		r = self.run_mode("isolate", PRO_SHARE, "-o", "xml")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn("allowed formats are: json,yaml", r.stderr)
+
 	def test_conflicting_evidence(self):
+		# another node of another edition does not matter...
 		_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE2)
 		node["metadata"]["labels"]["cgpu"] = "true"
 		self.api.put_object(node)
-		r = self.run_mode("share", PRO_CGPU)
+		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		self.assert_ok(r)
+		self.assertIn("Edition: pro", r.stdout)
+		# ...a chosen node with labels of two editions does, and is named
+		r = self.run_mode("share", PRO_CGPU, PRO_SHARE2)
 		self.assertEqual(r.returncode, 1)
-		self.assertIn("more than one GPU sharing edition", r.stderr)
+		self.assertIn("the chosen nodes show signs of more than one GPU sharing edition", r.stderr)
+		self.assertIn(PRO_SHARE2, r.stderr)
 		self.assertIn("--edition", r.stderr)
 		self.assertEqual(writes(self.api.requests()), [])
 		r = self.run_mode("share", PRO_CGPU, "--edition", "pro")
@@ -368,6 +442,44 @@ class ProEdition(ModeBase):
 		self.assertEqual(writes(self.api.requests()), [])
 
 
+class DemoCluster(ModeBase):
+	"""The demo has pro pools beside nodes labelled for the basic edition."""
+	scenario = "demo"
+
+	def test_pool_of_one_edition_in_a_mixed_cluster(self):
+		r = self.run_mode("share", "--pool", "np-cgpu", "--dry-run=server")
+		self.assert_ok(r)
+		self.assertIn("Edition: pro", r.stdout)
+		p = patches(self.api.requests())
+		self.assertEqual(len(p), 2)
+		self.assertEqual(query_of(p[0]).get("dryRun"), "All")
+
+
+class LargeCluster(ModeBase):
+	"""Many pods: mode on one node says its plan and a screenful of warnings."""
+	scenario = "gen:nodes=20,pods=3000,seed=3"
+
+	def test_plan_then_grouped_warnings(self):
+		_, _, body = self.api.call("GET", "/api/v1/nodes")
+		node = body["items"][0]["metadata"]["name"]
+		r = self.run_mode("share", node, "--dry-run")
+		self.assert_ok(r)
+		self.assertTrue(r.stdout.startswith("Edition: basic"), r.stdout)
+		lines = r.stderr.splitlines()
+		self.assertTrue(all(l.startswith("Warning: ") for l in lines), r.stderr)
+		self.assertLessEqual(len(lines), 20, r.stderr)
+		self.assertRegex(r.stderr, r"Warning: \d+ more PodHoldsGPU: pod/")
+		# pods on other nodes are not this change's business
+		doc = json.loads(self.run_mode("share", node, "--dry-run", "-o", "json").stdout)
+		others = [w for w in doc["warnings"] if w["code"] == "PodHoldsGPU" and node not in w["message"]]
+		self.assertEqual(others, [])
+		self.assertEqual(len([w for w in doc["warnings"] if w["code"] == "NoNodeSelector" and w.get("object")]),
+			min(10, len([w for w in doc["warnings"] if w["code"] == "PodHoldsGPU"])))
+		# that a restart is needed is said once
+		said = [l for l in (r.stdout + r.stderr).splitlines() if "restart" in l]
+		self.assertEqual(len(said), 1, said)
+
+
 class BasicEdition(ModeBase):
 	scenario = "pools-basic"
 
@@ -390,10 +502,26 @@ class BasicEdition(ModeBase):
 				self.assertEqual(len(p), 1)
 				self.assertEqual(body_of(p[0])["metadata"]["labels"], patch)
 
+	def test_already_in_mode_by_default_is_unchanged(self):
+		# cgpu=true alone already isolates: isolate is no change at all
+		_, _, node = self.api.call("GET", "/api/v1/nodes/" + BASIC_ISO)
+		del node["metadata"]["labels"]["cgpu.disable.isolation"]
+		self.api.put_object(node)
+		self.api.clear_requests()
+		r = self.run_mode("isolate", BASIC_ISO, "--restart")
+		self.assert_ok(r)
+		self.assertIn("node/%s unchanged" % BASIC_ISO, r.stdout)
+		self.assertNotIn("->", r.stdout)
+		self.assertNotIn("restart", r.stdout + r.stderr)
+		self.assertEqual(writes(self.api.requests()), [])
+		r = self.run_mode("isolate", BASIC_ISO, "-o", "json")
+		n = json.loads(r.stdout)["nodes"][0]
+		self.assertEqual((n["modeBefore"], n["result"], n["restartNeeded"]), ("isolate", "unchanged", False))
+
 	def test_isolation_change_suggests_restart(self):
 		r = self.run_mode("share", BASIC_ISO)
 		self.assert_ok(r)
-		self.assertIn("--restart", r.stderr)
+		self.assertIn("--restart", r.stdout)
 		self.assertNotIn("kernel module", r.stderr)
 
 	def test_core_does_not_exist(self):
@@ -428,6 +556,12 @@ class OpenSourceEdition(ModeBase):
 		self.assert_ok(r)
 		self.assertIn("Edition: opensource", r.stdout)
 		self.assertEqual(self.labels("cpu-node-1").get("gpushare"), "true")
+
+	def test_restart_without_plugin_pod_fails(self):
+		r = self.run_mode("share", "cpu-node-1", "--restart")
+		self.assertEqual(r.returncode, 1, r.stderr)
+		self.assertIn("node/cpu-node-1 labeled", r.stdout)
+		self.assertIn("No device-plugin pod (1): node/cpu-node-1", r.stderr)
 
 	def test_exclusive_removes_the_label(self):
 		r = self.run_mode("exclusive", "gpu-node-1")

@@ -92,18 +92,39 @@ class OpenSource(RestartBase):
 		self.assertIn("node/gpu-node-1: timed out after 2s waiting for a Ready device-plugin pod", r.stderr)
 		self.assertEqual(len(self.deletes()), 1)
 
-	def test_timeout_on_one_node_does_not_stop_the_others(self):
+	def test_stops_at_the_first_failure(self):
 		self.api.settings(never_ready_nodes=["gpu-node-1"])
 		r = self.restart("-l", "gpushare=true", "--timeout", "2s")
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("node/gpu-node-1: timed out", r.stderr)
+		self.assertNotIn("gpu-node-2: restarted", r.stdout)
+		self.assertIn("restarted on 0 of 2 nodes", r.stderr)
+		self.assertIn("Failed (1): node/gpu-node-1", r.stderr)
+		self.assertIn("Not tried (1): node/gpu-node-2", r.stderr)
+		self.assertIn("--continue-on-error", r.stderr)
+		self.assertEqual(len(self.deletes()), 1)
+
+	def test_continue_on_error_goes_on(self):
+		self.api.settings(never_ready_nodes=["gpu-node-1"])
+		r = self.restart("-l", "gpushare=true", "--timeout", "2s", "--continue-on-error")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/gpu-node-1: timed out", r.stderr)
 		self.assertIn("node/gpu-node-2: restarted", r.stdout)
+		self.assertIn("Failed (1): node/gpu-node-1", r.stderr)
+		self.assertNotIn("Not tried", r.stderr)
 
 	def test_node_without_plugin(self):
+		# not restarted is not success: exit 1, and say which node was left
 		r = self.restart("cpu-node-1")
-		self.assert_ok(r)
-		self.assertIn("node/cpu-node-1: no device-plugin pod on this node", r.stdout)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/cpu-node-1: no device-plugin pod on this node", r.stderr)
+		self.assertIn("restarted on 0 of 1 node", r.stderr)
+		self.assertIn("No device-plugin pod (1): node/cpu-node-1", r.stderr)
 		self.assertEqual(self.deletes(), [])
+		r = self.restart("gpu-node-1", "cpu-node-1")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/gpu-node-1: restarted", r.stdout)
+		self.assertIn("restarted on 1 of 2 nodes", r.stderr)
 
 	def test_missing_daemonset(self):
 		self.api.delete_object("daemonsets", "kube-system", DS)
@@ -151,7 +172,7 @@ class OpenSource(RestartBase):
 	def test_failed_delete_is_reported_per_node(self):
 		self.api.fault({"method": "DELETE", "path_prefix": "/api/v1/namespaces/kube-system/pods/gpushare-device-plugin-ds-frd2k"},
 			{"type": "status", "code": 500}, times=5)
-		r = self.restart("-l", "gpushare=true")
+		r = self.restart("-l", "gpushare=true", "--continue-on-error")
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("node/gpu-node-1: Error from server (InternalError)", r.stderr)
 		self.assertIn("node/gpu-node-2: restarted", r.stdout)
@@ -212,6 +233,13 @@ class Pro(RestartBase):
 		self.assertEqual(len(d), 2)
 		for x in d:
 			self.assertIn("gpushare-cgpu-device-plugin-ds-", x["path"])
+
+	def test_daemonset_that_does_not_cover_the_node(self):
+		node = "cn-shanghai.192.168.7.159"  # share: the cgpu plugin is not there
+		r = self.restart(node, "--daemonset", "kube-system/gpushare-cgpu-device-plugin-ds")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("node/%s: no device-plugin pod on this node from that DaemonSet" % node, r.stderr)
+		self.assertEqual(self.deletes(), [])
 
 	@fake_only("moves another DaemonSet's pod onto the node by hand, which a real DaemonSet controller removes")
 	def test_replacement_from_another_mode_plugin(self):

@@ -320,6 +320,13 @@ class TopTest(unittest.TestCase):
 		after = s[s.index("MARK-BEFORE-TOP"):]
 		self.assertLess(after.index("Error from server"), after.index("MARK-AFTER-TOP"))
 
+	def test_missing_node_is_not_found_before_the_screen(self):
+		p = self.start("multi-gpu", args=["gpu-2x", "no-such-node"])
+		s = self.assert_restored(p, 1)
+		self.assertIn('Error from server (NotFound): nodes "no-such-node" not found', s)
+		# nothing was listed or watched: the screen never opened
+		self.assertFalse([r for r in self.api.requests() if r["path"] in ("/api/v1/nodes", "/api/v1/pods")])
+
 	def test_bad_flags_are_usage_errors(self):
 		p = self.start("seed002", args=["--refresh", "soon"])
 		s = self.assert_restored(p, 2)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tui_layout.h"
+#include "tui_pane.h"
 
 /* A model built by hand, as model_finish would leave it: nodes sorted by name. */
 struct fixture {
@@ -427,9 +428,10 @@ Test(tui_layout, pool_headings_when_grouped)
 	key(&s, 'p');
 	text = screen_text(&s, &status_ok, &scr);
 	p1 = strstr(text, "pool p1: 2 nodes");
-	p2 = strstr(text, "pool p2: 1 node\n");
+	p2 = strstr(text, "pool p2: 1 node, 1 GPU, 0 pods, memory 0/15 GiB (0%)\n");
 	cr_assert(p1 && p2 && p1 < p2, "%s", text);
 	cr_assert_not_null(strstr(text, "pool (no pool): 1 node"), "%s", text);
+	cr_assert_not_null(strstr(text, "pool p1: 2 nodes, 2 GPUs, 0 pods, memory 0/30 GiB (0%)"), "%s", text);
 	cr_assert_not_null(strstr(text, "by pool"), "%s", text);
 	cr_assert(scr.line[8].selected, "the selection follows node a into its group: %s", text);
 	cr_assert_not(scr.line[7].selected);
@@ -538,5 +540,106 @@ Test(tui_layout, help_and_tiny_terminals)
 	cr_assert_str_eq(text, "terminal t");
 	free(text);
 	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, narrow_screen_keeps_headers_whole_and_names_distinct)
+{
+	static const int64_t alloc[] = { 8, 3, 4, 7 };
+	static const char *const names[] = { "cn-shanghai.192.168.7.157", "cn-shanghai.192.168.7.158",
+					     "cn-shanghai.192.168.7.159", "cn-shanghai.192.168.7.160" };
+	struct tui_state s;
+	struct tui_screen scr;
+
+	for (int i = 0; i < 4; i++)
+		add_node(names[i], NULL, 4, 11, alloc);
+	for (int cols = 40; cols < 80; cols += 3) {
+		char *text, *header, *hit;
+		char shown[4][64];
+
+		tui_state_init(&s, cols, 24);
+		sync_rows(&s);
+		text = screen_text(&s, &status_ok, &scr);
+		header = tui_screen_line_text(&scr, 3);
+		/* every header there is whole, and they stand apart */
+		cr_assert_not_null(strstr(header, "NODE"), "%d: %s", cols, header);
+		for (const char *const *h = (const char *const[]){ "GPU", "MEMORY(GiB)", "USE%", "PODS", NULL }; *h; h++) {
+			hit = strstr(header, *h);
+			if (hit && hit > header)
+				cr_assert_eq(hit[-1], ' ', "%d: header %s run into another: %s", cols, *h, header);
+		}
+		cr_assert_null(strstr(header, "MEMEMORY"), "%d: %s", cols, header);
+		/* the four names stay four different names */
+		for (int i = 0; i < 4; i++) {
+			char *l = tui_screen_line_text(&scr, 4 + i);
+
+			sscanf(l, "%63s", shown[i]);
+			free(l);
+		}
+		for (int i = 0; i < 4; i++)
+			for (int k = i + 1; k < 4; k++)
+				cr_assert_str_neq(shown[i], shown[k], "%d columns:\n%s", cols, text);
+		free(header);
+		free(text);
+		tui_screen_release(&scr);
+		tui_state_release(&s);
+	}
+}
+
+Test(tui_layout, units_next_to_figures_ages_and_readable_totals)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	struct tui_status st = status_ok;
+	char *text, buf[64];
+
+	tui_mem_readable(buf, sizeof(buf), 25657640, 51315280, UNIT_MIB);
+	cr_assert_str_eq(buf, "24.5/48.9 TiB");
+	tui_mem_readable(buf, sizeof(buf), 36, 89, UNIT_GIB);
+	cr_assert_str_eq(buf, "36/89 GiB");
+	tui_format_age(buf, sizeof(buf), 45);
+	cr_assert_str_eq(buf, "45s");
+	tui_format_age(buf, sizeof(buf), 2781 * 60);
+	cr_assert_str_eq(buf, "46h");
+	tui_format_age(buf, sizeof(buf), 3 * 86400 + 5);
+	cr_assert_str_eq(buf, "3d");
+
+	seed002();
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	st.age_s = 2781 * 60;
+	text = screen_text(&s, &st, &scr);
+	cr_assert_not_null(strstr(text, "data 46h old"), "%s", text);
+	cr_assert_not_null(strstr(text, "PENDING(GiB)"), "the pending column is memory: %s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, w_shows_the_warnings_the_header_counts)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	seed002();
+	warnings_add(&fx->m.warnings, "OverAllocated", "node/cn-hangzhou.192.168.2.167", "more memory allocated than the GPUs have");
+	warnings_add(&fx->m.warnings, "PodOnUnknownGPU", "pod/default/x\x1b[2J", "names GPU 7");
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "warnings 2 (w)"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	key(&s, 'w');
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "2 warnings"), "%s", text);
+	cr_assert_not_null(strstr(text, "OverAllocated node/cn-hangzhou.192.168.2.167: more memory"), "%s", text);
+	cr_assert_not_null(strstr(text, "PodOnUnknownGPU pod/default/x?[2J: names GPU 7"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	key(&s, TUI_KEY_ESC);
+	cr_assert_eq(s.view, TUI_VIEW_NODES);
+	warnings_release(&fx->m.warnings);
 	tui_state_release(&s);
 }

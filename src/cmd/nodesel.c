@@ -1,0 +1,232 @@
+/* Choosing nodes for the commands that work on them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nodepool.h"
+#include "nodesel.h"
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+int nodesel_selector(const char *selector, const char *pool, char **ret, struct kerr *err)
+{
+	char *p = NULL;
+	int rc;
+
+	*ret = NULL;
+	if (selector && !*selector)
+		selector = NULL;
+	if (pool && np_pool_selector(pool, &p, err) < 0)
+		return -1;
+	if (selector && p)
+		rc = asprintf(ret, "%s,%s", selector, p);
+	else if (selector || p)
+		rc = (*ret = strdup(selector ? selector : p)) ? 0 : -1;
+	else
+		rc = 0;
+	free(p);
+	if (rc < 0) {
+		*ret = NULL;
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	return 0;
+}
+
+int nodesel_check(size_t nnames, const char *selector, bool required, struct kerr *err)
+{
+	if (nnames && selector)
+		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
+	if (required && !nnames && !selector)
+		return kerr_set(err, KERR_USAGE, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	return 0;
+}
+
+void np_node_release(struct np_node *n)
+{
+	if (!n)
+		return;
+	free(n->name);
+	free(n->resource_version);
+	kvlist_release(&n->labels);
+	memset(n, 0, sizeof(*n));
+}
+
+void np_nodes_release(struct np_nodes *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->len; i++)
+		np_node_release(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int nodes_push(struct np_nodes *l, struct np_node *n)
+{
+	if (l->len == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct np_node *items = realloc(l->items, cap * sizeof(*items));
+
+		if (!items)
+			return -1;
+		l->items = items;
+		l->cap = cap;
+	}
+	l->items[l->len++] = *n;
+	memset(n, 0, sizeof(*n));
+	return 0;
+}
+
+static int node_sink(void *ud, struct k8s_node *k, struct kerr *err)
+{
+	struct np_nodes *l = ud;
+	struct np_node n = { .name = k->name, .resource_version = k->resource_version, .labels = k->labels };
+
+	k->name = NULL;
+	k->resource_version = NULL;
+	memset(&k->labels, 0, sizeof(k->labels));
+	k8s_node_free(k);
+	if (nodes_push(l, &n) < 0) {
+		np_node_release(&n);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	return 0;
+}
+
+/* A list restarted after 410 Expired: forget what the first attempt gave. */
+static void node_list_meta(void *ud, const char *rv, const char *cont)
+{
+	if (!rv && !cont)
+		np_nodes_release(ud);
+}
+
+static const struct decode_filter node_filter = { .label_keys = np_node_label_keys };
+
+static const struct np_node *nodes_find(const struct np_nodes *l, const char *name)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (strcmp(l->items[i].name, name) == 0)
+			return &l->items[i];
+	return NULL;
+}
+
+static int node_copy(const struct np_node *src, struct np_node *dst)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->name = strdup(src->name);
+	dst->resource_version = src->resource_version ? strdup(src->resource_version) : NULL;
+	if (!dst->name || (src->resource_version && !dst->resource_version))
+		goto fail;
+	for (size_t i = 0; i < src->labels.len; i++) {
+		const struct kv *kv = &src->labels.items[i];
+
+		if (kvlist_add(&dst->labels, kv->key, strlen(kv->key), kv->value, strlen(kv->value)) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	np_node_release(dst);
+	return -1;
+}
+
+int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const char *selector,
+		    struct np_nodes *all, struct np_nodes *chosen, struct kerr *err)
+{
+	struct np_nodes a = { 0 }, s = { 0 };
+	struct kube_list lists[2] = {
+		{ .path = "/api/v1/nodes", .kind = OBJ_NODE, .filter = &node_filter,
+		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &a } },
+		{ .path = "/api/v1/nodes", .label_selector = selector, .kind = OBJ_NODE, .filter = &node_filter,
+		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &s } },
+	};
+	int rc = -1;
+
+	if (nodesel_check(n, selector, true, err) < 0)
+		return -1;
+	if (kube_list_run(c, lists, selector ? 2 : 1, err) < 0)
+		goto out;
+	if (selector) {
+		if (s.len == 0) {
+			kerr_set(err, KERR_OTHER, "no nodes match the selector \"%s\"", selector);
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const struct np_node *found = nodes_find(&a, names[i]);
+			struct np_node copy;
+			char *msg = NULL;
+
+			if (nodes_find(&s, names[i]))
+				continue; /* named twice */
+			if (!found) {
+				if (asprintf(&msg, "nodes \"%s\" not found", names[i]) < 0)
+					msg = NULL;
+				kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
+				free(msg);
+				goto out;
+			}
+			if (node_copy(found, &copy) < 0 || nodes_push(&s, &copy) < 0) {
+				np_node_release(&copy);
+				kerr_set(err, KERR_OTHER, "out of memory");
+				goto out;
+			}
+		}
+	}
+	*all = a;
+	*chosen = s;
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	rc = 0;
+out:
+	for (size_t i = 0; i < 2; i++)
+		kube_list_release(&lists[i]);
+	np_nodes_release(&a);
+	np_nodes_release(&s);
+	return rc;
+}
+
+int np_node_get(struct kube_client *c, const char *name, struct np_node *ret, struct kerr *err)
+{
+	char *esc = kube_escape(name), *path = NULL;
+	json_t *j = NULL, *labels;
+	struct np_node n = { 0 };
+	const char *k;
+	json_t *v;
+	int rc = -1;
+
+	if (!esc || asprintf(&path, "/api/v1/nodes/%s", esc) < 0) {
+		path = NULL;
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	if (kube_get_json(c, path, NULL, &j, err) < 0)
+		goto out;
+	n.name = strdup(name);
+	n.resource_version = strdup(str_or(json_string_value(json_object_get(json_object_get(j, "metadata"),
+								       "resourceVersion")), ""));
+	labels = json_object_get(json_object_get(j, "metadata"), "labels");
+	json_object_foreach(labels, k, v) {
+		const char *s = json_string_value(v);
+
+		if (!s || !decode_filter_match(np_node_label_keys, k, strlen(k)))
+			continue;
+		if (kvlist_add(&n.labels, k, strlen(k), s, strlen(s)) < 0)
+			break;
+	}
+	if (!n.name || !n.resource_version) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	*ret = n;
+	memset(&n, 0, sizeof(n));
+	rc = 0;
+out:
+	np_node_release(&n);
+	json_decref(j);
+	free(path);
+	free(esc);
+	return rc;
+}

@@ -1,0 +1,311 @@
+/* The live view's building blocks and its node pane: see tui_pane.h. */
+#include "tui_pane.h"
+
+#include "columns.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tui_line_release(struct tui_line *l)
+{
+	for (size_t i = 0; i < l->nspans; i++)
+		free(l->spans[i].text);
+	free(l->spans);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Put text at x, at most maxw columns (-1 = to the edge), made printable.
+ * Returns the column after it. */
+int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, const char *text, int maxw)
+{
+	size_t len = strlen(text);
+	char *copy;
+
+	if (x < 0 || x >= cols)
+		return x;
+	if (maxw < 0 || maxw > cols - x)
+		maxw = cols - x;
+	if (len > (size_t)maxw)
+		len = (size_t)maxw;
+	if (!len)
+		return x;
+	if (l->nspans == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		struct tui_span *sp = realloc(l->spans, cap * sizeof(*sp));
+
+		if (!sp) {
+			*oom = true;
+			return x + (int)len;
+		}
+		l->spans = sp;
+		l->cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (!copy) {
+		*oom = true;
+		return x + (int)len;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		copy[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	}
+	copy[len] = '\0';
+	l->spans[l->nspans++] = (struct tui_span){ .x = x, .role = role, .text = copy };
+	return x + (int)len;
+}
+
+int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		*oom = true;
+		return x;
+	}
+	x = tui_put(l, cols, oom, x, role, s, maxw);
+	free(s);
+	return x;
+}
+
+/* "[|||||     ]", width cells including the brackets.  Returns the column after. */
+int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total)
+{
+	int inner = width - 2, fill;
+	char *buf;
+
+	if (inner < 1)
+		return x;
+	fill = tui_bar_fill(allocated, total, inner);
+	buf = malloc((size_t)inner + 1);
+	if (!buf) {
+		*oom = true;
+		return x + width;
+	}
+	tui_put(l, cols, oom, x, TUI_ROLE_DIM, "[", 1);
+	memset(buf, '|', (size_t)fill);
+	buf[fill] = '\0';
+	tui_put(l, cols, oom, x + 1, tui_level(allocated, total), buf, -1);
+	memset(buf, ' ', (size_t)(inner - fill));
+	buf[inner - fill] = '\0';
+	tui_put(l, cols, oom, x + 1 + fill, TUI_ROLE_DIM, buf, -1);
+	tui_put(l, cols, oom, x + 1 + inner, TUI_ROLE_DIM, "]", 1);
+	free(buf);
+	return x + width;
+}
+
+char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%lld/%lld %s", (long long)allocated, (long long)total, tui_unit_name(unit)) < 0)
+		return NULL;
+	return s;
+}
+
+void tui_mem_readable(char *buf, size_t len, int64_t allocated, int64_t total, enum mem_unit unit)
+{
+	static const char *const bigger[] = { "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double a = (double)allocated, t = (double)total;
+	size_t u;
+
+	if (unit == UNIT_SLOTS || total < 10240) {
+		snprintf(buf, len, "%lld/%lld %s", (long long)allocated, (long long)total, tui_unit_name(unit));
+		return;
+	}
+	u = unit == UNIT_MIB ? 0 : 1;
+	while (t >= 10240 && u + 1 < sizeof(bigger) / sizeof(bigger[0])) {
+		a /= 1024;
+		t /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f/%.1f %s", a, t, bigger[u]);
+}
+
+void tui_format_age(char *buf, size_t len, long long s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 120 * 60)
+		snprintf(buf, len, "%lldm", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%lldh", s / 3600);
+	else
+		snprintf(buf, len, "%lldd", s / 86400);
+}
+
+/* --- growable list of lines (the node pane, help) --------------------------- */
+
+
+struct tui_line *tui_lines_add(struct tui_lines *ls)
+{
+	if (ls->n == ls->cap) {
+		size_t cap = ls->cap ? ls->cap * 2 : 16;
+		struct tui_line *v = realloc(ls->v, cap * sizeof(*v));
+
+		if (!v) {
+			*ls->oom = true;
+			return NULL;
+		}
+		ls->v = v;
+		ls->cap = cap;
+	}
+	memset(&ls->v[ls->n], 0, sizeof(ls->v[0]));
+	return &ls->v[ls->n++];
+}
+
+void tui_lines_release(struct tui_lines *ls)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		tui_line_release(&ls->v[i]);
+	free(ls->v);
+	ls->v = NULL;
+	ls->n = ls->cap = 0;
+}
+
+/* Move lines [from, from+count) of ls into the screen starting at row y. */
+void tui_lines_blit(struct tui_screen *scr, struct tui_lines *ls, size_t from, int y, int count)
+{
+	for (int i = 0; i < count && from + (size_t)i < ls->n && y + i < scr->lines; i++) {
+		tui_line_release(&scr->line[y + i]);
+		scr->line[y + i] = ls->v[from + (size_t)i];
+		memset(&ls->v[from + (size_t)i], 0, sizeof(ls->v[0]));
+	}
+}
+
+/* --- the selected node's GPUs and pods ---------------------------------------- */
+
+bool tui_pod_pending(const struct model_pod *p)
+{
+	for (size_t k = 0; k < p->ngpus; k++)
+		if (p->gpus[k].gpu < 0)
+			return true;
+	return false;
+}
+
+static void tui_pod_line(struct tui_lines *ls, const struct model_pod *p, int64_t mem, int64_t core,
+			 enum mem_unit unit, bool show_core)
+{
+	struct tui_line *l = tui_lines_add(ls);
+	int cols = ls->cols, x, w;
+
+	if (!l)
+		return;
+	/* names up to the usual pod name length line up; longer ones are cut */
+	w = cols - 4 - 12 - (show_core ? 6 : 0) - 11;
+	if (w > 48)
+		w = 48;
+	if (w < 12)
+		w = 12;
+	x = tui_putf(l, cols, ls->oom, 4, TUI_ROLE_NORMAL, w, "%s/%s", p->namespace ? p->namespace : "",
+		 p->name ? p->name : "");
+	x = 4 + w + 1;
+	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "%7lld %-5s", (long long)mem, tui_unit_name(unit));
+	if (show_core)
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %4lld%%", (long long)core);
+	tui_put(l, cols, ls->oom, x + 1, TUI_ROLE_DIM, p->phase ? p->phase : "", -1);
+}
+
+void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct model_node *n)
+{
+	int cols = ls->cols, x;
+	struct tui_line *l;
+	bool show_core = n->core_total > 0;
+	bool pending = false;
+	int barw = cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
+
+	if (!(l = tui_lines_add(ls)))
+		return;
+	x = tui_putf(l, cols, ls->oom, 0, TUI_ROLE_TITLE, -1, "node %s", n->name);
+	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  ip %s", n->ip ? n->ip : "unknown");
+	if (n->pool)
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pool %s", n->pool);
+	if (n->scheme)
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  scheme %s", n->scheme->name);
+	if (n->info.mode && strcmp(column_mode_name(n), n->info.mode) != 0)
+		/* the label's own value too, for whoever reads the node's labels */
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  mode %s (%s)", column_mode_name(n), n->info.mode);
+	else if (n->info.mode)
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  mode %s", n->info.mode);
+	if (n->gpu_model)
+		tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  model %s", n->gpu_model);
+
+	if (!(l = tui_lines_add(ls)))
+		return;
+	x = tui_put(l, cols, ls->oom, 0, TUI_ROLE_NORMAL, "memory ", -1);
+	x = tui_put_bar(l, cols, ls->oom, x, barw, n->mem_allocated, n->mem_total);
+	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)n->mem_allocated,
+		 (long long)n->mem_total, tui_unit_name(n->unit), tui_percent(n->mem_allocated, n->mem_total));
+	if (n->mem_pending)
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pending %lld", (long long)n->mem_pending);
+	if (n->mem_unhealthy)
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_HIGH, -1, "  unhealthy %lld", (long long)n->mem_unhealthy);
+	if (show_core)
+		tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%", (long long)n->core_allocated,
+		     (long long)n->core_total);
+
+	for (int g = 0; n->gpus && g < n->ngpus; g++) {
+		const struct model_gpu *gpu = &n->gpus[g];
+
+		if (!(l = tui_lines_add(ls)))
+			return;
+		x = tui_putf(l, cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "GPU%-2d ", gpu->index);
+		x = tui_put_bar(l, cols, ls->oom, x, barw, gpu->mem_allocated, gpu->mem_total);
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %d%%", (long long)gpu->mem_allocated,
+			 (long long)gpu->mem_total, tui_unit_name(n->unit),
+			 tui_percent(gpu->mem_allocated, gpu->mem_total));
+		if (gpu->core_total)
+			x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%",
+				 (long long)gpu->core_allocated, (long long)gpu->core_total);
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_DIM, -1, "  %zu pod%s", gpu->npods, gpu->npods == 1 ? "" : "s");
+		if (gpu->unhealthy)
+			x = tui_put(l, cols, ls->oom, x, TUI_ROLE_HIGH, "  unhealthy", -1);
+		if (gpu->cordoned)
+			x = tui_put(l, cols, ls->oom, x, TUI_ROLE_MID, "  cordoned", -1);
+		if (gpu->type)
+			tui_putf(l, cols, ls->oom, x, TUI_ROLE_DIM, -1, "  %s", gpu->type);
+		for (size_t i = 0; i < n->npods; i++) {
+			const struct model_pod *p = &m->pods[n->pods[i]];
+
+			for (size_t k = 0; k < p->ngpus; k++)
+				if (p->gpus[k].gpu == gpu->index)
+					tui_pod_line(ls, p, p->gpus[k].mem, p->gpus[k].core, n->unit, show_core);
+		}
+	}
+	for (size_t i = 0; i < n->npods; i++)
+		pending = pending || tui_pod_pending(&m->pods[n->pods[i]]) || !n->gpus;
+	if (pending) {
+		if (!(l = tui_lines_add(ls)))
+			return;
+		tui_put(l, cols, ls->oom, 0, TUI_ROLE_HEADER,
+		    n->gpus ? "pending (no GPU chosen yet)" : "pods (per-GPU placement not visible for this scheme)", -1);
+		for (size_t i = 0; i < n->npods; i++) {
+			const struct model_pod *p = &m->pods[n->pods[i]];
+			int64_t mem = 0, core = 0;
+
+			if (!n->gpus) {
+				tui_pod_line(ls, p, p->mem, p->core, n->unit, show_core);
+				continue;
+			}
+			for (size_t k = 0; k < p->ngpus; k++) {
+				if (p->gpus[k].gpu < 0) {
+					mem += p->gpus[k].mem;
+					core += p->gpus[k].core;
+				}
+			}
+			if (tui_pod_pending(p))
+				tui_pod_line(ls, p, mem, core, n->unit, show_core);
+		}
+	}
+	if (n->npods == 0 && (l = tui_lines_add(ls)))
+		tui_put(l, cols, ls->oom, 4, TUI_ROLE_DIM, "no pods hold GPU resources on this node", -1);
+}
