@@ -274,7 +274,9 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 				return kerr_set(err, KERR_USAGE, "unknown flag: %s", a);
 			return kerr_set(err, KERR_USAGE, "unknown shorthand flag: '%c' in %s", a[1], a);
 		}
-		vals[f - cmd->flags] = v;
+		/* a boolean set to false is as if never given: commands test
+		 * their booleans for presence, and the last spelling wins */
+		vals[f - cmd->flags] = f->arg || strcmp(v, "false") != 0 ? v : NULL;
 	}
 	argv[npos] = NULL;
 	return npos;

@@ -65,7 +65,8 @@ extern const struct flag global_flags[];
 int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err);
 
 /* Parse a command's own flags.  Values are stored in order in vals (index =
- * position in cmd->flags; booleans get "true"); positional arguments are
+ * position in cmd->flags; booleans get "true", or NULL when set to false);
+ * positional arguments are
  * compacted to the front of argv and their count returned, or -1 on error. */
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err);
 

@@ -1,0 +1,58 @@
+"""kubectl's manners for the default command: flag spellings, namespaces in every format, command names
+mistyped as nodes, help and version, empty results, sorting and headers, JSON totals, rounding."""
+
+import json
+import os
+import unittest
+
+from harness import FakeAPI, plugin_path, run_plugin
+
+ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+class MannersTest(unittest.TestCase):
+	maxDiff = None
+
+	@classmethod
+	def setUpClass(cls):
+		cls.apis = {}
+
+	@classmethod
+	def tearDownClass(cls):
+		for api in cls.apis.values():
+			api.stop()
+
+	def api(self, scenario):
+		if scenario not in self.apis:
+			self.apis[scenario] = FakeAPI(scenario).start()
+		return self.apis[scenario]
+
+	def run_on(self, scenario, args):
+		api = self.api(scenario)
+		return run_plugin(["--kubeconfig", api.kubeconfig] + list(args), env=ENV)
+
+	def api_requests(self, scenario):
+		return [q for q in self.api(scenario).requests() if q["path"].startswith("/api")]
+
+	# ---- booleans ------------------------------------------------------------------------------------
+
+	def test_boolean_flags_take_true_and_false(self):
+		summary = self.run_on("seed002", [])
+		details = self.run_on("seed002", ["-d"])
+		self.assertEqual(summary.returncode, 0, summary.stderr)
+		self.assertNotEqual(summary.stdout, details.stdout)
+		for args, want in ((["--details=false"], summary), (["-d=false"], summary), (["--details=true"], details),
+				(["-d=true"], details), (["--details"], details), (["-d", "--details=false"], summary),
+				(["--details=false", "-d"], details)):
+			with self.subTest(args=args):
+				r = self.run_on("seed002", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stdout, want.stdout)
+		r = self.run_on("seed002", ["--details=maybe"])
+		self.assertEqual(r.returncode, 2)
+		self.assertIn('invalid argument "maybe" for "--details" flag', r.stderr)
+
+
+if __name__ == "__main__":
+	unittest.main()
