@@ -247,6 +247,81 @@ int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct k
 	return out;
 }
 
+static const struct flag *find_short2(const struct flag *a, const struct flag *b, char c)
+{
+	const struct flag *f = find_short(a, c);
+
+	return f ? f : find_short(b, c);
+}
+
+int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char ***ret_argv, char **ret_buf,
+			   struct kerr *err)
+{
+	size_t chars = 0, used = 0;
+	char **out, *buf;
+	int n = 0;
+
+	for (int i = 0; i < argc; i++)
+		chars += strlen(argv[i]) + 1;
+	/* at most one argument per character, each "-x" or "-x=value" piece
+	 * no longer than three bytes per character */
+	out = calloc(chars + (size_t)argc + 1, sizeof(*out));
+	buf = malloc(3 * chars + 1);
+	if (!out || !buf) {
+		free(out);
+		free(buf);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const struct flag *f;
+
+		if (strcmp(a, "--") == 0) {
+			while (i < argc)
+				out[n++] = argv[i++];
+			break;
+		}
+		/* -x, -x=v, --long and words stay; so does -xVALUE, where x
+		 * takes a value: the flag parsers read those themselves */
+		f = i > 0 && a[0] == '-' && a[1] && a[1] != '-' && a[2] && a[2] != '='
+			    ? find_short2(flags, global_flags, a[1])
+			    : NULL;
+		if (i == 0 || a[0] != '-' || !a[1] || a[1] == '-' || !a[2] || a[2] == '=' || (f && f->arg)) {
+			out[n++] = argv[i];
+			continue;
+		}
+		/* as pflag reads a group: booleans one by one; the first flag
+		 * that takes a value takes the rest of the group (after an
+		 * optional '='), or the next argument when nothing is left */
+		for (const char *p = a + 1; *p; p++) {
+			char *piece = buf + used;
+
+			f = find_short2(flags, global_flags, *p);
+			if (!f) {
+				free(out);
+				free(buf);
+				return kerr_set(err, KERR_USAGE, "unknown shorthand flag: '%c' in %s", *p, a);
+			}
+			if (f->arg || p[1] == '=') {
+				const char *rest = p[1] == '=' ? p + 2 : p + 1;
+
+				if (*rest || p[1] == '=')
+					used += (size_t)sprintf(piece, "-%c=%s", *p, rest) + 1;
+				else
+					used += (size_t)sprintf(piece, "-%c", *p) + 1;
+				out[n++] = piece;
+				break;
+			}
+			used += (size_t)sprintf(piece, "-%c", *p) + 1;
+			out[n++] = piece;
+		}
+	}
+	out[n] = NULL;
+	*ret_argv = out;
+	*ret_buf = buf;
+	return n;
+}
+
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
 {
 	int npos = 0;

@@ -64,6 +64,14 @@ extern const struct flag global_flags[];
  * new argc, or -1 with a usage error.  Stops at "--". */
 int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err);
 
+/* Take grouped shorthands apart as kubectl's flag parser does: "-dn ml" is
+ * "-d -n ml", "-dnml" is "-d -n=ml", "-Ad=false" is "-A -d=false", using the
+ * command's flags and the global ones.  argv[0] is kept as it is.  Fills
+ * *ret_argv (NULL-terminated) and *ret_buf, both to be freed by the caller,
+ * and returns the new argc, or -1 with a usage error for an unknown letter. */
+int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char ***ret_argv, char **ret_buf,
+			   struct kerr *err);
+
 /* Parse a command's own flags.  Values are stored in order in vals (index =
  * position in cmd->flags; booleans get "true", or NULL when set to false);
  * positional arguments are

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	struct kerr err = KERR_INIT;
 	struct cli_ctx ctx = { .out = stdout, .errout = stderr };
 	const struct command *cmd = commands[0];
-	char *prog;
+	char *prog, **split_argv = NULL, *split_buf = NULL;
 	int rc;
 
 	setlocale(LC_ALL, "");
@@ -86,8 +86,23 @@ int main(int argc, char **argv)
 			argv++;
 		}
 	}
+	/* now that the command is known, its grouped shorthands can be taken
+	 * apart, and the global flags among them taken out */
+	argc = cli_split_short_groups(cmd->flags, argc, argv, &split_argv, &split_buf, &err);
+	if (argc < 0) {
+		rc = -1;
+		goto out;
+	}
+	argv = split_argv;
+	argc = cli_take_global_flags(argc, argv, &ctx.g, &err);
+	if (argc < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (ctx.g.help) {
 		cli_print_help(stdout, ctx.prog, commands, cmd == commands[0] ? NULL : cmd);
+		free(split_argv);
+		free(split_buf);
 		free(prog);
 		return 0;
 	}
@@ -104,6 +119,8 @@ out:
 		rc = err.kind == KERR_NONE ? 1 : kerr_exit_code(&err);
 	}
 	kerr_release(&err);
+	free(split_argv);
+	free(split_buf);
 	free(prog);
 	return rc;
 }

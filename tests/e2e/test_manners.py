@@ -53,6 +53,25 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 2)
 		self.assertIn('invalid argument "maybe" for "--details" flag', r.stderr)
 
+	# ---- grouped shorthands -------------------------------------------------------------------------
+
+	def test_grouped_short_flags(self):
+		want = self.run_on("seed002", ["-d", "-n", "other"])
+		self.assertEqual(want.returncode, 0, want.stderr)
+		self.assertNotIn("app-3g-v1-0", want.stdout)
+		for args in (["-dn", "other"], ["-dnother"], ["-dn=other"], ["-n", "other", "-d"]):
+			with self.subTest(args=args):
+				r = self.run_on("seed002", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stdout, want.stdout)
+		every = self.run_on("seed002", ["-d"])
+		r = self.run_on("seed002", ["-n", "other", "-Ad"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, every.stdout)
+		r = self.run_on("seed002", ["-dx"])
+		self.assertEqual(r.returncode, 2)
+		self.assertTrue(r.stderr.startswith("error: unknown shorthand flag: 'x' in -dx\n"), r.stderr)
+
 
 if __name__ == "__main__":
 	unittest.main()
