@@ -305,8 +305,9 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		goto out;
 
 	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
-	/* -n narrows the pods listed in details; the sums always count every pod */
-	if (details && !ctx->g.all_namespaces)
+	/* -n narrows the pods listed (details, JSON, YAML); the sums always
+	 * count every pod */
+	if (mo.keep_pods && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
 	mo.nodes = r.nnames ? (const char *const *)r.names : NULL;
 

@@ -72,6 +72,31 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 2)
 		self.assertTrue(r.stderr.startswith("error: unknown shorthand flag: 'x' in -dx\n"), r.stderr)
 
+	# ---- namespaces -----------------------------------------------------------------------------------
+
+	def test_namespace_applies_to_json_and_yaml(self):
+		r = self.run_on("seed002", ["-o", "json"])
+		doc = json.loads(r.stdout)
+		self.assertEqual(len(doc["pods"]), 2)
+		for args in (["-o", "json", "-n", "other"], ["-n", "other", "-o", "yaml"]):
+			with self.subTest(args=args):
+				r = self.run_on("seed002", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				if "yaml" in args:
+					self.assertIn("\npods: []\n", r.stdout)
+					self.assertNotIn("app-3g-v1-0", r.stdout)
+					continue
+				doc = json.loads(r.stdout)
+				self.assertEqual(doc["pods"], [])
+				self.assertEqual(doc["nodes"][0]["gpus"][0]["pods"], [])
+				# the sums still count every pod, as -d does
+				self.assertEqual(doc["totals"]["memory"]["allocated"], 8)
+				self.assertEqual(doc["nodes"][0]["memory"]["allocated"], 8)
+		r = self.run_on("seed002", ["-o", "json", "-n", "default"])
+		self.assertEqual(sorted(p["name"] for p in json.loads(r.stdout)["pods"]), ["app-3g-v1-0", "app-3g-v1-1"])
+		r = self.run_on("seed002", ["-o", "json", "-n", "other", "-A"])
+		self.assertEqual(len(json.loads(r.stdout)["pods"]), 2)
+
 
 if __name__ == "__main__":
 	unittest.main()
