@@ -394,6 +394,61 @@ void cli_print_help(FILE *f, const char *prog, const struct command *const *tabl
 	print_flags(f, global_flags);
 }
 
+/* Edits (insert, delete, substitute, swap two neighbours) from a to b,
+ * stopping early above limit. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), d[3][34];
+
+	if (la > 32 || lb > 32)
+		return limit + 1;
+	/* three rows: the one before the previous, for swaps */
+	for (size_t j = 0; j <= lb; j++)
+		d[1][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = d[(i + 1) % 3], *prev = d[i % 3], *pp = d[(i + 2) % 3], best;
+
+		cur[0] = i;
+		best = cur[0];
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			cur[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return d[(la + 1) % 3][lb];
+}
+
+const char *cli_suggest_command(const struct command *const *table, const char *word)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (size_t i = 0; word && table[i]; i++) {
+		const char *name = table[i]->name;
+		size_t d;
+
+		if (!name || strncmp(name, "__", 2) == 0)
+			continue;
+		d = edit_distance(word, name, 2);
+		if (d < best_d && d < strlen(name)) {
+			best = name;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)
 {
 	char *ua = kube_user_agent("kubectl-inspect-cgpu", PLUGIN_VERSION, PLUGIN_COMMIT);

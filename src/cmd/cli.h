@@ -57,6 +57,7 @@ struct command {
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */
 extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_complete;
+extern const struct command cmd_help, cmd_version;
 extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
 extern const struct flag global_flags[];
 
@@ -82,6 +83,10 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
  * name we were run as. */
 void cli_print_help(FILE *f, const char *prog, const struct command *const *table,
 		    const struct command *cmd);
+
+/* The visible command of table closest to word (a mistyped command name),
+ * or NULL when none is within two edits. */
+const char *cli_suggest_command(const struct command *const *table, const char *word);
 
 /* Build the client from the global flags: kubeconfig, credentials, HTTP. */
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);

@@ -174,6 +174,10 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 
 		for (size_t i = 0; keys[i]; i++)
 			words_add(out, keys[i]);
+	} else if (strcmp(values, "commands") == 0) {
+		for (size_t c = 1; commands[c]; c++)
+			if (commands[c]->name && strncmp(commands[c]->name, "__", 2) != 0)
+				words_add(out, commands[c]->name);
 	} else if (strcmp(values, "clusters") == 0 || strcmp(values, "users") == 0) {
 		/* not offered: contexts are what people switch between */
 	} else {

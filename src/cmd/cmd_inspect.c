@@ -349,6 +349,17 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 				msg = NULL;
 			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
 			free(msg);
+			/* a command name typed wrong reads as a node name: say
+			 * which command was probably meant */
+			const char *meant = cli_suggest_command(commands, r.names[i]);
+
+			if (meant) {
+				kerr_print(ctx->errout, err);
+				fprintf(ctx->errout, "No node is named \"%s\": did you mean \"%s\"? See '%s %s --help'.\n",
+					r.names[i], meant, ctx->prog, meant);
+				kerr_release(err);
+				rc = 1;
+			}
 			goto out;
 		}
 	if (model_finish(&m, err) < 0)

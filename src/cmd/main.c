@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "version.h"
 
 /* The default command comes first; the completion entry point is hidden
  * from help because shells call it, not people. */
@@ -16,6 +15,8 @@ const struct command *const commands[] = {
 	&cmd_top,
 	&cmd_mode,
 	&cmd_restart,
+	&cmd_help,
+	&cmd_version,
 	&cmd_complete,
 	NULL,
 };
@@ -62,9 +63,11 @@ int main(int argc, char **argv)
 	ctx.prog = prog ? prog : "kubectl inspect cgpu";
 
 	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("kubectl-inspect-cgpu %s (commit %s)\n", PLUGIN_VERSION, PLUGIN_COMMIT);
+		char *one[] = { argv[0], NULL };
+
+		rc = cmd_version.run(&ctx, 1, one, &err);
 		free(prog);
-		return 0;
+		return rc;
 	}
 	/* The completion helper sees the user's half-typed line: it parses it itself. */
 	if (argc > 1 && strcmp(argv[1], cmd_complete.name) == 0) {

@@ -97,6 +97,46 @@ class MannersTest(unittest.TestCase):
 		r = self.run_on("seed002", ["-o", "json", "-n", "other", "-A"])
 		self.assertEqual(len(json.loads(r.stdout)["pods"]), 2)
 
+	# ---- commands mistyped, help, version -----------------------------------------------------------
+
+	def test_mistyped_command_suggests_the_command(self):
+		for word, cmd in (("mdoe", "mode"), ("tpo", "top"), ("restrat", "restart"), ("hlep", "help")):
+			with self.subTest(word=word):
+				r = self.run_on("seed002", [word, "share"] if word == "mdoe" else [word])
+				self.assertEqual(r.returncode, 1)
+				self.assertEqual(r.stdout, "")
+				lines = r.stderr.splitlines()
+				self.assertEqual(lines[0], 'Error from server (NotFound): nodes "%s" not found' % word)
+				self.assertIn('did you mean "%s"?' % cmd, lines[1])
+		# a node name far from every command is only not found
+		r = self.run_on("seed002", ["node-x"])
+		self.assertEqual(r.stderr, 'Error from server (NotFound): nodes "node-x" not found\n')
+
+	def test_help_command(self):
+		overview = run_plugin(["--help"], env=ENV)
+		r = run_plugin(["help"], env=ENV)
+		self.assertEqual((r.returncode, r.stdout, r.stderr), (0, overview.stdout, ""))
+		for name in ("mode", "top", "restart", "version", "help"):
+			with self.subTest(name=name):
+				want = run_plugin([name, "--help"], env=ENV)
+				self.assertEqual(want.returncode, 0, want.stderr)
+				r = run_plugin(["help", name], env=ENV)
+				self.assertEqual((r.returncode, r.stdout), (0, want.stdout))
+		self.assertIn("  help ", overview.stdout)
+		self.assertIn("  version ", overview.stdout)
+		r = run_plugin(["help", "nosuch"], env=ENV)
+		self.assertEqual(r.returncode, 2)
+		self.assertTrue(r.stderr.startswith('error: unknown help topic "nosuch"'), r.stderr)
+
+	def test_version_command(self):
+		want = run_plugin(["--version"], env=ENV)
+		self.assertEqual(want.returncode, 0)
+		self.assertTrue(want.stdout.startswith("kubectl-inspect-cgpu "), want.stdout)
+		r = run_plugin(["version"], env=ENV)
+		self.assertEqual((r.returncode, r.stdout, r.stderr), (0, want.stdout, ""))
+		r = run_plugin(["version", "extra"], env=ENV)
+		self.assertEqual(r.returncode, 2)
+
 
 if __name__ == "__main__":
 	unittest.main()
