@@ -35,6 +35,7 @@ struct inspect_run {
 	char **names; /* positional node names, deduplicated */
 	bool *seen;
 	size_t nnames;
+	size_t nodes_seen; /* nodes the server listed, shared or not */
 	bool multi;	/* several lists feed the model */
 	bool restarted; /* a list started over: run everything again */
 };
@@ -52,6 +53,7 @@ static int on_node(void *ud, struct k8s_node *node, struct kerr *err)
 	for (size_t i = 0; i < r->nnames; i++)
 		if (node->name && strcmp(node->name, r->names[i]) == 0)
 			r->seen[i] = true;
+	r->nodes_seen++;
 	rc = model_add_node(r->m, node, err);
 	k8s_node_free(node);
 	return rc;
@@ -225,11 +227,57 @@ static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_s
 	return 0;
 }
 
-static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
-			struct kerr *err)
+/* The filters of the command line, for the message of an empty result. */
+struct filters {
+	const char *selector, *pool, *scheme;
+	size_t nodes_seen;
+};
+
+static void print_label_hint(FILE *f)
 {
+	fprintf(f, "To share the GPUs of a node, label it for sharing, e.g.:\n"
+		   "  kubectl label node NODE ack.node.gpu.schedule=share   (ACK Pro; =cgpu adds memory isolation)\n"
+		   "  kubectl label node NODE cgpu=true                     (ACK basic, ack-cgpu)\n"
+		   "  kubectl label node NODE gpushare=true                 (open source gpushare device plugin)\n");
+}
+
+/* What kubectl says for an empty result, and which filter left nothing. */
+static void print_nothing_found(FILE *f, const struct filters *fl)
+{
+	char sel[512] = "";
+
+	if (fl->selector && fl->pool)
+		snprintf(sel, sizeof(sel), "-l %s --pool %s", fl->selector, fl->pool);
+	else if (fl->selector || fl->pool)
+		snprintf(sel, sizeof(sel), "%s %s", fl->selector ? "-l" : "--pool", fl->selector ? fl->selector : fl->pool);
+	fputs("No resources found\n", f);
+	if (fl->nodes_seen == 0 && *sel) {
+		fprintf(f, "no node matches %s\n", sel);
+	} else if (fl->scheme) {
+		fprintf(f, "no node%s%s is shared with scheme %s (%zu node%s looked at)\n", *sel ? " matching " : "", sel,
+			fl->scheme, fl->nodes_seen, fl->nodes_seen == 1 ? "" : "s");
+	} else {
+		fprintf(f, "no node matching %s offers shared GPU memory (%zu node%s looked at)\n", sel, fl->nodes_seen,
+			fl->nodes_seen == 1 ? "" : "s");
+		print_label_hint(f);
+	}
+}
+
+static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
+			const struct filters *fl, struct kerr *err)
+{
+	bool filtered = fl->selector || fl->pool || fl->scheme;
 	int rc;
 
+	/* a filter that left no node: kubectl prints no table, only that
+	 * nothing was found (a document still goes to scripts) */
+	if (m->nnodes == 0 && filtered && out != OUT_JSON && out != OUT_YAML) {
+		if (render_unscheduled(ctx->out, m, err) < 0)
+			return -1;
+		fflush(ctx->out);
+		print_nothing_found(ctx->errout, fl);
+		return render_warnings(ctx->errout, m, err);
+	}
 	switch (out) {
 	case OUT_JSON:
 		rc = render_json(ctx->out, m, err);
@@ -248,13 +296,10 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	fflush(ctx->out);
 	if (render_warnings(ctx->errout, m, err) < 0)
 		return -1;
-	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML)
-		fprintf(ctx->errout,
-			"No node offers shared GPU memory (aliyun.com/gpu-mem).\n"
-			"To share the GPUs of a node, label it for sharing, e.g.:\n"
-			"  kubectl label node NODE ack.node.gpu.schedule=share   (ACK Pro; =cgpu adds memory isolation)\n"
-			"  kubectl label node NODE cgpu=true                     (ACK basic, ack-cgpu)\n"
-			"  kubectl label node NODE gpushare=true                 (open source gpushare device plugin)\n");
+	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML) {
+		fprintf(ctx->errout, "No node offers shared GPU memory (aliyun.com/gpu-mem).\n");
+		print_label_hint(ctx->errout);
+	}
 	return 0;
 }
 
@@ -326,6 +371,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		r.m = &m;
 		r.multi = r.nnames > 0;
 		r.restarted = false;
+		r.nodes_seen = 0;
 		for (size_t i = 0; i < r.nnames; i++)
 			r.seen[i] = false;
 		if (plan_lists(&p, &r, label_selector, err) < 0) {
@@ -364,7 +410,8 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		}
 	if (model_finish(&m, err) < 0)
 		goto out;
-	rc = print_report(ctx, &m, out, details, err);
+	rc = print_report(ctx, &m, out, details,
+			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], r.nodes_seen }, err);
 out:
 	if (have_model)
 		model_release(&m);

@@ -137,6 +137,32 @@ class MannersTest(unittest.TestCase):
 		r = run_plugin(["version", "extra"], env=ENV)
 		self.assertEqual(r.returncode, 2)
 
+	# ---- filters that match nothing ----------------------------------------------------------------
+
+	def test_filter_matching_nothing(self):
+		for args, says in ((["--pool", "nosuch"], "no node matches --pool nosuch"),
+				(["-l", "env=prod"], "no node matches -l env=prod"),
+				(["-l", "env=prod", "-d"], "no node matches -l env=prod"),
+				(["--scheme", "hami"], "no node is shared with scheme hami (1 node looked at)"),
+				(["--scheme=hami", "--pool=tier=x"], "no node matches --pool tier=x")):
+			with self.subTest(args=args):
+				r = self.run_on("seed002", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stdout, "")
+				lines = r.stderr.splitlines()
+				self.assertEqual(lines[0], "No resources found")
+				self.assertIn(says, lines[1])
+				self.assertNotIn("label it for sharing", r.stderr)
+		# scripts still get their document
+		r = self.run_on("seed002", ["--pool", "nosuch", "-o", "json"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(json.loads(r.stdout)["nodes"], [])
+		self.assertEqual(r.stderr, "")
+		# nodes matched, but none offers sharing: the hint about labels helps there
+		r = self.run_on("pools-pro", ["-l", "kubernetes.io/os=linux", "--scheme", "cce"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertTrue(r.stderr.startswith("No resources found\n"), r.stderr)
+
 
 if __name__ == "__main__":
 	unittest.main()
