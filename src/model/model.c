@@ -785,7 +785,7 @@ static void add_node_totals(struct model_totals *t, const struct model_node *n, 
 {
 	t->mem_total += convert(n->mem_total, n->unit, t->unit);
 	t->mem_allocated += convert(n->mem_allocated, n->unit, t->unit);
-	t->mem_pending += convert(n->mem_pending, n->unit, t->unit);
+	t->mem_unassigned += convert(n->mem_pending, n->unit, t->unit);
 	t->mem_unhealthy += convert(n->mem_unhealthy, n->unit, t->unit);
 	t->core_total += n->core_total;
 	t->core_allocated += n->core_allocated;

@@ -519,9 +519,9 @@ static void draw_header(struct frame *f)
 		return;
 	x = putf(l, cols, oom, 0, TUI_ROLE_NORMAL, -1, "nodes %zu  GPUs %zu  pods %zu  pending %zu",
 		 m->totals.nodes, m->totals.gpus, m->totals.pods, pending_pods(m));
-	if (m->totals.mem_pending)
+	if (m->totals.mem_unassigned)
 		x = putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
-			 (long long)m->totals.mem_pending, tui_unit_name(m->totals.unit));
+			 (long long)m->totals.mem_unassigned, tui_unit_name(m->totals.unit));
 	if (m->warnings.len)
 		putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu", m->warnings.len);
 }

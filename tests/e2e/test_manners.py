@@ -163,6 +163,27 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertTrue(r.stderr.startswith("No resources found\n"), r.stderr)
 
+	# ---- JSON totals ------------------------------------------------------------------------------------
+
+	def test_json_totals_pending_and_unassigned(self):
+		r = self.run_on("multi-gpu", ["-o", "json"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		doc = json.loads(r.stdout)
+		mem = doc["totals"]["memory"]
+		on_nodes = sum(n["memory"]["pending"] for n in doc["nodes"] if n["unit"] != "slots")
+		unscheduled = sum(p["memory"] for p in doc["unscheduledPods"] if p["unit"] != "slots")
+		self.assertGreater(on_nodes, 0)
+		self.assertGreater(unscheduled, 0)
+		# pending: what pods on no node ask for; unassigned: held on nodes without a GPU index (in allocated)
+		self.assertEqual(mem["pending"], unscheduled)
+		self.assertEqual(mem["unassigned"], on_nodes)
+		# allocated + pending is every byte the pods ask for
+		asked = sum(p["memory"] for p in doc["pods"] + doc["unscheduledPods"] if p["unit"] != "slots")
+		self.assertEqual(mem["allocated"] + mem["pending"], asked)
+		for t in doc["totals"]["byUnit"]:
+			self.assertEqual(t["memory"]["pending"], sum(p["memory"] for p in doc["unscheduledPods"] if p["unit"] == t["unit"]))
+			self.assertEqual(t["memory"]["unassigned"], sum(n["memory"]["pending"] for n in doc["nodes"] if n["unit"] == t["unit"]))
+
 
 if __name__ == "__main__":
 	unittest.main()

@@ -59,7 +59,8 @@ static void check_join(bool pods_first)
 	cr_assert_eq(b->mem_allocated, 10);
 	cr_assert_eq(m.totals.mem_total, 45);
 	cr_assert_eq(m.totals.mem_allocated, 14);
-	cr_assert_eq(m.totals.mem_pending, 3);
+	cr_assert_eq(m.totals.mem_unassigned, 3, "held on b without a GPU index, part of allocated");
+	cr_assert_eq(m.totals.mem_pending, 0, "no pod on no node asks for memory");
 	cr_assert_eq(m.totals.gpus, 3);
 	cr_assert_eq(m.totals.pods, 4);
 	cr_assert_eq(m.max_gpus, 2);

@@ -68,7 +68,7 @@ static void add_pod(struct model_node *n, const char *ns, const char *name, int 
 	n->pods[n->npods++] = i;
 	if (gpu < 0) {
 		n->mem_pending += mem;
-		fx->m.totals.mem_pending += mem;
+		fx->m.totals.mem_unassigned += mem;
 	} else {
 		n->gpus[gpu].npods++;
 	}
