@@ -15,6 +15,14 @@ long long column_percent(int64_t part, int64_t total)
 	return (long long)(part * 100 / total);
 }
 
+const char *column_use_text(char buf[32], int64_t part, int64_t total)
+{
+	if (total <= 0 && part > 0)
+		return strcpy(buf, "over-allocated");
+	snprintf(buf, 32, "%lld%%", column_percent(part, total));
+	return buf;
+}
+
 const char *column_unit_name(enum mem_unit u)
 {
 	switch (u) {

@@ -77,6 +77,9 @@ const struct column *column_by_sort_key(const char *key);
 /* Shared number formatting: whole percent of part in total, truncated
  * (2/7 is 28), 0 when total is 0. */
 long long column_percent(int64_t part, int64_t total);
+/* column_percent as shown in parentheses: "53%", or "over-allocated" when
+ * something is allocated on a total of 0.  Writes into buf and returns it. */
+const char *column_use_text(char buf[32], int64_t part, int64_t total);
 /* "GiB", "MiB" or "slots". */
 const char *column_unit_name(enum mem_unit u);
 

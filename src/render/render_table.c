@@ -139,7 +139,7 @@ static int summary_table(FILE *out, const struct model *m, bool wide, struct ker
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	struct column_ref *cols;
 	size_t ncols, rule = 0;
-	char *line, *hidden;
+	char *line, *hidden, use[32];
 	bool failed = false;
 
 	if (!tw)
@@ -167,15 +167,15 @@ static int summary_table(FILE *out, const struct model *m, bool wide, struct ker
 	}
 	if (put_dashes(tw, rule) < 0)
 		goto oom;
-	if (tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\n%lld/%lld (%lld%%)\n",
+	if (tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\n%lld/%lld (%s)\n",
 			     m->totals.unit == UNIT_SLOTS ? "Slots" : "Memory", (long long)m->totals.mem_allocated,
 			     (long long)m->totals.mem_total,
-			     column_percent(m->totals.mem_allocated, m->totals.mem_total)) < 0)
+			     column_use_text(use, m->totals.mem_allocated, m->totals.mem_total)) < 0)
 		goto oom;
 	if (m->any_core &&
-	    tabwriter_printf(tw, "Allocated/Total GPU Core(%%) In Cluster:\n%lld/%lld (%lld%%)\n",
+	    tabwriter_printf(tw, "Allocated/Total GPU Core(%%) In Cluster:\n%lld/%lld (%s)\n",
 			     (long long)m->totals.core_allocated, (long long)m->totals.core_total,
-			     column_percent(m->totals.core_allocated, m->totals.core_total)) < 0)
+			     column_use_text(use, m->totals.core_allocated, m->totals.core_total)) < 0)
 		goto oom;
 	hidden = hidden_split_schemes(m, &failed);
 	if (failed)
@@ -255,7 +255,7 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	bool per_gpu = n->info.per_gpu;
 	bool pending = per_gpu && node_has_pending(m, n);
 	const char *unit = details_unit(m, n, ngroups);
-	char *rows = NULL;
+	char *rows = NULL, use[32];
 	size_t rows_len = 0;
 	FILE *f;
 	int rc;
@@ -300,8 +300,10 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	free(rows);
 	if (rc < 0)
 		return -1;
-	if (tabwriter_printf(tw, "Allocated :\t%lld (%lld%%)\t\nTotal :\t%lld \t\n", (long long)n->mem_allocated,
-			     column_percent(n->mem_allocated, n->mem_total), (long long)n->mem_total) < 0)
+	/* "over-allocated" is left out of the column, which it would widen */
+	if (tabwriter_printf(tw, "Allocated :\t%lld (%s)%s\nTotal :\t%lld \t\n", (long long)n->mem_allocated,
+			     column_use_text(use, n->mem_allocated, n->mem_total),
+			     n->mem_total <= 0 && n->mem_allocated > 0 ? "" : "\t", (long long)n->mem_total) < 0)
 		return -1;
 	return put_dashes(tw, *rule);
 }
@@ -313,9 +315,11 @@ static int details_footer(struct tabwriter *tw, const struct model_totals *t, si
 			   : t->unit == UNIT_GIB ? "Memory(GiB)"
 						 : "Memory(MiB)";
 
-	return tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\t%lld/%lld (%lld%%)\t\n", what,
+	char use[32];
+
+	return tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\t%lld/%lld (%s)\t\n", what,
 				(long long)t->mem_allocated, (long long)t->mem_total,
-				column_percent(t->mem_allocated, t->mem_total));
+				column_use_text(use, t->mem_allocated, t->mem_total));
 }
 
 int render_details(FILE *out, const struct model *m, struct kerr *err)

@@ -31,6 +31,15 @@ int tui_percent(int64_t allocated, int64_t total)
 	return (int)(allocated * 100 / total);
 }
 
+const char *tui_use_text(char buf[16], int64_t allocated, int64_t total)
+{
+	/* nothing offered yet something allocated: not 0% but over-allocated */
+	if (total <= 0 && allocated > 0)
+		return strcpy(buf, "over");
+	snprintf(buf, 16, "%d%%", tui_percent(allocated, total));
+	return buf;
+}
+
 int tui_bar_fill(int64_t allocated, int64_t total, int width)
 {
 	int64_t fill;
@@ -247,7 +256,8 @@ static int put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, in
 		return x + width;
 	}
 	put(l, cols, oom, x, TUI_ROLE_DIM, "[", 1);
-	memset(buf, '|', (size_t)fill);
+	/* beyond the total the bar is drawn in other marks, colour or not */
+	memset(buf, allocated > 0 && allocated > total ? '!' : '|', (size_t)fill);
 	buf[fill] = '\0';
 	put(l, cols, oom, x + 1, tui_level(allocated, total), buf, -1);
 	memset(buf, ' ', (size_t)(inner - fill));
@@ -348,6 +358,7 @@ static void pod_line(struct lines *ls, const struct model_pod *p, int64_t mem, i
 static void node_pane(struct lines *ls, const struct model *m, const struct model_node *n)
 {
 	int cols = ls->cols, x;
+	char use[16];
 	struct tui_line *l;
 	bool show_core = n->core_total > 0;
 	bool pending = false;
@@ -370,8 +381,8 @@ static void node_pane(struct lines *ls, const struct model *m, const struct mode
 		return;
 	x = put(l, cols, ls->oom, 0, TUI_ROLE_NORMAL, "memory ", -1);
 	x = put_bar(l, cols, ls->oom, x, barw, n->mem_allocated, n->mem_total);
-	x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)n->mem_allocated,
-		 (long long)n->mem_total, tui_unit_name(n->unit), tui_percent(n->mem_allocated, n->mem_total));
+	x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%s)", (long long)n->mem_allocated,
+		 (long long)n->mem_total, tui_unit_name(n->unit), tui_use_text(use, n->mem_allocated, n->mem_total));
 	if (n->mem_pending)
 		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pending %lld", (long long)n->mem_pending);
 	if (n->mem_unhealthy)
@@ -387,9 +398,9 @@ static void node_pane(struct lines *ls, const struct model *m, const struct mode
 			return;
 		x = putf(l, cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "GPU%-2d ", gpu->index);
 		x = put_bar(l, cols, ls->oom, x, barw, gpu->mem_allocated, gpu->mem_total);
-		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %d%%", (long long)gpu->mem_allocated,
+		x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %s", (long long)gpu->mem_allocated,
 			 (long long)gpu->mem_total, tui_unit_name(n->unit),
-			 tui_percent(gpu->mem_allocated, gpu->mem_total));
+			 tui_use_text(use, gpu->mem_allocated, gpu->mem_total));
 		if (gpu->core_total)
 			x = putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%",
 				 (long long)gpu->core_allocated, (long long)gpu->core_total);
@@ -485,6 +496,7 @@ static void draw_header(struct frame *f)
 	struct tui_line *l = row(f, 0);
 	const struct model *m = f->m;
 	int cols = f->scr->cols, x;
+	char use[16];
 	bool *oom = &f->scr->oom;
 
 	if (!l)
@@ -508,8 +520,8 @@ static void draw_header(struct frame *f)
 
 		x = put(l, cols, oom, 0, TUI_ROLE_NORMAL, "GPU memory ", -1);
 		x = put_bar(l, cols, oom, x, barw, t->mem_allocated, t->mem_total);
-		x = putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)t->mem_allocated,
-			 (long long)t->mem_total, tui_unit_name(t->unit), tui_percent(t->mem_allocated, t->mem_total));
+		x = putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%s)", (long long)t->mem_allocated,
+			 (long long)t->mem_total, tui_unit_name(t->unit), tui_use_text(use, t->mem_allocated, t->mem_total));
 		if (m->any_core || t->core_total)
 			putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%d%%)",
 			     (long long)t->core_allocated, (long long)t->core_total,
@@ -688,6 +700,7 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 	int cols = f->scr->cols;
 	bool *oom = &f->scr->oom;
 	char *t;
+	char use[16];
 
 	l->selected = selected;
 	put(l, cols, oom, 0, TUI_ROLE_NORMAL, n->name, g->name_w);
@@ -704,8 +717,8 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 	} else {
 		*oom = true;
 	}
-	putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%3d%%",
-	     tui_percent(n->mem_allocated, n->mem_total));
+	putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%4s",
+	     tui_use_text(use, n->mem_allocated, n->mem_total));
 	putf(l, cols, oom, g->pods_x, TUI_ROLE_NORMAL, -1, "%4zu", n->npods);
 	putf(l, cols, oom, g->pend_x, n->mem_pending ? TUI_ROLE_MID : TUI_ROLE_DIM, -1, "%*lld", g->pend_w,
 	     (long long)n->mem_pending);

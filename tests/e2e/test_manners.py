@@ -184,6 +184,22 @@ class MannersTest(unittest.TestCase):
 			self.assertEqual(t["memory"]["pending"], sum(p["memory"] for p in doc["unscheduledPods"] if p["unit"] == t["unit"]))
 			self.assertEqual(t["memory"]["unassigned"], sum(n["memory"]["pending"] for n in doc["nodes"] if n["unit"] == t["unit"]))
 
+	# ---- nothing to offer, yet allocated ------------------------------------------------------------
+
+	def test_allocations_on_a_node_of_total_zero_are_over_allocation(self):
+		r = self.run_on("multi-gpu", ["gpu-zero"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("gpu-zero  10.0.3.9   2/0 ", r.stdout)
+		self.assertIn("\n2/0 (over-allocated)\n", r.stdout)
+		self.assertNotIn("(0%)", r.stdout)
+		r = self.run_on("multi-gpu", ["-d", "gpu-zero"])
+		self.assertIn("Allocated :  2 (over-allocated)\n", r.stdout)
+		self.assertIn("In Cluster:  2/0 (over-allocated)\n", r.stdout)
+		self.assertNotIn("(0%)", r.stdout)
+		# a node with nothing allocated and nothing offered is still 0%
+		r = self.run_on("seed002-empty", [])
+		self.assertIn("0/15 (0%)", r.stdout)
+
 
 if __name__ == "__main__":
 	unittest.main()
