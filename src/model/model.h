@@ -106,6 +106,10 @@ struct model {
 	struct model_totals totals;
 	int max_gpus; /* largest GPU count of any node: number of GPU columns */
 	bool any_pending, any_core;
+	/* some figure counted in MiB is shown in GiB and lost a part of a GiB:
+	 * each GPU is rounded down (as the device plugin counts GiB), every
+	 * sum is the sum of the rounded parts */
+	bool rounded;
 	struct warnings warnings;
 	struct model_private *priv;
 	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */

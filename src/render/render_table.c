@@ -134,6 +134,9 @@ static char *hidden_split_schemes(const struct model *m, bool *failed)
 	return list;
 }
 
+static int summary_tables(FILE *out, const struct model *m, bool wide, const enum mem_unit *units, size_t n,
+			  struct kerr *err);
+
 static int summary_table(FILE *out, const struct model *m, bool wide, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
@@ -194,6 +197,18 @@ oom:
 	return fail(err);
 }
 
+#define ROUNDED_NOTE                                                                                 \
+	"Figures counted in MiB are shown in whole GiB, rounded down per GPU (as the device plugin "    \
+	"counts GiB); sums add up the rounded figures. --unit MiB shows them exactly.\n"
+
+/* Say so under the tables when converting to GiB dropped parts of a GiB. */
+static int rounded_note(FILE *out, const struct model *m, struct kerr *err)
+{
+	if (m->rounded && fputs(ROUNDED_NOTE, out) == EOF)
+		return fail(err);
+	return 0;
+}
+
 int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err)
 {
 	enum mem_unit units[UNIT_SLOTS + 1];
@@ -201,6 +216,14 @@ int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err
 
 	if (n == 0)
 		return summary_table(out, m, wide, err);
+	if (summary_tables(out, m, wide, units, n, err) < 0)
+		return -1;
+	return rounded_note(out, m, err);
+}
+
+static int summary_tables(FILE *out, const struct model *m, bool wide, const enum mem_unit *units, size_t n,
+			  struct kerr *err)
+{
 	/* one table per unit, so that no column mixes units */
 	for (size_t i = 0; i < n; i++) {
 		struct model v;
@@ -347,7 +370,9 @@ int render_details(FILE *out, const struct model *m, struct kerr *err)
 	for (size_t u = 0; u < ngroups; u++)
 		if (details_footer(tw, &m->units[units[u]].totals, ngroups) < 0)
 			goto oom;
-	return flush(tw, out, err);
+	if (flush(tw, out, err) < 0)
+		return -1;
+	return rounded_note(out, m, err);
 oom:
 	tabwriter_free(tw);
 	return fail(err);

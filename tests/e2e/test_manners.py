@@ -200,6 +200,49 @@ class MannersTest(unittest.TestCase):
 		r = self.run_on("seed002-empty", [])
 		self.assertIn("0/15 (0%)", r.stdout)
 
+	# ---- rounding to GiB ----------------------------------------------------------------------------
+
+	def test_unit_gib_parts_add_up_and_rounding_is_said(self):
+		with FakeAPI("published-mib") as api:
+			for i in range(2):
+				api.put_object({
+					"apiVersion": "v1", "kind": "Pod",
+					"metadata": {"name": "small-%d" % i, "namespace": "default",
+						"annotations": {"ALIYUN_COM_GPU_MEM_IDX": "0"}},
+					"spec": {"nodeName": "node6", "containers": [
+						{"name": "c", "image": "x", "resources": {"limits": {"aliyun.com/gpu-mem": "600"}}}]},
+					"status": {"phase": "Running"},
+				})
+			run = lambda args: run_plugin(["--kubeconfig", api.kubeconfig] + args, env=ENV)
+			doc = json.loads(run(["--unit", "GiB", "-o", "json"]).stdout)
+			table = run(["--unit", "GiB"])
+			details = run(["--unit", "GiB", "-d"])
+			exact = run(["--unit", "MiB"])
+		self.assertEqual(table.returncode, 0, table.stderr)
+		for n in doc["nodes"]:
+			with self.subTest(node=n["name"]):
+				# each 11178 MiB GPU is 10 GiB, as the device plugin counts GiB; the node is its GPUs
+				self.assertEqual([g["memory"]["total"] for g in n["gpus"]], [10, 10, 10, 10])
+				self.assertEqual(n["memory"]["total"], sum(g["memory"]["total"] for g in n["gpus"]))
+				self.assertEqual(n["memory"]["allocated"],
+					sum(g["memory"]["allocated"] for g in n["gpus"]) + n["memory"]["pending"])
+				# the pods on a GPU add up to what the GPU shows
+				for g in n["gpus"]:
+					self.assertEqual(sum(p["memory"] for p in g["pods"]), g["memory"]["allocated"])
+				self.assertEqual(sum(p["memory"] for p in n["pendingPods"]), n["memory"]["pending"])
+		self.assertEqual(doc["totals"]["memory"]["total"], sum(n["memory"]["total"] for n in doc["nodes"]))
+		by = {n["name"]: n for n in doc["nodes"]}
+		self.assertEqual(by["node6"]["gpus"][0]["memory"]["allocated"], 1)
+		self.assertIn("node6   192.168.4.16  1/10 ", table.stdout)
+		self.assertIn("  1/40\n", table.stdout)
+		self.assertIn("rounded", table.stdout.splitlines()[-1])
+		self.assertIn("rounded", details.stdout.splitlines()[-1])
+		self.assertIn("small-0      default    1", details.stdout)
+		self.assertIn("small-1      default    0", details.stdout)
+		# nothing is rounded where nothing is converted
+		self.assertNotIn("rounded", exact.stdout)
+		self.assertNotIn("rounded", self.run_on("seed002", ["--unit", "GiB"]).stdout)
+
 
 if __name__ == "__main__":
 	unittest.main()

@@ -283,9 +283,12 @@ Test(model, forced_unit)
 	tadd_pod(&m, tpod("d", "p", "mib", "Running", "0", "2048", NULL));
 	tfinish(&m);
 	cr_assert_eq(m.totals.unit, UNIT_GIB);
-	cr_assert_eq(m.nodes[0].mem_total, 43);
+	/* four GPUs of 11178 MiB are 10 GiB each, and the node is their sum */
+	cr_assert_eq(m.nodes[0].mem_total, 40);
 	cr_assert_eq(m.nodes[0].gpus[0].mem_total, 10);
 	cr_assert_eq(m.nodes[0].gpus[0].mem_allocated, 2);
+	cr_assert_eq(m.totals.mem_total, 40);
+	cr_assert(m.rounded, "11178 MiB is not a whole number of GiB");
 	cr_assert_not(has_warning(&m, "MixedUnits"));
 	model_release(&m);
 }
