@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,11 +372,36 @@ static void print_flags(FILE *f, const struct flag *flags)
 	}
 }
 
+/* kubectl's Examples: comments as they are, each but the first after a blank
+ * line; other lines, and empty ones, after the name the plugin was run as
+ * and the command's name. */
+static void print_examples(FILE *f, const char *prog, const struct command *cmd)
+{
+	const char *line = cmd->examples;
+
+	if (!line)
+		return;
+	fprintf(f, "\nExamples:\n");
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		int len = (int)(nl ? nl - line : (ptrdiff_t)strlen(line));
+
+		if (line[0] == '#')
+			fprintf(f, "%s  %.*s\n", line == cmd->examples ? "" : "\n", len, line);
+		else
+			fprintf(f, "  %s%s%s%s%.*s\n", prog, cmd->name ? " " : "", cmd->name ? cmd->name : "",
+				len ? " " : "", len, line);
+		line += len + (nl != NULL);
+	}
+}
+
 void cli_print_help(FILE *f, const char *prog, const struct command *const *table, const struct command *cmd)
 {
 	if (!cmd) {
 		fprintf(f, "Show how the GPUs of a Kubernetes cluster are shared, and change how they are shared.\n\n");
-		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n\nCommands:\n", prog, prog);
+		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n", prog, prog);
+		print_examples(f, prog, table[0]);
+		fprintf(f, "\nCommands:\n");
 		for (size_t i = 0; table[i]; i++)
 			if (table[i]->name && strncmp(table[i]->name, "__", 2) != 0)
 				fprintf(f, "  %-10s %s\n", table[i]->name, table[i]->summary);
@@ -387,8 +413,10 @@ void cli_print_help(FILE *f, const char *prog, const struct command *const *tabl
 		fprintf(f, "Exit status: 0 success, 1 failure reaching or reading the cluster, 2 usage error.\n");
 		return;
 	}
-	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n\nFlags:\n", cmd->summary, prog, cmd->name ? cmd->name : "",
+	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n", cmd->summary, prog, cmd->name ? cmd->name : "",
 		cmd->name ? " " : "", cmd->usage);
+	print_examples(f, prog, cmd);
+	fprintf(f, "\nFlags:\n");
 	print_flags(f, cmd->flags);
 	fprintf(f, "\nGlobal flags (as kubectl's):\n");
 	print_flags(f, global_flags);

@@ -53,6 +53,9 @@ struct command {
 	/* Completion of the first positional argument, as struct flag.values;
 	 * NULL = node names (the positionals of most commands). */
 	const char *first_arg_values;
+	/* --help's Examples: lines of "# what it does" and of the arguments
+	 * that follow the command's name (printed after the name run as). */
+	const char *examples;
 };
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */

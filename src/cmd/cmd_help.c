@@ -34,6 +34,8 @@ const struct command cmd_help = {
 	.flags = NULL,
 	.run = help_run,
 	.first_arg_values = "commands",
+	.examples = "# What a command does and the flags it takes\n"
+		    "mode",
 };
 
 static const struct flag version_flags[] = {
@@ -61,4 +63,5 @@ const struct command cmd_version = {
 	.flags = version_flags,
 	.run = version_run,
 	.first_arg_values = "",
+	.examples = "# The version and the commit it was built from\n\n",
 };

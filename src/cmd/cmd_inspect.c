@@ -432,4 +432,14 @@ const struct command cmd_inspect = {
 	.summary = "Show how the GPUs of each node are shared (the default command)",
 	.flags = inspect_flags,
 	.run = inspect_run,
+	.examples = "# Every node that shares GPUs, one line each\n"
+		    "\n"
+		    "# The pods on each GPU of two nodes\n"
+		    "node-a node-b -d\n"
+		    "# One node pool, with its labels and GPU models\n"
+		    "--pool np-cgpu -o wide\n"
+		    "# Pods of one namespace, busiest nodes first, for a script\n"
+		    "-d -n ml --sort-by allocated --no-headers\n"
+		    "# Free GPU memory per node\n"
+		    "-o json | jq -r '.nodes[] | [.name, .memory.free] | @tsv'",
 };

@@ -620,4 +620,12 @@ const struct command cmd_mode = {
 	.flags = mode_flags,
 	.run = run_mode,
 	.first_arg_values = "exclusive share isolate core",
+	.examples = "# What would change, without changing anything\n"
+		    "isolate --pool np-cgpu --dry-run=client\n"
+		    "# Ask the API server to check the change\n"
+		    "share --pool np-cgpu-no-isolation --dry-run=server\n"
+		    "# Change a pool without asking, then restart its device plugin\n"
+		    "isolate --pool np-cgpu --yes --restart\n"
+		    "# Give one node whole GPUs again\n"
+		    "exclusive node-a",
 };

@@ -870,4 +870,10 @@ const struct command cmd_restart = {
 	.summary = "Restart the GPU device plugin on nodes so that label changes take effect",
 	.flags = restart_flags,
 	.run = run_restart,
+	.examples = "# The device plugin of one node pool, one node at a time\n"
+		    "--pool np-cgpu\n"
+		    "# Two nodes at a time, waiting at most 2 minutes for each\n"
+		    "node-a node-b --timeout 2m --max-parallel 2\n"
+		    "# Which pods would be deleted, with a DaemonSet named\n"
+		    "node-a --daemonset kube-system/gpushare-device-plugin-ds --dry-run",
 };

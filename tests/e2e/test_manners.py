@@ -243,6 +243,21 @@ class MannersTest(unittest.TestCase):
 		self.assertNotIn("rounded", exact.stdout)
 		self.assertNotIn("rounded", self.run_on("seed002", ["--unit", "GiB"]).stdout)
 
+	# ---- help ---------------------------------------------------------------------------------------
+
+	def test_every_command_help_has_examples(self):
+		for cmd in ([], ["top"], ["mode"], ["restart"], ["help"], ["version"]):
+			with self.subTest(cmd=cmd):
+				r = run_plugin(cmd + ["--help"], env=ENV)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertIn("\nExamples:\n  # ", r.stdout)
+				examples = r.stdout.split("\nExamples:\n")[1].split("\n\n" + ("Commands:" if not cmd else "Flags:"))[0]
+				runs = [l for l in examples.splitlines() if l and not l.startswith("  #")]
+				self.assertTrue(runs, r.stdout)
+				for l in runs:
+					self.assertTrue(l.startswith("  " + " ".join(["kubectl inspect cgpu"] + cmd)), l)
+					self.assertEqual(l, l.rstrip())
+
 
 if __name__ == "__main__":
 	unittest.main()
