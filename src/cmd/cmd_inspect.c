@@ -13,7 +13,7 @@
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_COUNT };
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_COUNT };
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -25,6 +25,10 @@ static const struct flag inspect_flags[] = {
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
 	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
 		      "cgpu cce volcano-vgpu hami nvidia"},
+	[F_NO_HEADERS] = {"no-headers", 0, NULL, "leave out the column headers of the tables", NULL},
+	[F_SORT_BY] = {"sort-by", 0, "KEY",
+		       "order of the nodes: name, allocated, free or pending (the figures largest first)",
+		       "name allocated free pending"},
 	[F_COUNT] = {0},
 };
 
@@ -264,7 +268,7 @@ static void print_nothing_found(FILE *f, const struct filters *fl)
 }
 
 static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
-			const struct filters *fl, struct kerr *err)
+			const struct filters *fl, const struct render_table_opts *to, struct kerr *err)
 {
 	bool filtered = fl->selector || fl->pool || fl->scheme;
 	int rc;
@@ -286,7 +290,7 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 		rc = render_yaml(ctx->out, m, err);
 		break;
 	default:
-		rc = details ? render_details(ctx->out, m, err) : render_summary(ctx->out, m, out == OUT_WIDE, err);
+		rc = details ? render_details_opts(ctx->out, m, to, err) : render_summary_opts(ctx->out, m, to, err);
 		if (rc == 0)
 			rc = render_unscheduled(ctx->out, m, err);
 		break;
@@ -331,6 +335,10 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	if (details && (out == OUT_WIDE))
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
+	if (vals[F_SORT_BY] && !render_sort_key_valid(vals[F_SORT_BY]))
+		return kerr_set(err, KERR_USAGE,
+				"invalid argument \"%s\" for \"--sort-by\" flag: must be name, allocated, free or pending",
+				vals[F_SORT_BY]);
 	if (vals[F_POOL]) {
 		if (!*vals[F_POOL])
 			return kerr_set(err, KERR_USAGE, "--pool needs a node pool name or a KEY=VALUE label");
@@ -411,7 +419,11 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	if (model_finish(&m, err) < 0)
 		goto out;
 	rc = print_report(ctx, &m, out, details,
-			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], r.nodes_seen }, err);
+			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], r.nodes_seen },
+			  &(struct render_table_opts){ .wide = out == OUT_WIDE,
+						       .no_headers = vals[F_NO_HEADERS] != NULL,
+						       .sort_by = vals[F_SORT_BY] },
+			  err);
 out:
 	if (have_model)
 		model_release(&m);

@@ -134,11 +134,39 @@ static char *hidden_split_schemes(const struct model *m, bool *failed)
 	return list;
 }
 
-static int summary_tables(FILE *out, const struct model *m, bool wide, const enum mem_unit *units, size_t n,
-			  struct kerr *err);
+static int summary_tables(FILE *out, const struct model *m, const struct render_table_opts *o,
+			  const enum mem_unit *units, size_t n, struct kerr *err);
 
-static int summary_table(FILE *out, const struct model *m, bool wide, struct kerr *err)
+static const struct column *sort_column(const char *key)
 {
+	static const char *const keys[][2] = {
+		{ "name", "name" }, { "allocated", "memory" }, { "free", "free" }, { "pending", "pending" },
+	};
+
+	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i][0]) == 0)
+			return column_by_sort_key(keys[i][1]);
+	return NULL;
+}
+
+bool render_sort_key_valid(const char *key)
+{
+	return sort_column(key) != NULL;
+}
+
+/* name ascending; the figures largest first, as the live view sorts them */
+static int cmp_shown(const void *pa, const void *pb, void *ctx)
+{
+	const struct model_node *a = pa, *b = pb;
+	const struct column *c = ctx;
+	int r = c && c->id != COL_NAME && c->compare ? c->compare(b, a) : 0;
+
+	return r ? r : strcmp(a->name, b->name);
+}
+
+static int summary_table(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err)
+{
+	bool wide = o->wide;
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	struct column_ref *cols;
 	size_t ncols, rule = 0;
@@ -150,7 +178,7 @@ static int summary_table(FILE *out, const struct model *m, bool wide, struct ker
 	cols = columns_select(m, wide, &ncols);
 	if (!cols)
 		goto oom;
-	line = row_text(m, NULL, cols, ncols);
+	line = o->no_headers ? strdup("") : row_text(m, NULL, cols, ncols);
 	if (!line || tabwriter_puts(tw, line) < 0) {
 		free(line);
 		goto oom;
@@ -211,18 +239,23 @@ static int rounded_note(FILE *out, const struct model *m, struct kerr *err)
 
 int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err)
 {
+	return render_summary_opts(out, m, &(struct render_table_opts){ .wide = wide }, err);
+}
+
+int render_summary_opts(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err)
+{
 	enum mem_unit units[UNIT_SLOTS + 1];
 	size_t n = unit_groups(m, units);
 
 	if (n == 0)
-		return summary_table(out, m, wide, err);
-	if (summary_tables(out, m, wide, units, n, err) < 0)
+		return summary_table(out, m, o, err);
+	if (summary_tables(out, m, o, units, n, err) < 0)
 		return -1;
 	return rounded_note(out, m, err);
 }
 
-static int summary_tables(FILE *out, const struct model *m, bool wide, const enum mem_unit *units, size_t n,
-			  struct kerr *err)
+static int summary_tables(FILE *out, const struct model *m, const struct render_table_opts *o,
+			  const enum mem_unit *units, size_t n, struct kerr *err)
 {
 	/* one table per unit, so that no column mixes units */
 	for (size_t i = 0; i < n; i++) {
@@ -233,7 +266,10 @@ static int summary_tables(FILE *out, const struct model *m, bool wide, const enu
 			return fail(err);
 		if (unit_view(m, units[i], &v) < 0)
 			return fail(err);
-		rc = summary_table(out, &v, wide, err);
+		/* the view's nodes are copies: ordering them leaves the model as it is */
+		if (o->sort_by && v.nnodes > 1)
+			qsort_r(v.nodes, v.nnodes, sizeof(*v.nodes), cmp_shown, (void *)sort_column(o->sort_by));
+		rc = summary_table(out, &v, o, err);
 		free(v.nodes);
 		if (rc < 0)
 			return -1;
@@ -273,7 +309,7 @@ static const char *details_unit(const struct model *m, const struct model_node *
 }
 
 static int node_details(struct tabwriter *tw, const struct model *m, const struct model_node *n,
-			size_t ngroups, size_t *rule)
+			size_t ngroups, bool headers, size_t *rule)
 {
 	bool per_gpu = n->info.per_gpu;
 	bool pending = per_gpu && node_has_pending(m, n);
@@ -283,19 +319,23 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	FILE *f;
 	int rc;
 
-	if (tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\nNAME\tNAMESPACE\t", n->name, n->ip) < 0)
+	if (tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\n", n->name, n->ip) < 0)
 		return -1;
-	/* where the scheme does not publish which GPU a pod holds, one column
-	 * for the node rather than GPU columns it cannot fill */
-	if (!per_gpu && tabwriter_printf(tw, "NODE(Allocated%s)\t", unit) < 0)
-		return -1;
-	for (int g = 0; per_gpu && g < n->ngpus; g++)
-		if (tabwriter_printf(tw, "GPU%d(Allocated%s)\t", g, unit) < 0)
+	if (headers) {
+		if (tabwriter_puts(tw, "NAME\tNAMESPACE\t") < 0)
 			return -1;
-	if (pending && tabwriter_printf(tw, "Pending(Allocated%s)\t", unit) < 0)
-		return -1;
-	if (tabwriter_puts(tw, "\n") < 0)
-		return -1;
+		/* where the scheme does not publish which GPU a pod holds, one
+		 * column for the node rather than GPU columns it cannot fill */
+		if (!per_gpu && tabwriter_printf(tw, "NODE(Allocated%s)\t", unit) < 0)
+			return -1;
+		for (int g = 0; per_gpu && g < n->ngpus; g++)
+			if (tabwriter_printf(tw, "GPU%d(Allocated%s)\t", g, unit) < 0)
+				return -1;
+		if (pending && tabwriter_printf(tw, "Pending(Allocated%s)\t", unit) < 0)
+			return -1;
+		if (tabwriter_puts(tw, "\n") < 0)
+			return -1;
+	}
 
 	f = open_memstream(&rows, &rows_len);
 	if (!f)
@@ -347,22 +387,37 @@ static int details_footer(struct tabwriter *tw, const struct model_totals *t, si
 
 int render_details(FILE *out, const struct model *m, struct kerr *err)
 {
+	return render_details_opts(out, m, &(struct render_table_opts){ 0 }, err);
+}
+
+int render_details_opts(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err)
+{
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	enum mem_unit units[UNIT_SLOTS + 1];
 	size_t ngroups = unit_groups(m, units), rule = 0, shown = 0;
+	struct model_node *order = NULL;
 
 	if (!tw)
 		return fail(err);
-	/* nodes by unit (GiB, MiB, slots), by name within a unit */
+	/* copies, so that ordering them leaves the model as it is */
+	if (m->nnodes && !(order = malloc(m->nnodes * sizeof(*order))))
+		goto oom;
+	if (m->nnodes)
+		memcpy(order, m->nodes, m->nnodes * sizeof(*order));
+	if (o->sort_by && m->nnodes > 1)
+		qsort_r(order, m->nnodes, sizeof(*order), cmp_shown, (void *)sort_column(o->sort_by));
+	/* nodes by unit (GiB, MiB, slots), in the order asked within a unit */
 	for (size_t u = 0; u < ngroups; u++)
 		for (size_t i = 0; i < m->nnodes; i++) {
-			if (m->nodes[i].unit != units[u])
+			if (order[i].unit != units[u])
 				continue;
 			if (shown++ > 0 && tabwriter_puts(tw, "\n") < 0)
 				goto oom;
-			if (node_details(tw, m, &m->nodes[i], ngroups, &rule) < 0)
+			if (node_details(tw, m, &order[i], ngroups, !o->no_headers, &rule) < 0)
 				goto oom;
 		}
+	free(order);
+	order = NULL;
 	if (m->nnodes && tabwriter_puts(tw, "\n") < 0)
 		goto oom;
 	if (ngroups == 0 && details_footer(tw, &m->totals, 1) < 0)
@@ -374,6 +429,7 @@ int render_details(FILE *out, const struct model *m, struct kerr *err)
 		return -1;
 	return rounded_note(out, m, err);
 oom:
+	free(order);
 	tabwriter_free(tw);
 	return fail(err);
 }

@@ -258,6 +258,39 @@ class MannersTest(unittest.TestCase):
 					self.assertTrue(l.startswith("  " + " ".join(["kubectl inspect cgpu"] + cmd)), l)
 					self.assertEqual(l, l.rstrip())
 
+	# ---- sorting and headers ----------------------------------------------------------------------
+
+	def node_order(self, out):
+		return [l.split()[0] for l in out.splitlines() if l.startswith("gpu-")] or \
+			[l.split()[1] for l in out.splitlines() if l.startswith("NAME:")]
+
+	def test_sort_by_and_no_headers(self):
+		for key, order in ((None, ["gpu-2x", "gpu-4x", "gpu-8x", "gpu-zero"]),
+				("name", ["gpu-2x", "gpu-4x", "gpu-8x", "gpu-zero"]),
+				("allocated", ["gpu-zero", "gpu-2x", "gpu-4x", "gpu-8x"]),
+				("free", ["gpu-8x", "gpu-4x", "gpu-2x", "gpu-zero"]),
+				("pending", ["gpu-4x", "gpu-2x", "gpu-8x", "gpu-zero"])):
+			for details in ([], ["-d"]):
+				with self.subTest(key=key, details=details):
+					r = self.run_on("multi-gpu", details + (["--sort-by", key] if key else []))
+					self.assertEqual(r.returncode, 0, r.stderr)
+					self.assertEqual(self.node_order(r.stdout), order)
+		plain = self.run_on("multi-gpu", [])
+		r = self.run_on("multi-gpu", ["--no-headers"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		# as kubectl's: the columns are as wide as the rows need
+		self.assertEqual(len(r.stdout.splitlines()), len(plain.stdout.splitlines()) - 1)
+		self.assertNotIn("IPADDRESS", r.stdout)
+		self.assertTrue(r.stdout.startswith("gpu-2x    10.0.3.2  2/15  8/15 "), r.stdout)
+		r = self.run_on("multi-gpu", ["-d", "--no-headers"])
+		self.assertNotIn("NAMESPACE", r.stdout)
+		self.assertNotIn("(Allocated)", r.stdout)
+		self.assertIn("NAME:       gpu-4x\n", r.stdout)
+		self.assertIn("\nno-index-0     ml        0  0  0  0  5\n", r.stdout)
+		r = self.run_on("multi-gpu", ["--sort-by", "size"])
+		self.assertEqual(r.returncode, 2)
+		self.assertTrue(r.stderr.startswith('error: invalid argument "size" for "--sort-by" flag'), r.stderr)
+
 
 if __name__ == "__main__":
 	unittest.main()
