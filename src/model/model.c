@@ -580,6 +580,12 @@ static int64_t convert_m(struct model *m, int64_t v, enum mem_unit from, enum me
 	return convert(v, from, to);
 }
 
+/* "1 pod holds", "2 pods hold": counts said in words, never "pod(s)" */
+static const char *pods_verb(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 static const char *unit_name(enum mem_unit u)
 {
 	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
@@ -717,11 +723,12 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		}
 		if (g->npods && g->unhealthy)
 			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj,
-				     "node %s: %zu pod(s) hold GPU%d, which is unhealthy", n->name, g->npods, g->index);
+				     "node %s: %zu %s GPU%d, which is unhealthy", n->name, g->npods,
+				     pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->npods && g->cordoned)
 			warnings_add(&m->warnings, "AllocatedOnCordoned", obj,
-				     "node %s: %zu pod(s) hold GPU%d, which is cordoned (no new pods)", n->name,
-				     g->npods, g->index);
+				     "node %s: %zu %s GPU%d, which is cordoned (no new pods)", n->name,
+				     g->npods, pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->slots > 0 && g->npods > (size_t)g->slots)
 			warnings_add(&m->warnings, "TooManyVGPUs", obj,
 				     "node %s: %zu pods share GPU%d, which offers %lld vGPU slots", n->name, g->npods,
@@ -737,14 +744,15 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		beyond_mem += a->gpu_mem[i];
 		beyond_core += a->gpu_core[i];
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu pod(s) hold %lld %s on GPU%zu, but the node has %d GPU(s)", n->name,
-			     a->gpu_pods[i], (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i,
-			     n->ngpus);
+			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name,
+			     a->gpu_pods[i], pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
+			     (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i, n->ngpus,
+			     n->ngpus == 1 ? "" : "s");
 	}
 	if (a->beyond_pods)
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu pod(s) name a GPU index beyond %d", n->name, a->beyond_pods,
-			     MAX_GPU_SLOTS - 1);
+			     "node %s: %zu %s a GPU index beyond %d", n->name, a->beyond_pods,
+			     pods_verb(a->beyond_pods, "pod names", "pods name"), MAX_GPU_SLOTS - 1);
 	n->mem_allocated += convert_m(m, beyond_mem, from, to);
 	n->core_allocated += beyond_core;
 	n->mem_pending = convert_m(m, a->pending_mem, from, to);
@@ -771,8 +779,8 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 	n->core_total = n->info.core_total;
 	if (a->npods && n->info.mode && strcmp(n->info.mode, "default") == 0)
 		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu pod(s) hold GPU memory but the node's mode is default (exclusive GPUs)",
-			     n->name, a->npods);
+			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)",
+			     n->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
 	free(obj);
 	return 0;
 }
@@ -930,8 +938,8 @@ int model_finish(struct model *m, struct kerr *err)
 		if (asprintf(&obj, "node/%s", a->name) < 0)
 			return oom(err);
 		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu pod(s) hold GPU memory, but the node no longer offers shared GPU memory",
-			     a->name, a->npods);
+			     "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory",
+			     a->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
 		free(obj);
 	}
 

@@ -449,7 +449,7 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 		nasked += !asked[p->unit];
 		asked[p->unit] = true;
 	}
-	if (fprintf(out, "Pending (not scheduled): %zu pod%s asking for ", m->nunscheduled,
+	if (fprintf(out, "Not scheduled yet: %zu pod%s asking for ", m->nunscheduled,
 		    m->nunscheduled == 1 ? "" : "s") < 0)
 		return fail(err);
 	/* each unit on its own: GiB, MiB and slots are never added up */

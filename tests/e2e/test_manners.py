@@ -291,6 +291,20 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 2)
 		self.assertTrue(r.stderr.startswith('error: invalid argument "size" for "--sort-by" flag'), r.stderr)
 
+	# ---- one spelling per output ----------------------------------------------------------------------
+
+	def test_pending_spelled_one_way_per_output(self):
+		summary = self.run_on("multi-gpu", [])
+		details = self.run_on("multi-gpu", ["-d"])
+		# the published tables decide: PENDING(Allocated) in the summary, Pending(Allocated) in details
+		self.assertIn("PENDING(Allocated)", summary.stdout)
+		self.assertNotIn("Pending", summary.stdout)
+		self.assertIn("Pending(Allocated)", details.stdout)
+		self.assertNotIn("PENDING", details.stdout)
+		for r in (summary, details):
+			self.assertIn("Not scheduled yet: 1 pod asking for 4 GiB: ml/unscheduled-0\n", r.stdout)
+			self.assertNotIn("(s)", r.stdout + r.stderr)
+
 
 if __name__ == "__main__":
 	unittest.main()

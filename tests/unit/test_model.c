@@ -311,6 +311,34 @@ Test(model, warnings_over_allocation_and_index)
 	model_release(&m);
 }
 
+static const char *warning_text(const struct model *m, const char *code, size_t nth)
+{
+	for (size_t i = 0; i < m->warnings.len; i++)
+		if (strcmp(m->warnings.items[i].code, code) == 0 && nth-- == 0)
+			return m->warnings.items[i].message;
+	return "";
+}
+
+Test(model, warnings_count_in_words_not_pod_s)
+{
+	struct model m;
+
+	init(&m, false);
+	tadd_pod(&m, tpod("d", "far", "a", "Running", "3", "1", NULL));
+	tadd_pod(&m, tpod("d", "two", "b", "Running", "2", "1", NULL));
+	tadd_pod(&m, tpod("d", "two2", "b", "Running", "2", "1", NULL));
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_node(&m, tnode("b", NULL, "30", "2"));
+	tfinish(&m);
+	cr_assert_str_eq(warning_text(&m, "IndexBeyondCount", 0),
+			 "node a: 1 pod holds 1 GiB on GPU3, but the node has 1 GPU");
+	cr_assert_str_eq(warning_text(&m, "IndexBeyondCount", 1),
+			 "node b: 2 pods hold 2 GiB on GPU2, but the node has 2 GPUs");
+	for (size_t i = 0; i < m.warnings.len; i++)
+		cr_assert_null(strstr(m.warnings.items[i].message, "(s)"), "%s", m.warnings.items[i].message);
+	model_release(&m);
+}
+
 Test(model, mode_mismatch)
 {
 	struct model m;

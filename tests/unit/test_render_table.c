@@ -181,7 +181,7 @@ Test(render_table, unscheduled_line)
 	tadd_pod(&m, tpod("default", "x", NULL, "Pending", NULL, "3", NULL));
 	tfinish(&m);
 	out = summary(&m, false);
-	cr_assert(strstr(out, "0/15 (0%)\nPending (not scheduled): 2 pods asking for 7 GiB: default/x, default/y\n"),
+	cr_assert(strstr(out, "0/15 (0%)\nNot scheduled yet: 2 pods asking for 7 GiB: default/x, default/y\n"),
 		  "%s", out);
 	free(out);
 	model_release(&m);
@@ -331,7 +331,7 @@ Test(render_table, mixed_units_one_table_each)
 				 "Allocated/Total GPU Slots In Cluster:\n"
 				 "3/8 (37%)\n"
 				 "Per-GPU split not published by nvidia nodes: figures are per node.\n"
-				 "Pending (not scheduled): 2 pods asking for 1024 MiB and 1 slot: d/big, r/waiting\n",
+				 "Not scheduled yet: 2 pods asking for 1024 MiB and 1 slot: d/big, r/waiting\n",
 				 "%s", out);
 	free(out);
 	out = details(&m);
