@@ -308,11 +308,21 @@ static const char *details_unit(const struct model *m, const struct model_node *
 	return n->unit == UNIT_GIB ? " GiB" : n->unit == UNIT_MIB ? " MiB" : " slots";
 }
 
+/* Pods that hold a compute share on this node: the table gets a column. */
+static bool node_has_core(const struct model *m, const struct model_node *n)
+{
+	for (size_t i = 0; i < n->npods; i++)
+		if (m->pods[n->pods[i]].core > 0)
+			return true;
+	return false;
+}
+
 static int node_details(struct tabwriter *tw, const struct model *m, const struct model_node *n,
-			size_t ngroups, bool headers, size_t *rule)
+			size_t ngroups, bool headers, size_t *rule, bool *marked)
 {
 	bool per_gpu = n->info.per_gpu;
 	bool pending = per_gpu && node_has_pending(m, n);
+	bool core = node_has_core(m, n);
 	const char *unit = details_unit(m, n, ngroups);
 	char *rows = NULL, use[32];
 	size_t rows_len = 0;
@@ -333,6 +343,8 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 				return -1;
 		if (pending && tabwriter_printf(tw, "Pending(Allocated%s)\t", unit) < 0)
 			return -1;
+		if (core && tabwriter_puts(tw, "GPU Core(%)\t") < 0)
+			return -1;
 		if (tabwriter_puts(tw, "\n") < 0)
 			return -1;
 	}
@@ -343,13 +355,22 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	for (size_t i = 0; i < n->npods; i++) {
 		const struct model_pod *p = &m->pods[n->pods[i]];
 
-		fprintf(f, "%s\t%s\t", p->name, p->namespace);
+		/* '*': no GPU chosen yet, or the device plugin has not
+		 * confirmed the one chosen */
+		bool unassigned = !p->assigned;
+
+		for (size_t g = 0; g < p->ngpus; g++)
+			unassigned |= p->gpus[g].gpu < 0;
+		fprintf(f, "%s%s\t%s\t", p->name, unassigned ? "*" : "", p->namespace);
+		*marked |= unassigned;
 		if (!per_gpu)
 			fprintf(f, "%lld\t", (long long)p->mem);
 		for (int g = 0; per_gpu && g < n->ngpus; g++)
 			fprintf(f, "%lld\t", (long long)pod_on_gpu(p, g));
 		if (pending)
 			fprintf(f, "%lld\t", (long long)pod_on_gpu(p, -1));
+		if (core)
+			fprintf(f, "%lld\t", (long long)p->core);
 		fputc('\n', f);
 	}
 	if (fclose(f) != 0) {
@@ -396,6 +417,7 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 	enum mem_unit units[UNIT_SLOTS + 1];
 	size_t ngroups = unit_groups(m, units), rule = 0, shown = 0;
 	struct model_node *order = NULL;
+	bool marked = false;
 
 	if (!tw)
 		return fail(err);
@@ -413,7 +435,7 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 				continue;
 			if (shown++ > 0 && tabwriter_puts(tw, "\n") < 0)
 				goto oom;
-			if (node_details(tw, m, &order[i], ngroups, !o->no_headers, &rule) < 0)
+			if (node_details(tw, m, &order[i], ngroups, !o->no_headers, &rule, &marked) < 0)
 				goto oom;
 		}
 	free(order);
@@ -425,6 +447,8 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 	for (size_t u = 0; u < ngroups; u++)
 		if (details_footer(tw, &m->units[units[u]].totals, ngroups) < 0)
 			goto oom;
+	if (marked && tabwriter_puts(tw, "* GPU not yet assigned to the pod by the device plugin\n") < 0)
+		goto oom;
 	if (flush(tw, out, err) < 0)
 		return -1;
 	return rounded_note(out, m, err);

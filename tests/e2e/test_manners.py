@@ -237,8 +237,8 @@ class MannersTest(unittest.TestCase):
 		self.assertIn("  1/40\n", table.stdout)
 		self.assertIn("rounded", table.stdout.splitlines()[-1])
 		self.assertIn("rounded", details.stdout.splitlines()[-1])
-		self.assertIn("small-0      default    1", details.stdout)
-		self.assertIn("small-1      default    0", details.stdout)
+		self.assertRegex(details.stdout, r"\nsmall-0\*? +default +1 ")
+		self.assertRegex(details.stdout, r"\nsmall-1\*? +default +0 ")
 		# nothing is rounded where nothing is converted
 		self.assertNotIn("rounded", exact.stdout)
 		self.assertNotIn("rounded", self.run_on("seed002", ["--unit", "GiB"]).stdout)
@@ -286,7 +286,7 @@ class MannersTest(unittest.TestCase):
 		self.assertNotIn("NAMESPACE", r.stdout)
 		self.assertNotIn("(Allocated)", r.stdout)
 		self.assertIn("NAME:       gpu-4x\n", r.stdout)
-		self.assertIn("\nno-index-0     ml        0  0  0  0  5\n", r.stdout)
+		self.assertIn("\nno-index-0*    ml        0  0  0  0  5\n", r.stdout)
 		r = self.run_on("multi-gpu", ["--sort-by", "size"])
 		self.assertEqual(r.returncode, 2)
 		self.assertTrue(r.stderr.startswith('error: invalid argument "size" for "--sort-by" flag'), r.stderr)
@@ -304,6 +304,25 @@ class MannersTest(unittest.TestCase):
 		for r in (summary, details):
 			self.assertIn("Not scheduled yet: 1 pod asking for 4 GiB: ml/unscheduled-0\n", r.stdout)
 			self.assertNotIn("(s)", r.stdout + r.stderr)
+
+	# ---- details: compute shares and GPUs not yet assigned ------------------------------------------
+
+	def test_details_show_compute_share_and_unassigned_pods(self):
+		r = self.run_on("multi-gpu", ["-d"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		blocks = {b.split("\n")[0].split()[-1]: b for b in r.stdout.split("NAME:")[1:]}
+		# a compute share where a pod has one, in the node's table
+		self.assertRegex(blocks["gpu-8x"], r"GPU7\(Allocated\)  GPU Core\(%\)\n")
+		self.assertRegex(blocks["gpu-8x"], r"\ncore-share-0 +default +8 +0 .* 30\n")
+		self.assertNotIn("Core", blocks["gpu-2x"])
+		# pods whose GPU the device plugin has not assigned yet are marked, and the mark is explained
+		self.assertRegex(blocks["gpu-4x"], r"\nassumed-0\* +ml ")
+		self.assertRegex(blocks["gpu-4x"], r"\nno-index-0\* +ml ")
+		self.assertRegex(blocks["gpu-4x"], r"\nspread-2gpu-0 +ml ")
+		self.assertIn("\n* GPU not yet assigned to the pod by the device plugin\n", r.stdout)
+		# nothing is marked where every pod has its GPU
+		r = self.run_on("seed002", ["-d"])
+		self.assertNotIn("*", r.stdout)
 
 
 if __name__ == "__main__":

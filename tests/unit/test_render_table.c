@@ -159,13 +159,14 @@ Test(render_table, details_pending_column_and_namespace_filter)
 			 "IPADDRESS:  10.0.0.1\n"
 			 "\n"
 			 "NAME         NAMESPACE  GPU0(Allocated)  GPU1(Allocated)  Pending(Allocated)\n"
-			 "p0           team       0                0                2\n"
+			 "p0*          team       0                0                2\n"
 			 "p1           team       0                3                0\n"
 			 "Allocated :  10 (33%)\n"
 			 "Total :      30\n"
-			 "----------------------------------------\n"
+			 "-----------------------------------------\n"
 			 "\n"
-			 "Allocated/Total GPU Memory In Cluster:  10/30 (33%)\n");
+			 "Allocated/Total GPU Memory In Cluster:  10/30 (33%)\n"
+			 "* GPU not yet assigned to the pod by the device plugin\n");
 	free(out);
 	model_release(&m);
 }
@@ -348,8 +349,8 @@ Test(render_table, mixed_units_one_table_each)
 				 "NAME:       cce-1\n"
 				 "IPADDRESS:  10.1.0.1\n"
 				 "\n"
-				 "NAME         NAMESPACE   NODE(Allocated MiB)\n"
-				 "app          d           5120\n"
+				 "NAME         NAMESPACE   NODE(Allocated MiB)  GPU Core(%)\n"
+				 "app          d           5120                 25\n"
 				 "Allocated :  5120 (31%)\n"
 				 "Total :      16128\n"
 				 "-----------------\n"
