@@ -3,6 +3,8 @@ mistyped as nodes, help and version, empty results, sorting and headers, JSON to
 
 import json
 import os
+import shutil
+import subprocess
 import unittest
 
 from harness import FakeAPI, plugin_path, run_plugin
@@ -323,6 +325,40 @@ class MannersTest(unittest.TestCase):
 		# nothing is marked where every pod has its GPU
 		r = self.run_on("seed002", ["-d"])
 		self.assertNotIn("*", r.stdout)
+
+	# ---- completion from the build folder -------------------------------------------------------------
+
+	def helper_words(self, helper, words, scenario="demo"):
+		env = dict(os.environ, **ENV)
+		env["KUBECONFIG"] = self.api(scenario).kubeconfig
+		r = subprocess.run([helper] + words, capture_output=True, text=True, env=env, timeout=60)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return r.stdout.splitlines()[:-1]
+
+	def test_completion_helper_is_built_beside_the_plugin(self):
+		helper = os.path.join(os.path.dirname(plugin_path()), "kubectl_complete-inspect-cgpu")
+		self.assertTrue(os.access(helper, os.X_OK), helper)
+		self.assertIn("mode", self.helper_words(helper, [""]))
+		kubectl = shutil.which("kubectl")
+		if kubectl:
+			# what the README's export PATH=$PWD/build/src:$PATH gives
+			env = dict(os.environ, **ENV)
+			env["PATH"] = os.path.dirname(plugin_path()) + os.pathsep + os.path.dirname(kubectl)
+			env["KUBECONFIG"] = self.api("demo").kubeconfig
+			r = subprocess.run([kubectl, "__complete", "inspect", "cgpu", "mo"], capture_output=True, text=True,
+				env=env, timeout=60)
+			self.assertIn("mode", r.stdout.splitlines(), r.stdout + r.stderr)
+
+	def test_restart_daemonset_completes_from_the_api(self):
+		helper = os.path.join(os.path.dirname(plugin_path()), "kubectl_complete-inspect-cgpu")
+		with open(os.path.join(os.environ.get("FIXTURES_DIR", "fixtures"), "scenarios", "demo", "daemonsets.json")) as f:
+			data = json.load(f)
+		items = data["items"] if isinstance(data, dict) else data
+		want = sorted("%s/%s" % (d["metadata"]["namespace"], d["metadata"]["name"]) for d in items)
+		self.assertTrue(want)
+		self.assertEqual(self.helper_words(helper, ["restart", "--daemonset", ""]), want)
+		self.assertEqual(self.helper_words(helper, ["restart", "--daemonset=kube-system/"]),
+			["--daemonset=" + w for w in want if w.startswith("kube-system/")])
 
 
 if __name__ == "__main__":
