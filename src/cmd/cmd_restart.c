@@ -828,6 +828,13 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 					vals[F_DRY_RUN]);
 	}
 	o.daemonset = vals[F_DAEMONSET];
+	/* its spelling is checked here, before the cluster is asked anything */
+	if (o.daemonset) {
+		const char *slash = strchr(o.daemonset, '/');
+
+		if (!slash || slash == o.daemonset || !slash[1] || strchr(slash + 1, '/'))
+			return kerr_set(err, KERR_USAGE, "--daemonset must be NAMESPACE/NAME, not \"%s\"", o.daemonset);
+	}
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 	selector = vals[F_SELECTOR];
 	if (vals[F_POOL]) {

@@ -360,6 +360,26 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(self.helper_words(helper, ["restart", "--daemonset=kube-system/"]),
 			["--daemonset=" + w for w in want if w.startswith("kube-system/")])
 
+	# ---- usage errors before any request ----------------------------------------------------------
+
+	def test_usage_errors_before_any_request(self):
+		for args in (["mode", "share", "--pool", "np-cgpu", "--placement", "random"],
+				["mode", "exclusive", "node-a", "--placement", "binpack"],
+				["mode", "share", "--pool", "np-cgpu", "--dry-run=maybe"],
+				["restart", "node-a", "--daemonset", "gpushare-device-plugin-ds"],
+				["restart", "node-a", "--daemonset", "kube-system/"],
+				["restart", "--max-parallel", "0", "node-a"],
+				["top", "--unit", "TB"],
+				["--sort-by", "size"], ["-o", "xml"], ["-d", "-o", "wide"],
+				["help", "nosuch"], ["version", "x"]):
+			with self.subTest(args=args):
+				api = self.api("demo")
+				api.clear_requests()
+				r = self.run_on("demo", args)
+				self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+				self.assertTrue(r.stderr.startswith("error: "), r.stderr)
+				self.assertEqual([q["path"] for q in api.requests() if not q["path"].startswith("/_fake")], [])
+
 
 if __name__ == "__main__":
 	unittest.main()
