@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,81 @@ int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct k
 	return out;
 }
 
+static const struct flag *find_short2(const struct flag *a, const struct flag *b, char c)
+{
+	const struct flag *f = find_short(a, c);
+
+	return f ? f : find_short(b, c);
+}
+
+int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char ***ret_argv, char **ret_buf,
+			   struct kerr *err)
+{
+	size_t chars = 0, used = 0;
+	char **out, *buf;
+	int n = 0;
+
+	for (int i = 0; i < argc; i++)
+		chars += strlen(argv[i]) + 1;
+	/* at most one argument per character, each "-x" or "-x=value" piece
+	 * no longer than three bytes per character */
+	out = calloc(chars + (size_t)argc + 1, sizeof(*out));
+	buf = malloc(3 * chars + 1);
+	if (!out || !buf) {
+		free(out);
+		free(buf);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const struct flag *f;
+
+		if (strcmp(a, "--") == 0) {
+			while (i < argc)
+				out[n++] = argv[i++];
+			break;
+		}
+		/* -x, -x=v, --long and words stay; so does -xVALUE, where x
+		 * takes a value: the flag parsers read those themselves */
+		f = i > 0 && a[0] == '-' && a[1] && a[1] != '-' && a[2] && a[2] != '='
+			    ? find_short2(flags, global_flags, a[1])
+			    : NULL;
+		if (i == 0 || a[0] != '-' || !a[1] || a[1] == '-' || !a[2] || a[2] == '=' || (f && f->arg)) {
+			out[n++] = argv[i];
+			continue;
+		}
+		/* as pflag reads a group: booleans one by one; the first flag
+		 * that takes a value takes the rest of the group (after an
+		 * optional '='), or the next argument when nothing is left */
+		for (const char *p = a + 1; *p; p++) {
+			char *piece = buf + used;
+
+			f = find_short2(flags, global_flags, *p);
+			if (!f) {
+				free(out);
+				free(buf);
+				return kerr_set(err, KERR_USAGE, "unknown shorthand flag: '%c' in %s", *p, a);
+			}
+			if (f->arg || p[1] == '=') {
+				const char *rest = p[1] == '=' ? p + 2 : p + 1;
+
+				if (*rest || p[1] == '=')
+					used += (size_t)sprintf(piece, "-%c=%s", *p, rest) + 1;
+				else
+					used += (size_t)sprintf(piece, "-%c", *p) + 1;
+				out[n++] = piece;
+				break;
+			}
+			used += (size_t)sprintf(piece, "-%c", *p) + 1;
+			out[n++] = piece;
+		}
+	}
+	out[n] = NULL;
+	*ret_argv = out;
+	*ret_buf = buf;
+	return n;
+}
+
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
 {
 	int npos = 0;
@@ -274,7 +350,9 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 				return kerr_set(err, KERR_USAGE, "unknown flag: %s", a);
 			return kerr_set(err, KERR_USAGE, "unknown shorthand flag: '%c' in %s", a[1], a);
 		}
-		vals[f - cmd->flags] = v;
+		/* a boolean set to false is as if never given: commands test
+		 * their booleans for presence, and the last spelling wins */
+		vals[f - cmd->flags] = f->arg || strcmp(v, "false") != 0 ? v : NULL;
 	}
 	argv[npos] = NULL;
 	return npos;
@@ -294,11 +372,36 @@ static void print_flags(FILE *f, const struct flag *flags)
 	}
 }
 
+/* kubectl's Examples: comments as they are, each but the first after a blank
+ * line; other lines, and empty ones, after the name the plugin was run as
+ * and the command's name. */
+static void print_examples(FILE *f, const char *prog, const struct command *cmd)
+{
+	const char *line = cmd->examples;
+
+	if (!line)
+		return;
+	fprintf(f, "\nExamples:\n");
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		int len = (int)(nl ? nl - line : (ptrdiff_t)strlen(line));
+
+		if (line[0] == '#')
+			fprintf(f, "%s  %.*s\n", line == cmd->examples ? "" : "\n", len, line);
+		else
+			fprintf(f, "  %s%s%s%s%.*s\n", prog, cmd->name ? " " : "", cmd->name ? cmd->name : "",
+				len ? " " : "", len, line);
+		line += len + (nl != NULL);
+	}
+}
+
 void cli_print_help(FILE *f, const char *prog, const struct command *const *table, const struct command *cmd)
 {
 	if (!cmd) {
 		fprintf(f, "Show how the GPUs of a Kubernetes cluster are shared, and change how they are shared.\n\n");
-		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n\nCommands:\n", prog, prog);
+		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n", prog, prog);
+		print_examples(f, prog, table[0]);
+		fprintf(f, "\nCommands:\n");
 		for (size_t i = 0; table[i]; i++)
 			if (table[i]->name && strncmp(table[i]->name, "__", 2) != 0)
 				fprintf(f, "  %-10s %s\n", table[i]->name, table[i]->summary);
@@ -310,11 +413,68 @@ void cli_print_help(FILE *f, const char *prog, const struct command *const *tabl
 		fprintf(f, "Exit status: 0 success, 1 failure reaching or reading the cluster, 2 usage error.\n");
 		return;
 	}
-	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n\nFlags:\n", cmd->summary, prog, cmd->name ? cmd->name : "",
+	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n", cmd->summary, prog, cmd->name ? cmd->name : "",
 		cmd->name ? " " : "", cmd->usage);
+	print_examples(f, prog, cmd);
+	fprintf(f, "\nFlags:\n");
 	print_flags(f, cmd->flags);
 	fprintf(f, "\nGlobal flags (as kubectl's):\n");
 	print_flags(f, global_flags);
+}
+
+/* Edits (insert, delete, substitute, swap two neighbours) from a to b,
+ * stopping early above limit. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), d[3][34];
+
+	if (la > 32 || lb > 32)
+		return limit + 1;
+	/* three rows: the one before the previous, for swaps */
+	for (size_t j = 0; j <= lb; j++)
+		d[1][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = d[(i + 1) % 3], *prev = d[i % 3], *pp = d[(i + 2) % 3], best;
+
+		cur[0] = i;
+		best = cur[0];
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			cur[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return d[(la + 1) % 3][lb];
+}
+
+const char *cli_suggest_command(const struct command *const *table, const char *word)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (size_t i = 0; word && table[i]; i++) {
+		const char *name = table[i]->name;
+		size_t d;
+
+		if (!name || strncmp(name, "__", 2) == 0)
+			continue;
+		d = edit_distance(word, name, 2);
+		if (d < best_d && d < strlen(name)) {
+			best = name;
+			best_d = d;
+		}
+	}
+	return best;
 }
 
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)

@@ -53,10 +53,14 @@ struct command {
 	/* Completion of the first positional argument, as struct flag.values;
 	 * NULL = node names (the positionals of most commands). */
 	const char *first_arg_values;
+	/* --help's Examples: lines of "# what it does" and of the arguments
+	 * that follow the command's name (printed after the name run as). */
+	const char *examples;
 };
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */
 extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_complete;
+extern const struct command cmd_help, cmd_version;
 extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
 extern const struct flag global_flags[];
 
@@ -64,8 +68,17 @@ extern const struct flag global_flags[];
  * new argc, or -1 with a usage error.  Stops at "--". */
 int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err);
 
+/* Take grouped shorthands apart as kubectl's flag parser does: "-dn ml" is
+ * "-d -n ml", "-dnml" is "-d -n=ml", "-Ad=false" is "-A -d=false", using the
+ * command's flags and the global ones.  argv[0] is kept as it is.  Fills
+ * *ret_argv (NULL-terminated) and *ret_buf, both to be freed by the caller,
+ * and returns the new argc, or -1 with a usage error for an unknown letter. */
+int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char ***ret_argv, char **ret_buf,
+			   struct kerr *err);
+
 /* Parse a command's own flags.  Values are stored in order in vals (index =
- * position in cmd->flags; booleans get "true"); positional arguments are
+ * position in cmd->flags; booleans get "true", or NULL when set to false);
+ * positional arguments are
  * compacted to the front of argv and their count returned, or -1 on error. */
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err);
 
@@ -73,6 +86,10 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
  * name we were run as. */
 void cli_print_help(FILE *f, const char *prog, const struct command *const *table,
 		    const struct command *cmd);
+
+/* The visible command of table closest to word (a mistyped command name),
+ * or NULL when none is within two edits. */
+const char *cli_suggest_command(const struct command *const *table, const char *word);
 
 /* Build the client from the global flags: kubeconfig, credentials, HTTP. */
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);

@@ -146,6 +146,52 @@ out:
 	kerr_release(&err);
 }
 
+static void add_daemonsets(json_t *list, struct words *out)
+{
+	size_t i;
+	json_t *item;
+
+	json_array_foreach(json_object_get(list, "items"), i, item) {
+		json_t *meta = json_object_get(item, "metadata");
+		const char *ns = json_string_value(json_object_get(meta, "namespace"));
+		const char *name = json_string_value(json_object_get(meta, "name"));
+		char *s;
+
+		if (ns && name && asprintf(&s, "%s/%s", ns, name) >= 0) {
+			words_add(out, s);
+			free(s);
+		}
+	}
+}
+
+/* DaemonSets as NAMESPACE/NAME, for restart --daemonset: of every namespace,
+ * or, where that is refused (the admin role grants kube-system), of
+ * kube-system, where the device plugins live. */
+static void complete_daemonsets(struct cli_ctx *ctx, struct words *out)
+{
+	struct kube_config cfg = { 0 };
+	struct kube_client *client = NULL;
+	struct kerr err = KERR_INIT;
+	json_t *list = NULL;
+
+	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
+	ctx->g.verbosity = 0;
+	if (cli_connect(ctx, &cfg, &client, &err) < 0)
+		goto out;
+	if (kube_get_json(client, "/apis/apps/v1/daemonsets", NULL, &list, &err) == 0) {
+		add_daemonsets(list, out);
+	} else if (err.kind == KERR_STATUS && err.code == 403) {
+		kerr_release(&err);
+		if (kube_get_json(client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &list, &err) == 0)
+			add_daemonsets(list, out);
+	}
+	json_decref(list);
+	kube_client_free(client);
+	kube_config_release(&cfg);
+out:
+	kerr_release(&err);
+}
+
 static void complete_values(struct cli_ctx *ctx, const char *values, struct words *out)
 {
 	if (!values)
@@ -174,6 +220,12 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 
 		for (size_t i = 0; keys[i]; i++)
 			words_add(out, keys[i]);
+	} else if (strcmp(values, "daemonsets") == 0) {
+		complete_daemonsets(ctx, out);
+	} else if (strcmp(values, "commands") == 0) {
+		for (size_t c = 1; commands[c]; c++)
+			if (commands[c]->name && strncmp(commands[c]->name, "__", 2) != 0)
+				words_add(out, commands[c]->name);
 	} else if (strcmp(values, "clusters") == 0 || strcmp(values, "users") == 0) {
 		/* not offered: contexts are what people switch between */
 	} else {

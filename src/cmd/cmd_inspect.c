@@ -14,7 +14,7 @@
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_COUNT };
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_COUNT };
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -26,6 +26,10 @@ static const struct flag inspect_flags[] = {
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
 	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
 		      "cgpu cce volcano-vgpu hami nvidia"},
+	[F_NO_HEADERS] = {"no-headers", 0, NULL, "leave out the column headers of the tables", NULL},
+	[F_SORT_BY] = {"sort-by", 0, "KEY",
+		       "order of the nodes: name, allocated, free or pending (the figures largest first)",
+		       "name allocated free pending"},
 	[F_COUNT] = {0},
 };
 
@@ -36,6 +40,7 @@ struct inspect_run {
 	char **names; /* positional node names, deduplicated */
 	bool *seen;
 	size_t nnames;
+	size_t nodes_seen; /* nodes the server listed, shared or not */
 	bool multi;	/* several lists feed the model */
 	bool restarted; /* a list started over: run everything again */
 };
@@ -53,6 +58,7 @@ static int on_node(void *ud, struct k8s_node *node, struct kerr *err)
 	for (size_t i = 0; i < r->nnames; i++)
 		if (node->name && strcmp(node->name, r->names[i]) == 0)
 			r->seen[i] = true;
+	r->nodes_seen++;
 	rc = model_add_node(r->m, node, err);
 	k8s_node_free(node);
 	return rc;
@@ -213,11 +219,57 @@ static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_s
 	return 0;
 }
 
-static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
-			struct kerr *err)
+/* The filters of the command line, for the message of an empty result. */
+struct filters {
+	const char *selector, *pool, *scheme;
+	size_t nodes_seen;
+};
+
+static void print_label_hint(FILE *f)
 {
+	fprintf(f, "To share the GPUs of a node, label it for sharing, e.g.:\n"
+		   "  kubectl label node NODE ack.node.gpu.schedule=share   (ACK Pro; =cgpu adds memory isolation)\n"
+		   "  kubectl label node NODE cgpu=true                     (ACK basic, ack-cgpu)\n"
+		   "  kubectl label node NODE gpushare=true                 (open source gpushare device plugin)\n");
+}
+
+/* What kubectl says for an empty result, and which filter left nothing. */
+static void print_nothing_found(FILE *f, const struct filters *fl)
+{
+	char sel[512] = "";
+
+	if (fl->selector && fl->pool)
+		snprintf(sel, sizeof(sel), "-l %s --pool %s", fl->selector, fl->pool);
+	else if (fl->selector || fl->pool)
+		snprintf(sel, sizeof(sel), "%s %s", fl->selector ? "-l" : "--pool", fl->selector ? fl->selector : fl->pool);
+	fputs("No resources found\n", f);
+	if (fl->nodes_seen == 0 && *sel) {
+		fprintf(f, "no node matches %s\n", sel);
+	} else if (fl->scheme) {
+		fprintf(f, "no node%s%s is shared with scheme %s (%zu node%s looked at)\n", *sel ? " matching " : "", sel,
+			fl->scheme, fl->nodes_seen, fl->nodes_seen == 1 ? "" : "s");
+	} else {
+		fprintf(f, "no node matching %s offers shared GPU memory (%zu node%s looked at)\n", sel, fl->nodes_seen,
+			fl->nodes_seen == 1 ? "" : "s");
+		print_label_hint(f);
+	}
+}
+
+static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
+			const struct filters *fl, const struct render_table_opts *to, struct kerr *err)
+{
+	bool filtered = fl->selector || fl->pool || fl->scheme;
 	int rc;
 
+	/* a filter that left no node: kubectl prints no table, only that
+	 * nothing was found (a document still goes to scripts) */
+	if (m->nnodes == 0 && filtered && out != OUT_JSON && out != OUT_YAML) {
+		if (render_unscheduled(ctx->out, m, err) < 0)
+			return -1;
+		fflush(ctx->out);
+		print_nothing_found(ctx->errout, fl);
+		return render_warnings(ctx->errout, m, err);
+	}
 	switch (out) {
 	case OUT_JSON:
 		rc = render_json(ctx->out, m, err);
@@ -226,7 +278,7 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 		rc = render_yaml(ctx->out, m, err);
 		break;
 	default:
-		rc = details ? render_details(ctx->out, m, err) : render_summary(ctx->out, m, out == OUT_WIDE, err);
+		rc = details ? render_details_opts(ctx->out, m, to, err) : render_summary_opts(ctx->out, m, to, err);
 		if (rc == 0)
 			rc = render_unscheduled(ctx->out, m, err);
 		break;
@@ -236,13 +288,10 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	fflush(ctx->out);
 	if (render_warnings(ctx->errout, m, err) < 0)
 		return -1;
-	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML)
-		fprintf(ctx->errout,
-			"No node offers shared GPU memory (aliyun.com/gpu-mem).\n"
-			"To share the GPUs of a node, label it for sharing, e.g.:\n"
-			"  kubectl label node NODE ack.node.gpu.schedule=share   (ACK Pro; =cgpu adds memory isolation)\n"
-			"  kubectl label node NODE cgpu=true                     (ACK basic, ack-cgpu)\n"
-			"  kubectl label node NODE gpushare=true                 (open source gpushare device plugin)\n");
+	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML) {
+		fprintf(ctx->errout, "No node offers shared GPU memory (aliyun.com/gpu-mem).\n");
+		print_label_hint(ctx->errout);
+	}
 	return 0;
 }
 
@@ -274,6 +323,10 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	if (details && (out == OUT_WIDE))
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
+	if (vals[F_SORT_BY] && !render_sort_key_valid(vals[F_SORT_BY]))
+		return kerr_set(err, KERR_USAGE,
+				"invalid argument \"%s\" for \"--sort-by\" flag: must be name, allocated, free or pending",
+				vals[F_SORT_BY]);
 	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &label_selector, err) < 0)
 		return -1;
 	if (nodesel_check((size_t)npos, label_selector, false, err) < 0)
@@ -282,8 +335,9 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		goto out;
 
 	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
-	/* -n narrows the pods listed in details; the sums always count every pod */
-	if (details && !ctx->g.all_namespaces)
+	/* -n narrows the pods listed (details, JSON, YAML); the sums always
+	 * count every pod */
+	if (mo.keep_pods && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
 	mo.nodes = r.nnames ? (const char *const *)r.names : NULL;
 
@@ -302,6 +356,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		r.m = &m;
 		r.multi = r.nnames > 0;
 		r.restarted = false;
+		r.nodes_seen = 0;
 		for (size_t i = 0; i < r.nnames; i++)
 			r.seen[i] = false;
 		if (plan_lists(&p, &r, label_selector, err) < 0) {
@@ -325,11 +380,27 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 				msg = NULL;
 			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
 			free(msg);
+			/* a command name typed wrong reads as a node name: say
+			 * which command was probably meant */
+			const char *meant = cli_suggest_command(commands, r.names[i]);
+
+			if (meant) {
+				kerr_print(ctx->errout, err);
+				fprintf(ctx->errout, "No node is named \"%s\": did you mean \"%s\"? See '%s %s --help'.\n",
+					r.names[i], meant, ctx->prog, meant);
+				kerr_release(err);
+				rc = 1;
+			}
 			goto out;
 		}
 	if (model_finish(&m, err) < 0)
 		goto out;
-	rc = print_report(ctx, &m, out, details, err);
+	rc = print_report(ctx, &m, out, details,
+			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], r.nodes_seen },
+			  &(struct render_table_opts){ .wide = out == OUT_WIDE,
+						       .no_headers = vals[F_NO_HEADERS] != NULL,
+						       .sort_by = vals[F_SORT_BY] },
+			  err);
 out:
 	if (have_model)
 		model_release(&m);
@@ -349,4 +420,14 @@ const struct command cmd_inspect = {
 	.summary = "Show how the GPUs of each node are shared (the default command)",
 	.flags = inspect_flags,
 	.run = inspect_run,
+	.examples = "# Every node that shares GPUs, one line each\n"
+		    "\n"
+		    "# The pods on each GPU of two nodes\n"
+		    "node-a node-b -d\n"
+		    "# One node pool, with its labels and GPU models\n"
+		    "--pool np-cgpu -o wide\n"
+		    "# Pods of one namespace, busiest nodes first, for a script\n"
+		    "-d -n ml --sort-by allocated --no-headers\n"
+		    "# Free GPU memory per node\n"
+		    "-o json | jq -r '.nodes[] | [.name, .memory.free] | @tsv'",
 };

@@ -634,6 +634,12 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	if (np_mode_parse(argv[0], &r.target.mode, err) < 0)
 		return -1;
 	r.target.placement = vals[F_PLACEMENT];
+	/* what needs no cluster to be wrong is refused before it is asked */
+	if (r.target.placement && strcmp(r.target.placement, "binpack") != 0 &&
+	    strcmp(r.target.placement, "spread") != 0)
+		return kerr_set(err, KERR_USAGE, "unknown placement \"%s\": use binpack or spread", r.target.placement);
+	if (r.target.placement && r.target.mode == NP_MODE_EXCLUSIVE)
+		return kerr_set(err, KERR_USAGE, "--placement applies only to the sharing modes, not to exclusive");
 	if (vals[F_EDITION]) {
 		if (np_edition_parse(vals[F_EDITION], &override, err) < 0)
 			return -1;
@@ -754,4 +760,12 @@ const struct command cmd_mode = {
 	.flags = mode_flags,
 	.run = run_mode,
 	.first_arg_values = "exclusive share isolate core",
+	.examples = "# What would change, without changing anything\n"
+		    "isolate --pool np-cgpu --dry-run=client\n"
+		    "# Ask the API server to check the change\n"
+		    "share --pool np-cgpu-no-isolation --dry-run=server\n"
+		    "# Change a pool without asking, then restart its device plugin\n"
+		    "isolate --pool np-cgpu --yes --restart\n"
+		    "# Give one node whole GPUs again\n"
+		    "exclusive node-a",
 };

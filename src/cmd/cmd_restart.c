@@ -652,7 +652,8 @@ enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_
 static const struct flag restart_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
 	[F_POOL] = { "pool", 0, "NAME", "restart on a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
-	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)", NULL },
+	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)",
+			  "daemonsets" },
 	[F_MAX_PARALLEL] = { "max-parallel", 0, "N", "nodes restarted at the same time (default 1)", NULL },
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "how long to wait for each node's new pod (default 5m)", NULL },
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: list what would be deleted; server: send with dryRun=All", "none client server" },
@@ -714,6 +715,13 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	o.daemonset = vals[F_DAEMONSET];
 	o.continue_on_error = vals[F_CONTINUE] && strcmp(vals[F_CONTINUE], "true") == 0;
+	/* its spelling is checked here, before the cluster is asked anything */
+	if (o.daemonset) {
+		const char *slash = strchr(o.daemonset, '/');
+
+		if (!slash || slash == o.daemonset || !slash[1] || strchr(slash + 1, '/'))
+			return kerr_set(err, KERR_USAGE, "--daemonset must be NAMESPACE/NAME, not \"%s\"", o.daemonset);
+	}
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
 		return -1;
@@ -751,4 +759,10 @@ const struct command cmd_restart = {
 	.summary = "Restart the GPU device plugin on nodes so that label changes take effect",
 	.flags = restart_flags,
 	.run = run_restart,
+	.examples = "# The device plugin of one node pool, one node at a time\n"
+		    "--pool np-cgpu\n"
+		    "# Two nodes at a time, waiting at most 2 minutes for each\n"
+		    "node-a node-b --timeout 2m --max-parallel 2\n"
+		    "# Which pods would be deleted, with a DaemonSet named\n"
+		    "node-a --daemonset kube-system/gpushare-device-plugin-ds --dry-run",
 };

@@ -685,4 +685,8 @@ const struct command cmd_top = {
 	.summary = "Show GPU sharing live, following changes as they happen",
 	.flags = top_flags,
 	.run = top_run,
+	.examples = "# Every GPU node, live\n"
+		    "\n"
+		    "# One node pool, refreshed every 2 seconds where watching is refused\n"
+		    "--pool np-cgpu -r 2s",
 };

@@ -13,4 +13,5 @@ const struct command cmd_top = {
 	.summary = "Show GPU sharing live (not in this build)",
 	.flags = (const struct flag[]){ { 0 } },
 	.run = top_run,
+	.examples = "# Every GPU node, live (in builds with ncursesw)\n\n",
 };

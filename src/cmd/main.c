@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "version.h"
 
 /* The default command comes first; the completion entry point is hidden
  * from help because shells call it, not people. */
@@ -16,6 +15,8 @@ const struct command *const commands[] = {
 	&cmd_top,
 	&cmd_mode,
 	&cmd_restart,
+	&cmd_help,
+	&cmd_version,
 	&cmd_complete,
 	NULL,
 };
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 	struct kerr err = KERR_INIT;
 	struct cli_ctx ctx = { .out = stdout, .errout = stderr };
 	const struct command *cmd = commands[0];
-	char *prog;
+	char *prog, **split_argv = NULL, *split_buf = NULL;
 	int rc;
 
 	setlocale(LC_ALL, "");
@@ -62,9 +63,11 @@ int main(int argc, char **argv)
 	ctx.prog = prog ? prog : "kubectl inspect cgpu";
 
 	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("kubectl-inspect-cgpu %s (commit %s)\n", PLUGIN_VERSION, PLUGIN_COMMIT);
+		char *one[] = { argv[0], NULL };
+
+		rc = cmd_version.run(&ctx, 1, one, &err);
 		free(prog);
-		return 0;
+		return rc;
 	}
 	/* The completion helper sees the user's half-typed line: it parses it itself. */
 	if (argc > 1 && strcmp(argv[1], cmd_complete.name) == 0) {
@@ -86,8 +89,23 @@ int main(int argc, char **argv)
 			argv++;
 		}
 	}
+	/* now that the command is known, its grouped shorthands can be taken
+	 * apart, and the global flags among them taken out */
+	argc = cli_split_short_groups(cmd->flags, argc, argv, &split_argv, &split_buf, &err);
+	if (argc < 0) {
+		rc = -1;
+		goto out;
+	}
+	argv = split_argv;
+	argc = cli_take_global_flags(argc, argv, &ctx.g, &err);
+	if (argc < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (ctx.g.help) {
 		cli_print_help(stdout, ctx.prog, commands, cmd == commands[0] ? NULL : cmd);
+		free(split_argv);
+		free(split_buf);
 		free(prog);
 		return 0;
 	}
@@ -104,6 +122,8 @@ out:
 		rc = err.kind == KERR_NONE ? 1 : kerr_exit_code(&err);
 	}
 	kerr_release(&err);
+	free(split_argv);
+	free(split_buf);
 	free(prog);
 	return rc;
 }

@@ -572,6 +572,20 @@ static int64_t convert(int64_t v, enum mem_unit from, enum mem_unit to)
 	return v;
 }
 
+/* convert, remembering in the model when a part of a GiB was dropped */
+static int64_t convert_m(struct model *m, int64_t v, enum mem_unit from, enum mem_unit to)
+{
+	if (from == UNIT_MIB && to == UNIT_GIB && v > 0 && v % 1024)
+		m->rounded = true;
+	return convert(v, from, to);
+}
+
+/* "1 pod holds", "2 pods hold": counts said in words, never "pod(s)" */
+static const char *pods_verb(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 static const char *unit_name(enum mem_unit u)
 {
 	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
@@ -657,7 +671,7 @@ static void append_warnings(struct warnings *dst, const struct warnings *src)
 static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 {
 	enum mem_unit from = n->info.unit, to = n->unit;
-	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core;
+	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core, gpu_native = 0;
 	char *obj;
 
 	if (asprintf(&obj, "node/%s", n->name) < 0)
@@ -693,14 +707,15 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 				free(obj);
 				return -1;
 			}
-			g->mem_total = convert(sg->mem_total, from, to);
+			g->mem_total = convert_m(m, sg->mem_total, from, to);
+			gpu_native += sg->mem_total;
 			g->core_total = sg->core_total;
 			g->slots = sg->slots;
 			g->unhealthy = sg->unhealthy;
 			g->cordoned = sg->cordoned;
 		}
 		if ((size_t)i < a->nslots) {
-			g->mem_allocated = convert(a->gpu_mem[i], from, to);
+			g->mem_allocated = convert_m(m, a->gpu_mem[i], from, to);
 			g->core_allocated = a->gpu_core[i];
 			g->npods = a->gpu_pods[i];
 			n->mem_allocated += g->mem_allocated;
@@ -708,11 +723,12 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		}
 		if (g->npods && g->unhealthy)
 			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj,
-				     "node %s: %zu pod(s) hold GPU%d, which is unhealthy", n->name, g->npods, g->index);
+				     "node %s: %zu %s GPU%d, which is unhealthy", n->name, g->npods,
+				     pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->npods && g->cordoned)
 			warnings_add(&m->warnings, "AllocatedOnCordoned", obj,
-				     "node %s: %zu pod(s) hold GPU%d, which is cordoned (no new pods)", n->name,
-				     g->npods, g->index);
+				     "node %s: %zu %s GPU%d, which is cordoned (no new pods)", n->name,
+				     g->npods, pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->slots > 0 && g->npods > (size_t)g->slots)
 			warnings_add(&m->warnings, "TooManyVGPUs", obj,
 				     "node %s: %zu pods share GPU%d, which offers %lld vGPU slots", n->name, g->npods,
@@ -728,34 +744,43 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		beyond_mem += a->gpu_mem[i];
 		beyond_core += a->gpu_core[i];
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu pod(s) hold %lld %s on GPU%zu, but the node has %d GPU(s)", n->name,
-			     a->gpu_pods[i], (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i,
-			     n->ngpus);
+			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name,
+			     a->gpu_pods[i], pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
+			     (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i, n->ngpus,
+			     n->ngpus == 1 ? "" : "s");
 	}
 	if (a->beyond_pods)
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu pod(s) name a GPU index beyond %d", n->name, a->beyond_pods,
-			     MAX_GPU_SLOTS - 1);
-	n->mem_allocated += convert(beyond_mem, from, to);
+			     "node %s: %zu %s a GPU index beyond %d", n->name, a->beyond_pods,
+			     pods_verb(a->beyond_pods, "pod names", "pods name"), MAX_GPU_SLOTS - 1);
+	n->mem_allocated += convert_m(m, beyond_mem, from, to);
 	n->core_allocated += beyond_core;
-	n->mem_pending = convert(a->pending_mem, from, to);
+	n->mem_pending = convert_m(m, a->pending_mem, from, to);
 	n->mem_allocated += n->mem_pending;
 	n->core_allocated += a->pending_core;
 	if (!n->info.per_gpu) {
 		/* no placement is visible: what the node's pods hold, per node */
-		n->mem_allocated = convert(a->mem, from, to);
+		n->mem_allocated = convert_m(m, a->mem, from, to);
 		n->core_allocated = a->core;
 		n->mem_pending = 0;
 	}
-	n->mem_total = convert(n->info.mem_total, from, to);
-	n->mem_unhealthy = convert(n->info.mem_capacity - n->info.mem_total, from, to);
+	if (n->info.per_gpu && n->info.gpus && n->ngpus && gpu_native <= n->info.mem_total) {
+		/* the node is its GPUs (each rounded on its own where it is
+		 * converted) plus what no GPU accounts for */
+		n->mem_total = convert_m(m, n->info.mem_total - gpu_native, from, to);
+		for (int i = 0; i < n->ngpus; i++)
+			n->mem_total += n->gpus[i].mem_total;
+	} else {
+		n->mem_total = convert_m(m, n->info.mem_total, from, to);
+	}
+	n->mem_unhealthy = convert_m(m, n->info.mem_capacity - n->info.mem_total, from, to);
 	if (n->mem_unhealthy < 0)
 		n->mem_unhealthy = 0;
 	n->core_total = n->info.core_total;
 	if (a->npods && n->info.mode && strcmp(n->info.mode, "default") == 0)
 		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu pod(s) hold GPU memory but the node's mode is default (exclusive GPUs)",
-			     n->name, a->npods);
+			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)",
+			     n->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
 	free(obj);
 	return 0;
 }
@@ -785,13 +810,81 @@ static void add_node_totals(struct model_totals *t, const struct model_node *n, 
 {
 	t->mem_total += convert(n->mem_total, n->unit, t->unit);
 	t->mem_allocated += convert(n->mem_allocated, n->unit, t->unit);
-	t->mem_pending += convert(n->mem_pending, n->unit, t->unit);
+	t->mem_unassigned += convert(n->mem_pending, n->unit, t->unit);
 	t->mem_unhealthy += convert(n->mem_unhealthy, n->unit, t->unit);
 	t->core_total += n->core_total;
 	t->core_allocated += n->core_allocated;
 	t->gpus += (size_t)n->ngpus;
 	t->pods += a->npods;
 	t->nodes++;
+}
+
+struct pod_share {
+	struct model_pod_gpu *g;
+	int64_t native; /* MiB */
+	size_t order;
+};
+
+static int cmp_shares(const void *x, const void *y)
+{
+	const struct pod_share *a = x, *b = y;
+
+	if (a->g->gpu != b->g->gpu)
+		return a->g->gpu < b->g->gpu ? -1 : 1;
+	if (a->native % 1024 != b->native % 1024)
+		return a->native % 1024 > b->native % 1024 ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The pods' MiB shares of each GPU of a node shown in GiB: each rounded down,
+ * then the GiB the rounding lost given back one by one to the largest
+ * remainders, so that the pods on a GPU add up to the GPU's (rounded-down)
+ * sum, and a pod is the sum of its shares. */
+static int round_node_pods(struct model *m, struct model_node *n)
+{
+	struct pod_share *s;
+	size_t ns = 0, k = 0;
+
+	for (size_t i = 0; i < n->npods; i++)
+		ns += m->pods[n->pods[i]].ngpus;
+	if (!ns)
+		return 0;
+	if (!(s = calloc(ns, sizeof(*s))))
+		return -1;
+	for (size_t i = 0; i < n->npods; i++) {
+		struct model_pod *mp = &m->pods[n->pods[i]];
+
+		for (size_t g = 0; g < mp->ngpus; g++, k++)
+			s[k] = (struct pod_share){ &mp->gpus[g], mp->gpus[g].mem, k };
+	}
+	qsort(s, ns, sizeof(*s), cmp_shares);
+	for (size_t first = 0; first < ns;) {
+		size_t end = first;
+		int64_t sum = 0, floors = 0, extra;
+
+		while (end < ns && s[end].g->gpu == s[first].g->gpu) {
+			sum += s[end].native;
+			floors += s[end].native / 1024;
+			end++;
+		}
+		extra = sum / 1024 - floors;
+		for (size_t i = first; i < end; i++) {
+			s[i].g->mem = convert_m(m, s[i].native, UNIT_MIB, UNIT_GIB) + (extra > 0);
+			extra -= extra > 0;
+		}
+		first = end;
+	}
+	free(s);
+	for (size_t i = 0; i < n->npods; i++) {
+		struct model_pod *mp = &m->pods[n->pods[i]];
+
+		if (!mp->ngpus)
+			continue;
+		mp->mem = 0;
+		for (size_t g = 0; g < mp->ngpus; g++)
+			mp->mem += mp->gpus[g].mem;
+	}
+	return 0;
 }
 
 int model_finish(struct model *m, struct kerr *err)
@@ -845,8 +938,8 @@ int model_finish(struct model *m, struct kerr *err)
 		if (asprintf(&obj, "node/%s", a->name) < 0)
 			return oom(err);
 		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu pod(s) hold GPU memory, but the node no longer offers shared GPU memory",
-			     a->name, a->npods);
+			     "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory",
+			     a->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
 		free(obj);
 	}
 
@@ -872,11 +965,13 @@ int model_finish(struct model *m, struct kerr *err)
 		for (size_t g = 0; a && g < mp->ngpus; g++)
 			if (mp->gpus[g].gpu < 0 && mp->gpus[g].device_id)
 				mp->gpus[g].gpu = gpu_by_id(&m->nodes[a->node].info, mp->gpus[g].device_id);
-		mp->mem = convert(mp->mem, from, to);
-		for (size_t g = 0; g < mp->ngpus; g++)
-			mp->gpus[g].mem = convert(mp->gpus[g].mem, from, to);
+		mp->mem = convert_m(m, mp->mem, from, to);
+		/* a pod's share of a GPU is rounded with the other pods on that
+		 * GPU (round_node_pods), so that they add up to the GPU */
+		for (size_t g = 0; !(a && from == UNIT_MIB && to == UNIT_GIB) && g < mp->ngpus; g++)
+			mp->gpus[g].mem = convert_m(m, mp->gpus[g].mem, from, to);
 		for (size_t c = 0; c < mp->ncontainers; c++)
-			mp->container_mem[c] = convert(mp->container_mem[c], from, to);
+			mp->container_mem[c] = convert_m(m, mp->container_mem[c], from, to);
 		if (kept != i)
 			m->pods[kept] = *mp;
 		kept++;
@@ -915,6 +1010,11 @@ int model_finish(struct model *m, struct kerr *err)
 			m->units[n->unit].any_core = true;
 		}
 	}
+
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].info.unit == UNIT_MIB && m->nodes[i].unit == UNIT_GIB &&
+		    round_node_pods(m, &m->nodes[i]) < 0)
+			return oom(err);
 
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct model_node *n = &m->nodes[i];

@@ -79,7 +79,9 @@ struct model_totals {
 	enum mem_unit unit; /* the one unit of mem_* below */
 	bool mixed_units;   /* nodes are shown in more than one unit; where GiB and MiB meet,
 			     * these cluster totals are in MiB (nodes keep their own unit) */
-	int64_t mem_total, mem_allocated, mem_pending;
+	int64_t mem_total, mem_allocated;
+	int64_t mem_pending;	/* asked for by pods on no node (not in mem_allocated) */
+	int64_t mem_unassigned; /* held on nodes by pods without a GPU index (in mem_allocated) */
 	int64_t core_total, core_allocated;
 	size_t nodes, gpus, pods, unscheduled;
 	int64_t mem_unhealthy;
@@ -104,6 +106,10 @@ struct model {
 	struct model_totals totals;
 	int max_gpus; /* largest GPU count of any node: number of GPU columns */
 	bool any_pending, any_core;
+	/* some figure counted in MiB is shown in GiB and lost a part of a GiB:
+	 * each GPU is rounded down (as the device plugin counts GiB), every
+	 * sum is the sum of the rounded parts */
+	bool rounded;
 	struct warnings warnings;
 	struct model_private *priv;
 	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */

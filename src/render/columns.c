@@ -15,6 +15,14 @@ long long column_percent(int64_t part, int64_t total)
 	return (long long)(part * 100 / total);
 }
 
+const char *column_use_text(char buf[32], int64_t part, int64_t total)
+{
+	if (total <= 0 && part > 0)
+		return strcpy(buf, "over-allocated");
+	snprintf(buf, 32, "%lld%%", column_percent(part, total));
+	return buf;
+}
+
 const char *column_unit_name(enum mem_unit u)
 {
 	switch (u) {
@@ -177,11 +185,19 @@ static int cmp_pending(const struct model_node *a, const struct model_node *b)
 	return cmp_i64(a->mem_pending, b->mem_pending);
 }
 
+/* share of a node allocated; something allocated on a total of 0 is
+ * over-allocated, beyond any share */
+static long double allocated_share(const struct model_node *n)
+{
+	if (n->mem_total > 0)
+		return (long double)n->mem_allocated / n->mem_total;
+	return n->mem_allocated > 0 ? 1e30L : 0;
+}
+
 /* by allocated share of the node, then by amount */
 static int cmp_memory(const struct model_node *a, const struct model_node *b)
 {
-	long double x = a->mem_total > 0 ? (long double)a->mem_allocated / a->mem_total : 0;
-	long double y = b->mem_total > 0 ? (long double)b->mem_allocated / b->mem_total : 0;
+	long double x = allocated_share(a), y = allocated_share(b);
 
 	if (x != y)
 		return x < y ? -1 : 1;

@@ -82,6 +82,9 @@ long long column_percent(int64_t part, int64_t total);
  * scheme's mode as that scheme says it; NULL when there is none. */
 const char *column_mode_name(const struct model_node *n);
 
+/* column_percent as shown in parentheses: "53%", or "over-allocated" when
+ * something is allocated on a total of 0.  Writes into buf and returns it. */
+const char *column_use_text(char buf[32], int64_t part, int64_t total);
 /* "GiB", "MiB" or "slots". */
 const char *column_unit_name(enum mem_unit u);
 

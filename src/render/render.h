@@ -17,11 +17,24 @@
 #include "kube.h"
 #include "model.h"
 
+/* How the tables are printed beyond the published format. */
+struct render_table_opts {
+	bool wide;	 /* the -o wide columns (summary only) */
+	bool no_headers; /* leave out the column headers (kubectl's --no-headers) */
+	const char *sort_by; /* node order: NULL or "name", "allocated" (share, fullest
+			      * first), "free" (most first), "pending" (most first) */
+};
+
+/* Is this a --sort-by the tables know? */
+bool render_sort_key_valid(const char *key);
+
 /* The summary table (`kubectl inspect cgpu`), in the published format;
  * wide adds the -o wide columns. */
 int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err);
+int render_summary_opts(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err);
 /* The per-node pod tables (`-d`), in the published format. */
 int render_details(FILE *out, const struct model *m, struct kerr *err);
+int render_details_opts(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err);
 /* Lines that follow either table: pods asking for GPU memory that no node
  * holds yet.  Writes nothing when there are none. */
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err);

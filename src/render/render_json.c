@@ -197,7 +197,11 @@ static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with
 	set(d, o, "pods", json_integer((json_int_t)t->pods));
 	set(d, o, "unscheduledPods", json_integer((json_int_t)t->unscheduled));
 	mem = memory_obj(d, t->unit, t->mem_total, t->mem_allocated);
+	/* pending: what pods on no node ask for, so that allocated + pending
+	 * is all the pods ask for; unassigned: the part of allocated held by
+	 * pods whose GPU is not chosen yet (each node's memory.pending) */
 	set(d, mem, "pending", num(t->mem_pending));
+	set(d, mem, "unassigned", num(t->mem_unassigned));
 	set(d, mem, "unhealthy", num(t->mem_unhealthy));
 	set(d, o, "memory", mem);
 	set(d, o, "core", core_obj(d, t->core_total, t->core_allocated));

@@ -134,12 +134,43 @@ static char *hidden_split_schemes(const struct model *m, bool *failed)
 	return list;
 }
 
-static int summary_table(FILE *out, const struct model *m, bool wide, struct kerr *err)
+static int summary_tables(FILE *out, const struct model *m, const struct render_table_opts *o,
+			  const enum mem_unit *units, size_t n, struct kerr *err);
+
+static const struct column *sort_column(const char *key)
 {
+	static const char *const keys[][2] = {
+		{ "name", "name" }, { "allocated", "memory" }, { "free", "free" }, { "pending", "pending" },
+	};
+
+	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i][0]) == 0)
+			return column_by_sort_key(keys[i][1]);
+	return NULL;
+}
+
+bool render_sort_key_valid(const char *key)
+{
+	return sort_column(key) != NULL;
+}
+
+/* name ascending; the figures largest first, as the live view sorts them */
+static int cmp_shown(const void *pa, const void *pb, void *ctx)
+{
+	const struct model_node *a = pa, *b = pb;
+	const struct column *c = ctx;
+	int r = c && c->id != COL_NAME && c->compare ? c->compare(b, a) : 0;
+
+	return r ? r : strcmp(a->name, b->name);
+}
+
+static int summary_table(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err)
+{
+	bool wide = o->wide;
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	struct column_ref *cols;
 	size_t ncols, rule = 0;
-	char *line, *hidden;
+	char *line, *hidden, use[32];
 	bool failed = false;
 
 	if (!tw)
@@ -147,7 +178,7 @@ static int summary_table(FILE *out, const struct model *m, bool wide, struct ker
 	cols = columns_select(m, wide, &ncols);
 	if (!cols)
 		goto oom;
-	line = row_text(m, NULL, cols, ncols);
+	line = o->no_headers ? strdup("") : row_text(m, NULL, cols, ncols);
 	if (!line || tabwriter_puts(tw, line) < 0) {
 		free(line);
 		goto oom;
@@ -167,15 +198,15 @@ static int summary_table(FILE *out, const struct model *m, bool wide, struct ker
 	}
 	if (put_dashes(tw, rule) < 0)
 		goto oom;
-	if (tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\n%lld/%lld (%lld%%)\n",
+	if (tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\n%lld/%lld (%s)\n",
 			     m->totals.unit == UNIT_SLOTS ? "Slots" : "Memory", (long long)m->totals.mem_allocated,
 			     (long long)m->totals.mem_total,
-			     column_percent(m->totals.mem_allocated, m->totals.mem_total)) < 0)
+			     column_use_text(use, m->totals.mem_allocated, m->totals.mem_total)) < 0)
 		goto oom;
 	if (m->any_core &&
-	    tabwriter_printf(tw, "Allocated/Total GPU Core(%%) In Cluster:\n%lld/%lld (%lld%%)\n",
+	    tabwriter_printf(tw, "Allocated/Total GPU Core(%%) In Cluster:\n%lld/%lld (%s)\n",
 			     (long long)m->totals.core_allocated, (long long)m->totals.core_total,
-			     column_percent(m->totals.core_allocated, m->totals.core_total)) < 0)
+			     column_use_text(use, m->totals.core_allocated, m->totals.core_total)) < 0)
 		goto oom;
 	hidden = hidden_split_schemes(m, &failed);
 	if (failed)
@@ -194,13 +225,38 @@ oom:
 	return fail(err);
 }
 
+#define ROUNDED_NOTE                                                                                 \
+	"Figures counted in MiB are shown in whole GiB, rounded down per GPU (as the device plugin "    \
+	"counts GiB); sums add up the rounded figures. --unit MiB shows them exactly.\n"
+
+/* Say so under the tables when converting to GiB dropped parts of a GiB. */
+static int rounded_note(FILE *out, const struct model *m, struct kerr *err)
+{
+	if (m->rounded && fputs(ROUNDED_NOTE, out) == EOF)
+		return fail(err);
+	return 0;
+}
+
 int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err)
+{
+	return render_summary_opts(out, m, &(struct render_table_opts){ .wide = wide }, err);
+}
+
+int render_summary_opts(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err)
 {
 	enum mem_unit units[UNIT_SLOTS + 1];
 	size_t n = unit_groups(m, units);
 
 	if (n == 0)
-		return summary_table(out, m, wide, err);
+		return summary_table(out, m, o, err);
+	if (summary_tables(out, m, o, units, n, err) < 0)
+		return -1;
+	return rounded_note(out, m, err);
+}
+
+static int summary_tables(FILE *out, const struct model *m, const struct render_table_opts *o,
+			  const enum mem_unit *units, size_t n, struct kerr *err)
+{
 	/* one table per unit, so that no column mixes units */
 	for (size_t i = 0; i < n; i++) {
 		struct model v;
@@ -210,7 +266,10 @@ int render_summary(FILE *out, const struct model *m, bool wide, struct kerr *err
 			return fail(err);
 		if (unit_view(m, units[i], &v) < 0)
 			return fail(err);
-		rc = summary_table(out, &v, wide, err);
+		/* the view's nodes are copies: ordering them leaves the model as it is */
+		if (o->sort_by && v.nnodes > 1)
+			qsort_r(v.nodes, v.nnodes, sizeof(*v.nodes), cmp_shown, (void *)sort_column(o->sort_by));
+		rc = summary_table(out, &v, o, err);
 		free(v.nodes);
 		if (rc < 0)
 			return -1;
@@ -249,30 +308,46 @@ static const char *details_unit(const struct model *m, const struct model_node *
 	return n->unit == UNIT_GIB ? " GiB" : n->unit == UNIT_MIB ? " MiB" : " slots";
 }
 
+/* Pods that hold a compute share on this node: the table gets a column. */
+static bool node_has_core(const struct model *m, const struct model_node *n)
+{
+	for (size_t i = 0; i < n->npods; i++)
+		if (m->pods[n->pods[i]].core > 0)
+			return true;
+	return false;
+}
+
 static int node_details(struct tabwriter *tw, const struct model *m, const struct model_node *n,
-			size_t ngroups, size_t *rule)
+			size_t ngroups, bool headers, size_t *rule, bool *marked)
 {
 	bool per_gpu = n->info.per_gpu;
 	bool pending = per_gpu && node_has_pending(m, n);
+	bool core = node_has_core(m, n);
 	const char *unit = details_unit(m, n, ngroups);
-	char *rows = NULL;
+	char *rows = NULL, use[32];
 	size_t rows_len = 0;
 	FILE *f;
 	int rc;
 
-	if (tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\nNAME\tNAMESPACE\t", n->name, n->ip) < 0)
+	if (tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\n", n->name, n->ip) < 0)
 		return -1;
-	/* where the scheme does not publish which GPU a pod holds, one column
-	 * for the node rather than GPU columns it cannot fill */
-	if (!per_gpu && tabwriter_printf(tw, "NODE(Allocated%s)\t", unit) < 0)
-		return -1;
-	for (int g = 0; per_gpu && g < n->ngpus; g++)
-		if (tabwriter_printf(tw, "GPU%d(Allocated%s)\t", g, unit) < 0)
+	if (headers) {
+		if (tabwriter_puts(tw, "NAME\tNAMESPACE\t") < 0)
 			return -1;
-	if (pending && tabwriter_printf(tw, "Pending(Allocated%s)\t", unit) < 0)
-		return -1;
-	if (tabwriter_puts(tw, "\n") < 0)
-		return -1;
+		/* where the scheme does not publish which GPU a pod holds, one
+		 * column for the node rather than GPU columns it cannot fill */
+		if (!per_gpu && tabwriter_printf(tw, "NODE(Allocated%s)\t", unit) < 0)
+			return -1;
+		for (int g = 0; per_gpu && g < n->ngpus; g++)
+			if (tabwriter_printf(tw, "GPU%d(Allocated%s)\t", g, unit) < 0)
+				return -1;
+		if (pending && tabwriter_printf(tw, "Pending(Allocated%s)\t", unit) < 0)
+			return -1;
+		if (core && tabwriter_puts(tw, "GPU Core(%)\t") < 0)
+			return -1;
+		if (tabwriter_puts(tw, "\n") < 0)
+			return -1;
+	}
 
 	f = open_memstream(&rows, &rows_len);
 	if (!f)
@@ -280,13 +355,22 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	for (size_t i = 0; i < n->npods; i++) {
 		const struct model_pod *p = &m->pods[n->pods[i]];
 
-		fprintf(f, "%s\t%s\t", p->name, p->namespace);
+		/* '*': no GPU chosen yet, or the device plugin has not
+		 * confirmed the one chosen */
+		bool unassigned = !p->assigned;
+
+		for (size_t g = 0; g < p->ngpus; g++)
+			unassigned |= p->gpus[g].gpu < 0;
+		fprintf(f, "%s%s\t%s\t", p->name, unassigned ? "*" : "", p->namespace);
+		*marked |= unassigned;
 		if (!per_gpu)
 			fprintf(f, "%lld\t", (long long)p->mem);
 		for (int g = 0; per_gpu && g < n->ngpus; g++)
 			fprintf(f, "%lld\t", (long long)pod_on_gpu(p, g));
 		if (pending)
 			fprintf(f, "%lld\t", (long long)pod_on_gpu(p, -1));
+		if (core)
+			fprintf(f, "%lld\t", (long long)p->core);
 		fputc('\n', f);
 	}
 	if (fclose(f) != 0) {
@@ -300,8 +384,10 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	free(rows);
 	if (rc < 0)
 		return -1;
-	if (tabwriter_printf(tw, "Allocated :\t%lld (%lld%%)\t\nTotal :\t%lld \t\n", (long long)n->mem_allocated,
-			     column_percent(n->mem_allocated, n->mem_total), (long long)n->mem_total) < 0)
+	/* "over-allocated" is left out of the column, which it would widen */
+	if (tabwriter_printf(tw, "Allocated :\t%lld (%s)%s\nTotal :\t%lld \t\n", (long long)n->mem_allocated,
+			     column_use_text(use, n->mem_allocated, n->mem_total),
+			     n->mem_total <= 0 && n->mem_allocated > 0 ? "" : "\t", (long long)n->mem_total) < 0)
 		return -1;
 	return put_dashes(tw, *rule);
 }
@@ -313,29 +399,47 @@ static int details_footer(struct tabwriter *tw, const struct model_totals *t, si
 			   : t->unit == UNIT_GIB ? "Memory(GiB)"
 						 : "Memory(MiB)";
 
-	return tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\t%lld/%lld (%lld%%)\t\n", what,
+	char use[32];
+
+	return tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\t%lld/%lld (%s)\t\n", what,
 				(long long)t->mem_allocated, (long long)t->mem_total,
-				column_percent(t->mem_allocated, t->mem_total));
+				column_use_text(use, t->mem_allocated, t->mem_total));
 }
 
 int render_details(FILE *out, const struct model *m, struct kerr *err)
 {
+	return render_details_opts(out, m, &(struct render_table_opts){ 0 }, err);
+}
+
+int render_details_opts(FILE *out, const struct model *m, const struct render_table_opts *o, struct kerr *err)
+{
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	enum mem_unit units[UNIT_SLOTS + 1];
 	size_t ngroups = unit_groups(m, units), rule = 0, shown = 0;
+	struct model_node *order = NULL;
+	bool marked = false;
 
 	if (!tw)
 		return fail(err);
-	/* nodes by unit (GiB, MiB, slots), by name within a unit */
+	/* copies, so that ordering them leaves the model as it is */
+	if (m->nnodes && !(order = malloc(m->nnodes * sizeof(*order))))
+		goto oom;
+	if (m->nnodes)
+		memcpy(order, m->nodes, m->nnodes * sizeof(*order));
+	if (o->sort_by && m->nnodes > 1)
+		qsort_r(order, m->nnodes, sizeof(*order), cmp_shown, (void *)sort_column(o->sort_by));
+	/* nodes by unit (GiB, MiB, slots), in the order asked within a unit */
 	for (size_t u = 0; u < ngroups; u++)
 		for (size_t i = 0; i < m->nnodes; i++) {
-			if (m->nodes[i].unit != units[u])
+			if (order[i].unit != units[u])
 				continue;
 			if (shown++ > 0 && tabwriter_puts(tw, "\n") < 0)
 				goto oom;
-			if (node_details(tw, m, &m->nodes[i], ngroups, &rule) < 0)
+			if (node_details(tw, m, &order[i], ngroups, !o->no_headers, &rule, &marked) < 0)
 				goto oom;
 		}
+	free(order);
+	order = NULL;
 	if (m->nnodes && tabwriter_puts(tw, "\n") < 0)
 		goto oom;
 	if (ngroups == 0 && details_footer(tw, &m->totals, 1) < 0)
@@ -343,8 +447,13 @@ int render_details(FILE *out, const struct model *m, struct kerr *err)
 	for (size_t u = 0; u < ngroups; u++)
 		if (details_footer(tw, &m->units[units[u]].totals, ngroups) < 0)
 			goto oom;
-	return flush(tw, out, err);
+	if (marked && tabwriter_puts(tw, "* GPU not yet assigned to the pod by the device plugin\n") < 0)
+		goto oom;
+	if (flush(tw, out, err) < 0)
+		return -1;
+	return rounded_note(out, m, err);
 oom:
+	free(order);
 	tabwriter_free(tw);
 	return fail(err);
 }
@@ -364,7 +473,7 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 		nasked += !asked[p->unit];
 		asked[p->unit] = true;
 	}
-	if (fprintf(out, "Pending (not scheduled): %zu pod%s asking for ", m->nunscheduled,
+	if (fprintf(out, "Not scheduled yet: %zu pod%s asking for ", m->nunscheduled,
 		    m->nunscheduled == 1 ? "" : "s") < 0)
 		return fail(err);
 	/* each unit on its own: GiB, MiB and slots are never added up */

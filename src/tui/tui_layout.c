@@ -30,6 +30,15 @@ int tui_percent(int64_t allocated, int64_t total)
 	return (int)(allocated * 100 / total);
 }
 
+const char *tui_use_text(char buf[16], int64_t allocated, int64_t total)
+{
+	/* nothing offered yet something allocated: not 0% but over-allocated */
+	if (total <= 0 && allocated > 0)
+		return strcpy(buf, "over");
+	snprintf(buf, 16, "%d%%", tui_percent(allocated, total));
+	return buf;
+}
+
 int tui_bar_fill(int64_t allocated, int64_t total, int width)
 {
 	int64_t fill;
@@ -211,6 +220,7 @@ static void draw_header(struct frame *f)
 	struct tui_line *l = row(f, 0);
 	const struct model *m = f->m;
 	int cols = f->scr->cols, x;
+	char use[16];
 	bool *oom = &f->scr->oom;
 
 	if (!l)
@@ -237,8 +247,8 @@ static void draw_header(struct frame *f)
 		char figures[64];
 
 		tui_mem_readable(figures, sizeof(figures), t->mem_allocated, t->mem_total, t->unit);
-		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %s (%d%%)", figures,
-			     tui_percent(t->mem_allocated, t->mem_total));
+		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %s (%s)", figures,
+			     tui_use_text(use, t->mem_allocated, t->mem_total));
 		if (m->any_core || t->core_total)
 			tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%d%%)",
 			     (long long)t->core_allocated, (long long)t->core_total,
@@ -248,9 +258,9 @@ static void draw_header(struct frame *f)
 		return;
 	x = tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, -1, "nodes %zu  GPUs %zu  pods %zu  pending %zu",
 		 m->totals.nodes, m->totals.gpus, m->totals.pods, pending_pods(m));
-	if (m->totals.mem_pending)
+	if (m->totals.mem_unassigned)
 		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
-			 (long long)m->totals.mem_pending, tui_unit_name(m->totals.unit));
+			 (long long)m->totals.mem_unassigned, tui_unit_name(m->totals.unit));
 	if (m->warnings.len)
 		tui_putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu (w)", m->warnings.len);
 }
@@ -481,6 +491,7 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 	int cols = f->scr->cols;
 	bool *oom = &f->scr->oom;
 	char *t;
+	char use[16];
 
 	l->selected = selected;
 	put_name(l, cols, oom, n->name, g->name_w);
@@ -497,8 +508,8 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 	} else {
 		*oom = true;
 	}
-	tui_putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%3d%%",
-	     tui_percent(n->mem_allocated, n->mem_total));
+	tui_putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%4s",
+	     tui_use_text(use, n->mem_allocated, n->mem_total));
 	tui_putf(l, cols, oom, g->pods_x, TUI_ROLE_NORMAL, -1, "%4zu", n->npods);
 	tui_putf(l, cols, oom, g->pend_x, n->mem_pending ? TUI_ROLE_MID : TUI_ROLE_DIM, -1, "%*lld", g->pend_w,
 	     (long long)n->mem_pending);

@@ -69,6 +69,9 @@ struct tui_status {
 enum tui_role tui_level(int64_t allocated, int64_t total);
 /* Truncated percent (2/7 = 28), 0 when total is 0. */
 int tui_percent(int64_t allocated, int64_t total);
+/* The use of allocated in total as shown: "53%", or "over" when something is
+ * allocated on a total of 0.  Writes into buf (16 bytes) and returns it. */
+const char *tui_use_text(char buf[16], int64_t allocated, int64_t total);
 /* Filled cells of a bar of width cells: rounded down, within [0, width];
  * any allocation at all shows at least one cell. */
 int tui_bar_fill(int64_t allocated, int64_t total, int width);

@@ -90,7 +90,8 @@ int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64
 		return x + width;
 	}
 	tui_put(l, cols, oom, x, TUI_ROLE_DIM, "[", 1);
-	memset(buf, '|', (size_t)fill);
+	/* beyond the total the bar is drawn in other marks, colour or not */
+	memset(buf, allocated > 0 && allocated > total ? '!' : '|', (size_t)fill);
 	buf[fill] = '\0';
 	tui_put(l, cols, oom, x + 1, tui_level(allocated, total), buf, -1);
 	memset(buf, ' ', (size_t)(inner - fill));
@@ -218,6 +219,7 @@ static void tui_pod_line(struct tui_lines *ls, const struct model_pod *p, int64_
 void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct model_node *n)
 {
 	int cols = ls->cols, x;
+	char use[16];
 	struct tui_line *l;
 	bool show_core = n->core_total > 0;
 	bool pending = false;
@@ -243,8 +245,8 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 		return;
 	x = tui_put(l, cols, ls->oom, 0, TUI_ROLE_NORMAL, "memory ", -1);
 	x = tui_put_bar(l, cols, ls->oom, x, barw, n->mem_allocated, n->mem_total);
-	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%d%%)", (long long)n->mem_allocated,
-		 (long long)n->mem_total, tui_unit_name(n->unit), tui_percent(n->mem_allocated, n->mem_total));
+	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%s)", (long long)n->mem_allocated,
+		 (long long)n->mem_total, tui_unit_name(n->unit), tui_use_text(use, n->mem_allocated, n->mem_total));
 	if (n->mem_pending)
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pending %lld", (long long)n->mem_pending);
 	if (n->mem_unhealthy)
@@ -260,9 +262,9 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 			return;
 		x = tui_putf(l, cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "GPU%-2d ", gpu->index);
 		x = tui_put_bar(l, cols, ls->oom, x, barw, gpu->mem_allocated, gpu->mem_total);
-		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %d%%", (long long)gpu->mem_allocated,
+		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %s", (long long)gpu->mem_allocated,
 			 (long long)gpu->mem_total, tui_unit_name(n->unit),
-			 tui_percent(gpu->mem_allocated, gpu->mem_total));
+			 tui_use_text(use, gpu->mem_allocated, gpu->mem_total));
 		if (gpu->core_total)
 			x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%",
 				 (long long)gpu->core_allocated, (long long)gpu->core_total);

@@ -286,7 +286,7 @@ class Schemes(unittest.TestCase):
 	def test_pending_line_in_each_unit(self):
 		with APIServer("nvidia-timeslicing") as api:
 			r = inspect(api, [])
-		self.assertIn("Pending (not scheduled): 1 pod asking for 2 slots: vision/resnet-1", r.stdout)
+		self.assertIn("Not scheduled yet: 1 pod asking for 2 slots: vision/resnet-1", r.stdout)
 
 	def test_warnings_once_and_naming_the_object(self):
 		for scenario in ("hami", "hami-legacy", "cce-multi", "mixed", "volcano-vgpu"):

@@ -36,7 +36,8 @@ static inline struct k8s_node *tnode(const char *name, const char *ip, const cha
 }
 
 /* A pod with one container per memory figure given (NULL-terminated list
- * of quantities); idx is ALIYUN_COM_GPU_MEM_IDX or NULL. */
+ * of quantities); idx is ALIYUN_COM_GPU_MEM_IDX or NULL (a pod with an index
+ * is one the device plugin has assigned, as on a settled cluster). */
 static inline struct k8s_pod *tpod(const char *ns, const char *name, const char *node, const char *phase,
 				   const char *idx, ...)
 {
@@ -49,8 +50,10 @@ static inline struct k8s_pod *tpod(const char *ns, const char *name, const char 
 	p->uid = strdup(name);
 	p->node_name = node ? strdup(node) : NULL;
 	p->phase = phase ? strdup(phase) : NULL;
-	if (idx)
+	if (idx) {
 		tkv(&p->annotations, "ALIYUN_COM_GPU_MEM_IDX", idx);
+		tkv(&p->annotations, "ALIYUN_COM_GPU_MEM_ASSIGNED", "true");
+	}
 	va_start(ap, idx);
 	while ((mem = va_arg(ap, const char *))) {
 		char cname[32];

@@ -59,7 +59,8 @@ static void check_join(bool pods_first)
 	cr_assert_eq(b->mem_allocated, 10);
 	cr_assert_eq(m.totals.mem_total, 45);
 	cr_assert_eq(m.totals.mem_allocated, 14);
-	cr_assert_eq(m.totals.mem_pending, 3);
+	cr_assert_eq(m.totals.mem_unassigned, 3, "held on b without a GPU index, part of allocated");
+	cr_assert_eq(m.totals.mem_pending, 0, "no pod on no node asks for memory");
 	cr_assert_eq(m.totals.gpus, 3);
 	cr_assert_eq(m.totals.pods, 4);
 	cr_assert_eq(m.max_gpus, 2);
@@ -282,9 +283,12 @@ Test(model, forced_unit)
 	tadd_pod(&m, tpod("d", "p", "mib", "Running", "0", "2048", NULL));
 	tfinish(&m);
 	cr_assert_eq(m.totals.unit, UNIT_GIB);
-	cr_assert_eq(m.nodes[0].mem_total, 43);
+	/* four GPUs of 11178 MiB are 10 GiB each, and the node is their sum */
+	cr_assert_eq(m.nodes[0].mem_total, 40);
 	cr_assert_eq(m.nodes[0].gpus[0].mem_total, 10);
 	cr_assert_eq(m.nodes[0].gpus[0].mem_allocated, 2);
+	cr_assert_eq(m.totals.mem_total, 40);
+	cr_assert(m.rounded, "11178 MiB is not a whole number of GiB");
 	cr_assert_not(has_warning(&m, "MixedUnits"));
 	model_release(&m);
 }
@@ -304,6 +308,34 @@ Test(model, warnings_over_allocation_and_index)
 	cr_assert(has_warning(&m, "IndexBeyondCount"));
 	cr_assert_eq(m.nodes[0].mem_allocated, 22);
 	cr_assert_str_eq(m.warnings.items[0].object, "node/a");
+	model_release(&m);
+}
+
+static const char *warning_text(const struct model *m, const char *code, size_t nth)
+{
+	for (size_t i = 0; i < m->warnings.len; i++)
+		if (strcmp(m->warnings.items[i].code, code) == 0 && nth-- == 0)
+			return m->warnings.items[i].message;
+	return "";
+}
+
+Test(model, warnings_count_in_words_not_pod_s)
+{
+	struct model m;
+
+	init(&m, false);
+	tadd_pod(&m, tpod("d", "far", "a", "Running", "3", "1", NULL));
+	tadd_pod(&m, tpod("d", "two", "b", "Running", "2", "1", NULL));
+	tadd_pod(&m, tpod("d", "two2", "b", "Running", "2", "1", NULL));
+	tadd_node(&m, tnode("a", NULL, "15", "1"));
+	tadd_node(&m, tnode("b", NULL, "30", "2"));
+	tfinish(&m);
+	cr_assert_str_eq(warning_text(&m, "IndexBeyondCount", 0),
+			 "node a: 1 pod holds 1 GiB on GPU3, but the node has 1 GPU");
+	cr_assert_str_eq(warning_text(&m, "IndexBeyondCount", 1),
+			 "node b: 2 pods hold 2 GiB on GPU2, but the node has 2 GPUs");
+	for (size_t i = 0; i < m.warnings.len; i++)
+		cr_assert_null(strstr(m.warnings.items[i].message, "(s)"), "%s", m.warnings.items[i].message);
 	model_release(&m);
 }
 

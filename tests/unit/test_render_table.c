@@ -159,13 +159,14 @@ Test(render_table, details_pending_column_and_namespace_filter)
 			 "IPADDRESS:  10.0.0.1\n"
 			 "\n"
 			 "NAME         NAMESPACE  GPU0(Allocated)  GPU1(Allocated)  Pending(Allocated)\n"
-			 "p0           team       0                0                2\n"
+			 "p0*          team       0                0                2\n"
 			 "p1           team       0                3                0\n"
 			 "Allocated :  10 (33%)\n"
 			 "Total :      30\n"
-			 "----------------------------------------\n"
+			 "-----------------------------------------\n"
 			 "\n"
-			 "Allocated/Total GPU Memory In Cluster:  10/30 (33%)\n");
+			 "Allocated/Total GPU Memory In Cluster:  10/30 (33%)\n"
+			 "* GPU not yet assigned to the pod by the device plugin\n");
 	free(out);
 	model_release(&m);
 }
@@ -181,7 +182,7 @@ Test(render_table, unscheduled_line)
 	tadd_pod(&m, tpod("default", "x", NULL, "Pending", NULL, "3", NULL));
 	tfinish(&m);
 	out = summary(&m, false);
-	cr_assert(strstr(out, "0/15 (0%)\nPending (not scheduled): 2 pods asking for 7 GiB: default/x, default/y\n"),
+	cr_assert(strstr(out, "0/15 (0%)\nNot scheduled yet: 2 pods asking for 7 GiB: default/x, default/y\n"),
 		  "%s", out);
 	free(out);
 	model_release(&m);
@@ -331,7 +332,7 @@ Test(render_table, mixed_units_one_table_each)
 				 "Allocated/Total GPU Slots In Cluster:\n"
 				 "3/8 (37%)\n"
 				 "Per-GPU split not published by nvidia nodes: figures are per node.\n"
-				 "Pending (not scheduled): 2 pods asking for 1024 MiB and 1 slot: d/big, r/waiting\n",
+				 "Not scheduled yet: 2 pods asking for 1024 MiB and 1 slot: d/big, r/waiting\n",
 				 "%s", out);
 	free(out);
 	out = details(&m);
@@ -348,8 +349,8 @@ Test(render_table, mixed_units_one_table_each)
 				 "NAME:       cce-1\n"
 				 "IPADDRESS:  10.1.0.1\n"
 				 "\n"
-				 "NAME         NAMESPACE   NODE(Allocated MiB)\n"
-				 "app          d           5120\n"
+				 "NAME         NAMESPACE   NODE(Allocated MiB)  GPU Core(%)\n"
+				 "app          d           5120                 25\n"
 				 "Allocated :  5120 (31%)\n"
 				 "Total :      16128\n"
 				 "-----------------\n"

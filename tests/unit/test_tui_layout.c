@@ -69,7 +69,7 @@ static void add_pod(struct model_node *n, const char *ns, const char *name, int 
 	n->pods[n->npods++] = i;
 	if (gpu < 0) {
 		n->mem_pending += mem;
-		fx->m.totals.mem_pending += mem;
+		fx->m.totals.mem_unassigned += mem;
 	} else {
 		n->gpus[gpu].npods++;
 	}
@@ -163,6 +163,14 @@ Test(tui_layout, percent_truncates_and_bars_round_down)
 	cr_assert_eq(tui_percent(2, 7), 28);
 	cr_assert_eq(tui_percent(8, 15), 53);
 	cr_assert_eq(tui_percent(5, 0), 0);
+	{
+		char buf[16];
+
+		cr_assert_str_eq(tui_use_text(buf, 8, 15), "53%");
+		cr_assert_str_eq(tui_use_text(buf, 20, 16), "125%");
+		cr_assert_str_eq(tui_use_text(buf, 0, 0), "0%");
+		cr_assert_str_eq(tui_use_text(buf, 2, 0), "over", "allocations on a total of 0: over-allocated");
+	}
 	cr_assert_eq(tui_bar_fill(0, 15, 10), 0);
 	cr_assert_eq(tui_bar_fill(1, 1000, 10), 1, "any allocation shows");
 	cr_assert_eq(tui_bar_fill(8, 15, 10), 5);
@@ -271,6 +279,26 @@ Test(tui_layout, screen_80x24_shows_the_cluster)
 	cr_assert(scr.line[4].selected, "the first node is highlighted");
 	cr_assert_eq(scr.line[3].fill, TUI_ROLE_HEADER);
 	cr_assert_eq(scr.page, 19);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
+Test(tui_layout, allocations_on_a_total_of_zero_show_as_over_allocated)
+{
+	static const int64_t alloc[] = { 2 };
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	add_node("zero", NULL, 1, 0, alloc);
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	cr_assert_not_null(strstr(text, "2/0 over"), "%s", text);
+	cr_assert_null(strstr(text, "  0%"), "%s", text);
+	cr_assert_not_null(strstr(text, "[!"), "an over-allocated bar is drawn apart: %s", text);
+	cr_assert_null(strstr(text, "[|"), "%s", text);
 	free(text);
 	tui_screen_release(&scr);
 	tui_state_release(&s);
