@@ -320,8 +320,11 @@ class ProEdition(ModeBase):
 		first = pod["spec"]["containers"][0]
 		second = json.loads(json.dumps(first))
 		second["name"] = "sidecar"
-		first["resources"]["limits"]["aliyun.com/gpu-mem"] = "1"
-		second["resources"]["limits"]["aliyun.com/gpu-mem"] = "7"
+		for c, mem in ((first, "1"), (second, "7")):
+			# an API server takes extended resources only with requests equal to limits
+			for kind in ("limits", "requests"):
+				if kind == "limits" or "aliyun.com/gpu-mem" in c["resources"].get(kind, {}):
+					c["resources"][kind]["aliyun.com/gpu-mem"] = mem
 		pod["spec"]["containers"] = [first, second]
 		self.api.put_object(pod)
 		r = self.run_mode("share", PRO_CGPU, "--dry-run")
