@@ -16,6 +16,7 @@ const struct command *const commands[] = {
 	&cmd_top,
 	&cmd_mode,
 	&cmd_restart,
+	&cmd_fit,
 	&cmd_complete,
 	NULL,
 };

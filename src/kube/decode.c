@@ -59,6 +59,8 @@ enum ctx {
 	C_CONTAINER,
 	C_RESOURCES,
 	C_LIMITS,
+	C_TAINTS,
+	C_TAINT,
 };
 
 /* The key just read, in the object on top of the stack. */
@@ -104,6 +106,10 @@ enum field {
 	F_REASON,
 	F_MESSAGE,
 	F_OBJECT,
+	F_TAINTS,
+	F_KEY,
+	F_VALUE,
+	F_EFFECT,
 	F_ENTRY, /* a key of a filtered map that the filter keeps (in keybuf) */
 };
 
@@ -158,7 +164,7 @@ struct decoder {
 	/* the object being read */
 	struct k8s_node *node;
 	struct k8s_pod *pod;
-	size_t containers_cap, owners_cap;
+	size_t containers_cap, owners_cap, taints_cap;
 	bool cond_ready, cond_true, addr_internal;
 	char *addr;
 
@@ -239,7 +245,7 @@ static void object_clear(struct decoder *d)
 	k8s_pod_free(d->pod);
 	d->node = NULL;
 	d->pod = NULL;
-	d->containers_cap = d->owners_cap = 0;
+	d->containers_cap = d->owners_cap = d->taints_cap = 0;
 }
 
 static struct k8s_container *cur_container(struct decoder *d)
@@ -346,6 +352,16 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 	case C_NODE_SPEC:
 		if (KEY_IS(k, len, "unschedulable"))
 			return F_UNSCHEDULABLE;
+		if (d->filter->scheduling && KEY_IS(k, len, "taints"))
+			return F_TAINTS;
+		break;
+	case C_TAINT:
+		if (KEY_IS(k, len, "key"))
+			return F_KEY;
+		if (KEY_IS(k, len, "value"))
+			return F_VALUE;
+		if (KEY_IS(k, len, "effect"))
+			return F_EFFECT;
 		break;
 	case C_NODE_STATUS:
 		if (KEY_IS(k, len, "capacity"))
@@ -495,6 +511,8 @@ static enum ctx child_map(struct decoder *d)
 		return C_EXPR;
 	case C_CONTAINERS:
 		return C_CONTAINER;
+	case C_TAINTS:
+		return C_TAINT;
 	case C_CONTAINER:
 		return d->field == F_RESOURCES ? C_RESOURCES : C_NONE;
 	case C_RESOURCES:
@@ -513,6 +531,8 @@ static enum ctx child_array(struct decoder *d)
 		return C_BAD_ITEMS;
 	case C_META:
 		return d->field == F_OWNERS ? C_OWNERS : C_NONE;
+	case C_NODE_SPEC:
+		return d->field == F_TAINTS ? C_TAINTS : C_NONE;
 	case C_NODE_STATUS:
 		return d->field == F_ADDRESSES ? C_ADDRESSES : d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
 	case C_POD_STATUS:
@@ -566,6 +586,15 @@ static int enter(struct decoder *d, enum ctx c)
 			return oom(d);
 		d->pod->containers = ct;
 		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
+		break;
+	}
+	case C_TAINT: {
+		struct k8s_taint *t = grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
+
+		if (!t)
+			return oom(d);
+		d->node->taints = t;
+		memset(&t[d->node->ntaints++], 0, sizeof(*t));
 		break;
 	}
 	case C_CONDITION:
@@ -989,6 +1018,18 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			d->addr_internal = KEY_IS(s, len, "InternalIP");
 		else if (d->field == F_ADDRESS)
 			return set_str(d, &d->addr, s, len);
+		break;
+	case C_TAINT:
+		if (d->node && d->node->ntaints) {
+			struct k8s_taint *t = &d->node->taints[d->node->ntaints - 1];
+
+			if (d->field == F_KEY)
+				return set_str(d, &t->key, s, len);
+			if (d->field == F_VALUE)
+				return set_str(d, &t->value, s, len);
+			if (d->field == F_EFFECT)
+				return set_str(d, &t->effect, s, len);
+		}
 		break;
 	case C_CONDITION:
 		if (d->field == F_TYPE)

@@ -194,6 +194,9 @@ int model_init(struct model *m, const struct model_options *opt)
 	p->model_node_labels[3] = "nvidia.com/gpu.product";
 	p->model_node_labels[4] = NULL;
 	p->model_node_fields.label_keys = p->model_node_labels;
+	/* a nodeSelector or node affinity may name any label */
+	p->model_node_fields.all_labels = m->opts.scheduling;
+	p->model_node_fields.scheduling = m->opts.scheduling;
 	m->priv = p;
 	return 0;
 }
@@ -229,6 +232,12 @@ static void node_free_fields(struct model_node *n)
 	free(n->pool);
 	free(n->gpu_model);
 	kvlist_release(&n->labels);
+	for (size_t i = 0; i < n->ntaints; i++) {
+		free(n->taints[i].key);
+		free(n->taints[i].value);
+		free(n->taints[i].effect);
+	}
+	free(n->taints);
 	free(n->pods);
 	memset(n, 0, sizeof(*n));
 }
@@ -275,6 +284,26 @@ static char *xstrdup(const char *s)
 static int oom(struct kerr *err)
 {
 	return kerr_set(err, KERR_OTHER, "out of memory");
+}
+
+static int copy_taints(struct model_node *n, const struct k8s_node *node)
+{
+	if (!node->ntaints)
+		return 0;
+	n->taints = calloc(node->ntaints, sizeof(*n->taints));
+	if (!n->taints)
+		return -1;
+	for (size_t i = 0; i < node->ntaints; i++) {
+		struct k8s_taint *t = &n->taints[n->ntaints++];
+
+		t->key = xstrdup(node->taints[i].key);
+		t->value = xstrdup(node->taints[i].value);
+		t->effect = xstrdup(node->taints[i].effect);
+		if ((node->taints[i].key && !t->key) || (node->taints[i].value && !t->value) ||
+		    (node->taints[i].effect && !t->effect))
+			return -1;
+	}
+	return 0;
 }
 
 static int copy_labels(struct kvlist *dst, const struct kvlist *src)
@@ -356,10 +385,12 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 		if (v && memory_label_mib(v, &n->card_mem_mib) < 0)
 			n->card_mem_mib = 0;
 	}
+	n->ready = node->ready;
+	n->unschedulable = node->unschedulable;
 	m->nnodes++;
 	a->shares = true;
 	a->node = m->nnodes - 1;
-	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0)
+	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0 || copy_taints(n, node) < 0)
 		return oom(err);
 	return 0;
 }

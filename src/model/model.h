@@ -27,6 +27,7 @@ struct model_options {
 	const char *scheme;	    /* only this scheme (NULL = detect per node) */
 	int force_unit;		    /* -1 = decide per node, else an enum mem_unit (GiB/MiB) */
 	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
+	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
 };
 
 struct model_pod_gpu {
@@ -71,6 +72,9 @@ struct model_node {
 	char *pool, *gpu_model;
 	int64_t card_mem_mib; /* from aliyun.accelerator/nvidia_mem or nvidia.com/gpu.memory, 0 if unknown */
 	struct kvlist labels; /* the node's labels as kept by the filter (for -o wide and the live view) */
+	bool ready, unschedulable; /* condition Ready; spec.unschedulable (cordoned) */
+	struct k8s_taint *taints;  /* with opts.scheduling */
+	size_t ntaints;
 	size_t *pods;	      /* indices into model.pods, sorted namespace/name */
 	size_t npods;
 };
