@@ -295,7 +295,11 @@ static int add_group(struct fit_result *res, size_t *cap, const struct model_nod
 
 	for (size_t i = 0; i < res->ngroups; i++) {
 		g = &res->groups[i];
-		if (g->reason != (enum fit_reason)v->reason || g->unit != n->unit ||
+		/* figures in a reason's text are in one unit */
+		bool by_unit = g->reason == FIT_REASON_MEMORY || g->reason == FIT_REASON_CARD ||
+			       g->reason == FIT_REASON_SLOTS;
+
+		if (g->reason != (enum fit_reason)v->reason || (by_unit && g->unit != n->unit) ||
 		    strcmp(g->detail ? g->detail : "", v->detail ? v->detail : "") != 0)
 			continue;
 		g->count++;
