@@ -445,7 +445,7 @@ static int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = manifest_read_pod(buf, len, &r.pod, err);
 		free(buf);
 		if (rc < 0) {
-			kerr_prefix(err, "%s: ", strcmp(vals[F_FILENAME], "-") == 0 ? "stdin" : vals[F_FILENAME]);
+			kerr_prefix(err, "%s", strcmp(vals[F_FILENAME], "-") == 0 ? "stdin" : vals[F_FILENAME]);
 			goto out;
 		}
 		rc = -1;
