@@ -229,6 +229,8 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 		rc = details ? render_details(ctx->out, m, err) : render_summary(ctx->out, m, out == OUT_WIDE, err);
 		if (rc == 0)
 			rc = render_unscheduled(ctx->out, m, err);
+		if (rc == 0 && details)
+			rc = render_pending_reasons(ctx->out, m, err);
 		break;
 	}
 	if (rc < 0)
@@ -282,6 +284,8 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		goto out;
 
 	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
+	/* pending pods are explained (taints, selectors) where pods are shown */
+	mo.scheduling = mo.keep_pods;
 	/* -n narrows the pods listed in details; the sums always count every pod */
 	if (details && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;

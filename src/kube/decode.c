@@ -60,7 +60,8 @@ enum ctx {
 	C_RESOURCES,
 	C_LIMITS,
 	C_TAINTS,
-	C_TAINT,
+	C_TAINT,	/* a node's taint, or a pod's toleration */
+	C_NODE_SELECTOR, /* a pod's nodeSelector, kept when the filter asks for scheduling */
 };
 
 /* The key just read, in the object on top of the stack. */
@@ -110,6 +111,8 @@ enum field {
 	F_KEY,
 	F_VALUE,
 	F_EFFECT,
+	F_OPERATOR,
+	F_TOLERATIONS,
 	F_ENTRY, /* a key of a filtered map that the filter keeps (in keybuf) */
 };
 
@@ -362,6 +365,8 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 			return F_VALUE;
 		if (KEY_IS(k, len, "effect"))
 			return F_EFFECT;
+		if (pod && KEY_IS(k, len, "operator"))
+			return F_OPERATOR;
 		break;
 	case C_NODE_STATUS:
 		if (KEY_IS(k, len, "capacity"))
@@ -396,6 +401,8 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 			return F_NODE_SELECTOR;
 		if (KEY_IS(k, len, "affinity"))
 			return F_AFFINITY;
+		if (d->filter->scheduling && KEY_IS(k, len, "tolerations"))
+			return F_TOLERATIONS;
 		break;
 	case C_AFFINITY:
 		if (KEY_IS(k, len, "nodeAffinity"))
@@ -500,7 +507,9 @@ static enum ctx child_map(struct decoder *d)
 	case C_CONDITIONS:
 		return C_CONDITION;
 	case C_POD_SPEC:
-		return d->field == F_NODE_SELECTOR ? C_SELECTOR : d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
+		if (d->field == F_NODE_SELECTOR)
+			return d->filter->scheduling ? C_NODE_SELECTOR : C_SELECTOR;
+		return d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
 	case C_AFFINITY:
 		return d->field == F_NODE_AFFINITY ? C_NODE_AFFINITY : C_NONE;
 	case C_NODE_AFFINITY:
@@ -538,6 +547,8 @@ static enum ctx child_array(struct decoder *d)
 	case C_POD_STATUS:
 		return d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
 	case C_POD_SPEC:
+		if (d->field == F_TOLERATIONS)
+			return C_TAINTS;
 		return d->field == F_CONTAINERS ? C_CONTAINERS : C_NONE;
 	case C_REQUIRED:
 		return d->field == F_TERMS ? C_TERMS : C_NONE;
@@ -588,15 +599,24 @@ static int enter(struct decoder *d, enum ctx c)
 		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
 	}
-	case C_TAINT: {
-		struct k8s_taint *t = grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
+	case C_TAINT:
+		if (d->node) {
+			struct k8s_taint *t = grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
 
-		if (!t)
-			return oom(d);
-		d->node->taints = t;
-		memset(&t[d->node->ntaints++], 0, sizeof(*t));
+			if (!t)
+				return oom(d);
+			d->node->taints = t;
+			memset(&t[d->node->ntaints++], 0, sizeof(*t));
+		} else {
+			struct k8s_toleration *t = grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations,
+							sizeof(*t));
+
+			if (!t)
+				return oom(d);
+			d->pod->tolerations = t;
+			memset(&t[d->pod->ntolerations++], 0, sizeof(*t));
+		}
 		break;
-	}
 	case C_CONDITION:
 		d->cond_ready = d->cond_true = false;
 		break;
@@ -862,8 +882,11 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 	case C_CAPACITY:
 	case C_ALLOCATABLE:
 	case C_LIMITS:
+	case C_NODE_SELECTOR:
 		d->field = F_NONE;
-		if (!want_key(d, c, k, len))
+		if (c == C_NODE_SELECTOR && d->pod)
+			d->pod->has_node_selector = true;
+		if (c != C_NODE_SELECTOR && !want_key(d, c, k, len))
 			return 1;
 		if (len + 1 > d->keycap) {
 			char *p = realloc(d->keybuf, len + 1);
@@ -912,6 +935,8 @@ static struct kvlist *entry_list(struct decoder *d)
 	case C_LIMITS:
 		ct = cur_container(d);
 		return ct ? &ct->limits : NULL;
+	case C_NODE_SELECTOR:
+		return d->pod ? &d->pod->node_selector : NULL;
 	default:
 		return NULL;
 	}
@@ -1020,6 +1045,18 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			return set_str(d, &d->addr, s, len);
 		break;
 	case C_TAINT:
+		if (d->pod && d->pod->ntolerations) {
+			struct k8s_toleration *t = &d->pod->tolerations[d->pod->ntolerations - 1];
+
+			if (d->field == F_KEY)
+				return set_str(d, &t->key, s, len);
+			if (d->field == F_VALUE)
+				return set_str(d, &t->value, s, len);
+			if (d->field == F_EFFECT)
+				return set_str(d, &t->effect, s, len);
+			if (d->field == F_OPERATOR)
+				return set_str(d, &t->op, s, len);
+		}
 		if (d->node && d->node->ntaints) {
 			struct k8s_taint *t = &d->node->taints[d->node->ntaints - 1];
 

@@ -39,7 +39,7 @@ struct decode_filter {
 	const char *const *node_keys;	   /* node label keys a pod's nodeSelector or required
 					    * node affinity names (struct k8s_pod.node_keys) */
 	bool all_labels, all_annotations, all_resources;
-	bool scheduling; /* node taints (what decides where a pod may go) */
+	bool scheduling; /* node taints; pod tolerations and nodeSelector (where a pod may go) */
 };
 
 bool decode_filter_match(const char *const *patterns, const char *key, size_t keylen);
@@ -111,8 +111,9 @@ struct k8s_pod {
 	size_t ncontainers;
 	struct k8s_owner *owners;
 	size_t nowners;
-	/* Where the pod may go: filled by manifest_read_pod() (the list decoders
-	 * keep only has_node_selector). */
+	/* Where the pod may go: filled by manifest_read_pod(); the list decoders
+	 * keep nodeSelector and tolerations when the filter asks for scheduling,
+	 * never the node affinity terms. */
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
 	size_t ntolerations;

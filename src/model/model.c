@@ -2,6 +2,7 @@
  * filled in whatever order nodes and pods arrive, joined once at the end. */
 #include "model.h"
 #include "model_internal.h"
+#include "fit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,14 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->container_names);
 	free(mp->container_mem);
 	free(mp->container_core);
+	kvlist_release(&mp->node_selector);
+	for (size_t i = 0; i < mp->ntolerations; i++) {
+		free(mp->tolerations[i].key);
+		free(mp->tolerations[i].op);
+		free(mp->tolerations[i].value);
+		free(mp->tolerations[i].effect);
+	}
+	free(mp->tolerations);
 	memset(mp, 0, sizeof(*mp));
 }
 
@@ -431,6 +440,41 @@ static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, siz
 	return 0;
 }
 
+/* What an unscheduled pod asks of a node, read as fit reads it. */
+static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme *sc)
+{
+	struct fit_request r = {0};
+	const struct scheme *found;
+	struct warnings w = {0};
+	int rc = fit_request_from_pod(pod, sc->name, &r, &found, &w);
+
+	warnings_release(&w);
+	if (rc <= 0)
+		return rc;
+	mp->ask_mem = r.mem;
+	mp->ask_core = r.core;
+	mp->ask_gpus = r.gpus;
+	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0)
+		return -1;
+	if (!pod->ntolerations)
+		return 0;
+	mp->tolerations = calloc(pod->ntolerations, sizeof(*mp->tolerations));
+	if (!mp->tolerations)
+		return -1;
+	for (size_t i = 0; i < pod->ntolerations; i++) {
+		const struct k8s_toleration *t = &pod->tolerations[i];
+		struct k8s_toleration *c = &mp->tolerations[mp->ntolerations++];
+
+		c->key = xstrdup(t->key);
+		c->op = xstrdup(t->op);
+		c->value = xstrdup(t->value);
+		c->effect = xstrdup(t->effect);
+		if ((t->key && !c->key) || (t->op && !c->op) || (t->value && !c->value) || (t->effect && !c->effect))
+			return -1;
+	}
+	return 0;
+}
+
 static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct scheme *sc,
 		    const struct scheme_pod *sp, const char *node)
 {
@@ -461,6 +505,8 @@ static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct sch
 	    (node && !mp->node))
 		return -1;
 	if (pod_gpus(sp, &mp->gpus, &mp->ngpus) < 0)
+		return -1;
+	if (!node && m->opts.scheduling && keep_ask(mp, pod, sc) < 0)
 		return -1;
 	if (pod->ncontainers) {
 		mp->container_names = calloc(pod->ncontainers, sizeof(char *));
@@ -598,6 +644,8 @@ static int build_filters(struct model_private *p)
 	}
 	p->node_filter = acc_n;
 	p->pod_filter = acc_p;
+	/* tolerations and nodeSelector, for the reason a pod is pending */
+	p->pod_filter.scheduling = p->model_node_fields.scheduling;
 	p->filters_built = true;
 	return 0;
 fail:

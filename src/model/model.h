@@ -47,6 +47,14 @@ struct model_pod {
 	size_t ncontainers;
 	bool assigned;
 	enum mem_unit unit; /* of mem, gpus[].mem and container_mem: its node's, or its scheme's */
+	/* Pods on no node, with opts.scheduling: what the pod asks of one node
+	 * (memory in its scheme's own count, per GPU) and where it may go, for
+	 * the reason it is pending (fit_pending_reason()). */
+	int64_t ask_mem, ask_core;
+	int ask_gpus; /* 0 = not read */
+	struct kvlist node_selector;
+	struct k8s_toleration *tolerations;
+	size_t ntolerations;
 };
 
 struct model_gpu {

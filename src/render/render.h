@@ -25,6 +25,9 @@ int render_details(FILE *out, const struct model *m, struct kerr *err);
 /* Lines that follow either table: pods asking for GPU memory that no node
  * holds yet.  Writes nothing when there are none. */
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err);
+/* With -d: one line per pod that waits (on no node, or without a GPU on
+ * its node) and why, as fit finds it.  Nothing when none waits. */
+int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err);
 /* One "Warning: ..." line per model warning. */
 int render_warnings(FILE *out, const struct model *m, struct kerr *err);
 

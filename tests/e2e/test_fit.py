@@ -165,6 +165,33 @@ class Fit(unittest.TestCase):
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("asks for no GPU resource", r.stderr)
 
+	def test_pending_explained_in_details_and_json(self):
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("Why pending:\n  ml/bigmodel-7c9d8f6b5-x7k2p: 2 nodes: no GPU with 12 GiB free (largest free on one "
+			"GPU: 11 GiB);", r.stdout)
+		self.assertIn("1 node: outside nodeSelector alibabacloud.com/nodepool-id=np-share", r.stdout)
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "json"], env=ENV)
+		d = json.loads(r.stdout)
+		self.assertIn("1 node: NotReady", d["unscheduledPods"][0]["pendingReason"])
+		nodes = {n["name"]: n for n in d["nodes"]}
+		self.assertEqual(nodes["share-cordoned"]["status"], "Ready,SchedulingDisabled")
+		self.assertFalse(nodes["share-notready"]["schedulable"])
+		self.assertEqual(nodes["hami-1"]["status"], "Ready,1 GPU cordoned")
+		self.assertEqual(nodes["share-a"]["largestFreeOnOneGPU"], 7)
+		self.assertEqual(nodes["cce-1"]["largestFreeOnOneGPU"], 16384)  # never more than one card
+		frag = {f["unit"]: f for f in d["fragmentation"]}
+		self.assertEqual(frag["GiB"], {"unit": "GiB", "largestFreeOnOneGPU": 15, "gpusWithLargestFree": 3,
+			"freeOnUnschedulableNodes": 60, "unschedulableNodes": 2})
+		# the default summary keeps its published lines
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig], env=ENV)
+		self.assertNotIn("Largest request", r.stdout)
+		self.assertNotIn("STATUS", r.stdout)
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "wide"], env=ENV)
+		self.assertIn("Largest request that fits on one GPU now: 15 GiB (3 GPUs)\n"
+			"Free on nodes that cannot take pods: 60 GiB (2 nodes)\n", r.stdout)
+		self.assertRegex(r.stdout, r"share-notready .* NotReady +15\n")
+
 	def test_hostile_text_is_escaped(self):
 		doc = DEPLOYMENT.replace("name: trainer", 'name: "tr\\e[31mainer"', 1)
 		r = self.fit("-f", "-", input=doc)
