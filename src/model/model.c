@@ -150,6 +150,8 @@ int model_init(struct model *m, const struct model_options *opt)
 	p->model_node_labels[3] = "nvidia.com/gpu.product";
 	p->model_node_labels[4] = NULL;
 	p->model_node_fields.label_keys = p->model_node_labels;
+	p->model_pod_labels[0] = "pod-template-hash";
+	p->model_pod_fields.label_keys = m->opts.owners ? p->model_pod_labels : NULL;
 	/* a nodeSelector or node affinity may name any label */
 	p->model_node_fields.all_labels = m->opts.scheduling;
 	p->model_node_fields.scheduling = m->opts.scheduling;
@@ -172,6 +174,7 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->container_mem);
 	free(mp->container_core);
 	kvlist_release(&mp->node_selector);
+	free(mp->owner);
 	for (size_t i = 0; i < mp->ntolerations; i++) {
 		free(mp->tolerations[i].key);
 		free(mp->tolerations[i].op);
@@ -440,6 +443,30 @@ static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, siz
 	return 0;
 }
 
+/* The workload that controls a pod: its controller owner, a ReplicaSet
+ * folded into its Deployment.  A Deployment's ReplicaSet is named after it
+ * plus "-<pod-template-hash>", the label its pods carry, so no extra read
+ * is needed; a ReplicaSet without that suffix stays itself. */
+static int pod_owner(const struct k8s_pod *pod, char **ret)
+{
+	const struct k8s_owner *o = NULL;
+	const char *hash = kvlist_get(&pod->labels, "pod-template-hash");
+
+	*ret = NULL;
+	for (size_t i = 0; i < pod->nowners; i++)
+		if (pod->owners[i].controller && pod->owners[i].kind && pod->owners[i].name)
+			o = &pod->owners[i];
+	if (!o)
+		return 0;
+	if (strcmp(o->kind, "ReplicaSet") == 0 && hash && *hash) {
+		size_t nl = strlen(o->name), hl = strlen(hash);
+
+		if (nl > hl + 1 && o->name[nl - hl - 1] == '-' && strcmp(o->name + nl - hl, hash) == 0)
+			return asprintf(ret, "Deployment/%.*s", (int)(nl - hl - 1), o->name) < 0 ? -1 : 0;
+	}
+	return asprintf(ret, "%s/%s", o->kind, o->name) < 0 ? -1 : 0;
+}
+
 /* What an unscheduled pod asks of a node, read as fit reads it. */
 static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme *sc)
 {
@@ -507,6 +534,8 @@ static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct sch
 	if (pod_gpus(sp, &mp->gpus, &mp->ngpus) < 0)
 		return -1;
 	if (!node && m->opts.scheduling && keep_ask(mp, pod, sc) < 0)
+		return -1;
+	if (m->opts.owners && pod_owner(pod, &mp->owner) < 0)
 		return -1;
 	if (pod->ncontainers) {
 		mp->container_names = calloc(pod->ncontainers, sizeof(char *));
@@ -628,7 +657,7 @@ static int build_filters(struct model_private *p)
 
 	if (decode_filter_union(&acc_n, &p->model_node_fields, &(struct decode_filter){0}) < 0)
 		return -1;
-	if (decode_filter_union(&acc_p, &(struct decode_filter){0}, &(struct decode_filter){0}) < 0) {
+	if (decode_filter_union(&acc_p, &p->model_pod_fields, &(struct decode_filter){0}) < 0) {
 		decode_filter_release(&acc_n);
 		return -1;
 	}

@@ -28,6 +28,7 @@ struct model_options {
 	int force_unit;		    /* -1 = decide per node, else an enum mem_unit (GiB/MiB) */
 	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
 	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
+	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
 };
 
 struct model_pod_gpu {
@@ -50,6 +51,7 @@ struct model_pod {
 	/* Pods on no node, with opts.scheduling: what the pod asks of one node
 	 * (memory in its scheme's own count, per GPU) and where it may go, for
 	 * the reason it is pending (fit_pending_reason()). */
+	char *owner; /* "Deployment/web", "Job/x", NULL = none (opts.owners) */
 	int64_t ask_mem, ask_core;
 	int ask_gpus; /* 0 = not read */
 	struct kvlist node_selector;
@@ -85,6 +87,7 @@ struct model_node {
 	size_t ntaints;
 	size_t *pods;	      /* indices into model.pods, sorted namespace/name */
 	size_t npods;
+	size_t pods_held;     /* pods holding GPU resources here, kept or not */
 };
 
 struct model_totals {

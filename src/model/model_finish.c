@@ -374,6 +374,7 @@ int model_finish(struct model *m, struct kerr *err)
 		const struct node_acc *a = model_acc_find(p, n->name);
 		struct model_unit_group *ug = &m->units[n->unit];
 
+		n->pods_held = a->npods;
 		add_node_totals(&ug->totals, n, a);
 		if (n->unit != UNIT_SLOTS) {
 			add_node_totals(&m->totals, n, a);

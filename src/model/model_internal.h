@@ -48,6 +48,8 @@ struct model_private {
 	const char *pool_label;
 	const char *model_node_labels[6];
 	struct decode_filter model_node_fields;
+	const char *model_pod_labels[2];
+	struct decode_filter model_pod_fields;
 	bool finished;
 };
 

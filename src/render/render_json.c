@@ -449,3 +449,30 @@ int render_yaml(FILE *out, const struct model *m, struct kerr *err)
 	json_decref(doc);
 	return rc;
 }
+
+json_t *render_groups_json(const struct model_groups *g)
+{
+	struct doc d = {false};
+	json_t *o = json_object(), *rows = json_array();
+
+	set(&d, o, "by", json_string(model_by_name(g->by)));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct model_group_row *r = &g->rows[i];
+		json_t *row = json_object();
+
+		set(&d, row, "name", json_string(r->key));
+		set(&d, row, "unit", json_string(column_unit_name(r->unit)));
+		set(&d, row, "nodes", g->per_node ? json_integer((json_int_t)r->nodes) : json_null());
+		set(&d, row, "pods", json_integer((json_int_t)r->pods));
+		set(&d, row, "allocated", num(r->mem_allocated));
+		set(&d, row, "total", g->per_node ? num(r->mem_total) : json_null());
+		set(&d, row, "coreAllocated", num(r->core_allocated));
+		append(&d, rows, row);
+	}
+	set(&d, o, "rows", rows);
+	if (d.failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

@@ -413,6 +413,37 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 	return 0;
 }
 
+int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
+{
+	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
+	char head[32];
+	bool ok;
+
+	if (!tw)
+		return fail(err);
+	snprintf(head, sizeof(head), "%s", model_by_name(g->by));
+	for (char *c = head; *c; c++)
+		*c = (char)(*c - 'a' + 'A');
+	ok = tabwriter_printf(tw, "%s\tUNIT\tNODES\tPODS\tALLOCATED\tTOTAL\tUSE%%\tCORE(%%)\n", head) >= 0;
+	for (size_t i = 0; ok && i < g->n; i++) {
+		const struct model_group_row *r = &g->rows[i];
+
+		if (g->per_node)
+			ok = tabwriter_printf(tw, "%s\t%s\t%zu\t%zu\t%lld\t%lld\t%lld%%\t%lld\n", r->key,
+					      column_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
+					      (long long)r->mem_total, column_percent(r->mem_allocated, r->mem_total),
+					      (long long)r->core_allocated) >= 0;
+		else
+			ok = tabwriter_printf(tw, "%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", r->key, column_unit_name(r->unit),
+					      r->pods, (long long)r->mem_allocated, (long long)r->core_allocated) >= 0;
+	}
+	if (!ok) {
+		tabwriter_free(tw);
+		return fail(err);
+	}
+	return flush(tw, out, err);
+}
+
 int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err)
 {
 	bool header = false;

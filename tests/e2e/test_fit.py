@@ -192,6 +192,26 @@ class Fit(unittest.TestCase):
 			"Free on nodes that cannot take pods: 60 GiB (2 nodes)\n", r.stdout)
 		self.assertRegex(r.stdout, r"share-notready .* NotReady +15\n")
 
+	def test_by_owner_pool_and_namespace(self):
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "owner", "--scheme", "cgpu"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		# the ReplicaSet train-5d8c7b9f4 is folded into its Deployment by the pods' pod-template-hash
+		self.assertRegex(r.stdout, r"\nDeployment/train +GiB +- +2 +17 +- +- +0\n")
+		self.assertRegex(r.stdout, r"\nStatefulSet/infer +GiB +- +2 +15 +- +- +0\n")
+		self.assertRegex(r.stdout, r"\n<none> +GiB +- +1 +6 +- +- +0\n")
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "pool", "-o", "json"], env=ENV)
+		d = json.loads(r.stdout)
+		self.assertEqual(d["groups"]["by"], "pool")
+		rows = {(g["name"], g["unit"]): g for g in d["groups"]["rows"]}
+		self.assertEqual(rows[("np-share", "GiB")], {"name": "np-share", "unit": "GiB", "nodes": 4, "pods": 4,
+			"allocated": 32, "total": 120, "coreAllocated": 0})
+		d = json.loads(run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "namespace", "-o", "json"],
+			env=ENV).stdout)
+		self.assertEqual(sum(g["pods"] for g in d["groups"]["rows"] if g["name"] == "ml"), 8)
+		for args in (["--by", "team"], ["--by", "pool", "-d"]):
+			r = run_plugin(["--kubeconfig", self.api.kubeconfig] + args, env=ENV)
+			self.assertEqual(r.returncode, 2, r.stderr)
+
 	def test_hostile_text_is_escaped(self):
 		doc = DEPLOYMENT.replace("name: trainer", 'name: "tr\\e[31mainer"', 1)
 		r = self.fit("-f", "-", input=doc)

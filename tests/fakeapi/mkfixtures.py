@@ -714,8 +714,17 @@ def s_fit(c):
 	for name, on, ip, mem, idx in (("train-a", "share-a", "10.6.0.1", 9, 0), ("train-b", "share-a", "10.6.0.1", 8, 1),
 			("infer-a", "share-b", "10.6.0.2", 11, 0), ("infer-b", "share-b", "10.6.0.2", 4, 1),
 			("tune-a", "cgpu-a", "10.6.0.6", 6, 0)):
-		objs.append(gpu_pod(c, name + "-0", "ml", on, ip, mem, idx, 15, labels={"app": name},
-			container_name=name))
+		# train-*: a Deployment's pods (through its ReplicaSet); infer-*: a StatefulSet's; tune-a: a bare pod
+		owner, labels = None, {"app": name}
+		if name.startswith("train"):
+			labels["pod-template-hash"] = "5d8c7b9f4"
+			owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "train-5d8c7b9f4",
+				"uid": c.uid("rs", "ml", "train-5d8c7b9f4"), "controller": True, "blockOwnerDeletion": True}
+		elif name.startswith("infer"):
+			owner = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "infer",
+				"uid": c.uid("sts", "ml", "infer"), "controller": True, "blockOwnerDeletion": True}
+		objs.append(gpu_pod(c, name + "-0", "ml", on, ip, mem, idx, 15, labels=labels, container_name=name,
+			owner=owner))
 	# A Deployment's pod asking 12 GiB in the share pool: Pending, with the scheduler's word for it.
 	dep = pod(c, "bigmodel-7c9d8f6b5-x7k2p", "ml", None, [container("bigmodel", "cheyang/gpu-player:v2",
 		{"aliyun.com/gpu-mem": 12})], labels={"app": "bigmodel", "pod-template-hash": "7c9d8f6b5"},
