@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "fit.h"
 #include "kube.h"
-#include "manifest.h"
 #include "model.h"
 #include "render.h"
 #include "render_fit.h"

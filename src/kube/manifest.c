@@ -118,7 +118,7 @@ static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
 }
 
 /* A scalar as text: strings as they are, numbers and booleans as JSON
- * writes them ("limits": {"aliyun.com/gpu-mem": 4} is common). */
+ * writes them (a limit written as a bare number is common). */
 static char *scalar_text(const json_t *v)
 {
 	char *s = NULL;

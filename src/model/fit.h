@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kube.h"
 #include "model.h"
-#include "objects.h"
 
 /* What the memory figure of a request counts. */
 enum fit_mem_unit {

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "fit.h"
-#include "kerr.h"
+#include "kube.h"
 #include "model.h"
 #include "render.h"
 
