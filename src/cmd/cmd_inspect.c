@@ -8,13 +8,14 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "model_group.h"
 #include "nodesel.h"
 #include "render.h"
 
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_COUNT };
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_BY, F_COUNT };
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -26,6 +27,8 @@ static const struct flag inspect_flags[] = {
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
 	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
 		      "cgpu cce volcano-vgpu hami nvidia"},
+	[F_BY] = {"by", 0, "GROUP", "add the allocation per namespace, pool, model, node or owner (controlling workload)",
+		  "namespace pool model node owner"},
 	[F_COUNT] = {0},
 };
 
@@ -213,17 +216,60 @@ static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_s
 	return 0;
 }
 
+/* JSON and YAML: the report, with the roll-up when --by asks for one. */
+static int print_document(struct cli_ctx *ctx, const struct model *m, enum output out, enum model_by by,
+			  struct kerr *err)
+{
+	struct model_groups g;
+	json_t *doc, *groups;
+	int rc;
+
+	if (by == BY_NONE)
+		return out == OUT_JSON ? render_json(ctx->out, m, err) : render_yaml(ctx->out, m, err);
+	doc = render_json_document(m);
+	if (!doc || model_group(m, by, &g) < 0) {
+		json_decref(doc);
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	}
+	groups = render_groups_json(&g);
+	model_groups_release(&g);
+	if (!groups || json_object_set_new(doc, "groups", groups) < 0) {
+		json_decref(doc);
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	}
+	if (out == OUT_YAML) {
+		rc = render_yaml_value(ctx->out, doc, err);
+	} else {
+		rc = json_dumpf(doc, ctx->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', ctx->out) == EOF
+			     ? kerr_set(err, KERR_OTHER, "cannot write the report")
+			     : 0;
+	}
+	json_decref(doc);
+	return rc;
+}
+
+static int print_groups(struct cli_ctx *ctx, const struct model *m, enum model_by by, struct kerr *err)
+{
+	struct model_groups g;
+	int rc;
+
+	if (model_group(m, by, &g) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	rc = fputc('\n', ctx->out) == EOF ? kerr_set(err, KERR_OTHER, "cannot write the table")
+					   : render_groups(ctx->out, &g, err);
+	model_groups_release(&g);
+	return rc;
+}
+
 static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
-			struct kerr *err)
+			enum model_by by, struct kerr *err)
 {
 	int rc;
 
 	switch (out) {
 	case OUT_JSON:
-		rc = render_json(ctx->out, m, err);
-		break;
 	case OUT_YAML:
-		rc = render_yaml(ctx->out, m, err);
+		rc = print_document(ctx, m, out, by, err);
 		break;
 	default:
 		rc = details ? render_details(ctx->out, m, err) : render_summary(ctx->out, m, out == OUT_WIDE, err);
@@ -231,6 +277,8 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 			rc = render_unscheduled(ctx->out, m, err);
 		if (rc == 0 && details)
 			rc = render_pending_reasons(ctx->out, m, err);
+		if (rc == 0 && by != BY_NONE)
+			rc = print_groups(ctx, m, by, err);
 		break;
 	}
 	if (rc < 0)
@@ -257,6 +305,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	struct model m;
 	struct model_options mo = {.force_unit = -1, .pool_label = POOL_LABEL};
 	enum output out = OUT_TABLE;
+	enum model_by by = BY_NONE;
 	bool details, have_model = false, connected = false;
 	char *label_selector = NULL;
 	int npos, rc = -1;
@@ -276,6 +325,12 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	if (details && (out == OUT_WIDE))
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
+	if (vals[F_BY] && model_by_parse(vals[F_BY], &by) < 0)
+		return kerr_set(err, KERR_USAGE,
+				"invalid argument \"%s\" for \"--by\" flag: must be namespace, pool, model, node or owner",
+				vals[F_BY]);
+	if (details && by != BY_NONE)
+		return kerr_set(err, KERR_USAGE, "--by rolls up the summary: it cannot be combined with --details");
 	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &label_selector, err) < 0)
 		return -1;
 	if (nodesel_check((size_t)npos, label_selector, false, err) < 0)
@@ -283,9 +338,10 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	if (take_names(&r, npos, argv, err) < 0)
 		goto out;
 
-	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
+	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML || by == BY_NAMESPACE || by == BY_OWNER;
+	mo.owners = by == BY_OWNER;
 	/* pending pods are explained (taints, selectors) where pods are shown */
-	mo.scheduling = mo.keep_pods;
+	mo.scheduling = details || out == OUT_JSON || out == OUT_YAML;
 	/* -n narrows the pods listed in details; the sums always count every pod */
 	if (details && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
@@ -333,7 +389,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		}
 	if (model_finish(&m, err) < 0)
 		goto out;
-	rc = print_report(ctx, &m, out, details, err);
+	rc = print_report(ctx, &m, out, details, by, err);
 out:
 	if (have_model)
 		model_release(&m);

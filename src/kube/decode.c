@@ -108,7 +108,6 @@ enum field {
 	F_MESSAGE,
 	F_OBJECT,
 	F_TAINTS,
-	F_KEY,
 	F_VALUE,
 	F_EFFECT,
 	F_OPERATOR,
@@ -884,8 +883,11 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 	case C_LIMITS:
 	case C_NODE_SELECTOR:
 		d->field = F_NONE;
-		if (c == C_NODE_SELECTOR && d->pod)
+		if (c == C_NODE_SELECTOR && d->pod) {
 			d->pod->has_node_selector = true;
+			if (add_node_key(d, k, len) < 0)
+				return oom(d);
+		}
 		if (c != C_NODE_SELECTOR && !want_key(d, c, k, len))
 			return 1;
 		if (len + 1 > d->keycap) {
