@@ -59,7 +59,7 @@ struct command {
 };
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */
-extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_complete;
+extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_fit, cmd_complete;
 extern const struct command cmd_help, cmd_version;
 extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
 extern const struct flag global_flags[];

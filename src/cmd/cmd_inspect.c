@@ -8,13 +8,14 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "model_group.h"
 #include "nodesel.h"
 #include "render.h"
 
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_COUNT };
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_BY, F_COUNT };
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -30,6 +31,8 @@ static const struct flag inspect_flags[] = {
 	[F_SORT_BY] = {"sort-by", 0, "KEY",
 		       "order of the nodes: name, allocated, free or pending (the figures largest first)",
 		       "name allocated free pending"},
+	[F_BY] = {"by", 0, "GROUP", "add the allocation per namespace, pool, model, node or owner (controlling workload)",
+		  "namespace pool model node owner"},
 	[F_COUNT] = {0},
 };
 
@@ -219,6 +222,51 @@ static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_s
 	return 0;
 }
 
+/* JSON and YAML: the report, with the roll-up when --by asks for one. */
+static int print_document(struct cli_ctx *ctx, const struct model *m, enum output out, enum model_by by,
+			  struct kerr *err)
+{
+	struct model_groups g;
+	json_t *doc, *groups;
+	int rc;
+
+	if (by == BY_NONE)
+		return out == OUT_JSON ? render_json(ctx->out, m, err) : render_yaml(ctx->out, m, err);
+	doc = render_json_document(m);
+	if (!doc || model_group(m, by, &g) < 0) {
+		json_decref(doc);
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	}
+	groups = render_groups_json(&g);
+	model_groups_release(&g);
+	if (!groups || json_object_set_new(doc, "groups", groups) < 0) {
+		json_decref(doc);
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	}
+	if (out == OUT_YAML) {
+		rc = render_yaml_value(ctx->out, doc, err);
+	} else {
+		rc = json_dumpf(doc, ctx->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', ctx->out) == EOF
+			     ? kerr_set(err, KERR_OTHER, "cannot write the report")
+			     : 0;
+	}
+	json_decref(doc);
+	return rc;
+}
+
+static int print_groups(struct cli_ctx *ctx, const struct model *m, enum model_by by, struct kerr *err)
+{
+	struct model_groups g;
+	int rc;
+
+	if (model_group(m, by, &g) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	rc = fputc('\n', ctx->out) == EOF ? kerr_set(err, KERR_OTHER, "cannot write the table")
+					   : render_groups(ctx->out, &g, err);
+	model_groups_release(&g);
+	return rc;
+}
+
 /* The filters of the command line, for the message of an empty result. */
 struct filters {
 	const char *selector, *pool, *scheme;
@@ -256,7 +304,7 @@ static void print_nothing_found(FILE *f, const struct filters *fl)
 }
 
 static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
-			const struct filters *fl, const struct render_table_opts *to, struct kerr *err)
+			enum model_by by, const struct filters *fl, const struct render_table_opts *to, struct kerr *err)
 {
 	bool filtered = fl->selector || fl->pool || fl->scheme;
 	int rc;
@@ -272,15 +320,17 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	}
 	switch (out) {
 	case OUT_JSON:
-		rc = render_json(ctx->out, m, err);
-		break;
 	case OUT_YAML:
-		rc = render_yaml(ctx->out, m, err);
+		rc = print_document(ctx, m, out, by, err);
 		break;
 	default:
 		rc = details ? render_details_opts(ctx->out, m, to, err) : render_summary_opts(ctx->out, m, to, err);
 		if (rc == 0)
 			rc = render_unscheduled(ctx->out, m, err);
+		if (rc == 0 && details)
+			rc = render_pending_reasons(ctx->out, m, err);
+		if (rc == 0 && by != BY_NONE)
+			rc = print_groups(ctx, m, by, err);
 		break;
 	}
 	if (rc < 0)
@@ -304,6 +354,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	struct model m;
 	struct model_options mo = {.force_unit = -1, .pool_label = POOL_LABEL};
 	enum output out = OUT_TABLE;
+	enum model_by by = BY_NONE;
 	bool details, have_model = false, connected = false;
 	char *label_selector = NULL;
 	int npos, rc = -1;
@@ -327,6 +378,12 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		return kerr_set(err, KERR_USAGE,
 				"invalid argument \"%s\" for \"--sort-by\" flag: must be name, allocated, free or pending",
 				vals[F_SORT_BY]);
+	if (vals[F_BY] && model_by_parse(vals[F_BY], &by) < 0)
+		return kerr_set(err, KERR_USAGE,
+				"invalid argument \"%s\" for \"--by\" flag: must be namespace, pool, model, node or owner",
+				vals[F_BY]);
+	if (details && by != BY_NONE)
+		return kerr_set(err, KERR_USAGE, "--by rolls up the summary: it cannot be combined with --details");
 	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &label_selector, err) < 0)
 		return -1;
 	if (nodesel_check((size_t)npos, label_selector, false, err) < 0)
@@ -334,10 +391,13 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	if (take_names(&r, npos, argv, err) < 0)
 		goto out;
 
-	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
+	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML || by == BY_NAMESPACE || by == BY_OWNER;
+	mo.owners = by == BY_OWNER;
+	/* pending pods are explained (taints, selectors) where pods are shown */
+	mo.scheduling = details || out == OUT_JSON || out == OUT_YAML;
 	/* -n narrows the pods listed (details, JSON, YAML); the sums always
 	 * count every pod */
-	if (mo.keep_pods && !ctx->g.all_namespaces)
+	if ((details || out == OUT_JSON || out == OUT_YAML) && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
 	mo.nodes = r.nnames ? (const char *const *)r.names : NULL;
 
@@ -395,7 +455,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		}
 	if (model_finish(&m, err) < 0)
 		goto out;
-	rc = print_report(ctx, &m, out, details,
+	rc = print_report(ctx, &m, out, details, by,
 			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], r.nodes_seen },
 			  &(struct render_table_opts){ .wide = out == OUT_WIDE,
 						       .no_headers = vals[F_NO_HEADERS] != NULL,

@@ -15,6 +15,7 @@ const struct command *const commands[] = {
 	&cmd_top,
 	&cmd_mode,
 	&cmd_restart,
+	&cmd_fit,
 	&cmd_help,
 	&cmd_version,
 	&cmd_complete,

@@ -59,6 +59,9 @@ enum ctx {
 	C_CONTAINER,
 	C_RESOURCES,
 	C_LIMITS,
+	C_TAINTS,
+	C_TAINT,	/* a node's taint, or a pod's toleration */
+	C_NODE_SELECTOR, /* a pod's nodeSelector, kept when the filter asks for scheduling */
 };
 
 /* The key just read, in the object on top of the stack. */
@@ -104,6 +107,11 @@ enum field {
 	F_REASON,
 	F_MESSAGE,
 	F_OBJECT,
+	F_TAINTS,
+	F_VALUE,
+	F_EFFECT,
+	F_OPERATOR,
+	F_TOLERATIONS,
 	F_ENTRY, /* a key of a filtered map that the filter keeps (in keybuf) */
 };
 
@@ -158,7 +166,7 @@ struct decoder {
 	/* the object being read */
 	struct k8s_node *node;
 	struct k8s_pod *pod;
-	size_t containers_cap, owners_cap;
+	size_t containers_cap, owners_cap, taints_cap;
 	bool cond_ready, cond_true, addr_internal;
 	char *addr;
 
@@ -239,7 +247,7 @@ static void object_clear(struct decoder *d)
 	k8s_pod_free(d->pod);
 	d->node = NULL;
 	d->pod = NULL;
-	d->containers_cap = d->owners_cap = 0;
+	d->containers_cap = d->owners_cap = d->taints_cap = 0;
 }
 
 static struct k8s_container *cur_container(struct decoder *d)
@@ -346,6 +354,18 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 	case C_NODE_SPEC:
 		if (KEY_IS(k, len, "unschedulable"))
 			return F_UNSCHEDULABLE;
+		if (d->filter->scheduling && KEY_IS(k, len, "taints"))
+			return F_TAINTS;
+		break;
+	case C_TAINT:
+		if (KEY_IS(k, len, "key"))
+			return F_KEY;
+		if (KEY_IS(k, len, "value"))
+			return F_VALUE;
+		if (KEY_IS(k, len, "effect"))
+			return F_EFFECT;
+		if (pod && KEY_IS(k, len, "operator"))
+			return F_OPERATOR;
 		break;
 	case C_NODE_STATUS:
 		if (KEY_IS(k, len, "capacity"))
@@ -380,6 +400,8 @@ static enum field lookup_key(const struct decoder *d, enum ctx c, const unsigned
 			return F_NODE_SELECTOR;
 		if (KEY_IS(k, len, "affinity"))
 			return F_AFFINITY;
+		if (d->filter->scheduling && KEY_IS(k, len, "tolerations"))
+			return F_TOLERATIONS;
 		break;
 	case C_AFFINITY:
 		if (KEY_IS(k, len, "nodeAffinity"))
@@ -484,7 +506,9 @@ static enum ctx child_map(struct decoder *d)
 	case C_CONDITIONS:
 		return C_CONDITION;
 	case C_POD_SPEC:
-		return d->field == F_NODE_SELECTOR ? C_SELECTOR : d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
+		if (d->field == F_NODE_SELECTOR)
+			return d->filter->scheduling ? C_NODE_SELECTOR : C_SELECTOR;
+		return d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
 	case C_AFFINITY:
 		return d->field == F_NODE_AFFINITY ? C_NODE_AFFINITY : C_NONE;
 	case C_NODE_AFFINITY:
@@ -495,6 +519,8 @@ static enum ctx child_map(struct decoder *d)
 		return C_EXPR;
 	case C_CONTAINERS:
 		return C_CONTAINER;
+	case C_TAINTS:
+		return C_TAINT;
 	case C_CONTAINER:
 		return d->field == F_RESOURCES ? C_RESOURCES : C_NONE;
 	case C_RESOURCES:
@@ -513,11 +539,15 @@ static enum ctx child_array(struct decoder *d)
 		return C_BAD_ITEMS;
 	case C_META:
 		return d->field == F_OWNERS ? C_OWNERS : C_NONE;
+	case C_NODE_SPEC:
+		return d->field == F_TAINTS ? C_TAINTS : C_NONE;
 	case C_NODE_STATUS:
 		return d->field == F_ADDRESSES ? C_ADDRESSES : d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
 	case C_POD_STATUS:
 		return d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
 	case C_POD_SPEC:
+		if (d->field == F_TOLERATIONS)
+			return C_TAINTS;
 		return d->field == F_CONTAINERS ? C_CONTAINERS : C_NONE;
 	case C_REQUIRED:
 		return d->field == F_TERMS ? C_TERMS : C_NONE;
@@ -568,6 +598,24 @@ static int enter(struct decoder *d, enum ctx c)
 		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
 	}
+	case C_TAINT:
+		if (d->node) {
+			struct k8s_taint *t = grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
+
+			if (!t)
+				return oom(d);
+			d->node->taints = t;
+			memset(&t[d->node->ntaints++], 0, sizeof(*t));
+		} else {
+			struct k8s_toleration *t = grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations,
+							sizeof(*t));
+
+			if (!t)
+				return oom(d);
+			d->pod->tolerations = t;
+			memset(&t[d->pod->ntolerations++], 0, sizeof(*t));
+		}
+		break;
 	case C_CONDITION:
 		d->cond_ready = d->cond_true = false;
 		break;
@@ -833,8 +881,14 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 	case C_CAPACITY:
 	case C_ALLOCATABLE:
 	case C_LIMITS:
+	case C_NODE_SELECTOR:
 		d->field = F_NONE;
-		if (!want_key(d, c, k, len))
+		if (c == C_NODE_SELECTOR && d->pod) {
+			d->pod->has_node_selector = true;
+			if (add_node_key(d, k, len) < 0)
+				return oom(d);
+		}
+		if (c != C_NODE_SELECTOR && !want_key(d, c, k, len))
 			return 1;
 		if (len + 1 > d->keycap) {
 			char *p = realloc(d->keybuf, len + 1);
@@ -883,6 +937,8 @@ static struct kvlist *entry_list(struct decoder *d)
 	case C_LIMITS:
 		ct = cur_container(d);
 		return ct ? &ct->limits : NULL;
+	case C_NODE_SELECTOR:
+		return d->pod ? &d->pod->node_selector : NULL;
 	default:
 		return NULL;
 	}
@@ -989,6 +1045,30 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			d->addr_internal = KEY_IS(s, len, "InternalIP");
 		else if (d->field == F_ADDRESS)
 			return set_str(d, &d->addr, s, len);
+		break;
+	case C_TAINT:
+		if (d->pod && d->pod->ntolerations) {
+			struct k8s_toleration *t = &d->pod->tolerations[d->pod->ntolerations - 1];
+
+			if (d->field == F_KEY)
+				return set_str(d, &t->key, s, len);
+			if (d->field == F_VALUE)
+				return set_str(d, &t->value, s, len);
+			if (d->field == F_EFFECT)
+				return set_str(d, &t->effect, s, len);
+			if (d->field == F_OPERATOR)
+				return set_str(d, &t->op, s, len);
+		}
+		if (d->node && d->node->ntaints) {
+			struct k8s_taint *t = &d->node->taints[d->node->ntaints - 1];
+
+			if (d->field == F_KEY)
+				return set_str(d, &t->key, s, len);
+			if (d->field == F_VALUE)
+				return set_str(d, &t->value, s, len);
+			if (d->field == F_EFFECT)
+				return set_str(d, &t->effect, s, len);
+		}
 		break;
 	case C_CONDITION:
 		if (d->field == F_TYPE)

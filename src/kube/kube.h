@@ -2,7 +2,8 @@
  * includes: kubeconfig and credentials (kubeconfig.h), errors worded as
  * kubectl words them (kerr.h), plain object structs and the filters that
  * decide what of them is kept (objects.h), the streaming decoders
- * (decode.h), quantities (quantity.h), and the HTTP client below.
+ * (decode.h), quantities (quantity.h), pod manifests (manifest.h), and the
+ * HTTP client below.
  *
  * The library knows nothing of what the program does with the objects
  * and never prints or exits.  It may
@@ -28,6 +29,7 @@
 #include "decode.h"
 #include "kerr.h"
 #include "kubeconfig.h"
+#include "manifest.h"
 #include "objects.h"
 #include "quantity.h"
 

@@ -1,5 +1,6 @@
 #include "objects.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,7 @@ int decode_filter_union(struct decode_filter *ret, const struct decode_filter *a
 	f.all_labels = a->all_labels || b->all_labels;
 	f.all_annotations = a->all_annotations || b->all_annotations;
 	f.all_resources = a->all_resources || b->all_resources;
+	f.scheduling = a->scheduling || b->scheduling;
 	*ret = f;
 	return 0;
 }
@@ -170,6 +172,12 @@ void k8s_node_free(struct k8s_node *n)
 	kvlist_release(&n->annotations);
 	kvlist_release(&n->capacity);
 	kvlist_release(&n->allocatable);
+	for (size_t i = 0; i < n->ntaints; i++) {
+		free(n->taints[i].key);
+		free(n->taints[i].value);
+		free(n->taints[i].effect);
+	}
+	free(n->taints);
 	free(n);
 }
 
@@ -199,5 +207,109 @@ void k8s_pod_free(struct k8s_pod *p)
 		free(p->owners[i].uid);
 	}
 	free(p->owners);
+	kvlist_release(&p->node_selector);
+	for (size_t i = 0; i < p->ntolerations; i++) {
+		free(p->tolerations[i].key);
+		free(p->tolerations[i].op);
+		free(p->tolerations[i].value);
+		free(p->tolerations[i].effect);
+	}
+	free(p->tolerations);
+	for (size_t i = 0; i < p->nnode_terms; i++) {
+		struct k8s_node_term *t = &p->node_terms[i];
+
+		for (size_t j = 0; j < t->nreqs; j++) {
+			free(t->reqs[j].key);
+			free(t->reqs[j].op);
+			for (size_t k = 0; k < t->reqs[j].nvalues; k++)
+				free(t->reqs[j].values[k]);
+			free(t->reqs[j].values);
+		}
+		free(t->reqs);
+	}
+	free(p->node_terms);
 	free(p);
+}
+
+bool k8s_node_selector_match(const struct kvlist *labels, const struct kvlist *selector)
+{
+	for (size_t i = 0; selector && i < selector->len; i++) {
+		const char *v = kvlist_get(labels, selector->items[i].key);
+
+		if (!v || strcmp(v, selector->items[i].value) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* A label value as the scheduler reads it for Gt/Lt: a whole decimal number. */
+static bool parse_int(const char *s, long long *ret)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*ret = strtoll(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+static bool requirement_match(const struct kvlist *labels, const struct k8s_node_requirement *r)
+{
+	const char *v = r->key ? kvlist_get(labels, r->key) : NULL;
+	long long have, want;
+	bool in = false;
+
+	if (!r->op)
+		return false;
+	if (strcmp(r->op, "Exists") == 0)
+		return v != NULL;
+	if (strcmp(r->op, "DoesNotExist") == 0)
+		return v == NULL;
+	if (strcmp(r->op, "Gt") == 0 || strcmp(r->op, "Lt") == 0) {
+		if (!v || r->nvalues != 1 || !parse_int(v, &have) || !parse_int(r->values[0], &want))
+			return false;
+		return r->op[0] == 'G' ? have > want : have < want;
+	}
+	for (size_t i = 0; v && i < r->nvalues; i++)
+		in |= strcmp(v, r->values[i]) == 0;
+	if (strcmp(r->op, "In") == 0)
+		return in;
+	if (strcmp(r->op, "NotIn") == 0)
+		return !in;
+	return false;
+}
+
+bool k8s_node_term_match(const struct kvlist *labels, const struct k8s_node_term *t)
+{
+	/* an empty term selects no node, as the scheduler reads it */
+	if (!t->nreqs)
+		return false;
+	for (size_t i = 0; i < t->nreqs; i++)
+		if (!requirement_match(labels, &t->reqs[i]))
+			return false;
+	return true;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+bool k8s_tolerates(const struct k8s_toleration *tols, size_t ntols, const struct k8s_taint *t)
+{
+	for (size_t i = 0; i < ntols; i++) {
+		const struct k8s_toleration *o = &tols[i];
+		bool exists = o->op && strcmp(o->op, "Exists") == 0;
+
+		if (o->effect && *o->effect && !str_eq(o->effect, t->effect))
+			continue;
+		if (exists && (!o->key || !*o->key))
+			return true;
+		if (!str_eq(o->key, t->key))
+			continue;
+		if (exists || str_eq(o->value, t->value))
+			return true;
+	}
+	return false;
 }

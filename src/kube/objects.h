@@ -39,6 +39,7 @@ struct decode_filter {
 	const char *const *node_keys;	   /* node label keys a pod's nodeSelector or required
 					    * node affinity names (struct k8s_pod.node_keys) */
 	bool all_labels, all_annotations, all_resources;
+	bool scheduling; /* node taints; pod tolerations and nodeSelector (where a pod may go) */
 };
 
 bool decode_filter_match(const char *const *patterns, const char *key, size_t keylen);
@@ -48,6 +49,30 @@ int decode_filter_union(struct decode_filter *ret, const struct decode_filter *a
 			const struct decode_filter *b);
 void decode_filter_release(struct decode_filter *f);
 
+/* spec.taints[] of a node; effect "NoSchedule", "PreferNoSchedule" or "NoExecute". */
+struct k8s_taint {
+	char *key, *value, *effect;
+};
+
+/* spec.tolerations[] of a pod: operator "Exists" or "Equal" (NULL = Equal),
+ * an empty key with Exists tolerates every taint, a NULL effect every effect. */
+struct k8s_toleration {
+	char *key, *op, *value, *effect;
+};
+
+/* One matchExpressions entry of a required node affinity term. */
+struct k8s_node_requirement {
+	char *key, *op; /* In, NotIn, Exists, DoesNotExist, Gt, Lt */
+	char **values;
+	size_t nvalues;
+};
+
+/* A nodeSelectorTerm: its requirements all hold (the terms are ORed). */
+struct k8s_node_term {
+	struct k8s_node_requirement *reqs;
+	size_t nreqs;
+};
+
 struct k8s_node {
 	char *name, *uid, *resource_version, *creation_timestamp;
 	char *internal_ip; /* status.addresses[type=InternalIP], or NULL */
@@ -55,6 +80,8 @@ struct k8s_node {
 	struct kvlist capacity, allocatable; /* quantities as the API wrote them */
 	bool unschedulable; /* spec.unschedulable */
 	bool ready;	    /* condition Ready == True */
+	struct k8s_taint *taints; /* kept when the filter asks for scheduling */
+	size_t ntaints;
 };
 
 struct k8s_container {
@@ -84,9 +111,23 @@ struct k8s_pod {
 	size_t ncontainers;
 	struct k8s_owner *owners;
 	size_t nowners;
+	/* Where the pod may go: filled by manifest_read_pod(); the list decoders
+	 * keep nodeSelector and tolerations when the filter asks for scheduling,
+	 * never the node affinity terms. */
+	struct kvlist node_selector;
+	struct k8s_toleration *tolerations;
+	size_t ntolerations;
+	struct k8s_node_term *node_terms; /* requiredDuringSchedulingIgnoredDuringExecution */
+	size_t nnode_terms;
 };
 
 void k8s_node_free(struct k8s_node *n);
 void k8s_pod_free(struct k8s_pod *p);
+/* Does the node's label set satisfy the selector / the term?  Gt and Lt
+ * compare integers as the scheduler does; a bad number never matches. */
+bool k8s_node_selector_match(const struct kvlist *labels, const struct kvlist *selector);
+bool k8s_node_term_match(const struct kvlist *labels, const struct k8s_node_term *t);
+/* Does some toleration tolerate the taint? */
+bool k8s_tolerates(const struct k8s_toleration *tols, size_t ntols, const struct k8s_taint *t);
 
 #endif

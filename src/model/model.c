@@ -1,55 +1,11 @@
 /* The allocation model: a hash of per-node accumulators keyed by node name,
  * filled in whatever order nodes and pods arrive, joined once at the end. */
 #include "model.h"
+#include "model_internal.h"
+#include "fit.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define DEFAULT_POOL_LABEL "alibabacloud.com/nodepool-id"
-/* GPU indexes a pod may name before its node arrives; a larger index is
- * folded into one "beyond" sum, so annotations cannot make us allocate. */
-#define MAX_GPU_SLOTS 4096
-
-struct node_acc {
-	char *name;
-	bool have_node; /* model_add_node saw it */
-	bool shares;	/* ...and a scheme accepted it */
-	size_t node;	/* index into m->nodes when shares */
-	int64_t *gpu_mem, *gpu_core;
-	size_t *gpu_pods;
-	size_t nslots;
-	int64_t beyond_mem, beyond_core; /* GPU index >= MAX_GPU_SLOTS */
-	size_t beyond_pods;
-	int64_t pending_mem, pending_core;
-	size_t pending_pods;
-	int64_t mem, core;
-	size_t npods;
-	/* claims naming a device (UUID) instead of an index: the node's GPU
-	 * list, which may arrive later, maps them in join_node() */
-	struct dev_claim *devs;
-	size_t ndevs, devs_cap;
-};
-
-struct dev_claim {
-	const char *id; /* interned by the scheme decoders: outlives the pod */
-	int64_t mem, core;
-	bool first_on_gpu;
-};
-
-struct model_private {
-	struct node_acc *accs;
-	size_t naccs, accs_cap;
-	size_t *table; /* open addressing; entries are acc index + 1, 0 = empty */
-	size_t table_size;
-	size_t nodes_cap, pods_cap;
-	struct warnings node_warnings, pod_warnings;
-	struct decode_filter node_filter, pod_filter;
-	bool filters_built;
-	const char *pool_label;
-	const char *model_node_labels[6];
-	struct decode_filter model_node_fields;
-	bool finished;
-};
 
 static uint64_t hash_name(const char *s)
 {
@@ -82,7 +38,7 @@ static bool table_grow(struct model_private *p)
 	return true;
 }
 
-static struct node_acc *acc_find(struct model_private *p, const char *name)
+struct node_acc *model_acc_find(struct model_private *p, const char *name)
 {
 	if (!p->table_size)
 		return NULL;
@@ -94,7 +50,7 @@ static struct node_acc *acc_find(struct model_private *p, const char *name)
 
 static struct node_acc *acc_get(struct model_private *p, const char *name)
 {
-	struct node_acc *a = acc_find(p, name);
+	struct node_acc *a = model_acc_find(p, name);
 	size_t j;
 
 	if (a)
@@ -194,11 +150,16 @@ int model_init(struct model *m, const struct model_options *opt)
 	p->model_node_labels[3] = "nvidia.com/gpu.product";
 	p->model_node_labels[4] = NULL;
 	p->model_node_fields.label_keys = p->model_node_labels;
+	p->model_pod_labels[0] = "pod-template-hash";
+	p->model_pod_fields.label_keys = m->opts.owners ? p->model_pod_labels : NULL;
+	/* a nodeSelector or node affinity may name any label */
+	p->model_node_fields.all_labels = m->opts.scheduling;
+	p->model_node_fields.scheduling = m->opts.scheduling;
 	m->priv = p;
 	return 0;
 }
 
-static void pod_free_fields(struct model_pod *mp)
+void model_pod_free_fields(struct model_pod *mp)
 {
 	free(mp->namespace);
 	free(mp->name);
@@ -212,6 +173,15 @@ static void pod_free_fields(struct model_pod *mp)
 	free(mp->container_names);
 	free(mp->container_mem);
 	free(mp->container_core);
+	kvlist_release(&mp->node_selector);
+	free(mp->owner);
+	for (size_t i = 0; i < mp->ntolerations; i++) {
+		free(mp->tolerations[i].key);
+		free(mp->tolerations[i].op);
+		free(mp->tolerations[i].value);
+		free(mp->tolerations[i].effect);
+	}
+	free(mp->tolerations);
 	memset(mp, 0, sizeof(*mp));
 }
 
@@ -229,6 +199,12 @@ static void node_free_fields(struct model_node *n)
 	free(n->pool);
 	free(n->gpu_model);
 	kvlist_release(&n->labels);
+	for (size_t i = 0; i < n->ntaints; i++) {
+		free(n->taints[i].key);
+		free(n->taints[i].value);
+		free(n->taints[i].effect);
+	}
+	free(n->taints);
 	free(n->pods);
 	memset(n, 0, sizeof(*n));
 }
@@ -255,7 +231,7 @@ void model_reset_pods(struct model *m)
 	struct model_private *p = m->priv;
 
 	for (size_t i = 0; i < m->npods; i++)
-		pod_free_fields(&m->pods[i]);
+		model_pod_free_fields(&m->pods[i]);
 	free(m->pods);
 	m->pods = NULL;
 	m->npods = 0;
@@ -275,6 +251,26 @@ static char *xstrdup(const char *s)
 static int oom(struct kerr *err)
 {
 	return kerr_set(err, KERR_OTHER, "out of memory");
+}
+
+static int copy_taints(struct model_node *n, const struct k8s_node *node)
+{
+	if (!node->ntaints)
+		return 0;
+	n->taints = calloc(node->ntaints, sizeof(*n->taints));
+	if (!n->taints)
+		return -1;
+	for (size_t i = 0; i < node->ntaints; i++) {
+		struct k8s_taint *t = &n->taints[n->ntaints++];
+
+		t->key = xstrdup(node->taints[i].key);
+		t->value = xstrdup(node->taints[i].value);
+		t->effect = xstrdup(node->taints[i].effect);
+		if ((node->taints[i].key && !t->key) || (node->taints[i].value && !t->value) ||
+		    (node->taints[i].effect && !t->effect))
+			return -1;
+	}
+	return 0;
 }
 
 static int copy_labels(struct kvlist *dst, const struct kvlist *src)
@@ -356,15 +352,17 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 		if (v && memory_label_mib(v, &n->card_mem_mib) < 0)
 			n->card_mem_mib = 0;
 	}
+	n->ready = node->ready;
+	n->unschedulable = node->unschedulable;
 	m->nnodes++;
 	a->shares = true;
 	a->node = m->nnodes - 1;
-	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0)
+	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0 || copy_taints(n, node) < 0)
 		return oom(err);
 	return 0;
 }
 
-static int fold_claim(struct node_acc *a, int gpu, int64_t mem, int64_t core, bool first_on_gpu)
+int model_fold_claim(struct node_acc *a, int gpu, int64_t mem, int64_t core, bool first_on_gpu)
 {
 	if (gpu < 0) {
 		a->pending_mem += mem;
@@ -384,14 +382,14 @@ static int fold_claim(struct node_acc *a, int gpu, int64_t mem, int64_t core, bo
 	return 0;
 }
 
-static bool same_device(const char *x, const char *y)
+bool model_same_device(const char *x, const char *y)
 {
 	return x == y || (x && y && strcmp(x, y) == 0);
 }
 
 static bool same_gpu(const struct scheme_claim *x, const struct scheme_claim *y)
 {
-	return x->gpu == y->gpu && same_device(x->device_id, y->device_id);
+	return x->gpu == y->gpu && model_same_device(x->device_id, y->device_id);
 }
 
 static int add_dev_claim(struct node_acc *a, const struct scheme_claim *c, bool first)
@@ -410,7 +408,7 @@ static int add_dev_claim(struct node_acc *a, const struct scheme_claim *c, bool 
 }
 
 /* The index of the GPU a scheme names by device id, or -1. */
-static int gpu_by_id(const struct scheme_node *info, const char *id)
+int model_gpu_by_id(const struct scheme_node *info, const char *id)
 {
 	for (int i = 0; info->gpus && i < info->ngpus; i++)
 		if (info->gpus[i].id && strcmp(info->gpus[i].id, id) == 0)
@@ -430,7 +428,7 @@ static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, siz
 		size_t j;
 
 		for (j = 0; j < n; j++)
-			if (g[j].gpu == sp->claims[i].gpu && same_device(g[j].device_id, sp->claims[i].device_id))
+			if (g[j].gpu == sp->claims[i].gpu && model_same_device(g[j].device_id, sp->claims[i].device_id))
 				break;
 		if (j == n) {
 			g[n].gpu = sp->claims[i].gpu;
@@ -442,6 +440,65 @@ static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, siz
 	}
 	*ret = g;
 	*ret_n = n;
+	return 0;
+}
+
+/* The workload that controls a pod: its controller owner, a ReplicaSet
+ * folded into its Deployment.  A Deployment's ReplicaSet is named after it
+ * plus "-<pod-template-hash>", the label its pods carry, so no extra read
+ * is needed; a ReplicaSet without that suffix stays itself. */
+static int pod_owner(const struct k8s_pod *pod, char **ret)
+{
+	const struct k8s_owner *o = NULL;
+	const char *hash = kvlist_get(&pod->labels, "pod-template-hash");
+
+	*ret = NULL;
+	for (size_t i = 0; i < pod->nowners; i++)
+		if (pod->owners[i].controller && pod->owners[i].kind && pod->owners[i].name)
+			o = &pod->owners[i];
+	if (!o)
+		return 0;
+	if (strcmp(o->kind, "ReplicaSet") == 0 && hash && *hash) {
+		size_t nl = strlen(o->name), hl = strlen(hash);
+
+		if (nl > hl + 1 && o->name[nl - hl - 1] == '-' && strcmp(o->name + nl - hl, hash) == 0)
+			return asprintf(ret, "Deployment/%.*s", (int)(nl - hl - 1), o->name) < 0 ? -1 : 0;
+	}
+	return asprintf(ret, "%s/%s", o->kind, o->name) < 0 ? -1 : 0;
+}
+
+/* What an unscheduled pod asks of a node, read as fit reads it. */
+static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme *sc)
+{
+	struct fit_request r = {0};
+	const struct scheme *found;
+	struct warnings w = {0};
+	int rc = fit_request_from_pod(pod, sc->name, &r, &found, &w);
+
+	warnings_release(&w);
+	if (rc <= 0)
+		return rc;
+	mp->ask_mem = r.mem;
+	mp->ask_core = r.core;
+	mp->ask_gpus = r.gpus;
+	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0)
+		return -1;
+	if (!pod->ntolerations)
+		return 0;
+	mp->tolerations = calloc(pod->ntolerations, sizeof(*mp->tolerations));
+	if (!mp->tolerations)
+		return -1;
+	for (size_t i = 0; i < pod->ntolerations; i++) {
+		const struct k8s_toleration *t = &pod->tolerations[i];
+		struct k8s_toleration *c = &mp->tolerations[mp->ntolerations++];
+
+		c->key = xstrdup(t->key);
+		c->op = xstrdup(t->op);
+		c->value = xstrdup(t->value);
+		c->effect = xstrdup(t->effect);
+		if ((t->key && !c->key) || (t->op && !c->op) || (t->value && !c->value) || (t->effect && !c->effect))
+			return -1;
+	}
 	return 0;
 }
 
@@ -475,6 +532,10 @@ static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct sch
 	    (node && !mp->node))
 		return -1;
 	if (pod_gpus(sp, &mp->gpus, &mp->ngpus) < 0)
+		return -1;
+	if (!node && m->opts.scheduling && keep_ask(mp, pod, sc) < 0)
+		return -1;
+	if (m->opts.owners && pod_owner(pod, &mp->owner) < 0)
 		return -1;
 	if (pod->ncontainers) {
 		mp->container_names = calloc(pod->ncontainers, sizeof(char *));
@@ -546,7 +607,7 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 		if (sp.claims[i].gpu < 0 && sp.claims[i].device_id) {
 			if (add_dev_claim(a, &sp.claims[i], first) < 0)
 				goto fail;
-		} else if (fold_claim(a, sp.claims[i].gpu, sp.claims[i].mem, sp.claims[i].core, first) < 0)
+		} else if (model_fold_claim(a, sp.claims[i].gpu, sp.claims[i].mem, sp.claims[i].core, first) < 0)
 			goto fail;
 	}
 	a->mem += sp.mem;
@@ -561,497 +622,6 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 fail:
 	scheme_pod_release(&sp);
 	return oom(err);
-}
-
-static int64_t convert(int64_t v, enum mem_unit from, enum mem_unit to)
-{
-	if (from == UNIT_GIB && to == UNIT_MIB)
-		return v * 1024;
-	if (from == UNIT_MIB && to == UNIT_GIB)
-		return v / 1024;
-	return v;
-}
-
-/* convert, remembering in the model when a part of a GiB was dropped */
-static int64_t convert_m(struct model *m, int64_t v, enum mem_unit from, enum mem_unit to)
-{
-	if (from == UNIT_MIB && to == UNIT_GIB && v > 0 && v % 1024)
-		m->rounded = true;
-	return convert(v, from, to);
-}
-
-/* "1 pod holds", "2 pods hold": counts said in words, never "pod(s)" */
-static const char *pods_verb(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-static const char *unit_name(enum mem_unit u)
-{
-	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
-}
-
-static int cmp_nodes(const void *a, const void *b)
-{
-	return strcmp(((const struct model_node *)a)->name, ((const struct model_node *)b)->name);
-}
-
-static int cmp_pod_values(const struct model_pod *x, const struct model_pod *y)
-{
-	int c = strcmp(x->namespace, y->namespace);
-
-	return c ? c : strcmp(x->name, y->name);
-}
-
-static int cmp_pods(const void *a, const void *b)
-{
-	return cmp_pod_values(a, b);
-}
-
-struct sortable_warning {
-	struct warning w;
-	size_t seq;
-};
-
-static int cmp_warnings(const void *a, const void *b)
-{
-	const struct sortable_warning *x = a, *y = b;
-	int c;
-
-	if (!x->w.object != !y->w.object)
-		return x->w.object ? 1 : -1;
-	if (x->w.object && (c = strcmp(x->w.object, y->w.object)))
-		return c;
-	if ((c = strcmp(x->w.code, y->w.code)))
-		return c;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static bool same_warning(const struct warning *x, const struct warning *y)
-{
-	return strcmp(x->code, y->code) == 0 && same_device(x->object, y->object) &&
-	       strcmp(x->message, y->message) == 0;
-}
-
-/* Warnings in a stable order, whatever order the objects came in, each once
- * (an object read twice, a list that started over, says the same again). */
-static int sort_warnings(struct warnings *w)
-{
-	struct sortable_warning *s;
-	size_t n = 0;
-
-	if (w->len < 2)
-		return 0;
-	s = calloc(w->len, sizeof(*s));
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < w->len; i++)
-		s[i] = (struct sortable_warning){w->items[i], i};
-	qsort(s, w->len, sizeof(*s), cmp_warnings);
-	for (size_t i = 0; i < w->len; i++) {
-		if (n > 0 && same_warning(&w->items[n - 1], &s[i].w)) {
-			free(s[i].w.code);
-			free(s[i].w.object);
-			free(s[i].w.message);
-			continue;
-		}
-		w->items[n++] = s[i].w;
-	}
-	w->len = n;
-	free(s);
-	return 0;
-}
-
-static void append_warnings(struct warnings *dst, const struct warnings *src)
-{
-	for (size_t i = 0; i < src->len; i++)
-		warnings_add(dst, src->items[i].code, src->items[i].object, "%s", src->items[i].message);
-}
-
-static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
-{
-	enum mem_unit from = n->info.unit, to = n->unit;
-	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core, gpu_native = 0;
-	char *obj;
-
-	if (asprintf(&obj, "node/%s", n->name) < 0)
-		return -1;
-	n->ngpus = n->info.ngpus > 0 ? n->info.ngpus : 0;
-	if (n->ngpus && !(n->gpus = calloc((size_t)n->ngpus, sizeof(*n->gpus)))) {
-		free(obj);
-		return -1;
-	}
-	for (size_t i = 0; i < a->ndevs; i++) {
-		int gi = gpu_by_id(&n->info, a->devs[i].id);
-
-		if (gi < 0)
-			warnings_add(&m->warnings, "UnknownDevice", obj,
-				     "node %s: a pod holds %lld %s on device %s, which the node does not list",
-				     n->name, (long long)convert(a->devs[i].mem, from, to), unit_name(to),
-				     a->devs[i].id);
-		if (fold_claim(a, gi, a->devs[i].mem, a->devs[i].core, a->devs[i].first_on_gpu) < 0) {
-			free(obj);
-			return -1;
-		}
-	}
-	for (int i = 0; i < n->ngpus; i++) {
-		struct model_gpu *g = &n->gpus[i];
-		const struct scheme_gpu *sg = n->info.gpus ? &n->info.gpus[i] : NULL;
-
-		g->index = i;
-		if (sg) {
-			g->index = sg->index;
-			g->id = xstrdup(sg->id);
-			g->type = xstrdup(sg->type);
-			if ((sg->id && !g->id) || (sg->type && !g->type)) {
-				free(obj);
-				return -1;
-			}
-			g->mem_total = convert_m(m, sg->mem_total, from, to);
-			gpu_native += sg->mem_total;
-			g->core_total = sg->core_total;
-			g->slots = sg->slots;
-			g->unhealthy = sg->unhealthy;
-			g->cordoned = sg->cordoned;
-		}
-		if ((size_t)i < a->nslots) {
-			g->mem_allocated = convert_m(m, a->gpu_mem[i], from, to);
-			g->core_allocated = a->gpu_core[i];
-			g->npods = a->gpu_pods[i];
-			n->mem_allocated += g->mem_allocated;
-			n->core_allocated += g->core_allocated;
-		}
-		if (g->npods && g->unhealthy)
-			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj,
-				     "node %s: %zu %s GPU%d, which is unhealthy", n->name, g->npods,
-				     pods_verb(g->npods, "pod holds", "pods hold"), g->index);
-		if (g->npods && g->cordoned)
-			warnings_add(&m->warnings, "AllocatedOnCordoned", obj,
-				     "node %s: %zu %s GPU%d, which is cordoned (no new pods)", n->name,
-				     g->npods, pods_verb(g->npods, "pod holds", "pods hold"), g->index);
-		if (g->slots > 0 && g->npods > (size_t)g->slots)
-			warnings_add(&m->warnings, "TooManyVGPUs", obj,
-				     "node %s: %zu pods share GPU%d, which offers %lld vGPU slots", n->name, g->npods,
-				     g->index, (long long)g->slots);
-		if (g->mem_total > 0 && g->mem_allocated > g->mem_total)
-			warnings_add(&m->warnings, "OverAllocated", obj,
-				     "node %s: GPU%d has %lld/%lld %s allocated, more than it offers", n->name, i,
-				     (long long)g->mem_allocated, (long long)g->mem_total, unit_name(to));
-	}
-	for (size_t i = (size_t)n->ngpus; i < a->nslots; i++) {
-		if (!a->gpu_pods[i])
-			continue;
-		beyond_mem += a->gpu_mem[i];
-		beyond_core += a->gpu_core[i];
-		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name,
-			     a->gpu_pods[i], pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
-			     (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i, n->ngpus,
-			     n->ngpus == 1 ? "" : "s");
-	}
-	if (a->beyond_pods)
-		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu %s a GPU index beyond %d", n->name, a->beyond_pods,
-			     pods_verb(a->beyond_pods, "pod names", "pods name"), MAX_GPU_SLOTS - 1);
-	n->mem_allocated += convert_m(m, beyond_mem, from, to);
-	n->core_allocated += beyond_core;
-	n->mem_pending = convert_m(m, a->pending_mem, from, to);
-	n->mem_allocated += n->mem_pending;
-	n->core_allocated += a->pending_core;
-	if (!n->info.per_gpu) {
-		/* no placement is visible: what the node's pods hold, per node */
-		n->mem_allocated = convert_m(m, a->mem, from, to);
-		n->core_allocated = a->core;
-		n->mem_pending = 0;
-	}
-	if (n->info.per_gpu && n->info.gpus && n->ngpus && gpu_native <= n->info.mem_total) {
-		/* the node is its GPUs (each rounded on its own where it is
-		 * converted) plus what no GPU accounts for */
-		n->mem_total = convert_m(m, n->info.mem_total - gpu_native, from, to);
-		for (int i = 0; i < n->ngpus; i++)
-			n->mem_total += n->gpus[i].mem_total;
-	} else {
-		n->mem_total = convert_m(m, n->info.mem_total, from, to);
-	}
-	n->mem_unhealthy = convert_m(m, n->info.mem_capacity - n->info.mem_total, from, to);
-	if (n->mem_unhealthy < 0)
-		n->mem_unhealthy = 0;
-	n->core_total = n->info.core_total;
-	if (a->npods && n->info.mode && strcmp(n->info.mode, "default") == 0)
-		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)",
-			     n->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
-	free(obj);
-	return 0;
-}
-
-/* The unit a pod on no node counts in: the one the nodes of its scheme use
- * (GiB when they disagree, the ACK default), else the scheme's own (whole
- * GPUs count slots; cGPU, GiB; the others, MiB). */
-static enum mem_unit scheme_unit(const struct model *m, const struct scheme *sc)
-{
-	bool gib = false, mib = false, slots = false;
-
-	for (size_t i = 0; i < m->nnodes; i++) {
-		if (m->nodes[i].scheme != sc)
-			continue;
-		gib |= m->nodes[i].info.unit == UNIT_GIB;
-		mib |= m->nodes[i].info.unit == UNIT_MIB;
-		slots |= m->nodes[i].info.unit == UNIT_SLOTS;
-	}
-	if (gib || mib)
-		return mib && !gib ? UNIT_MIB : UNIT_GIB;
-	if (slots || (sc && strcmp(sc->name, "nvidia") == 0))
-		return UNIT_SLOTS;
-	return !sc || strcmp(sc->name, "cgpu") == 0 ? UNIT_GIB : UNIT_MIB;
-}
-
-static void add_node_totals(struct model_totals *t, const struct model_node *n, const struct node_acc *a)
-{
-	t->mem_total += convert(n->mem_total, n->unit, t->unit);
-	t->mem_allocated += convert(n->mem_allocated, n->unit, t->unit);
-	t->mem_unassigned += convert(n->mem_pending, n->unit, t->unit);
-	t->mem_unhealthy += convert(n->mem_unhealthy, n->unit, t->unit);
-	t->core_total += n->core_total;
-	t->core_allocated += n->core_allocated;
-	t->gpus += (size_t)n->ngpus;
-	t->pods += a->npods;
-	t->nodes++;
-}
-
-struct pod_share {
-	struct model_pod_gpu *g;
-	int64_t native; /* MiB */
-	size_t order;
-};
-
-static int cmp_shares(const void *x, const void *y)
-{
-	const struct pod_share *a = x, *b = y;
-
-	if (a->g->gpu != b->g->gpu)
-		return a->g->gpu < b->g->gpu ? -1 : 1;
-	if (a->native % 1024 != b->native % 1024)
-		return a->native % 1024 > b->native % 1024 ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
-/* The pods' MiB shares of each GPU of a node shown in GiB: each rounded down,
- * then the GiB the rounding lost given back one by one to the largest
- * remainders, so that the pods on a GPU add up to the GPU's (rounded-down)
- * sum, and a pod is the sum of its shares. */
-static int round_node_pods(struct model *m, struct model_node *n)
-{
-	struct pod_share *s;
-	size_t ns = 0, k = 0;
-
-	for (size_t i = 0; i < n->npods; i++)
-		ns += m->pods[n->pods[i]].ngpus;
-	if (!ns)
-		return 0;
-	if (!(s = calloc(ns, sizeof(*s))))
-		return -1;
-	for (size_t i = 0; i < n->npods; i++) {
-		struct model_pod *mp = &m->pods[n->pods[i]];
-
-		for (size_t g = 0; g < mp->ngpus; g++, k++)
-			s[k] = (struct pod_share){ &mp->gpus[g], mp->gpus[g].mem, k };
-	}
-	qsort(s, ns, sizeof(*s), cmp_shares);
-	for (size_t first = 0; first < ns;) {
-		size_t end = first;
-		int64_t sum = 0, floors = 0, extra;
-
-		while (end < ns && s[end].g->gpu == s[first].g->gpu) {
-			sum += s[end].native;
-			floors += s[end].native / 1024;
-			end++;
-		}
-		extra = sum / 1024 - floors;
-		for (size_t i = first; i < end; i++) {
-			s[i].g->mem = convert_m(m, s[i].native, UNIT_MIB, UNIT_GIB) + (extra > 0);
-			extra -= extra > 0;
-		}
-		first = end;
-	}
-	free(s);
-	for (size_t i = 0; i < n->npods; i++) {
-		struct model_pod *mp = &m->pods[n->pods[i]];
-
-		if (!mp->ngpus)
-			continue;
-		mp->mem = 0;
-		for (size_t g = 0; g < mp->ngpus; g++)
-			mp->mem += mp->gpus[g].mem;
-	}
-	return 0;
-}
-
-int model_finish(struct model *m, struct kerr *err)
-{
-	struct model_private *p = m->priv;
-	bool have_gib = false, have_mib = false, have_slots = false;
-	enum mem_unit natural, from, to;
-	size_t kept;
-
-	if (p->finished)
-		return kerr_set(err, KERR_OTHER, "model finished twice");
-	p->finished = true;
-
-	/* each node keeps the unit it counts in (or the one forced); the cluster
-	 * totals take the unit every memory node agrees on, MiB where GiB and MiB
-	 * meet.  The tables print one block per unit rather than convert. */
-	for (size_t i = 0; i < m->nnodes; i++) {
-		have_gib |= m->nodes[i].info.unit == UNIT_GIB;
-		have_mib |= m->nodes[i].info.unit == UNIT_MIB;
-		have_slots |= m->nodes[i].info.unit == UNIT_SLOTS;
-	}
-	natural = have_mib && !have_gib ? UNIT_MIB : UNIT_GIB;
-	m->totals.unit = have_gib && have_mib ? UNIT_MIB : natural;
-	if (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB) {
-		m->totals.unit = (enum mem_unit)m->opts.force_unit;
-		for (size_t i = 0; i < m->nnodes; i++)
-			if (m->nodes[i].info.unit != UNIT_SLOTS)
-				m->nodes[i].unit = m->totals.unit;
-		m->totals.mixed_units = (have_gib || have_mib) && have_slots;
-	} else {
-		m->totals.mixed_units = have_gib + have_mib + have_slots > 1;
-	}
-	for (int u = 0; u <= UNIT_SLOTS; u++)
-		m->units[u].totals.unit = (enum mem_unit)u;
-
-	if (m->nnodes > 1)
-		qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_nodes);
-	for (size_t i = 0; i < m->nnodes; i++) {
-		struct node_acc *a = acc_find(p, m->nodes[i].name);
-
-		a->node = i;
-		if (join_node(m, &m->nodes[i], a) < 0)
-			return oom(err);
-	}
-	for (size_t i = 0; i < p->naccs; i++) {
-		struct node_acc *a = &p->accs[i];
-		char *obj;
-
-		if (!a->have_node || a->shares || !a->npods)
-			continue;
-		if (asprintf(&obj, "node/%s", a->name) < 0)
-			return oom(err);
-		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory",
-			     a->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
-		free(obj);
-	}
-
-	/* pods: keep those on shown nodes, plus the unscheduled ones */
-	kept = 0;
-	for (size_t i = 0; i < m->npods; i++) {
-		struct model_pod *mp = &m->pods[i];
-		struct node_acc *a = mp->node ? acc_find(p, mp->node) : NULL;
-
-		if (mp->node && !(a && a->shares)) {
-			pod_free_fields(mp);
-			continue;
-		}
-		if (a) {
-			from = m->nodes[a->node].info.unit;
-			to = m->nodes[a->node].unit;
-		} else {
-			from = to = scheme_unit(m, mp->scheme);
-			if (from != UNIT_SLOTS && (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB))
-				to = (enum mem_unit)m->opts.force_unit;
-		}
-		mp->unit = to;
-		for (size_t g = 0; a && g < mp->ngpus; g++)
-			if (mp->gpus[g].gpu < 0 && mp->gpus[g].device_id)
-				mp->gpus[g].gpu = gpu_by_id(&m->nodes[a->node].info, mp->gpus[g].device_id);
-		mp->mem = convert_m(m, mp->mem, from, to);
-		/* a pod's share of a GPU is rounded with the other pods on that
-		 * GPU (round_node_pods), so that they add up to the GPU */
-		for (size_t g = 0; !(a && from == UNIT_MIB && to == UNIT_GIB) && g < mp->ngpus; g++)
-			mp->gpus[g].mem = convert_m(m, mp->gpus[g].mem, from, to);
-		for (size_t c = 0; c < mp->ncontainers; c++)
-			mp->container_mem[c] = convert_m(m, mp->container_mem[c], from, to);
-		if (kept != i)
-			m->pods[kept] = *mp;
-		kept++;
-	}
-	m->npods = kept;
-	if (m->npods > 1)
-		qsort(m->pods, m->npods, sizeof(*m->pods), cmp_pods);
-
-	for (size_t i = 0; i < m->npods; i++) {
-		struct model_pod *mp = &m->pods[i];
-		struct model_node *n;
-		size_t *np;
-
-		if (!mp->node) {
-			struct model_totals *ut = &m->units[mp->unit].totals;
-
-			np = realloc(m->unscheduled, (m->nunscheduled + 1) * sizeof(*np));
-			if (!np)
-				return oom(err);
-			m->unscheduled = np;
-			m->unscheduled[m->nunscheduled++] = i;
-			if (mp->unit != UNIT_SLOTS)
-				m->totals.mem_pending += convert(mp->mem, mp->unit, m->totals.unit);
-			ut->mem_pending += mp->mem;
-			ut->unscheduled++;
-			continue;
-		}
-		n = &m->nodes[acc_find(p, mp->node)->node];
-		np = realloc(n->pods, (n->npods + 1) * sizeof(*np));
-		if (!np)
-			return oom(err);
-		n->pods = np;
-		n->pods[n->npods++] = i;
-		if (mp->core) {
-			m->any_core = true;
-			m->units[n->unit].any_core = true;
-		}
-	}
-
-	for (size_t i = 0; i < m->nnodes; i++)
-		if (m->nodes[i].info.unit == UNIT_MIB && m->nodes[i].unit == UNIT_GIB &&
-		    round_node_pods(m, &m->nodes[i]) < 0)
-			return oom(err);
-
-	for (size_t i = 0; i < m->nnodes; i++) {
-		struct model_node *n = &m->nodes[i];
-		const struct node_acc *a = acc_find(p, n->name);
-		struct model_unit_group *ug = &m->units[n->unit];
-
-		add_node_totals(&ug->totals, n, a);
-		if (n->unit != UNIT_SLOTS) {
-			add_node_totals(&m->totals, n, a);
-		} else {
-			/* slots are not memory: they stay out of the memory totals */
-			struct model_totals t = {.unit = UNIT_SLOTS};
-
-			add_node_totals(&t, n, a);
-			m->totals.core_total += t.core_total;
-			m->totals.core_allocated += t.core_allocated;
-			m->totals.gpus += t.gpus;
-			m->totals.pods += t.pods;
-		}
-		if (a->pending_pods)
-			m->any_pending = ug->any_pending = true;
-		if (n->core_total > 0 || n->core_allocated > 0)
-			m->any_core = ug->any_core = true;
-		if (n->ngpus > m->max_gpus)
-			m->max_gpus = n->ngpus;
-		/* a unit's table has per-GPU columns only for nodes that publish the split */
-		if (n->info.per_gpu && n->ngpus > ug->max_gpus)
-			ug->max_gpus = n->ngpus;
-	}
-	m->totals.nodes = m->nnodes;
-	m->totals.unscheduled = m->nunscheduled;
-
-	append_warnings(&m->warnings, &p->node_warnings);
-	append_warnings(&m->warnings, &p->pod_warnings);
-	if (sort_warnings(&m->warnings) < 0)
-		return oom(err);
-	return 0;
 }
 
 void model_release(struct model *m)
@@ -1087,7 +657,7 @@ static int build_filters(struct model_private *p)
 
 	if (decode_filter_union(&acc_n, &p->model_node_fields, &(struct decode_filter){0}) < 0)
 		return -1;
-	if (decode_filter_union(&acc_p, &(struct decode_filter){0}, &(struct decode_filter){0}) < 0) {
+	if (decode_filter_union(&acc_p, &p->model_pod_fields, &(struct decode_filter){0}) < 0) {
 		decode_filter_release(&acc_n);
 		return -1;
 	}
@@ -1103,6 +673,8 @@ static int build_filters(struct model_private *p)
 	}
 	p->node_filter = acc_n;
 	p->pod_filter = acc_p;
+	/* tolerations and nodeSelector, for the reason a pod is pending */
+	p->pod_filter.scheduling = p->model_node_fields.scheduling;
 	p->filters_built = true;
 	return 0;
 fail:

@@ -27,6 +27,8 @@ struct model_options {
 	const char *scheme;	    /* only this scheme (NULL = detect per node) */
 	int force_unit;		    /* -1 = decide per node, else an enum mem_unit (GiB/MiB) */
 	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
+	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
+	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
 };
 
 struct model_pod_gpu {
@@ -46,6 +48,15 @@ struct model_pod {
 	size_t ncontainers;
 	bool assigned;
 	enum mem_unit unit; /* of mem, gpus[].mem and container_mem: its node's, or its scheme's */
+	/* Pods on no node, with opts.scheduling: what the pod asks of one node
+	 * (memory in its scheme's own count, per GPU) and where it may go, for
+	 * the reason it is pending (fit_pending_reason()). */
+	char *owner; /* "Deployment/web", "Job/x", NULL = none (opts.owners) */
+	int64_t ask_mem, ask_core;
+	int ask_gpus; /* 0 = not read */
+	struct kvlist node_selector;
+	struct k8s_toleration *tolerations;
+	size_t ntolerations;
 };
 
 struct model_gpu {
@@ -71,8 +82,12 @@ struct model_node {
 	char *pool, *gpu_model;
 	int64_t card_mem_mib; /* from aliyun.accelerator/nvidia_mem or nvidia.com/gpu.memory, 0 if unknown */
 	struct kvlist labels; /* the node's labels as kept by the filter (for -o wide and the live view) */
+	bool ready, unschedulable; /* condition Ready; spec.unschedulable (cordoned) */
+	struct k8s_taint *taints;  /* with opts.scheduling */
+	size_t ntaints;
 	size_t *pods;	      /* indices into model.pods, sorted namespace/name */
 	size_t npods;
+	size_t pods_held;     /* pods holding GPU resources here, kept or not */
 };
 
 struct model_totals {

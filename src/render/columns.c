@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fit.h"
+
 #define NONE "<none>"
 
 long long column_percent(int64_t part, int64_t total)
@@ -229,6 +231,28 @@ static int cmp_free(const struct model_node *a, const struct model_node *b)
 	return cmp_i64(a->mem_total - a->mem_allocated, b->mem_total - b->mem_allocated);
 }
 
+static char *cell_status(const struct model *m, const struct model_node *n, int gpu)
+{
+	return fit_node_status(n);
+}
+
+static char *cell_largest(const struct model *m, const struct model_node *n, int gpu)
+{
+	int64_t v = fit_node_largest_free(n);
+
+	return v < 0 ? strdup("-") : fmt("%lld", (long long)v);
+}
+
+static int cmp_status(const struct model_node *a, const struct model_node *b)
+{
+	return cmp_i64(fit_node_schedulable(a), fit_node_schedulable(b));
+}
+
+static int cmp_largest(const struct model_node *a, const struct model_node *b)
+{
+	return cmp_i64(fit_node_largest_free(a), fit_node_largest_free(b));
+}
+
 const struct column columns[COL_COUNT] = {
 	[COL_NAME] = {COL_NAME, "NAME", "NODE", "name", "name", COLW_ALWAYS, cell_name, cmp_name},
 	[COL_IP] = {COL_IP, "IPADDRESS", "IP", "ip", "ip", COLW_ALWAYS, cell_ip, cmp_ip},
@@ -249,6 +273,9 @@ const struct column columns[COL_COUNT] = {
 	[COL_UNHEALTHY] = {COL_UNHEALTHY, "UNHEALTHY(%s)", "UNHEALTHY", "unhealthy", NULL, COLW_WIDE,
 			   cell_unhealthy, NULL},
 	[COL_FREE] = {COL_FREE, "FREE(%s)", "FREE", "free", "free", COLW_NEVER, cell_free, cmp_free},
+	[COL_STATUS] = {COL_STATUS, "STATUS", "STATUS", "status", "status", COLW_WIDE, cell_status, cmp_status},
+	[COL_LARGEST] = {COL_LARGEST, "MAX FREE/GPU(%s)", "MAXFREE", "largestFreeOnOneGPU", "largest",
+			 COLW_WIDE, cell_largest, cmp_largest},
 };
 
 struct column_ref *columns_select(const struct model *m, bool wide, size_t *ret_n)

@@ -27,6 +27,8 @@ enum column_id {
 	COL_POOL,
 	COL_UNHEALTHY,
 	COL_FREE,
+	COL_STATUS,  /* Ready, NotReady, SchedulingDisabled, unhealthy or cordoned GPUs */
+	COL_LARGEST, /* largest free on one usable GPU: what fragmentation leaves */
 	COL_COUNT,
 };
 

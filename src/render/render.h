@@ -16,6 +16,7 @@
 
 #include "kube.h"
 #include "model.h"
+#include "model_group.h"
 
 /* How the tables are printed beyond the published format. */
 struct render_table_opts {
@@ -38,6 +39,13 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 /* Lines that follow either table: pods asking for GPU memory that no node
  * holds yet.  Writes nothing when there are none. */
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err);
+/* --by: the allocation per group, one row per group and unit. */
+int render_groups(FILE *out, const struct model_groups *g, struct kerr *err);
+/* The same as a JSON object {by, rows[]}; NULL on allocation failure. */
+json_t *render_groups_json(const struct model_groups *g);
+/* With -d: one line per pod that waits (on no node, or without a GPU on
+ * its node) and why, as fit finds it.  Nothing when none waits. */
+int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err);
 /* One "Warning: ..." line per model warning. */
 int render_warnings(FILE *out, const struct model *m, struct kerr *err);
 

@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "columns.h"
+#include "fit.h"
 
 /* jansson's *_set_new steal a reference even on failure; a NULL value makes
  * them fail, which is remembered here and checked once per document. */
@@ -75,6 +76,17 @@ static json_t *pod_ref(struct doc *d, const struct model_pod *p, int64_t mem, in
 	return o;
 }
 
+/* Unscheduled, or on a node without a GPU chosen. */
+static bool pod_waits(const struct model_pod *p)
+{
+	if (!p->node)
+		return true;
+	for (size_t i = 0; i < p->ngpus; i++)
+		if (p->gpus[i].gpu < 0)
+			return true;
+	return false;
+}
+
 static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_pod *p)
 {
 	json_t *o = json_object(), *arr;
@@ -90,6 +102,13 @@ static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_
 	set(d, o, "unit", json_string(column_unit_name(n ? n->unit : p->unit)));
 	set(d, o, "memory", num(p->mem));
 	set(d, o, "core", num(p->core));
+	if (pod_waits(p)) {
+		char *why = fit_pending_reason(m, p);
+
+		if (why)
+			set(d, o, "pendingReason", json_string(why));
+		free(why);
+	}
 	arr = json_array();
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		json_t *c = json_object();
@@ -128,6 +147,8 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 {
 	json_t *o = json_object(), *labels = json_object(), *gpus = json_array(), *pending = json_array();
 	json_t *mem;
+	char *status;
+	int64_t largest;
 
 	set(d, o, columns[COL_NAME].json_key, json_string(n->name));
 	set(d, o, columns[COL_IP].json_key, json_string(n->ip));
@@ -183,6 +204,12 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 	set(d, o, "pendingPods", pending);
 	set(d, o, "podCount", json_integer((json_int_t)n->npods));
 	set(d, o, "perGpu", json_boolean(n->info.per_gpu));
+	status = fit_node_status(n);
+	set(d, o, columns[COL_STATUS].json_key, status ? json_string(status) : NULL);
+	free(status);
+	set(d, o, "schedulable", json_boolean(fit_node_schedulable(n)));
+	largest = fit_node_largest_free(n);
+	set(d, o, columns[COL_LARGEST].json_key, largest >= 0 ? num(largest) : json_null());
 	return o;
 }
 
@@ -208,6 +235,20 @@ static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with
 	return o;
 }
 
+static json_t *fragmentation_obj(struct doc *d, const struct model *m, enum mem_unit u)
+{
+	json_t *o = json_object();
+	struct fit_frag f;
+
+	fit_fragmentation(m, u, &f);
+	set(d, o, "unit", json_string(column_unit_name(u)));
+	set(d, o, "largestFreeOnOneGPU", num(f.largest));
+	set(d, o, "gpusWithLargestFree", json_integer((json_int_t)f.gpus));
+	set(d, o, "freeOnUnschedulableNodes", num(f.free_unschedulable));
+	set(d, o, "unschedulableNodes", json_integer((json_int_t)f.unschedulable_nodes));
+	return o;
+}
+
 json_t *render_json_document(const struct model *m)
 {
 	struct doc d = {false};
@@ -228,6 +269,11 @@ json_t *render_json_document(const struct model *m)
 			append(&d, arr, totals_obj(&d, t, true));
 	}
 	set(&d, totals, "byUnit", arr);
+	arr = json_array();
+	for (int u = 0; u < UNIT_SLOTS; u++)
+		if (m->units[u].totals.nodes)
+			append(&d, arr, fragmentation_obj(&d, m, (enum mem_unit)u));
+	set(&d, root, "fragmentation", arr);
 	set(&d, root, "totals", totals);
 
 	arr = json_array();
@@ -406,4 +452,31 @@ int render_yaml(FILE *out, const struct model *m, struct kerr *err)
 	rc = render_yaml_value(out, doc, err);
 	json_decref(doc);
 	return rc;
+}
+
+json_t *render_groups_json(const struct model_groups *g)
+{
+	struct doc d = {false};
+	json_t *o = json_object(), *rows = json_array();
+
+	set(&d, o, "by", json_string(model_by_name(g->by)));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct model_group_row *r = &g->rows[i];
+		json_t *row = json_object();
+
+		set(&d, row, "name", json_string(r->key));
+		set(&d, row, "unit", json_string(column_unit_name(r->unit)));
+		set(&d, row, "nodes", g->per_node ? json_integer((json_int_t)r->nodes) : json_null());
+		set(&d, row, "pods", json_integer((json_int_t)r->pods));
+		set(&d, row, "allocated", num(r->mem_allocated));
+		set(&d, row, "total", g->per_node ? num(r->mem_total) : json_null());
+		set(&d, row, "coreAllocated", num(r->core_allocated));
+		append(&d, rows, row);
+	}
+	set(&d, o, "rows", rows);
+	if (d.failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }

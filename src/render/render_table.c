@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "fit.h"
 #include "tabwriter.h"
 
 #define PADDING 2
@@ -134,6 +135,27 @@ static char *hidden_split_schemes(const struct model *m, bool *failed)
 	return list;
 }
 
+/* -o wide: what a pod can still get on one GPU, and the memory nodes that
+ * cannot take pods hold apart (never offered by fit). */
+static int fragmentation_lines(struct tabwriter *tw, const struct model *m)
+{
+	struct fit_frag f;
+	const char *u = column_unit_name(m->totals.unit);
+
+	if (m->totals.unit == UNIT_SLOTS || !m->nnodes)
+		return 0;
+	fit_fragmentation(m, m->totals.unit, &f);
+	if (tabwriter_printf(tw, "Largest request that fits on one GPU now: %lld %s (%zu GPU%s)\n",
+			     (long long)f.largest, u, f.gpus, f.gpus == 1 ? "" : "s") < 0)
+		return -1;
+	if (f.unschedulable_nodes &&
+	    tabwriter_printf(tw, "Free on nodes that cannot take pods: %lld %s (%zu node%s)\n",
+			     (long long)f.free_unschedulable, u, f.unschedulable_nodes,
+			     f.unschedulable_nodes == 1 ? "" : "s") < 0)
+		return -1;
+	return 0;
+}
+
 static int summary_tables(FILE *out, const struct model *m, const struct render_table_opts *o,
 			  const enum mem_unit *units, size_t n, struct kerr *err);
 
@@ -207,6 +229,8 @@ static int summary_table(FILE *out, const struct model *m, const struct render_t
 	    tabwriter_printf(tw, "Allocated/Total GPU Core(%%) In Cluster:\n%lld/%lld (%s)\n",
 			     (long long)m->totals.core_allocated, (long long)m->totals.core_total,
 			     column_use_text(use, m->totals.core_allocated, m->totals.core_total)) < 0)
+		goto oom;
+	if (wide && fragmentation_lines(tw, m) < 0)
 		goto oom;
 	hidden = hidden_split_schemes(m, &failed);
 	if (failed)
@@ -495,6 +519,64 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 	}
 	if (fputc('\n', out) == EOF)
 		return fail(err);
+	return 0;
+}
+
+int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
+{
+	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
+	char head[32];
+	bool ok;
+
+	if (!tw)
+		return fail(err);
+	snprintf(head, sizeof(head), "%s", model_by_name(g->by));
+	for (char *c = head; *c; c++)
+		*c = (char)(*c - 'a' + 'A');
+	ok = tabwriter_printf(tw, "%s\tUNIT\tNODES\tPODS\tALLOCATED\tTOTAL\tUSE%%\tCORE(%%)\n", head) >= 0;
+	for (size_t i = 0; ok && i < g->n; i++) {
+		const struct model_group_row *r = &g->rows[i];
+
+		if (g->per_node)
+			ok = tabwriter_printf(tw, "%s\t%s\t%zu\t%zu\t%lld\t%lld\t%lld%%\t%lld\n", r->key,
+					      column_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
+					      (long long)r->mem_total, column_percent(r->mem_allocated, r->mem_total),
+					      (long long)r->core_allocated) >= 0;
+		else
+			ok = tabwriter_printf(tw, "%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", r->key, column_unit_name(r->unit),
+					      r->pods, (long long)r->mem_allocated, (long long)r->core_allocated) >= 0;
+	}
+	if (!ok) {
+		tabwriter_free(tw);
+		return fail(err);
+	}
+	return flush(tw, out, err);
+}
+
+int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < m->npods; i++) {
+		const struct model_pod *p = &m->pods[i];
+		bool waits = !p->node;
+		char *why;
+
+		for (size_t g = 0; g < p->ngpus; g++)
+			waits |= p->gpus[g].gpu < 0;
+		if (!waits || !(why = fit_pending_reason(m, p)))
+			continue;
+		if (!header && fputs("Why pending:\n", out) == EOF) {
+			free(why);
+			return fail(err);
+		}
+		header = true;
+		if (fprintf(out, "  %s/%s: %s\n", p->namespace, p->name, why) < 0) {
+			free(why);
+			return fail(err);
+		}
+		free(why);
+	}
 	return 0;
 }
 

@@ -54,6 +54,7 @@ KINDS = {
 	"pods": {"kind": "Pod", "list": "PodList", "group": "", "apiVersion": "v1", "namespaced": True},
 	"daemonsets": {"kind": "DaemonSet", "list": "DaemonSetList", "group": "apps", "apiVersion": "apps/v1",
 		"namespaced": True},
+	"events": {"kind": "Event", "list": "EventList", "group": "", "apiVersion": "v1", "namespaced": True},
 }
 KIND_TO_RESOURCE = {v["kind"]: k for k, v in KINDS.items()}
 
@@ -62,6 +63,8 @@ FIELD_LABELS = {
 	"pods": {"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
 		"spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"},
 	"daemonsets": {"metadata.name", "metadata.namespace"},
+	"events": {"metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.name",
+		"involvedObject.namespace", "involvedObject.uid", "reason", "type"},
 }
 
 VERSION_BODY = (b'{\n  "major": "1",\n  "minor": "26",\n  "gitVersion": "v1.26.1-rc.0+cf384344a742",\n'

@@ -678,10 +678,92 @@ SCENARIOS = {
 }
 
 
+def event(c, name, ns, pod_name, message, last, count=1, reason="FailedScheduling"):
+	"""An event about a pod, as the scheduler writes it (core/v1 Event)."""
+	return {"kind": "Event", "apiVersion": "v1",
+		"metadata": {"name": name, "namespace": ns, "uid": c.uid("event", ns, name), "resourceVersion": c.next_rv(),
+			"creationTimestamp": T0},
+		"involvedObject": {"kind": "Pod", "namespace": ns, "name": pod_name, "uid": c.uid("pod", ns, pod_name),
+			"apiVersion": "v1"},
+		"reason": reason, "message": message, "source": {"component": "default-scheduler"},
+		"firstTimestamp": T0, "lastTimestamp": last, "count": count, "type": "Warning",
+		"eventTime": None, "reportingComponent": "default-scheduler", "reportingInstance": ""}
+
+
+def s_fit(c):
+	"""Where would a pod fit: fragmented GPUs, cordoned, NotReady and tainted nodes, pools with selectors, and a
+	node of every other scheme (built with tests/e2e/mkschemes.py's builders)."""
+	sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+	import mkschemes as ms
+	share = dict(V100, **{"ack.node.gpu.schedule": "share", "alibabacloud.com/nodepool-id": "np-share",
+		"aliyun.accelerator/nvidia_count": "2"})
+	iso = dict(V100, **{"ack.node.gpu.schedule": "cgpu", "alibabacloud.com/nodepool-id": "np-cgpu",
+		"aliyun.accelerator/nvidia_count": "2", "ack.node.gpu.placement": "spread"})
+	taint = [{"key": "dedicated", "value": "training", "effect": "NoSchedule"}]
+	objs = [
+		gpushare_node(c, "share-a", "10.6.0.1", 30, 2, share),
+		gpushare_node(c, "share-b", "10.6.0.2", 30, 2, share),
+		gpushare_node(c, "share-cordoned", "10.6.0.3", 30, 2, share, unschedulable=True),
+		gpushare_node(c, "share-notready", "10.6.0.4", 30, 2, share, ready=False),
+		gpushare_node(c, "share-tainted", "10.6.0.5", 30, 2, dict(share, **{"alibabacloud.com/nodepool-id": "np-train"}),
+			taints=taint),
+		gpushare_node(c, "cgpu-a", "10.6.0.6", 30, 2, iso),
+	]
+	# Fragmented: 15 GiB cards with 9 and 8 GiB used on share-a, 11 and 4 on share-b: 24 GiB free in the pool
+	# but at most 11 on one GPU.
+	for name, on, ip, mem, idx in (("train-a", "share-a", "10.6.0.1", 9, 0), ("train-b", "share-a", "10.6.0.1", 8, 1),
+			("infer-a", "share-b", "10.6.0.2", 11, 0), ("infer-b", "share-b", "10.6.0.2", 4, 1),
+			("tune-a", "cgpu-a", "10.6.0.6", 6, 0)):
+		# train-*: a Deployment's pods (through its ReplicaSet); infer-*: a StatefulSet's; tune-a: a bare pod
+		owner, labels = None, {"app": name}
+		if name.startswith("train"):
+			labels["pod-template-hash"] = "5d8c7b9f4"
+			owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "train-5d8c7b9f4",
+				"uid": c.uid("rs", "ml", "train-5d8c7b9f4"), "controller": True, "blockOwnerDeletion": True}
+		elif name.startswith("infer"):
+			owner = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "infer",
+				"uid": c.uid("sts", "ml", "infer"), "controller": True, "blockOwnerDeletion": True}
+		objs.append(gpu_pod(c, name + "-0", "ml", on, ip, mem, idx, 15, labels=labels, container_name=name,
+			owner=owner))
+	# A Deployment's pod asking 12 GiB in the share pool: Pending, with the scheduler's word for it.
+	dep = pod(c, "bigmodel-7c9d8f6b5-x7k2p", "ml", None, [container("bigmodel", "cheyang/gpu-player:v2",
+		{"aliyun.com/gpu-mem": 12})], labels={"app": "bigmodel", "pod-template-hash": "7c9d8f6b5"},
+		node_selector={"alibabacloud.com/nodepool-id": "np-share"}, phase="Pending",
+		generate_name="bigmodel-7c9d8f6b5-",
+		owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "bigmodel-7c9d8f6b5",
+			"uid": c.uid("rs", "ml", "bigmodel-7c9d8f6b5"), "controller": True, "blockOwnerDeletion": True})
+	objs.append(dep)
+	objs.append(event(c, "bigmodel-7c9d8f6b5-x7k2p.1801", "ml", dep["metadata"]["name"],
+		"0/10 nodes are available: 1 node(s) had untolerated taint {dedicated: training}, 1 node(s) had "
+		"untolerated taint {node.kubernetes.io/unreachable: }, 1 node(s) were unschedulable, 3 node(s) didn't "
+		"match Pod's node affinity/selector, 4 Insufficient aliyun.com/gpu-mem.", "2026-11-21T16:20:00Z", 4))
+	objs.append(event(c, "bigmodel-7c9d8f6b5-x7k2p.1800", "ml", dep["metadata"]["name"],
+		"0/10 nodes are available: 10 Insufficient aliyun.com/gpu-mem.", "2026-11-21T16:13:00Z"))
+	# every other scheme: HAMi (one device cordoned), Volcano vGPU, CCE, whole GPUs
+	h = [ms.gpu_uuid(c, "fit-hami", str(i)) for i in range(2)]
+	objs.append(ms.hami_node(c, "hami-1", "10.6.1.1", ms.hami_json_register([(u, 4, 40960, 100, ms.A100, True, 0)
+		for u in h]), "Reported_2026-11-21 16:59:30", 2, split=4, cordon=h[1]))
+	objs.append(ms.hami_pod(c, "llm-0", "ml", "hami-1", "10.6.1.1",
+		[{"nvidia.com/gpu": 1, "nvidia.com/gpumem": 30000, "nvidia.com/gpucores": 60}], [[(h[0], 30000, 60)]]))
+	v = [ms.gpu_uuid(c, "fit-volc", str(i)) for i in range(2)]
+	objs.append(ms.vgpu_node(c, "volc-1", "10.6.2.1", [(u, 2, 16384, ms.T4, True, "hami-core") for u in v]))
+	objs.append(ms.vgpu_pod(c, "vjob-0", "ml", "volc-1", "10.6.2.1", [(1, 8000, 50)], [[(v[0], 8000, 50)]]))
+	objs.append(ms.vgpu_pod(c, "vjob-1", "ml", "volc-1", "10.6.2.1", [(1, 4000, 20)], [[(v[0], 4000, 20)]]))
+	objs.append(ms.cce_node(c, "cce-1", "10.6.3.1", 2, 128))
+	objs.append(ms.cce_pod(c, "cce-app-0", "cce-1", "10.6.3.1", {"volcano.sh/gpu-mem.128Mi": 100,
+		"volcano.sh/gpu-core.percentage": 50}))
+	objs.append(node(c, "whole-1", "10.6.4.1", ms.gfd_labels(ms.T4, 15360, 4), {"nvidia.com/gpu": "4"}))
+	objs.append(ms.nv_pod(c, "render-0", "vision", "whole-1", "10.6.4.1", 3))
+	return objs, {}
+
+
+SCENARIOS["fit"] = s_fit
+
+
 def as_lists(objs):
 	"""Splits objects into the NodeList/PodList/DaemonSetList files a real server would return."""
 	kinds = [("Node", "NodeList", "v1", "nodes.json"), ("Pod", "PodList", "v1", "pods.json"),
-		("DaemonSet", "DaemonSetList", "apps/v1", "daemonsets.json")]
+		("DaemonSet", "DaemonSetList", "apps/v1", "daemonsets.json"), ("Event", "EventList", "v1", "events.json")]
 	rv = max(int(o["metadata"]["resourceVersion"]) for o in objs) + 1 if objs else 1
 	out = {}
 	for kind, lkind, api, fname in kinds:
@@ -693,7 +775,7 @@ def as_lists(objs):
 			items.sort(key=lambda o: o["metadata"]["name"])
 		else:
 			items.sort(key=lambda o: (o["metadata"]["namespace"], o["metadata"]["name"]))
-		if items or kind != "DaemonSet":
+		if items or kind not in ("DaemonSet", "Event"):
 			out[fname] = {"kind": lkind, "apiVersion": api, "metadata": {"resourceVersion": str(rv)}, "items": items}
 	return out
 

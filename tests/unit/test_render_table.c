@@ -200,14 +200,15 @@ Test(render_table, wide_columns)
 	tkv(&n->labels, "aliyun.accelerator/nvidia_name", "Tesla-V100");
 	tkv(&n->labels, "aliyun.accelerator/nvidia_mem", "16160MiB");
 	n->capacity.items[0].value[0] = '2'; /* capacity 25: 10 GiB withheld */
+	n->ready = true;
 	init(&m, false);
 	tadd_node(&m, n);
 	tfinish(&m);
 	out = summary(&m, true);
 	cr_assert(strstr(out, "NAME  IPADDRESS  GPU0(Allocated/Total)  GPU Memory(GiB)  MODEL       CARD MEMORY(MiB)  "
-			      "MODE     ISOLATION  PLACEMENT  POOL  UNHEALTHY(GiB)\n"
+			      "MODE     ISOLATION  PLACEMENT  POOL  UNHEALTHY(GiB)  STATUS  MAX FREE/GPU(GiB)\n"
 			      "n     10.0.0.1   0/15                   0/15             Tesla-V100  16160             "
-			      "isolate  on         binpack    np-1  10\n"),
+			      "isolate  on         binpack    np-1  10              Ready   15\n"),
 		  "%s", out);
 	free(out);
 	model_release(&m);

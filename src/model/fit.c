@@ -1,0 +1,697 @@
+/* Fit checks: one pass over the model's nodes, each node either a place
+ * (with the GPUs its scheme would pick) or one reason, reasons grouped. */
+#include "fit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct verdict {
+	int reason; /* -1 = fits */
+	const char *detail;
+	char *owned; /* detail when formatted here */
+	struct fit_place place;
+};
+
+static const char *const reason_names[FIT_REASON_COUNT] = {
+	[FIT_REASON_SCHEME] = "OtherScheme",
+	[FIT_REASON_NOT_READY] = "NotReady",
+	[FIT_REASON_CORDONED] = "Cordoned",
+	[FIT_REASON_TAINT] = "Taint",
+	[FIT_REASON_SELECTOR] = "NodeSelector",
+	[FIT_REASON_AFFINITY] = "NodeAffinity",
+	[FIT_REASON_FEW_GPUS] = "TooFewGPUs",
+	[FIT_REASON_NO_CORE] = "NoComputeShare",
+	[FIT_REASON_MEMORY] = "InsufficientMemory",
+	[FIT_REASON_CORE] = "InsufficientCompute",
+	[FIT_REASON_SLOTS] = "NoFreeSlot",
+	[FIT_REASON_CARD] = "LargerThanOneGPU",
+};
+
+const char *fit_reason_name(enum fit_reason reason)
+{
+	return reason < FIT_REASON_COUNT ? reason_names[reason] : "Unknown";
+}
+
+static const char *unit_name(enum mem_unit u)
+{
+	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
+}
+
+bool fit_node_schedulable(const struct model_node *n)
+{
+	return n->ready && !n->unschedulable;
+}
+
+static bool gpu_usable(const struct model_gpu *g)
+{
+	return !g->unhealthy && !g->cordoned;
+}
+
+static int64_t gpu_free(const struct model_gpu *g)
+{
+	int64_t f = g->mem_total - g->mem_allocated;
+
+	return f > 0 ? f : 0;
+}
+
+int64_t fit_node_largest_free(const struct model_node *n)
+{
+	int64_t best = -1;
+
+	if (!n->info.per_gpu || !n->ngpus) {
+		int64_t f = n->mem_total - n->mem_allocated;
+
+		/* no per-GPU split: the node's free, but never more than one card */
+		if (n->info.unit != UNIT_SLOTS && n->ngpus > 0 && f > n->mem_total / n->ngpus)
+			f = n->mem_total / n->ngpus;
+		return f > 0 ? f : 0;
+	}
+	for (int i = 0; i < n->ngpus; i++)
+		if (gpu_usable(&n->gpus[i]) && gpu_free(&n->gpus[i]) > best)
+			best = gpu_free(&n->gpus[i]);
+	return best;
+}
+
+/* The request's memory in the unit a node is shown in. */
+static int64_t need_in(const struct fit_request *r, enum mem_unit native, enum mem_unit shown)
+{
+	int64_t v = r->mem;
+	enum mem_unit from = r->mem_unit == FIT_MEM_MIB ? UNIT_MIB : native;
+
+	if (from == UNIT_MIB && shown == UNIT_GIB)
+		return (v + 1023) / 1024;
+	if (from == UNIT_GIB && shown == UNIT_MIB)
+		return v * 1024;
+	return v;
+}
+
+static bool is_scheme(const struct model_node *n, const char *name)
+{
+	return n->scheme && strcmp(n->scheme->name, name) == 0;
+}
+
+static bool scheme_matches(const struct model_node *n, const struct fit_request *r)
+{
+	if (r->scheme)
+		return is_scheme(n, r->scheme);
+	/* whole GPUs only: the nodes that count slots; else those that count memory */
+	if (r->mem == 0 && r->core == 0)
+		return n->info.unit == UNIT_SLOTS;
+	return n->info.unit != UNIT_SLOTS;
+}
+
+static bool binpack(const struct model_node *n)
+{
+	return !(n->info.placement && strcmp(n->info.placement, "spread") == 0);
+}
+
+struct cand {
+	int gpu;
+	int64_t free;
+};
+
+static int cmp_cand_asc(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->free != y->free)
+		return x->free < y->free ? -1 : 1;
+	return x->gpu - y->gpu;
+}
+
+static int cmp_cand_desc(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->free != y->free)
+		return x->free > y->free ? -1 : 1;
+	return x->gpu - y->gpu;
+}
+
+/* Per-GPU schemes: pick r->gpus GPUs that pass, in the node's order. */
+static int per_gpu(const struct model_node *n, const struct fit_request *r, struct verdict *v)
+{
+	bool vgpu = is_scheme(n, "hami") || is_scheme(n, "volcano-vgpu");
+	int64_t need = need_in(r, n->info.unit, n->unit);
+	struct cand *c;
+	int usable = 0, by_slot = 0, by_mem = 0, nc = 0;
+
+	if (r->core > 0 && !vgpu && n->core_total <= 0) {
+		v->reason = FIT_REASON_NO_CORE;
+		return 0;
+	}
+	c = calloc((size_t)n->ngpus + 1, sizeof(*c));
+	if (!c)
+		return -1;
+	for (int i = 0; i < n->ngpus; i++) {
+		const struct model_gpu *g = &n->gpus[i];
+		int64_t f = gpu_free(g), want = need;
+
+		if (!gpu_usable(g))
+			continue;
+		usable++;
+		if (vgpu) {
+			if (g->slots > 0 && g->npods >= (size_t)g->slots)
+				continue;
+			/* a compute share of the whole GPU, or a GPU held whole, is exclusive */
+			if ((r->core >= 100 && g->npods) || (g->core_total > 0 && g->core_allocated >= g->core_total))
+				continue;
+			by_slot++;
+			if (want == 0) {
+				/* no memory limit: the whole card */
+				if (g->npods || g->mem_allocated)
+					continue;
+				want = g->mem_total;
+			}
+		}
+		if (f < want)
+			continue;
+		by_mem++;
+		if (r->core > 0 && g->core_total > 0 && g->core_total - g->core_allocated < r->core)
+			continue;
+		c[nc++] = (struct cand){g->index, f - want};
+	}
+	if (usable < r->gpus)
+		v->reason = FIT_REASON_FEW_GPUS;
+	else if (vgpu && by_slot < r->gpus)
+		v->reason = FIT_REASON_SLOTS;
+	else if (by_mem < r->gpus)
+		v->reason = FIT_REASON_MEMORY;
+	else if (nc < r->gpus)
+		v->reason = FIT_REASON_CORE;
+	if (v->reason >= 0) {
+		free(c);
+		return 0;
+	}
+	qsort(c, (size_t)nc, sizeof(*c), binpack(n) ? cmp_cand_asc : cmp_cand_desc);
+	v->place.gpus = calloc((size_t)r->gpus, sizeof(int));
+	if (!v->place.gpus) {
+		free(c);
+		return -1;
+	}
+	for (int i = 0; i < r->gpus; i++) {
+		v->place.gpus[i] = c[i].gpu;
+		v->place.free_after += c[i].free;
+	}
+	v->place.ngpus = r->gpus;
+	free(c);
+	return 0;
+}
+
+/* Schemes without a per-GPU split: the node's totals. */
+static void per_node(const struct model_node *n, const struct fit_request *r, struct verdict *v, bool *unpublished)
+{
+	int64_t free_mem = n->mem_total - n->mem_allocated, free_core = n->core_total - n->core_allocated;
+
+	if (n->info.unit == UNIT_SLOTS) {
+		if (free_mem < r->gpus)
+			v->reason = FIT_REASON_SLOTS;
+		v->place.free_after = free_mem - r->gpus;
+		return;
+	}
+	*unpublished = true;
+	int64_t need = need_in(r, n->info.unit, n->unit) * r->gpus;
+	int64_t card = n->ngpus > 0 ? n->mem_total / n->ngpus : n->mem_total;
+
+	if (r->core > 0 && n->core_total <= 0)
+		v->reason = FIT_REASON_NO_CORE;
+	else if (need_in(r, n->info.unit, n->unit) > card)
+		v->reason = FIT_REASON_CARD;
+	else if (free_mem < need)
+		v->reason = FIT_REASON_MEMORY;
+	else if (r->core > 0 && free_core < r->core * r->gpus)
+		v->reason = FIT_REASON_CORE;
+	v->place.free_after = free_mem - need;
+}
+
+static const char *first_taint(const struct model_node *n, const struct fit_request *r, char **owned)
+{
+	for (size_t i = 0; i < n->ntaints; i++) {
+		const struct k8s_taint *t = &n->taints[i];
+
+		if (!t->effect || (strcmp(t->effect, "NoSchedule") != 0 && strcmp(t->effect, "NoExecute") != 0))
+			continue;
+		if (k8s_tolerates(r->tols, r->ntols, t))
+			continue;
+		if (asprintf(owned, "%s%s%s:%s", t->key ? t->key : "", t->value && *t->value ? "=" : "",
+			     t->value ? t->value : "", t->effect) < 0)
+			*owned = NULL;
+		return *owned ? *owned : "";
+	}
+	return NULL;
+}
+
+static const char *first_selector_miss(const struct model_node *n, const struct fit_request *r, char **owned)
+{
+	for (size_t i = 0; r->node_selector && i < r->node_selector->len; i++) {
+		const struct kv *e = &r->node_selector->items[i];
+		const char *v = kvlist_get(&n->labels, e->key);
+
+		if (v && strcmp(v, e->value) == 0)
+			continue;
+		if (asprintf(owned, "%s=%s", e->key, e->value) < 0)
+			*owned = NULL;
+		return *owned ? *owned : "";
+	}
+	return NULL;
+}
+
+static bool affinity_matches(const struct model_node *n, const struct fit_request *r)
+{
+	if (!r->nterms)
+		return true;
+	for (size_t i = 0; i < r->nterms; i++)
+		if (k8s_node_term_match(&n->labels, &r->terms[i]))
+			return true;
+	return false;
+}
+
+static int judge(const struct model_node *n, const struct fit_request *r, struct verdict *v, bool *unpublished)
+{
+	memset(v, 0, sizeof(*v));
+	v->reason = -1;
+	v->place.largest_free = fit_node_largest_free(n);
+	if (!scheme_matches(n, r)) {
+		v->reason = FIT_REASON_SCHEME;
+	} else if (!n->ready) {
+		v->reason = FIT_REASON_NOT_READY;
+	} else if (n->unschedulable) {
+		v->reason = FIT_REASON_CORDONED;
+	} else if ((v->detail = first_taint(n, r, &v->owned))) {
+		v->reason = FIT_REASON_TAINT;
+	} else if ((v->detail = first_selector_miss(n, r, &v->owned))) {
+		v->reason = FIT_REASON_SELECTOR;
+	} else if (!affinity_matches(n, r)) {
+		v->reason = FIT_REASON_AFFINITY;
+	} else if (n->info.per_gpu && n->ngpus > 0 && n->info.unit != UNIT_SLOTS) {
+		return per_gpu(n, r, v);
+	} else {
+		per_node(n, r, v, unpublished);
+	}
+	return 0;
+}
+
+static int add_group(struct fit_result *res, size_t *cap, const struct model_node *n, const struct verdict *v)
+{
+	struct fit_group *g;
+
+	for (size_t i = 0; i < res->ngroups; i++) {
+		g = &res->groups[i];
+		/* figures in a reason's text are in one unit */
+		bool by_unit = g->reason == FIT_REASON_MEMORY || g->reason == FIT_REASON_CARD ||
+			       g->reason == FIT_REASON_SLOTS;
+
+		if (g->reason != (enum fit_reason)v->reason || (by_unit && g->unit != n->unit) ||
+		    strcmp(g->detail ? g->detail : "", v->detail ? v->detail : "") != 0)
+			continue;
+		g->count++;
+		if (v->place.largest_free > g->largest_free)
+			g->largest_free = v->place.largest_free;
+		return 0;
+	}
+	if (res->ngroups == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct fit_group *ng = realloc(res->groups, ncap * sizeof(*ng));
+
+		if (!ng)
+			return -1;
+		res->groups = ng;
+		*cap = ncap;
+	}
+	g = &res->groups[res->ngroups];
+	memset(g, 0, sizeof(*g));
+	g->reason = (enum fit_reason)v->reason;
+	g->unit = n->unit;
+	g->count = 1;
+	g->largest_free = v->place.largest_free;
+	g->first = n->name;
+	if (v->detail && !(g->detail = strdup(v->detail)))
+		return -1;
+	res->ngroups++;
+	return 0;
+}
+
+/* Best first: binpack nodes by least room left, spread nodes by most, in MiB
+ * so that GiB and MiB nodes compare; then by name (the model's order). */
+struct ranked {
+	struct fit_place p;
+	bool spread;
+	int64_t key;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->spread != y->spread)
+		return x->spread ? 1 : -1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->p.node < y->p.node ? -1 : x->p.node > y->p.node;
+}
+
+static int rank_places(const struct model *m, struct fit_result *res)
+{
+	struct ranked *r;
+
+	if (res->nfits < 2)
+		return 0;
+	r = calloc(res->nfits, sizeof(*r));
+	if (!r)
+		return -1;
+	for (size_t i = 0; i < res->nfits; i++) {
+		const struct model_node *n = &m->nodes[res->fits[i].node];
+		int64_t v = n->unit == UNIT_GIB ? res->fits[i].free_after * 1024 : res->fits[i].free_after;
+
+		r[i] = (struct ranked){res->fits[i], !binpack(n), binpack(n) ? v : -v};
+	}
+	qsort(r, res->nfits, sizeof(*r), cmp_ranked);
+	for (size_t i = 0; i < res->nfits; i++)
+		res->fits[i] = r[i].p;
+	free(r);
+	return 0;
+}
+
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct fit_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return strcmp(x->first, y->first);
+}
+
+int fit_check(const struct model *m, const struct fit_request *req, struct fit_result *res)
+{
+	struct fit_request r = *req;
+	size_t gcap = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (r.gpus < 1)
+		r.gpus = 1;
+	if (m->nnodes && !(res->fits = calloc(m->nnodes, sizeof(*res->fits))))
+		return -1;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		struct verdict v;
+
+		res->considered++;
+		if (judge(&m->nodes[i], &r, &v, &res->unpublished) < 0)
+			goto fail;
+		if (v.reason < 0) {
+			v.place.node = i;
+			res->fits[res->nfits++] = v.place;
+			continue;
+		}
+		free(v.place.gpus);
+		if (add_group(res, &gcap, &m->nodes[i], &v) < 0) {
+			free(v.owned);
+			goto fail;
+		}
+		free(v.owned);
+	}
+	if (rank_places(m, res) < 0)
+		goto fail;
+	if (res->ngroups > 1)
+		qsort(res->groups, res->ngroups, sizeof(*res->groups), cmp_groups);
+	return 0;
+fail:
+	fit_result_release(res);
+	return -1;
+}
+
+void fit_result_release(struct fit_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nfits; i++)
+		free(r->fits[i].gpus);
+	free(r->fits);
+	for (size_t i = 0; i < r->ngroups; i++)
+		free(r->groups[i].detail);
+	free(r->groups);
+	memset(r, 0, sizeof(*r));
+}
+
+char *fit_group_text(const struct fit_group *g, const struct fit_request *r)
+{
+	int gpus = r->gpus > 1 ? r->gpus : 1;
+	long long need = (long long)need_in(r, g->unit, g->unit);
+	const char *u = unit_name(g->unit);
+	char *s = NULL;
+	int rc = -1;
+
+	switch (g->reason) {
+	case FIT_REASON_SCHEME:
+		rc = asprintf(&s, "GPUs shared by another scheme%s%s", r->scheme ? " than " : "", r->scheme ? r->scheme : "");
+		break;
+	case FIT_REASON_NOT_READY:
+		rc = asprintf(&s, "NotReady");
+		break;
+	case FIT_REASON_CORDONED:
+		rc = asprintf(&s, "cordoned (SchedulingDisabled)");
+		break;
+	case FIT_REASON_TAINT:
+		rc = asprintf(&s, "taint %s not tolerated", g->detail ? g->detail : "?");
+		break;
+	case FIT_REASON_SELECTOR:
+		rc = asprintf(&s, "outside nodeSelector %s", g->detail ? g->detail : "?");
+		break;
+	case FIT_REASON_AFFINITY:
+		rc = asprintf(&s, "outside the required node affinity");
+		break;
+	case FIT_REASON_FEW_GPUS:
+		rc = asprintf(&s, "fewer than %d healthy GPU%s", gpus, gpus > 1 ? "s" : "");
+		break;
+	case FIT_REASON_NO_CORE:
+		rc = asprintf(&s, "GPU compute is not shared on these nodes (no gpu-core.percentage)");
+		break;
+	case FIT_REASON_MEMORY:
+		if (g->unit == UNIT_SLOTS)
+			rc = asprintf(&s, "fewer than %d free GPU slots", gpus);
+		else if (need == 0)
+			rc = asprintf(&s, "no unused GPU (the pod takes a whole card)");
+		else if (gpus > 1)
+			rc = asprintf(&s, "fewer than %d GPUs with %lld %s free (largest free on one GPU: %lld %s)", gpus,
+				      need, u, (long long)(g->largest_free > 0 ? g->largest_free : 0), u);
+		else
+			rc = asprintf(&s, "no GPU with %lld %s free (largest free on one GPU: %lld %s)", need, u,
+				      (long long)(g->largest_free > 0 ? g->largest_free : 0), u);
+		break;
+	case FIT_REASON_CORE:
+		rc = asprintf(&s, "no GPU with %lld%% compute free beside the memory", (long long)r->core);
+		break;
+	case FIT_REASON_SLOTS:
+		if (g->unit == UNIT_SLOTS)
+			rc = asprintf(&s, "fewer than %d free GPU%s (whole or replica slots)", gpus, gpus > 1 ? "s" : "");
+		else
+			rc = asprintf(&s, "no free vGPU slot on a GPU with room");
+		break;
+	case FIT_REASON_CARD:
+		rc = asprintf(&s, "%lld %s is more than one GPU holds", need, u);
+		break;
+	default:
+		rc = asprintf(&s, "does not fit");
+		break;
+	}
+	return rc < 0 ? NULL : s;
+}
+
+/* The count of GPUs a container asks for under a scheme's count resource. */
+static int64_t count_limit(const struct k8s_container *c, const char *res)
+{
+	const char *v = kvlist_get(&c->limits, res);
+	int64_t n = 0;
+
+	if (!v || quantity_parse_int(v, &n) < 0 || n < 1)
+		return 1;
+	return n > 64 ? 64 : n;
+}
+
+int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit_request *r,
+			 const struct scheme **ret_sc, struct warnings *w)
+{
+	const struct scheme *sc = NULL;
+	struct scheme_pod sp;
+	int rc = 0;
+
+	*ret_sc = NULL;
+	for (size_t i = 0; schemes[i]; i++) {
+		if (only && strcmp(only, schemes[i]->name) != 0)
+			continue;
+		rc = schemes[i]->pod_decode(pod, &sp, w);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			sc = schemes[i];
+			break;
+		}
+	}
+	if (!sc)
+		return 0;
+	r->scheme = sc->name;
+	r->mem_unit = FIT_MEM_NODE;
+	r->gpus = 1;
+	r->mem = sp.mem;
+	r->core = sp.core;
+	if (strcmp(sc->name, "nvidia") == 0) {
+		/* whole GPUs (or replicas): the count is the request */
+		r->gpus = sp.mem > 0 ? (int)(sp.mem > 64 ? 64 : sp.mem) : 1;
+		r->mem = r->core = 0;
+	} else if (strcmp(sc->name, "cgpu") == 0) {
+		/* aliyun.com/gpu-count spreads the pod's memory evenly over that many GPUs */
+		const char *v = kvlist_get(&pod->labels, "aliyun.com/gpu-count");
+		int64_t n = 0;
+
+		if (v && quantity_parse_int(v, &n) == 0 && n > 1) {
+			r->gpus = (int)(n > 64 ? 64 : n);
+			r->mem = (sp.mem + r->gpus - 1) / r->gpus;
+			r->core = (sp.core + r->gpus - 1) / r->gpus;
+		}
+	} else if (strcmp(sc->name, "hami") == 0 || strcmp(sc->name, "volcano-vgpu") == 0) {
+		/* per container: count x (memory, cores) per device; the pod needs the
+		 * largest of them on each of the most devices any container asks */
+		const char *res = strcmp(sc->name, "hami") == 0 ? "nvidia.com/gpu" : "volcano.sh/vgpu-number";
+
+		r->mem = r->core = 0;
+		for (size_t i = 0; i < pod->ncontainers; i++) {
+			int64_t n = count_limit(&pod->containers[i], res);
+			int64_t mem = sp.container_mem ? sp.container_mem[i] / n : 0;
+			int64_t core = sp.container_core ? sp.container_core[i] / n : 0;
+
+			if (!mem && !core && !kvlist_get(&pod->containers[i].limits, res))
+				continue;
+			if (n > r->gpus)
+				r->gpus = (int)n;
+			if (mem > r->mem)
+				r->mem = mem;
+			if (core > r->core)
+				r->core = core;
+		}
+	}
+	r->node_selector = &pod->node_selector;
+	r->terms = pod->node_terms;
+	r->nterms = pod->nnode_terms;
+	r->tols = pod->tolerations;
+	r->ntols = pod->ntolerations;
+	scheme_pod_release(&sp);
+	*ret_sc = sc;
+	return 1;
+}
+
+char *fit_node_status(const struct model_node *n)
+{
+	size_t unhealthy = 0, cordoned = 0;
+	char *s = NULL;
+	char extra[96] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n->ngpus; i++) {
+		unhealthy += n->gpus[i].unhealthy;
+		cordoned += n->gpus[i].cordoned && !n->gpus[i].unhealthy;
+	}
+	if (unhealthy)
+		len += (size_t)snprintf(extra + len, sizeof(extra) - len, ",%zu GPU unhealthy", unhealthy);
+	if (cordoned)
+		snprintf(extra + len, sizeof(extra) - len, ",%zu GPU cordoned", cordoned);
+	/* kubectl get nodes' wording */
+	if (asprintf(&s, "%s%s%s", n->ready ? "Ready" : "NotReady", n->unschedulable ? ",SchedulingDisabled" : "",
+		     extra) < 0)
+		return NULL;
+	return s;
+}
+
+void fit_fragmentation(const struct model *m, enum mem_unit unit, struct fit_frag *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->largest = -1;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct model_node *n = &m->nodes[i];
+		int64_t largest;
+
+		if (n->unit != unit)
+			continue;
+		if (!fit_node_schedulable(n)) {
+			int64_t f = n->mem_total - n->mem_allocated;
+
+			ret->unschedulable_nodes++;
+			ret->free_unschedulable += f > 0 ? f : 0;
+			continue;
+		}
+		largest = fit_node_largest_free(n);
+		if (largest < 0)
+			continue;
+		if (largest > ret->largest) {
+			ret->largest = largest;
+			ret->gpus = 0;
+		}
+		if (!n->info.per_gpu || !n->ngpus) {
+			ret->gpus += largest == ret->largest;
+			continue;
+		}
+		for (int g = 0; g < n->ngpus; g++)
+			if (gpu_usable(&n->gpus[g]) && gpu_free(&n->gpus[g]) == ret->largest)
+				ret->gpus++;
+	}
+	if (ret->largest < 0)
+		ret->largest = 0;
+}
+
+char *fit_pending_reason(const struct model *m, const struct model_pod *p)
+{
+	struct fit_request r = {0};
+	struct fit_result res;
+	char *s = NULL;
+	size_t len = 0, shown = 0;
+	FILE *f;
+
+	if (p->node) {
+		if (asprintf(&s, "on node %s, waiting for its GPU to be chosen", p->node) < 0)
+			return NULL;
+		return s;
+	}
+	if (!p->ask_gpus || !p->scheme)
+		return NULL;
+	r.scheme = p->scheme->name;
+	r.mem = p->ask_mem;
+	r.core = p->ask_core;
+	r.gpus = p->ask_gpus;
+	r.node_selector = &p->node_selector;
+	r.tols = p->tolerations;
+	r.ntols = p->ntolerations;
+	if (fit_check(m, &r, &res) < 0)
+		return NULL;
+	f = open_memstream(&s, &len);
+	if (!f) {
+		fit_result_release(&res);
+		return NULL;
+	}
+	if (res.nfits) {
+		fprintf(f, "fits now on %zu node%s (first %s): waiting for the scheduler", res.nfits,
+			res.nfits == 1 ? "" : "s", m->nodes[res.fits[0].node].name);
+	} else {
+		/* the reasons that concern the pod's own scheme, most nodes first */
+		for (size_t i = 0; i < res.ngroups; i++) {
+			char *t;
+
+			if (res.groups[i].reason == FIT_REASON_SCHEME)
+				continue;
+			if (!(t = fit_group_text(&res.groups[i], &r)))
+				continue;
+			fprintf(f, "%s%zu node%s: %s", shown ? "; " : "", res.groups[i].count,
+				res.groups[i].count == 1 ? "" : "s", t);
+			free(t);
+			shown++;
+		}
+		if (!shown)
+			fprintf(f, "no %s node", r.scheme);
+	}
+	fit_result_release(&res);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}

@@ -1,0 +1,132 @@
+/* Would a pod fit now, where, and if not why: the placement rules of each
+ * sharing scheme and the scheduler's node checks, applied to a finished
+ * model.  Pure: a model and a request in, an answer out.
+ *
+ * Node checks, in the scheduler's order: Ready, not cordoned, every
+ * NoSchedule/NoExecute taint tolerated, nodeSelector, required node
+ * affinity.  Then the scheme's rule:
+ *   cgpu          memory (and compute share) on each of `gpus` healthy GPUs;
+ *                 binpack picks the GPUs with least room, spread the most
+ *   hami,         per device: memory, cores and a free vGPU slot; no memory
+ *   volcano-vgpu  limit means the whole card (the device must be unused)
+ *   cce           the per-GPU split is not published: node totals, and no
+ *                 more than one GPU's memory (the published limit)
+ *   nvidia        whole GPUs or replicas: free slots on the node
+ */
+#ifndef FIT_H
+#define FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube.h"
+#include "model.h"
+
+/* What the memory figure of a request counts. */
+enum fit_mem_unit {
+	FIT_MEM_NODE, /* in each node's own unit (GiB or MiB), as a limit is written */
+	FIT_MEM_MIB,  /* MiB, converted to each node's unit (rounded up) */
+};
+
+struct fit_request {
+	const char *scheme; /* only nodes of this scheme; NULL = every node that counts memory
+			     * (or, for a request of whole GPUs only, every slot node) */
+	int64_t mem;	    /* on each GPU; 0 = none (whole card for hami/volcano-vgpu) */
+	enum fit_mem_unit mem_unit;
+	int64_t core; /* percent of each GPU; 0 = none */
+	int gpus;     /* GPUs (or slots) wanted, at least 1 */
+	const struct kvlist *node_selector;
+	const struct k8s_node_term *terms;
+	size_t nterms;
+	const struct k8s_toleration *tols;
+	size_t ntols;
+};
+
+enum fit_reason {
+	FIT_REASON_SCHEME,	/* the node does not share GPUs the pod's way */
+	FIT_REASON_NOT_READY,
+	FIT_REASON_CORDONED,
+	FIT_REASON_TAINT,	/* detail: the first taint not tolerated */
+	FIT_REASON_SELECTOR,	/* detail: the first nodeSelector entry not matched */
+	FIT_REASON_AFFINITY,
+	FIT_REASON_FEW_GPUS,	/* fewer healthy GPUs than asked for */
+	FIT_REASON_NO_CORE,	/* compute share asked, the node does not share compute */
+	FIT_REASON_MEMORY,	/* no GPU (or not enough GPUs) with the memory free */
+	FIT_REASON_CORE,	/* memory yes, compute share no */
+	FIT_REASON_SLOTS,	/* no free vGPU slot / whole GPU */
+	FIT_REASON_CARD,	/* more than one GPU's memory (cce) */
+	FIT_REASON_COUNT
+};
+
+struct fit_place {
+	size_t node;	    /* index into model.nodes */
+	int *gpus;	    /* GPU indexes chosen, in order; NULL for per-node schemes */
+	int ngpus;
+	int64_t free_after; /* on the chosen GPUs (or the node), node's unit */
+	int64_t largest_free; /* largest free on one usable GPU before placing */
+};
+
+struct fit_group {
+	enum fit_reason reason;
+	char *detail;	/* taint or selector entry, or NULL */
+	enum mem_unit unit;
+	size_t count;
+	int64_t largest_free; /* FIT_REASON_MEMORY: largest free on one GPU of these nodes */
+	const char *first;    /* the first node (by name) for this reason */
+};
+
+struct fit_result {
+	struct fit_place *fits; /* best first */
+	size_t nfits;
+	struct fit_group *groups; /* most nodes first */
+	size_t ngroups;
+	size_t considered; /* nodes looked at */
+	bool unpublished;  /* a node's scheme does not publish its per-GPU rule (cce) */
+};
+
+/* Check every node of the model.  Returns 0, or -1 when out of memory. */
+int fit_check(const struct model *m, const struct fit_request *r, struct fit_result *ret);
+void fit_result_release(struct fit_result *r);
+
+/* "no GPU with 12 GiB free (largest free on one GPU: 9 GiB)", "cordoned",
+ * ...: one line for a group, malloc'd. */
+char *fit_group_text(const struct fit_group *g, const struct fit_request *r);
+/* The reason's short name for JSON ("NotReady", "Cordoned", ...). */
+const char *fit_reason_name(enum fit_reason reason);
+
+/* The request a pod makes (its limits read by the first scheme that knows
+ * them, or only by `only`), with its nodeSelector, affinity and
+ * tolerations; r points into pod.  1 and *ret_sc set, 0 when no scheme
+ * reads the pod's limits, -1 when out of memory. */
+int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit_request *r,
+			 const struct scheme **ret_sc, struct warnings *w);
+
+/* The largest free memory on one usable GPU of a node (per-GPU schemes),
+ * or of the node (others); -1 when the node has no usable GPU. */
+int64_t fit_node_largest_free(const struct model_node *n);
+/* Can the node take new pods at all (Ready and not cordoned)? */
+bool fit_node_schedulable(const struct model_node *n);
+/* "Ready", "NotReady", "Ready,SchedulingDisabled", with ",1 GPU unhealthy"
+ * or ",2 GPU cordoned" where the scheme says so; malloc'd. */
+char *fit_node_status(const struct model_node *n);
+
+/* Fragmentation of the nodes shown in one unit: the largest request that
+ * fits on one GPU of a node that takes pods now, on how many GPUs, and the
+ * free memory that nodes unable to take pods hold apart. */
+struct fit_frag {
+	int64_t largest;	    /* 0 when no GPU has room */
+	size_t gpus;		    /* GPUs (or per-node nodes) with that much free */
+	int64_t free_unschedulable; /* free on NotReady or cordoned nodes */
+	size_t unschedulable_nodes;
+};
+void fit_fragmentation(const struct model *m, enum mem_unit unit, struct fit_frag *ret);
+
+/* Why a pod is pending, in one line: for a pod on no node, fit's reasons
+ * for its request, nodeSelector and tolerations (the model must keep them:
+ * opts.scheduling; required node affinity is checked by fit on the pod
+ * itself); for a pod on a node without a GPU, that.  malloc'd; NULL when
+ * there is nothing to say or out of memory. */
+char *fit_pending_reason(const struct model *m, const struct model_pod *p);
+
+#endif

@@ -1,0 +1,201 @@
+/* The answer of `fit`: where the pod would go, best first, and why not
+ * elsewhere, as a table or as one JSON/YAML document. */
+#include "render_fit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tabwriter.h"
+
+#define PADDING 3
+
+static const char *unit_name(enum mem_unit u)
+{
+	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
+}
+
+/* Text from the cluster or a manifest, made safe for a terminal: control
+ * characters (escape sequences, newlines, tabs that would break columns)
+ * become '?'. */
+static char *safe(const char *s)
+{
+	char *out = strdup(s ? s : "");
+
+	for (char *p = out; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return out;
+}
+
+static char *gpu_list(const struct fit_place *p)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!p->ngpus)
+		return strdup("-");
+	f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	for (int i = 0; i < p->ngpus; i++)
+		fprintf(f, "%sGPU%d", i ? "," : "", p->gpus[i]);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int fail(struct kerr *err)
+{
+	return kerr_set(err, KERR_OTHER, "cannot write the answer");
+}
+
+int render_fit_table(FILE *out, const struct model *m, const struct fit_request *r, const struct fit_result *res,
+		     const struct fit_report *rep, struct kerr *err)
+{
+	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
+	size_t not_fit = res->considered - res->nfits;
+	char *subject = safe(rep->subject);
+	bool ok = tw && subject;
+
+	ok = ok && tabwriter_printf(tw, "%s\n", subject) >= 0;
+	if (ok && res->nfits) {
+		ok = tabwriter_puts(tw, "NODE\tGPUS\tFREE AFTER\tSCHEME\tPOOL\n") >= 0;
+		for (size_t i = 0; ok && i < res->nfits; i++) {
+			const struct fit_place *p = &res->fits[i];
+			const struct model_node *n = &m->nodes[p->node];
+			char *name = safe(n->name), *pool = safe(n->pool ? n->pool : "-"), *gpus = gpu_list(p);
+
+			ok = name && pool && gpus &&
+			     tabwriter_printf(tw, "%s\t%s\t%lld %s\t%s\t%s\n", name, gpus, (long long)p->free_after,
+					      unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
+			free(name);
+			free(pool);
+			free(gpus);
+		}
+	}
+	if (ok)
+		ok = tabwriter_printf(tw, "Fits on %zu of %zu node%s.\n", res->nfits, res->considered,
+				      res->considered == 1 ? "" : "s") >= 0;
+	if (ok && not_fit)
+		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", not_fit, not_fit == 1 ? "" : "s") >= 0;
+	for (size_t i = 0; ok && i < res->ngroups; i++) {
+		char *t = fit_group_text(&res->groups[i], r), *st = t ? safe(t) : NULL;
+
+		ok = st && tabwriter_printf(tw, "  %zu node%s: %s\n", res->groups[i].count,
+					    res->groups[i].count == 1 ? "" : "s", st) >= 0;
+		free(t);
+		free(st);
+	}
+	if (ok && res->unpublished)
+		ok = tabwriter_puts(tw, "\nNote: CCE xGPU does not publish how it places a pod on a GPU: its nodes are "
+					"checked against their totals and one GPU's memory.\n") >= 0;
+	if (ok && rep->nevents)
+		ok = tabwriter_puts(tw, "\nLatest FailedScheduling events:\n") >= 0;
+	for (size_t i = 0; ok && i < rep->nevents; i++) {
+		char *e = safe(rep->events[i]);
+
+		ok = e && tabwriter_printf(tw, "  %s\n", e) >= 0;
+		free(e);
+	}
+	free(subject);
+	if (!ok) {
+		tabwriter_free(tw);
+		return fail(err);
+	}
+	if (tabwriter_flush_to(tw, out) < 0) {
+		tabwriter_free(tw);
+		return fail(err);
+	}
+	tabwriter_free(tw);
+	return 0;
+}
+
+static int set(json_t *o, const char *k, json_t *v)
+{
+	return v ? json_object_set_new(o, k, v) : -1;
+}
+
+json_t *render_fit_document(const struct model *m, const struct fit_request *r, const struct fit_result *res,
+			    const struct fit_report *rep)
+{
+	json_t *doc = json_object(), *req = json_object(), *fits = json_array(), *reasons = json_array(),
+	       *events = json_array();
+	int rc = 0;
+
+	if (!doc || !req || !fits || !reasons || !events)
+		goto fail;
+	rc |= set(doc, "apiVersion", json_string(RENDER_API_VERSION));
+	rc |= set(doc, "kind", json_string("FitAnswer"));
+	rc |= set(req, "subject", json_string(rep->subject ? rep->subject : ""));
+	rc |= set(req, "scheme", r->scheme ? json_string(r->scheme) : json_null());
+	rc |= set(req, "memoryPerGPU", json_integer(r->mem));
+	rc |= set(req, "memoryUnit", json_string(r->mem_unit == FIT_MEM_MIB ? "MiB" : "node"));
+	rc |= set(req, "corePerGPU", json_integer(r->core));
+	rc |= set(req, "gpus", json_integer(r->gpus > 1 ? r->gpus : 1));
+	rc |= json_object_set_new(doc, "request", req);
+	req = NULL;
+	rc |= set(doc, "fits", json_boolean(res->nfits > 0));
+	rc |= set(doc, "nodesConsidered", json_integer((json_int_t)res->considered));
+	for (size_t i = 0; !rc && i < res->nfits; i++) {
+		const struct fit_place *p = &res->fits[i];
+		const struct model_node *n = &m->nodes[p->node];
+		json_t *o = json_object(), *g = json_array();
+
+		if (!o || !g) {
+			json_decref(o);
+			json_decref(g);
+			goto fail;
+		}
+		for (int j = 0; j < p->ngpus; j++)
+			rc |= json_array_append_new(g, json_integer(p->gpus[j]));
+		rc |= set(o, "node", json_string(n->name));
+		rc |= set(o, "scheme", json_string(n->scheme ? n->scheme->name : ""));
+		rc |= set(o, "pool", n->pool ? json_string(n->pool) : json_null());
+		rc |= set(o, "unit", json_string(unit_name(n->unit)));
+		rc |= json_object_set_new(o, "gpus", g);
+		rc |= set(o, "freeAfter", json_integer(p->free_after));
+		rc |= json_array_append_new(fits, o);
+	}
+	for (size_t i = 0; !rc && i < res->ngroups; i++) {
+		const struct fit_group *gr = &res->groups[i];
+		char *t = fit_group_text(gr, r);
+		json_t *o = json_object();
+
+		if (!t || !o) {
+			free(t);
+			json_decref(o);
+			goto fail;
+		}
+		rc |= set(o, "reason", json_string(fit_reason_name(gr->reason)));
+		rc |= set(o, "nodes", json_integer((json_int_t)gr->count));
+		rc |= set(o, "message", json_string(t));
+		rc |= set(o, "detail", gr->detail ? json_string(gr->detail) : json_null());
+		if (gr->reason == FIT_REASON_MEMORY) {
+			rc |= set(o, "largestFreeOnOneGPU", json_integer(gr->largest_free > 0 ? gr->largest_free : 0));
+			rc |= set(o, "unit", json_string(unit_name(gr->unit)));
+		}
+		rc |= set(o, "example", json_string(gr->first));
+		rc |= json_array_append_new(reasons, o);
+		free(t);
+	}
+	for (size_t i = 0; !rc && i < rep->nevents; i++)
+		rc |= json_array_append_new(events, json_string(rep->events[i]));
+	rc |= json_object_set_new(doc, "places", fits);
+	rc |= json_object_set_new(doc, "reasons", reasons);
+	rc |= json_object_set_new(doc, "perGPURuleUnpublished", json_boolean(res->unpublished));
+	rc |= json_object_set_new(doc, "failedSchedulingEvents", events);
+	if (rc)
+		goto fail_doc;
+	return doc;
+fail:
+	json_decref(req);
+	json_decref(fits);
+	json_decref(reasons);
+	json_decref(events);
+fail_doc:
+	json_decref(doc);
+	return NULL;
+}

@@ -1,0 +1,222 @@
+"""`kubectl inspect cgpu fit` against the fake API server, on the fit scenario (mkfixtures.py s_fit): fragmented
+GPUs, cordoned, NotReady and tainted nodes, node pools with selectors, and a node of every other scheme.
+
+Each case checks the places offered (best first), the reasons given for the other nodes, and the exit status
+(0 fits, 3 does not, 2 usage, 1 failure).
+"""
+
+import json
+import os
+import tempfile
+import unittest
+
+from harness import FakeAPI, plugin_path, run_plugin
+
+ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
+PENDING = "ml/bigmodel-7c9d8f6b5-x7k2p"
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+  namespace: ml
+spec:
+  replicas: 1
+  template:
+    metadata:
+      labels: {app: trainer}
+    spec:
+      tolerations:
+      - key: dedicated
+        operator: Equal
+        value: training
+        effect: NoSchedule
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - key: alibabacloud.com/nodepool-id
+                operator: In
+                values: [np-train, np-share]
+      containers:
+      - name: main
+        image: trainer:1
+        resources:
+          limits:
+            aliyun.com/gpu-mem: 12
+"""
+
+
+@unittest.skipUnless(plugin_path(), "CGPU_PLUGIN not built")
+class Fit(unittest.TestCase):
+	@classmethod
+	def setUpClass(cls):
+		cls.api = FakeAPI("fit").start()
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.api.stop()
+
+	def fit(self, *args, input=None):
+		return run_plugin(["--kubeconfig", self.api.kubeconfig, "fit"] + list(args), env=ENV, input=input)
+
+	def fit_json(self, *args, code=None, input=None):
+		r = self.fit(*args, "-o", "json", input=input)
+		if code is not None:
+			self.assertEqual(r.returncode, code, r.stderr)
+		return json.loads(r.stdout)
+
+	def test_fragmented_pool_does_not_fit(self):
+		r = self.fit("--memory", "12", "--scheme", "cgpu", "--pool", "np-share")
+		self.assertEqual(r.returncode, 3, r.stderr)
+		self.assertIn("Fits on 0 of 4 nodes.", r.stdout)
+		self.assertIn("2 nodes: no GPU with 12 GiB free (largest free on one GPU: 11 GiB)", r.stdout)
+		self.assertIn("1 node: cordoned (SchedulingDisabled)", r.stdout)
+		self.assertIn("1 node: NotReady", r.stdout)
+		self.assertEqual(r.stderr, "")
+
+	def test_fits_where_and_best_first(self):
+		d = self.fit_json("--memory", "4", "--scheme", "cgpu", code=0)
+		self.assertTrue(d["fits"])
+		self.assertEqual([(p["node"], p["gpus"], p["freeAfter"]) for p in d["places"]],
+			[("share-b", [0], 0), ("share-a", [0], 2), ("cgpu-a", [1], 11)])
+		reasons = {g["reason"]: g for g in d["reasons"]}
+		self.assertEqual(reasons["Taint"]["detail"], "dedicated=training:NoSchedule")
+		self.assertEqual(reasons["OtherScheme"]["nodes"], 4)
+
+	def test_existing_pending_pod_explained(self):
+		r = self.fit(PENDING)
+		self.assertEqual(r.returncode, 3, r.stderr)
+		out = r.stdout
+		self.assertTrue(out.startswith("pod ml/bigmodel-7c9d8f6b5-x7k2p (cgpu): 12 of GPU memory"), out)
+		self.assertIn("1 node: outside nodeSelector alibabacloud.com/nodepool-id=np-share", out)
+		self.assertIn("2 nodes: no GPU with 12 GiB free (largest free on one GPU: 11 GiB)", out)
+		self.assertIn("Latest FailedScheduling events:", out)
+		# newest first
+		self.assertLess(out.index("had untolerated taint"), out.index("10 Insufficient"))
+		d = self.fit_json(PENDING, code=3)
+		self.assertEqual(len(d["failedSchedulingEvents"]), 2)
+		# the same pod by name and -n
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-n", "ml", "fit", "bigmodel-7c9d8f6b5-x7k2p"], env=ENV)
+		self.assertEqual(r.returncode, 3, r.stderr)
+
+	def test_manifest_from_stdin_and_file(self):
+		d = self.fit_json("-f", "-", input=DEPLOYMENT, code=0)
+		self.assertEqual([p["node"] for p in d["places"]], ["share-tainted"])
+		self.assertEqual(d["request"]["scheme"], "cgpu")
+		self.assertEqual(d["request"]["memoryPerGPU"], 12)
+		reasons = {g["reason"]: g["nodes"] for g in d["reasons"]}
+		self.assertEqual(reasons["NodeAffinity"], 1)
+		with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+			json.dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+				{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1, "nvidia.com/gpumem": 8000}}}]}}, f)
+		try:
+			d = self.fit_json("-f", f.name, code=0)
+		finally:
+			os.unlink(f.name)
+		self.assertEqual([(p["node"], p["gpus"]) for p in d["places"]], [("hami-1", [0])])
+
+	def test_every_scheme(self):
+		cases = [
+			(["--memory", "8000Mi", "--scheme", "hami"], 0, "hami-1"),
+			(["--memory", "12000Mi", "--scheme", "hami"], 3, None),
+			(["--memory", "4000Mi", "--scheme", "volcano-vgpu"], 0, "volc-1"),
+			(["--memory", "4000Mi", "--gpus", "2", "--scheme", "volcano-vgpu"], 3, None),
+			(["--memory", "10000Mi", "--scheme", "cce"], 0, "cce-1"),
+			(["--memory", "20000Mi", "--scheme", "cce"], 3, None),
+			(["--gpus", "1"], 0, "whole-1"),
+			(["--gpus", "2"], 3, None),
+		]
+		for args, code, node in cases:
+			with self.subTest(args=args):
+				d = self.fit_json(*args, code=code)
+				self.assertEqual([p["node"] for p in d["places"]], [node] if node else [])
+		r = self.fit("--memory", "10000Mi", "--scheme", "cce")
+		self.assertIn("Note: CCE xGPU does not publish", r.stdout)
+
+	def test_yaml_output(self):
+		r = self.fit("--memory", "4", "--scheme", "cgpu", "-o", "yaml")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("kind: FitAnswer", r.stdout)
+		self.assertIn("- node: share-b", r.stdout)
+
+	def test_usage_and_failures(self):
+		for args, code, msg in [
+			([], 2, "give exactly one of"),
+			(["--memory", "4", "-f", "-"], 2, "give exactly one of"),
+			(["--memory", "lots"], 2, 'invalid argument "lots" for "--memory" flag'),
+			(["--gpus", "0"], 2, 'invalid argument "0" for "--gpus" flag'),
+			(["--core", "101", "--memory", "1Gi"], 2, '"--core" flag'),
+			(["--memory", "4", "-o", "wide"], 2, "unable to match a printer"),
+			(["--memory", "4"], 2, "has no unit and the nodes count GPU memory in GiB and in MiB"),
+			(["ml/nope"], 1, 'pods "nope" not found'),
+			(["-f", "/nonexistent.yaml"], 1, "does not exist"),
+		]:
+			with self.subTest(args=args):
+				r = self.fit(*args)
+				self.assertEqual(r.returncode, code, r.stderr)
+				self.assertIn(msg, r.stderr)
+				self.assertTrue(r.stderr.startswith("error: ") or r.stderr.startswith("Error from server"), r.stderr)
+		r = self.fit("-f", "-", input="kind: Service\nspec: {}\n")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("stdin: error parsing manifest", r.stderr)
+		r = self.fit("-f", "-", input="kind: Pod\nspec:\n  containers: [{name: c}]\n")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("asks for no GPU resource", r.stderr)
+
+	def test_pending_explained_in_details_and_json(self):
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("Why pending:\n  ml/bigmodel-7c9d8f6b5-x7k2p: 2 nodes: no GPU with 12 GiB free (largest free on one "
+			"GPU: 11 GiB);", r.stdout)
+		self.assertIn("1 node: outside nodeSelector alibabacloud.com/nodepool-id=np-share", r.stdout)
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "json"], env=ENV)
+		d = json.loads(r.stdout)
+		self.assertIn("1 node: NotReady", d["unscheduledPods"][0]["pendingReason"])
+		nodes = {n["name"]: n for n in d["nodes"]}
+		self.assertEqual(nodes["share-cordoned"]["status"], "Ready,SchedulingDisabled")
+		self.assertFalse(nodes["share-notready"]["schedulable"])
+		self.assertEqual(nodes["hami-1"]["status"], "Ready,1 GPU cordoned")
+		self.assertEqual(nodes["share-a"]["largestFreeOnOneGPU"], 7)
+		self.assertEqual(nodes["cce-1"]["largestFreeOnOneGPU"], 16384)  # never more than one card
+		frag = {f["unit"]: f for f in d["fragmentation"]}
+		self.assertEqual(frag["GiB"], {"unit": "GiB", "largestFreeOnOneGPU": 15, "gpusWithLargestFree": 3,
+			"freeOnUnschedulableNodes": 60, "unschedulableNodes": 2})
+		# the default summary keeps its published lines
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig], env=ENV)
+		self.assertNotIn("Largest request", r.stdout)
+		self.assertNotIn("STATUS", r.stdout)
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "wide"], env=ENV)
+		self.assertIn("Largest request that fits on one GPU now: 15 GiB (3 GPUs)\n"
+			"Free on nodes that cannot take pods: 60 GiB (2 nodes)\n", r.stdout)
+		self.assertRegex(r.stdout, r"share-notready .* NotReady +15\n")
+
+	def test_by_owner_pool_and_namespace(self):
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "owner", "--scheme", "cgpu"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		# the ReplicaSet train-5d8c7b9f4 is folded into its Deployment by the pods' pod-template-hash
+		self.assertRegex(r.stdout, r"\nDeployment/train +GiB +- +2 +17 +- +- +0\n")
+		self.assertRegex(r.stdout, r"\nStatefulSet/infer +GiB +- +2 +15 +- +- +0\n")
+		self.assertRegex(r.stdout, r"\n<none> +GiB +- +1 +6 +- +- +0\n")
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "pool", "-o", "json"], env=ENV)
+		d = json.loads(r.stdout)
+		self.assertEqual(d["groups"]["by"], "pool")
+		rows = {(g["name"], g["unit"]): g for g in d["groups"]["rows"]}
+		self.assertEqual(rows[("np-share", "GiB")], {"name": "np-share", "unit": "GiB", "nodes": 4, "pods": 4,
+			"allocated": 32, "total": 120, "coreAllocated": 0})
+		d = json.loads(run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "namespace", "-o", "json"],
+			env=ENV).stdout)
+		self.assertEqual(sum(g["pods"] for g in d["groups"]["rows"] if g["name"] == "ml"), 8)
+		for args in (["--by", "team"], ["--by", "pool", "-d"]):
+			r = run_plugin(["--kubeconfig", self.api.kubeconfig] + args, env=ENV)
+			self.assertEqual(r.returncode, 2, r.stderr)
+
+	def test_hostile_text_is_escaped(self):
+		doc = DEPLOYMENT.replace("name: trainer", 'name: "tr\\e[31mainer"', 1)
+		r = self.fit("-f", "-", input=doc)
+		self.assertNotIn("\x1b", r.stdout + r.stderr)
+
+
+if __name__ == "__main__":
+	unittest.main()

@@ -1,0 +1,363 @@
+/* The fit check, per rule and per scheme, on the fit scenario (decoded with
+ * the model's own filters) and on requests made in the test. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit.h"
+#include "manifest.h"
+#include "model.h"
+#include "scheme_test_util.h"
+
+static struct model m;
+
+static void load(void)
+{
+	struct model_options o = {.force_unit = -1, .scheduling = true};
+	struct t_objs nodes = {0}, pods = {0};
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	t_load_list(&nodes, "fit", "nodes.json", OBJ_NODE, model_node_filter(&m));
+	t_load_list(&pods, "fit", "pods.json", OBJ_POD, model_pod_filter(&m));
+	for (size_t i = 0; i < nodes.nnodes; i++) {
+		cr_assert_eq(model_add_node(&m, nodes.nodes[i], &err), 0);
+		k8s_node_free(nodes.nodes[i]);
+	}
+	for (size_t i = 0; i < pods.npods; i++) {
+		cr_assert_eq(model_add_pod(&m, pods.pods[i], &err), 0);
+		k8s_pod_free(pods.pods[i]);
+	}
+	cr_assert_eq(model_finish(&m, &err), 0);
+	kerr_release(&err);
+}
+
+static void unload(void)
+{
+	model_release(&m);
+}
+
+TestSuite(fit, .init = load, .fini = unload);
+
+static const struct fit_place *place_on(const struct fit_result *r, const char *node)
+{
+	for (size_t i = 0; i < r->nfits; i++)
+		if (strcmp(m.nodes[r->fits[i].node].name, node) == 0)
+			return &r->fits[i];
+	return NULL;
+}
+
+static const struct fit_group *group(const struct fit_result *r, enum fit_reason reason)
+{
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (r->groups[i].reason == reason)
+			return &r->groups[i];
+	return NULL;
+}
+
+static void check(const struct fit_request *q, struct fit_result *r)
+{
+	cr_assert_eq(fit_check(&m, q, r), 0);
+	cr_assert_eq(r->considered, m.nnodes);
+	size_t sum = r->nfits;
+	for (size_t i = 0; i < r->ngroups; i++)
+		sum += r->groups[i].count;
+	cr_assert_eq(sum, m.nnodes, "every node is either a place or one reason");
+}
+
+Test(fit, fragmented_memory_and_node_health)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 12, .gpus = 1};
+	struct fit_result r;
+	const struct fit_group *g;
+	char *text;
+
+	check(&q, &r);
+	/* 24 GiB free in the share pool, at most 11 on one GPU: only cgpu-a */
+	cr_assert_eq(r.nfits, 1);
+	cr_assert_str_eq(m.nodes[r.fits[0].node].name, "cgpu-a");
+	/* spread placement: the GPU with the most room (GPU1, 15 free) */
+	cr_assert_eq(r.fits[0].gpus[0], 1);
+	cr_assert_eq(r.fits[0].free_after, 3);
+	g = group(&r, FIT_REASON_MEMORY);
+	cr_assert_not_null(g);
+	cr_assert_eq(g->count, 2);
+	cr_assert_eq(g->largest_free, 11);
+	text = fit_group_text(g, &q);
+	cr_assert_str_eq(text, "no GPU with 12 GiB free (largest free on one GPU: 11 GiB)");
+	free(text);
+	cr_assert_eq(group(&r, FIT_REASON_NOT_READY)->count, 1);
+	cr_assert_eq(group(&r, FIT_REASON_CORDONED)->count, 1);
+	cr_assert_str_eq(group(&r, FIT_REASON_TAINT)->detail, "dedicated=training:NoSchedule");
+	cr_assert_eq(group(&r, FIT_REASON_SCHEME)->count, 4);
+	cr_assert_not(r.unpublished);
+	fit_result_release(&r);
+}
+
+Test(fit, binpack_takes_the_tightest_gpu_and_node)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 4, .gpus = 1};
+	struct fit_result r;
+
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 3);
+	/* binpack nodes first, least room left first: share-b GPU0 (4 free) */
+	cr_assert_str_eq(m.nodes[r.fits[0].node].name, "share-b");
+	cr_assert_eq(r.fits[0].gpus[0], 0);
+	cr_assert_eq(r.fits[0].free_after, 0);
+	cr_assert_str_eq(m.nodes[r.fits[1].node].name, "share-a");
+	cr_assert_eq(r.fits[1].gpus[0], 0);
+	/* spread nodes after */
+	cr_assert_str_eq(m.nodes[r.fits[2].node].name, "cgpu-a");
+	fit_result_release(&r);
+}
+
+Test(fit, gpu_count_needs_every_gpu)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 7, .gpus = 2};
+	struct fit_result r;
+
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 1);
+	cr_assert_str_eq(m.nodes[r.fits[0].node].name, "cgpu-a");
+	cr_assert_eq(r.fits[0].ngpus, 2);
+	cr_assert_eq(group(&r, FIT_REASON_MEMORY)->count, 2);
+	fit_result_release(&r);
+	q.gpus = 3;
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	cr_assert_eq(group(&r, FIT_REASON_FEW_GPUS)->count, 3);
+	fit_result_release(&r);
+}
+
+Test(fit, compute_share_needs_core_mode)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 2, .core = 30, .gpus = 1};
+	struct fit_result r;
+
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	cr_assert_eq(group(&r, FIT_REASON_NO_CORE)->count, 3);
+	fit_result_release(&r);
+}
+
+Test(fit, tolerations)
+{
+	struct k8s_toleration tol = {.key = "dedicated", .op = "Equal", .value = "training", .effect = "NoSchedule"};
+	struct fit_request q = {.scheme = "cgpu", .mem = 12, .gpus = 1, .tols = &tol, .ntols = 1};
+	struct fit_result r;
+
+	check(&q, &r);
+	cr_assert_not_null(place_on(&r, "share-tainted"));
+	cr_assert_null(group(&r, FIT_REASON_TAINT));
+	fit_result_release(&r);
+	/* a value that differs does not tolerate; Exists does; another effect does not */
+	tol.value = "serving";
+	check(&q, &r);
+	cr_assert_null(place_on(&r, "share-tainted"));
+	fit_result_release(&r);
+	tol.op = "Exists";
+	tol.value = NULL;
+	check(&q, &r);
+	cr_assert_not_null(place_on(&r, "share-tainted"));
+	fit_result_release(&r);
+	tol.effect = "NoExecute";
+	check(&q, &r);
+	cr_assert_null(place_on(&r, "share-tainted"));
+	fit_result_release(&r);
+}
+
+Test(fit, node_selector_and_affinity)
+{
+	struct kvlist sel = {0};
+	char *values[] = {"np-cgpu"};
+	struct k8s_node_requirement req = {.key = "alibabacloud.com/nodepool-id", .op = "NotIn", .values = values,
+					   .nvalues = 1};
+	struct k8s_node_term term = {.reqs = &req, .nreqs = 1};
+	struct fit_request q = {.scheme = "cgpu", .mem = 4, .gpus = 1, .node_selector = &sel};
+	struct fit_result r;
+	const struct fit_group *g;
+	char *text;
+
+	t_kv(&sel, "alibabacloud.com/nodepool-id", "np-share");
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 2);
+	cr_assert_null(place_on(&r, "cgpu-a"));
+	g = group(&r, FIT_REASON_SELECTOR);
+	cr_assert_eq(g->count, 1);
+	text = fit_group_text(g, &q);
+	cr_assert_str_eq(text, "outside nodeSelector alibabacloud.com/nodepool-id=np-share");
+	free(text);
+	fit_result_release(&r);
+	kvlist_release(&sel);
+
+	q.node_selector = NULL;
+	q.terms = &term;
+	q.nterms = 1;
+	check(&q, &r);
+	cr_assert_null(place_on(&r, "cgpu-a"));
+	cr_assert_eq(group(&r, FIT_REASON_AFFINITY)->count, 1);
+	fit_result_release(&r);
+}
+
+Test(fit, hami_devices)
+{
+	struct fit_request q = {.scheme = "hami", .mem = 12000, .gpus = 1};
+	struct fit_result r;
+	const struct fit_place *p;
+
+	/* GPU0 has 10960 MiB free; GPU1 is cordoned */
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	cr_assert_eq(group(&r, FIT_REASON_MEMORY)->count, 1);
+	fit_result_release(&r);
+	q.mem = 8000;
+	check(&q, &r);
+	p = place_on(&r, "hami-1");
+	cr_assert_not_null(p);
+	cr_assert_eq(p->gpus[0], 0);
+	fit_result_release(&r);
+	/* no memory limit: a whole, unused card; none is */
+	q.mem = 0;
+	q.core = 10;
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	fit_result_release(&r);
+	/* all of a GPU's compute: exclusive */
+	q.mem = 1000;
+	q.core = 100;
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	fit_result_release(&r);
+}
+
+Test(fit, volcano_vgpu_slots)
+{
+	struct fit_request q = {.scheme = "volcano-vgpu", .mem = 4000, .gpus = 1};
+	struct fit_result r;
+	const struct fit_place *p;
+
+	/* GPU0's two slots are taken (8000 and 4000 MiB); GPU1 is empty */
+	check(&q, &r);
+	p = place_on(&r, "volc-1");
+	cr_assert_not_null(p);
+	cr_assert_eq(p->gpus[0], 1);
+	fit_result_release(&r);
+	q.gpus = 2;
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	cr_assert_eq(group(&r, FIT_REASON_SLOTS)->count, 1);
+	fit_result_release(&r);
+}
+
+Test(fit, cce_per_node_with_card_limit)
+{
+	struct fit_request q = {.scheme = "cce", .mem = 10000, .gpus = 1};
+	struct fit_result r;
+
+	check(&q, &r);
+	cr_assert_not_null(place_on(&r, "cce-1"));
+	cr_assert(r.unpublished);
+	fit_result_release(&r);
+	q.mem = 20000; /* more than one 16 GiB card */
+	check(&q, &r);
+	cr_assert_eq(group(&r, FIT_REASON_CARD)->count, 1);
+	fit_result_release(&r);
+}
+
+Test(fit, whole_gpus)
+{
+	struct fit_request q = {.gpus = 1};
+	struct fit_result r;
+
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 1);
+	cr_assert_str_eq(m.nodes[r.fits[0].node].name, "whole-1");
+	fit_result_release(&r);
+	q.gpus = 2;
+	check(&q, &r);
+	cr_assert_eq(group(&r, FIT_REASON_SLOTS)->count, 1);
+	fit_result_release(&r);
+}
+
+Test(fit, mib_request_on_gib_nodes)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 11 * 1024 + 1, .mem_unit = FIT_MEM_MIB, .gpus = 1};
+	struct fit_result r;
+
+	/* rounded up to 12 GiB: share-b's 11 free is not enough */
+	check(&q, &r);
+	cr_assert_null(place_on(&r, "share-b"));
+	fit_result_release(&r);
+}
+
+Test(fit, pending_pod_from_the_cluster)
+{
+	struct fit_request q = {0};
+	const struct scheme *sc;
+	struct warnings w = {0};
+	struct fit_result r;
+	struct k8s_pod *pod;
+	struct kerr err = KERR_INIT;
+	const char *doc = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bigmodel\n  namespace: ml\nspec:\n"
+			  "  nodeSelector:\n    alibabacloud.com/nodepool-id: np-share\n  containers:\n"
+			  "  - name: main\n    resources:\n      limits:\n        aliyun.com/gpu-mem: 12\n";
+
+	cr_assert_eq(manifest_read_pod(doc, strlen(doc), &pod, &err), 0);
+	cr_assert_eq(fit_request_from_pod(pod, NULL, &q, &sc, &w), 1);
+	cr_assert_str_eq(sc->name, "cgpu");
+	cr_assert_eq(q.mem, 12);
+	check(&q, &r);
+	cr_assert_eq(r.nfits, 0);
+	cr_assert_eq(group(&r, FIT_REASON_SELECTOR)->count, 1);
+	cr_assert_eq(group(&r, FIT_REASON_MEMORY)->count, 2);
+	fit_result_release(&r);
+	k8s_pod_free(pod);
+	warnings_release(&w);
+}
+
+Test(fit_request, per_scheme_counts)
+{
+	const struct scheme *sc;
+	struct warnings w = {0};
+	struct kerr err = KERR_INIT;
+	struct k8s_pod *pod;
+	struct fit_request q = {0};
+	const char *cgpu = "kind: Deployment\nspec:\n  template:\n    metadata:\n      labels:\n"
+			   "        aliyun.com/gpu-count: \"2\"\n    spec:\n      containers:\n      - name: a\n"
+			   "        resources:\n          limits:\n            aliyun.com/gpu-mem: 14\n";
+	const char *hami = "{\"kind\":\"StatefulSet\",\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"a\","
+			   "\"resources\":{\"limits\":{\"nvidia.com/gpu\":2,\"nvidia.com/gpumem\":8000,"
+			   "\"nvidia.com/gpucores\":30}}}]}}}}";
+	const char *whole = "kind: Job\nspec:\n  template:\n    spec:\n      containers:\n      - name: a\n"
+			    "        resources:\n          limits:\n            nvidia.com/gpu: 3\n";
+
+	cr_assert_eq(manifest_read_pod(cgpu, strlen(cgpu), &pod, &err), 0);
+	cr_assert_eq(fit_request_from_pod(pod, NULL, &q, &sc, &w), 1);
+	cr_assert_eq(q.gpus, 2);
+	cr_assert_eq(q.mem, 7);
+	k8s_pod_free(pod);
+
+	memset(&q, 0, sizeof(q));
+	cr_assert_eq(manifest_read_pod(hami, strlen(hami), &pod, &err), 0);
+	cr_assert_eq(fit_request_from_pod(pod, NULL, &q, &sc, &w), 1);
+	cr_assert_str_eq(sc->name, "hami");
+	cr_assert_eq(q.gpus, 2);
+	cr_assert_eq(q.mem, 8000);
+	cr_assert_eq(q.core, 30);
+	k8s_pod_free(pod);
+
+	memset(&q, 0, sizeof(q));
+	cr_assert_eq(manifest_read_pod(whole, strlen(whole), &pod, &err), 0);
+	cr_assert_eq(fit_request_from_pod(pod, NULL, &q, &sc, &w), 1);
+	cr_assert_str_eq(sc->name, "nvidia");
+	cr_assert_eq(q.gpus, 3);
+	cr_assert_eq(q.mem, 0);
+	k8s_pod_free(pod);
+	/* only another scheme asked: none reads it */
+	cr_assert_eq(manifest_read_pod(whole, strlen(whole), &pod, &err), 0);
+	cr_assert_eq(fit_request_from_pod(pod, "cgpu", &q, &sc, &w), 0);
+	k8s_pod_free(pod);
+	warnings_release(&w);
+	kerr_release(&err);
+}
