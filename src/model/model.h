@@ -46,6 +46,9 @@ struct model_pod {
 	size_t ncontainers;
 	bool assigned;
 	enum mem_unit unit; /* of mem, gpus[].mem and container_mem: its node's, or its scheme's */
+	/* GPU memory in use over the usage window (src/usage), when known */
+	bool used_known;
+	int64_t used_bytes;
 };
 
 struct model_gpu {
@@ -56,6 +59,12 @@ struct model_gpu {
 	int64_t slots, slots_used;
 	bool unhealthy, cordoned;
 	size_t npods; /* pods holding part of this GPU */
+	/* What the usage source measured (src/usage), each when known: memory
+	 * in use (highest over the window), the card's memory, utilisation in
+	 * percent (average over the window). */
+	bool used_known, total_known, util_known;
+	int64_t used_bytes, total_bytes;
+	double util;
 };
 
 struct model_node {
@@ -73,6 +82,8 @@ struct model_node {
 	struct kvlist labels; /* the node's labels as kept by the filter (for -o wide and the live view) */
 	size_t *pods;	      /* indices into model.pods, sorted namespace/name */
 	size_t npods;
+	int64_t used_bytes; /* sum over the GPUs whose use is known */
+	int gpus_used_known;
 };
 
 struct model_totals {
@@ -105,6 +116,13 @@ struct model {
 	int max_gpus; /* largest GPU count of any node: number of GPU columns */
 	bool any_pending, any_core;
 	struct warnings warnings;
+	/* Filled by usage_apply() (src/usage) when a usage source is configured:
+	 * the renderers then show memory in use beside the allocation. */
+	struct {
+		bool configured;
+		size_t gpus_known, gpus_unknown;
+		struct warnings findings; /* OverUse, Idle, Unaccounted */
+	} usage;
 	struct model_private *priv;
 	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */
 };
