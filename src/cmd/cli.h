@@ -56,7 +56,7 @@ struct command {
 };
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */
-extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_complete;
+extern const struct command cmd_inspect, cmd_top, cmd_usage, cmd_mode, cmd_restart, cmd_complete;
 extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
 extern const struct flag global_flags[];
 
@@ -76,6 +76,14 @@ void cli_print_help(FILE *f, const char *prog, const struct command *const *tabl
 
 /* Build the client from the global flags: kubeconfig, credentials, HTTP. */
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);
+
+struct model;
+struct model_options;
+/* List the nodes (those named, or matching label_selector, or all) and their
+ * pods concurrently into a finished model (*ret, to release).  A named node
+ * that does not exist is a NotFound error. */
+int inspect_load_model(struct kube_client *client, const struct model_options *mo, char **names, size_t nnames,
+		       const char *label_selector, struct model *ret, struct kerr *err);
 
 /* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
 int cli_parse_duration_ms(const char *s, long *ret);

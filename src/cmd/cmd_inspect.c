@@ -10,11 +10,12 @@
 #include "model.h"
 #include "nodesel.h"
 #include "render.h"
+#include "usage_source.h"
 
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_COUNT };
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -26,6 +27,7 @@ static const struct flag inspect_flags[] = {
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
 	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
 		      "cgpu cce volcano-vgpu hami nvidia"},
+	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = {0},
 };
 
@@ -213,6 +215,65 @@ static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_s
 	return 0;
 }
 
+int inspect_load_model(struct kube_client *client, const struct model_options *mo, char **names, size_t nnames,
+		       const char *label_selector, struct model *ret, struct kerr *err)
+{
+	struct inspect_run r = {.names = names, .nnames = nnames};
+	struct model m;
+	bool have_model = false;
+	int rc = -1;
+
+	if (nnames && !(r.seen = calloc(nnames, sizeof(bool))))
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (int attempt = 0;; attempt++) {
+		struct plan p = {0};
+		int lrc;
+
+		if (model_init(&m, mo) < 0) {
+			kerr_set(err, KERR_OTHER, "out of memory");
+			goto out;
+		}
+		have_model = true;
+		r.m = &m;
+		r.multi = r.nnames > 0;
+		r.restarted = false;
+		for (size_t i = 0; i < r.nnames; i++)
+			r.seen[i] = false;
+		if (plan_lists(&p, &r, label_selector, err) < 0) {
+			plan_release(&p);
+			goto out;
+		}
+		lrc = kube_list_run(client, p.lists, p.n, err);
+		plan_release(&p);
+		if (lrc < 0)
+			goto out;
+		if (!r.restarted || attempt >= 2)
+			break;
+		model_release(&m);
+		have_model = false;
+	}
+	for (size_t i = 0; i < r.nnames; i++)
+		if (!r.seen[i]) {
+			char *msg = NULL;
+
+			if (asprintf(&msg, "nodes \"%s\" not found", r.names[i]) < 0)
+				msg = NULL;
+			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
+			free(msg);
+			goto out;
+		}
+	if (model_finish(&m, err) < 0)
+		goto out;
+	*ret = m;
+	have_model = false;
+	rc = 0;
+out:
+	if (have_model)
+		model_release(&m);
+	free(r.seen);
+	return rc;
+}
+
 static int print_report(struct cli_ctx *ctx, const struct model *m, enum output out, bool details,
 			struct kerr *err)
 {
@@ -257,6 +318,8 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	enum output out = OUT_TABLE;
 	bool details, have_model = false, connected = false;
 	char *label_selector = NULL;
+	struct usage_source usage = {0};
+	struct usage_fetch *fetch = NULL;
 	int npos, rc = -1;
 
 	npos = cli_parse_flags(&cmd_inspect, argc, argv, vals, err);
@@ -280,6 +343,8 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		goto out;
 	if (take_names(&r, npos, argv, err) < 0)
 		goto out;
+	if (usage_source_init(&usage, vals + F_USAGE, err) < 0)
+		goto out;
 
 	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML;
 	/* -n narrows the pods listed in details; the sums always count every pod */
@@ -290,47 +355,34 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
 	connected = true;
-	for (int attempt = 0;; attempt++) {
-		struct plan p = {0};
-		int lrc;
-
-		if (model_init(&m, &mo) < 0) {
-			kerr_set(err, KERR_OTHER, "out of memory");
-			goto out;
-		}
-		have_model = true;
-		r.m = &m;
-		r.multi = r.nnames > 0;
-		r.restarted = false;
-		for (size_t i = 0; i < r.nnames; i++)
-			r.seen[i] = false;
-		if (plan_lists(&p, &r, label_selector, err) < 0) {
-			plan_release(&p);
-			goto out;
-		}
-		lrc = kube_list_run(client, p.lists, p.n, err);
-		plan_release(&p);
-		if (lrc < 0)
-			goto out;
-		if (!r.restarted || attempt >= 2)
-			break;
-		model_release(&m);
-		have_model = false;
-	}
-	for (size_t i = 0; i < r.nnames; i++)
-		if (!r.seen[i]) {
-			char *msg = NULL;
-
-			if (asprintf(&msg, "nodes \"%s\" not found", r.names[i]) < 0)
-				msg = NULL;
-			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
-			free(msg);
-			goto out;
-		}
-	if (model_finish(&m, err) < 0)
+	if (usage.configured && out != OUT_TABLE && usage_fetch_start(&usage, &cfg, ctx, &fetch, err) < 0)
 		goto out;
+	if (inspect_load_model(client, &mo, r.names, r.nnames, label_selector, &m, err) < 0)
+		goto out;
+	have_model = true;
+	if (fetch) {
+		struct usage_data d;
+		char *source_error = NULL;
+
+		usage_fetch_finish(fetch, &d, &source_error);
+		fetch = NULL;
+		rc = usage_apply(&m, &d, NULL, source_error, err);
+		usage_data_release(&d);
+		free(source_error);
+		if (rc < 0)
+			goto out;
+	}
 	rc = print_report(ctx, &m, out, details, err);
 out:
+	if (fetch) {
+		struct usage_data d;
+		char *source_error = NULL;
+
+		usage_fetch_finish(fetch, &d, &source_error);
+		usage_data_release(&d);
+		free(source_error);
+	}
+	usage_source_release(&usage);
 	if (have_model)
 		model_release(&m);
 	if (connected) {

@@ -14,6 +14,7 @@
 const struct command *const commands[] = {
 	&cmd_inspect,
 	&cmd_top,
+	&cmd_usage,
 	&cmd_mode,
 	&cmd_restart,
 	&cmd_complete,

@@ -614,33 +614,40 @@ static int64_t to_bytes(double v)
 	return v >= 9.0e18 ? INT64_MAX : (int64_t)(v + 0.5);
 }
 
-/* What a pod holds, in bytes; -1 when unknown (whole GPUs of unknown size). */
-static int64_t pod_allocated_bytes(const struct model *m, const struct model_pod *p, const struct model_node *n)
+/* One card's memory on a node, in bytes: the card-memory label, else the
+ * largest card the exporter reported there; -1 when unknown. */
+static int64_t card_bytes(const struct model_node *n)
 {
-	int64_t sum = 0;
+	int64_t best = -1;
+
+	if (n->card_mem_mib > 0)
+		return n->card_mem_mib << 20;
+	for (int i = 0; i < n->ngpus; i++)
+		if (n->gpus[i].total_known && n->gpus[i].total_bytes > best)
+			best = n->gpus[i].total_bytes;
+	return best;
+}
+
+/* What a pod holds, in bytes; -1 when unknown.  A pod counted in slots holds
+ * whole cards only where a slot is a whole GPU (no time-slicing replicas). */
+static int64_t pod_allocated_bytes(const struct model_pod *p, const struct model_node *n)
+{
+	int64_t card;
 
 	if (p->unit != UNIT_SLOTS)
 		return usage_unit_bytes(p->mem, p->unit);
-	if (!n)
+	if (!n || n->mem_total != n->ngpus || (card = card_bytes(n)) <= 0)
 		return -1;
-	for (size_t k = 0; k < p->ngpus; k++) {
-		const struct model_gpu *g = NULL;
-
-		for (int i = 0; i < n->ngpus; i++)
-			if (n->gpus[i].index == p->gpus[k].gpu)
-				g = &n->gpus[i];
-		if (g && g->total_known)
-			sum += g->total_bytes;
-		else if (n->card_mem_mib > 0)
-			sum += n->card_mem_mib << 20;
-		else
-			return -1;
-	}
-	return p->ngpus ? sum : -1;
+	return p->mem * card;
 }
 
+/* What the pods hold on one GPU, in bytes; -1 when the scheme does not
+ * say which GPU a pod holds (then only a node with nothing allocated
+ * counts as 0). */
 static int64_t gpu_allocated_bytes(const struct model_node *n, const struct model_gpu *g)
 {
+	if (!n->info.per_gpu)
+		return n->mem_allocated == 0 && n->mem_pending == 0 ? 0 : -1;
 	if (n->unit != UNIT_SLOTS)
 		return usage_unit_bytes(g->mem_allocated, n->unit);
 	if (!g->slots_used && !g->mem_allocated)
@@ -678,7 +685,7 @@ static void findings(struct join *j, const struct usage_options *o)
 
 		if (!p->used_known || !n)
 			continue;
-		alloc = pod_allocated_bytes(m, p, n);
+		alloc = pod_allocated_bytes(p, n);
 		if (alloc <= 0)
 			continue;
 		if (unit == UNIT_SLOTS)
