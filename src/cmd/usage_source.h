@@ -18,12 +18,12 @@
 
 /* The flags every command that can show usage accepts, in this order. */
 #define USAGE_SOURCE_FLAGS                                                                                         \
-	{"prometheus", 0, "NAMESPACE/SERVICE[:PORT]",                                                               \
+	{"prometheus", 0, "NS/SERVICE[:PORT]",                                                             \
 	 "read GPU memory in use from this Prometheus service, through the API server", NULL},                     \
 	{"prometheus-url", 0, "URL", "read GPU memory in use from the Prometheus at this URL", NULL},              \
 	{"prometheus-token-file", 0, "FILE", "bearer token file for --prometheus-url", NULL},                     \
 	{"prometheus-ca", 0, "FILE", "CA certificates that verify --prometheus-url", NULL},                       \
-	{"prometheus-labels", 0, "ROLE=LABEL,...",                                                                  \
+	{"prometheus-labels", 0, "ROLE=LABEL,...",                                                                \
 	 "label names of the GPU metrics (roles: node, gpu, uuid, namespace, pod)", NULL},                        \
 	{"window", 0, "DURATION", "how far back GPU memory in use is looked at (default 5m)", NULL}
 #define USAGE_SOURCE_NFLAGS 6

@@ -93,7 +93,7 @@ static char *cell_used(const struct model *m, const struct model_node *n, int gp
 	if (!n->gpus_used_known)
 		return strdup("unknown");
 	usage_format(b, sizeof(b), n->used_bytes, n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit);
-	return fmt("%s%s%s", n->gpus_used_known < n->ngpus ? ">=" : "", b, n->unit == UNIT_SLOTS ? "GiB" : "");
+	return fmt("%s%s", n->gpus_used_known < n->ngpus ? ">=" : "", b);
 }
 
 static char *cell_core(const struct model *m, const struct model_node *n, int gpu)
@@ -308,6 +308,9 @@ char *column_header(const struct model *m, const struct column_ref *ref)
 		return fmt("GPU%d(Used/Slots)", ref->gpu);
 	if (m->totals.unit == UNIT_SLOTS && ref->id == COL_MEMORY)
 		return strdup("GPUs(slots)");
+	/* memory in use is memory even where the allocation counts GPUs */
+	if (m->totals.unit == UNIT_SLOTS && ref->id == COL_USED)
+		return strdup("USED(GiB)");
 	if (ref->id == COL_GPU)
 		return fmt(c->header, ref->gpu);
 	if (strstr(c->header, "%s"))

@@ -45,8 +45,15 @@ static int gpu_rows(struct tabwriter *tw, const struct model *m)
 			const struct model_gpu *gp = &n->gpus[g];
 			char a[48], u[48], t[48], ut[16];
 
-			alloc_text(a, sizeof(a), n, n->unit == UNIT_SLOTS ? gp->slots_used : gp->mem_allocated,
-				   n->unit == UNIT_SLOTS ? gp->slots : gp->mem_total);
+			/* where the scheme does not say which GPU a pod holds, a
+			 * one-GPU node's figure is still that GPU's */
+			if (!n->info.per_gpu && n->ngpus == 1)
+				alloc_text(a, sizeof(a), n, n->mem_allocated, n->mem_total);
+			else if (!n->info.per_gpu)
+				strcpy(a, "-");
+			else
+				alloc_text(a, sizeof(a), n, n->unit == UNIT_SLOTS ? gp->slots_used : gp->mem_allocated,
+					   n->unit == UNIT_SLOTS ? gp->slots : gp->mem_total);
 			if (gp->used_known)
 				mem_text(u, sizeof(u), gp->used_bytes, n->unit);
 			else
