@@ -25,7 +25,7 @@
 
 #include <jansson.h>
 
-#include "kerr.h"
+#include "kube.h"
 #include "model.h"
 
 enum usage_role { UR_NODE, UR_GPU, UR_UUID, UR_NAMESPACE, UR_POD, UR_COUNT };
