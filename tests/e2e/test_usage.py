@@ -8,6 +8,7 @@ fake API server proxies /api/v1/namespaces/monitoring/services/prometheus-server
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
 import unittest
@@ -200,6 +201,24 @@ class UsageTest(unittest.TestCase):
 		w = warnings(r.stderr)
 		self.assertEqual(len(w), 1, r.stderr)
 		self.assertIn("GPU memory in use is unknown for 4 of 5 GPUs", w[0])
+
+	@unittest.skipUnless(shutil.which("tmux"), "tmux is not installed")
+	def test_top_shows_used(self):
+		from test_top import Pane
+		pane = Pane(self.api, [SVC, "cn-hangzhou.192.168.2.167", "cn-hangzhou.192.168.2.168"], cols=120, lines=30)
+		try:
+			screen = pane.wait_for(lambda s: "6.2" in s and "6.0" in s, 15, "memory in use in the list")
+			head = next(l for l in screen.splitlines() if "USED" in l)
+			self.assertLess(head.index("MEMORY"), head.index("USED"))
+			row = next(l for l in screen.splitlines() if l.startswith("cn-hangzhou.192.168.2.167"))
+			self.assertEqual(row.split()[-4], "6.2", screen)
+			pane.keys("Enter")
+			screen = pane.wait_text("used [", 10)
+			self.assertIn("6.2/15.8 GiB", screen)
+			self.assertIn("util 35%", screen)
+		finally:
+			pane.keys("q")
+			pane.close()
 
 	# -- bad sources: the allocation is always shown, with one warning ------------------------------------
 
