@@ -256,7 +256,7 @@ class InstallTest(unittest.TestCase):
 		r = self.run_cmd([self.plugin, "--help"])
 		commands = re.findall(r"^  (\w+)\s{2,}", r.stdout.split("Commands:")[1].split("Flags:")[0], re.M)
 		commands = [c for c in commands if not c.startswith("__")]
-		self.assertEqual(sorted(commands), ["mode", "restart", "top"])
+		self.assertEqual(sorted(commands), ["mode", "restart", "top", "usage"])
 		for cmd in [[]] + [[c] for c in commands]:
 			r = self.run_cmd([self.plugin] + cmd + ["--help"])
 			self.assertEqual(r.returncode, 0, r.stderr)
