@@ -176,7 +176,7 @@ class InstallTest(unittest.TestCase):
 		helper = os.path.join(krew, "kubectl_complete-inspect_cgpu")
 		os.symlink(os.path.join(self.bindir, "kubectl_complete-inspect-cgpu"), helper)
 		cands, _ = self.helper_candidates(helper, [""])
-		self.assertEqual(cands, ["mode", "restart", "top"])
+		self.assertEqual(cands, ["mode", "restart", "top", "usage"])
 
 	def test_shell_completions_installed(self):
 		bash = self.installed_named("kubectl-inspect-cgpu.bash")
