@@ -157,6 +157,10 @@ static void *fetch_main(void *ud)
 	const char *where = s->url ? s->url : "the Prometheus service";
 	struct kube_client *c = NULL;
 	struct kerr err = KERR_INIT;
+	struct kube_get reqs[UQ_COUNT] = {0};
+	char *queries[UQ_COUNT] = {0};
+	const struct kerr *first_fatal = NULL;
+	int fatal = 0;
 	char *path = NULL;
 
 	if (s->url) {
@@ -180,39 +184,50 @@ static void *fetch_main(void *ud)
 		kerr_set(&err, KERR_OTHER, "out of memory");
 		goto fail;
 	}
+	/* every query at once, on the client's connections */
 	for (int q = 0; q < UQ_COUNT; q++) {
-		char *text = usage_query_text(q, &s->labels, s->window), *query, *esc;
-		json_t *answer = NULL;
-		int r;
+		char *text = usage_query_text(q, &s->labels, s->window);
+		char *esc = text ? kube_escape(text) : NULL;
 
-		esc = text ? kube_escape(text) : NULL;
-		query = NULL;
-		if (!esc || asprintf(&query, "query=%s", esc) < 0) {
-			free(text);
-			free(esc);
+		free(text);
+		reqs[q].path = path;
+		if (!esc || asprintf(&queries[q], "query=%s", esc) < 0)
+			queries[q] = NULL;
+		free(esc);
+		if (!queries[q]) {
 			kerr_set(&err, KERR_OTHER, "out of memory");
 			goto fail;
 		}
-		free(text);
-		free(esc);
-		r = kube_get_json(c, path, query, &answer, &err);
-		free(query);
-		if (r < 0) {
-			/* the source itself is unusable: no point asking the rest */
-			if (err.kind != KERR_DECODE && err.kind != KERR_STATUS)
-				goto fail;
-			if (err.kind == KERR_STATUS && (err.code == 401 || err.code == 403 || err.code == 404 ||
-							err.code >= 500))
-				goto fail;
-			f->data.problem[q] = describe(&err, where);
-			kerr_release(&err);
+		reqs[q].query = queries[q];
+	}
+	if (kube_get_json_all(c, reqs, UQ_COUNT, &err) < 0)
+		goto fail;
+	for (int q = 0; q < UQ_COUNT; q++) {
+		const struct kerr *e = &reqs[q].err;
+
+		if (e->kind == KERR_NONE)
+			continue;
+		/* the source itself is unusable (not one query's problem) */
+		if ((e->kind != KERR_DECODE && e->kind != KERR_STATUS) ||
+		    (e->kind == KERR_STATUS && (e->code == 401 || e->code == 403 || e->code == 404 || e->code >= 500))) {
+			fatal++;
+			if (!first_fatal)
+				first_fatal = e;
+		}
+	}
+	if (fatal == UQ_COUNT) {
+		f->source_error = describe(first_fatal, where);
+		goto out;
+	}
+	for (int q = 0; q < UQ_COUNT; q++) {
+		if (reqs[q].err.kind != KERR_NONE) {
+			f->data.problem[q] = describe(&reqs[q].err, where);
 			continue;
 		}
-		if (usage_parse(&f->data, q, &s->labels, answer, SERIES_MAX, &err) < 0) {
+		if (usage_parse(&f->data, q, &s->labels, reqs[q].result, SERIES_MAX, &err) < 0) {
 			f->data.problem[q] = describe(&err, where);
 			kerr_release(&err);
 		}
-		json_decref(answer);
 	}
 	goto out;
 fail:
@@ -221,6 +236,11 @@ fail:
 		f->source_error = strdup("out of memory");
 	kerr_release(&err);
 out:
+	for (int q = 0; q < UQ_COUNT; q++) {
+		json_decref(reqs[q].result);
+		kerr_release(&reqs[q].err);
+		free(queries[q]);
+	}
 	free(path);
 	kube_client_free(c);
 	atomic_store(&f->done, true);
