@@ -59,7 +59,7 @@ Test(usage, query_text)
 			    "(max_over_time(DCGM_FI_DEV_FB_USED[5m]))");
 	free(q);
 	q = usage_query_text(UQ_GPU_TOTAL, &labels, "5m");
-	cr_assert(strstr(q, "(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"));
+	cr_assert(strstr(q, "(last_over_time(DCGM_FI_DEV_FB_USED[5m]) + last_over_time(DCGM_FI_DEV_FB_FREE[5m]))"), "%s", q);
 	cr_assert_null(strstr(q, "pod"));
 	free(q);
 	q = usage_query_text(UQ_VGPU_USED, &labels, "10m");
