@@ -23,7 +23,7 @@
 	{"prometheus-url", 0, "URL", "read GPU memory in use from the Prometheus at this URL", NULL},              \
 	{"prometheus-token-file", 0, "FILE", "bearer token file for --prometheus-url", NULL},                     \
 	{"prometheus-ca", 0, "FILE", "CA certificates that verify --prometheus-url", NULL},                       \
-	{"prometheus-labels", 0, "ROLE=LABEL,...",                                                                \
+	{"prometheus-labels", 0, "ROLE=LABEL",                                                                \
 	 "label names of the GPU metrics (roles: node, gpu, uuid, namespace, pod)", NULL},                        \
 	{"window", 0, "DURATION", "how far back GPU memory in use is looked at (default 5m)", NULL}
 #define USAGE_SOURCE_NFLAGS 6
