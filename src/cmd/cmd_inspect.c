@@ -355,7 +355,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
 	connected = true;
-	if (usage.configured && out != OUT_TABLE && usage_fetch_start(&usage, &cfg, ctx, &fetch, err) < 0)
+	if (usage.configured && out != OUT_TABLE && usage_fetch_start(&usage, &cfg, ctx, out != OUT_WIDE, &fetch, err) < 0)
 		goto out;
 	if (inspect_load_model(client, &mo, r.names, r.nnames, label_selector, &m, err) < 0)
 		goto out;

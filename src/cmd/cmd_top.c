@@ -545,7 +545,7 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 		}
 		now = now_ms();
 		if (t->usage.configured && !t->fetch && now >= t->next_usage &&
-		    usage_fetch_start(&t->usage, t->cfg, &t->ctx, &t->fetch, err) < 0)
+		    usage_fetch_start(&t->usage, t->cfg, &t->ctx, true, &t->fetch, err) < 0)
 			return -1;
 		if (t->fetch && usage_fetch_done(t->fetch)) {
 			usage_data_release(&t->usage_data);

@@ -105,7 +105,7 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
 	connected = true;
-	if (usage_fetch_start(&src, &cfg, ctx, &fetch, err) < 0)
+	if (usage_fetch_start(&src, &cfg, ctx, true, &fetch, err) < 0)
 		goto out;
 	if (inspect_load_model(client, &mo, names, nnames, vals[F_SELECTOR], &m, err) < 0)
 		goto out;

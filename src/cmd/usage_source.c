@@ -109,6 +109,7 @@ struct usage_fetch {
 	const struct kube_config *api_cfg;
 	struct kube_config direct; /* for --prometheus-url */
 	struct kube_client_options opt;
+	bool all;
 	struct usage_data data;
 	char *source_error;
 };
@@ -157,7 +158,9 @@ static void *fetch_main(void *ud)
 	const char *where = s->url ? s->url : "the Prometheus service";
 	struct kube_client *c = NULL;
 	struct kerr err = KERR_INIT;
-	struct kube_get reqs[UQ_COUNT] = {0};
+	struct kube_get reqs[UQ_COUNT] = {0}, sent[UQ_COUNT] = {0};
+	int idx[UQ_COUNT];
+	size_t nreq = 0;
 	char *queries[UQ_COUNT] = {0};
 	const struct kerr *first_fatal = NULL;
 	int fatal = 0;
@@ -186,8 +189,12 @@ static void *fetch_main(void *ud)
 	}
 	/* every query at once, on the client's connections */
 	for (int q = 0; q < UQ_COUNT; q++) {
-		char *text = usage_query_text(q, &s->labels, s->window);
-		char *esc = text ? kube_escape(text) : NULL;
+		char *text, *esc;
+
+		if (!f->all && q != UQ_GPU_USED && q != UQ_HOST_USED && q != UQ_VGPU_USED)
+			continue;
+		text = usage_query_text(q, &s->labels, s->window);
+		esc = text ? kube_escape(text) : NULL;
 
 		free(text);
 		reqs[q].path = path;
@@ -199,11 +206,16 @@ static void *fetch_main(void *ud)
 			goto fail;
 		}
 		reqs[q].query = queries[q];
+		idx[nreq++] = q;
 	}
-	if (kube_get_json_all(c, reqs, UQ_COUNT, &err) < 0)
+	for (size_t i = 0; i < nreq; i++)
+		sent[i] = reqs[idx[i]];
+	if (kube_get_json_all(c, sent, nreq, &err) < 0)
 		goto fail;
-	for (int q = 0; q < UQ_COUNT; q++) {
-		const struct kerr *e = &reqs[q].err;
+	for (size_t i = 0; i < nreq; i++)
+		reqs[idx[i]] = sent[i];
+	for (size_t i = 0; i < nreq; i++) {
+		const struct kerr *e = &reqs[idx[i]].err;
 
 		if (e->kind == KERR_NONE)
 			continue;
@@ -215,11 +227,13 @@ static void *fetch_main(void *ud)
 				first_fatal = e;
 		}
 	}
-	if (fatal == UQ_COUNT) {
+	if (fatal == (int)nreq) {
 		f->source_error = describe(first_fatal, where);
 		goto out;
 	}
-	for (int q = 0; q < UQ_COUNT; q++) {
+	for (size_t i = 0; i < nreq; i++) {
+		int q = idx[i];
+
 		if (reqs[q].err.kind != KERR_NONE) {
 			f->data.problem[q] = describe(&reqs[q].err, where);
 			continue;
@@ -248,7 +262,7 @@ out:
 }
 
 int usage_fetch_start(const struct usage_source *s, const struct kube_config *cfg, const struct cli_ctx *ctx,
-		      struct usage_fetch **ret, struct kerr *err)
+		      bool all, struct usage_fetch **ret, struct kerr *err)
 {
 	struct usage_fetch *f = calloc(1, sizeof(*f));
 
@@ -256,6 +270,7 @@ int usage_fetch_start(const struct usage_source *s, const struct kube_config *cf
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	f->src = s;
 	f->api_cfg = cfg;
+	f->all = all;
 	f->opt.request_timeout_ms = ctx->g.request_timeout_ms > 0 ? ctx->g.request_timeout_ms : DEFAULT_TIMEOUT_MS;
 	f->opt.verbosity = ctx->g.verbosity;
 	f->opt.log = ctx->errout;

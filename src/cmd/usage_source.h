@@ -46,9 +46,11 @@ void usage_source_release(struct usage_source *s);
 
 struct usage_fetch;
 
-/* Start the queries.  cfg (the API server's) must outlive the fetch. */
+/* Start the queries.  cfg (the API server's) must outlive the fetch.  all:
+ * every query (the usage command); else only those that give memory in use
+ * (a USED column needs neither card sizes nor utilisation). */
 int usage_fetch_start(const struct usage_source *s, const struct kube_config *cfg, const struct cli_ctx *ctx,
-		      struct usage_fetch **ret, struct kerr *err);
+		      bool all, struct usage_fetch **ret, struct kerr *err);
 /* True once every answer is in (never blocks). */
 bool usage_fetch_done(struct usage_fetch *f);
 /* Wait for the answers and hand them over; *source_error (malloc'd) is set
