@@ -13,9 +13,10 @@ LAYERS = {
     "kube": [],
     "schemes": ["kube"],
     "model": ["kube", "schemes"],
-    "render": ["kube", "schemes", "model"],
-    "tui": ["kube", "schemes", "model", "render"],
-    "cmd": ["kube", "schemes", "model", "render", "tui"],
+    "usage": ["kube", "schemes", "model"],
+    "render": ["kube", "schemes", "model", "usage"],
+    "tui": ["kube", "schemes", "model", "usage", "render"],
+    "cmd": ["kube", "schemes", "model", "usage", "render", "tui"],
 }
 GENERATED = {"version.h"}
 GPU_WORDS = re.compile(r"gpu|aliyun|\bhami|volcano|nvidia|accelerator|sharing.scheme|\bcce\b", re.I)

@@ -59,7 +59,7 @@ struct command {
 };
 
 /* The commands, each defined in its own cmd_*.c; the table is in main.c. */
-extern const struct command cmd_inspect, cmd_top, cmd_mode, cmd_restart, cmd_fit, cmd_complete;
+extern const struct command cmd_inspect, cmd_top, cmd_usage, cmd_mode, cmd_restart, cmd_fit, cmd_complete;
 extern const struct command cmd_help, cmd_version;
 extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
 extern const struct flag global_flags[];
@@ -93,6 +93,20 @@ const char *cli_suggest_command(const struct command *const *table, const char *
 
 /* Build the client from the global flags: kubeconfig, credentials, HTTP. */
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);
+
+struct model;
+struct model_options;
+/* What inspect_load_model saw besides the model: how many nodes the server
+ * listed (shared or not), and the named node that does not exist. */
+struct inspect_loaded {
+	size_t nodes_seen;
+	const char *missing; /* one of names, or NULL */
+};
+/* List the nodes (those named, or matching label_selector, or all) and their
+ * pods concurrently into a finished model (*ret, to release).  A named node
+ * that does not exist is a NotFound error.  info may be NULL. */
+int inspect_load_model(struct kube_client *client, const struct model_options *mo, char **names, size_t nnames,
+		       const char *label_selector, struct model *ret, struct inspect_loaded *info, struct kerr *err);
 
 /* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
 int cli_parse_duration_ms(const char *s, long *ret);

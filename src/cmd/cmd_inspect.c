@@ -11,11 +11,15 @@
 #include "model_group.h"
 #include "nodesel.h"
 #include "render.h"
+#include "usage_source.h"
 
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_BY, F_COUNT };
+enum {
+	F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_BY, F_USAGE,
+	F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS
+};
 
 static const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -33,6 +37,7 @@ static const struct flag inspect_flags[] = {
 		       "name allocated free pending"},
 	[F_BY] = {"by", 0, "GROUP", "add the allocation per namespace, pool, model, node or owner (controlling workload)",
 		  "namespace pool model node owner"},
+	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = {0},
 };
 
@@ -127,8 +132,7 @@ static int take_names(struct inspect_run *r, int npos, char **argv, struct kerr 
 	if (npos <= 0)
 		return 0;
 	r->names = calloc((size_t)npos + 1, sizeof(char *));
-	r->seen = calloc((size_t)npos, sizeof(bool));
-	if (!r->names || !r->seen)
+	if (!r->names)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	for (int i = 0; i < npos; i++) {
 		bool dup = false;
@@ -220,6 +224,70 @@ static int plan_lists(struct plan *p, struct inspect_run *r, const char *label_s
 		plan_list(p, r, OBJ_POD, NULL, pods);
 	}
 	return 0;
+}
+
+int inspect_load_model(struct kube_client *client, const struct model_options *mo, char **names, size_t nnames,
+		       const char *label_selector, struct model *ret, struct inspect_loaded *info, struct kerr *err)
+{
+	struct inspect_run r = {.names = names, .nnames = nnames};
+	struct model m;
+	bool have_model = false;
+	int rc = -1;
+
+	if (nnames && !(r.seen = calloc(nnames, sizeof(bool))))
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (int attempt = 0;; attempt++) {
+		struct plan p = {0};
+		int lrc;
+
+		if (model_init(&m, mo) < 0) {
+			kerr_set(err, KERR_OTHER, "out of memory");
+			goto out;
+		}
+		have_model = true;
+		r.m = &m;
+		r.multi = r.nnames > 0;
+		r.restarted = false;
+		r.nodes_seen = 0;
+		for (size_t i = 0; i < r.nnames; i++)
+			r.seen[i] = false;
+		if (plan_lists(&p, &r, label_selector, err) < 0) {
+			plan_release(&p);
+			goto out;
+		}
+		lrc = kube_list_run(client, p.lists, p.n, err);
+		plan_release(&p);
+		if (lrc < 0)
+			goto out;
+		if (!r.restarted || attempt >= 2)
+			break;
+		model_release(&m);
+		have_model = false;
+	}
+	for (size_t i = 0; i < r.nnames; i++)
+		if (!r.seen[i]) {
+			char *msg = NULL;
+
+			if (asprintf(&msg, "nodes \"%s\" not found", r.names[i]) < 0)
+				msg = NULL;
+			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
+			free(msg);
+			if (info)
+				info->missing = r.names[i];
+			goto out;
+		}
+	if (model_finish(&m, err) < 0)
+		goto out;
+	*ret = m;
+	have_model = false;
+	rc = 0;
+out:
+	if (info)
+		info->nodes_seen = r.nodes_seen;
+	if (have_model)
+		model_release(&m);
+	free(r.seen);
+	return rc;
 }
 
 /* JSON and YAML: the report, with the roll-up when --by asks for one. */
@@ -357,6 +425,9 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	enum model_by by = BY_NONE;
 	bool details, have_model = false, connected = false;
 	char *label_selector = NULL;
+	struct usage_source usage = {0};
+	struct usage_fetch *fetch = NULL;
+	struct inspect_loaded loaded = {0};
 	int npos, rc = -1;
 
 	npos = cli_parse_flags(&cmd_inspect, argc, argv, vals, err);
@@ -390,6 +461,8 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 		goto out;
 	if (take_names(&r, npos, argv, err) < 0)
 		goto out;
+	if (usage_source_init(&usage, vals + F_USAGE, err) < 0)
+		goto out;
 
 	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML || by == BY_NAMESPACE || by == BY_OWNER;
 	mo.owners = by == BY_OWNER;
@@ -404,64 +477,51 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
 	connected = true;
-	for (int attempt = 0;; attempt++) {
-		struct plan p = {0};
-		int lrc;
-
-		if (model_init(&m, &mo) < 0) {
-			kerr_set(err, KERR_OTHER, "out of memory");
-			goto out;
-		}
-		have_model = true;
-		r.m = &m;
-		r.multi = r.nnames > 0;
-		r.restarted = false;
-		r.nodes_seen = 0;
-		for (size_t i = 0; i < r.nnames; i++)
-			r.seen[i] = false;
-		if (plan_lists(&p, &r, label_selector, err) < 0) {
-			plan_release(&p);
-			goto out;
-		}
-		lrc = kube_list_run(client, p.lists, p.n, err);
-		plan_release(&p);
-		if (lrc < 0)
-			goto out;
-		if (!r.restarted || attempt >= 2)
-			break;
-		model_release(&m);
-		have_model = false;
-	}
-	for (size_t i = 0; i < r.nnames; i++)
-		if (!r.seen[i]) {
-			char *msg = NULL;
-
-			if (asprintf(&msg, "nodes \"%s\" not found", r.names[i]) < 0)
-				msg = NULL;
-			kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
-			free(msg);
-			/* a command name typed wrong reads as a node name: say
-			 * which command was probably meant */
-			const char *meant = cli_suggest_command(commands, r.names[i]);
-
-			if (meant) {
-				kerr_print(ctx->errout, err);
-				fprintf(ctx->errout, "No node is named \"%s\": did you mean \"%s\"? See '%s %s --help'.\n",
-					r.names[i], meant, ctx->prog, meant);
-				kerr_release(err);
-				rc = 1;
-			}
-			goto out;
-		}
-	if (model_finish(&m, err) < 0)
+	if (usage.configured && out != OUT_TABLE && usage_fetch_start(&usage, &cfg, ctx, out != OUT_WIDE, &fetch, err) < 0)
 		goto out;
+	if (inspect_load_model(client, &mo, r.names, r.nnames, label_selector, &m, &loaded, err) < 0) {
+		/* a command name typed wrong reads as a node name: say which
+		 * command was probably meant */
+		const char *meant = loaded.missing ? cli_suggest_command(commands, loaded.missing) : NULL;
+
+		if (meant) {
+			kerr_print(ctx->errout, err);
+			fprintf(ctx->errout, "No node is named \"%s\": did you mean \"%s\"? See '%s %s --help'.\n",
+				loaded.missing, meant, ctx->prog, meant);
+			kerr_release(err);
+			rc = 1;
+		}
+		goto out;
+	}
+	have_model = true;
+	if (fetch) {
+		struct usage_data d;
+		char *source_error = NULL;
+
+		usage_fetch_finish(fetch, &d, &source_error);
+		fetch = NULL;
+		rc = usage_apply(&m, &d, NULL, source_error, err);
+		usage_data_release(&d);
+		free(source_error);
+		if (rc < 0)
+			goto out;
+	}
 	rc = print_report(ctx, &m, out, details, by,
-			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], r.nodes_seen },
+			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], loaded.nodes_seen },
 			  &(struct render_table_opts){ .wide = out == OUT_WIDE,
 						       .no_headers = vals[F_NO_HEADERS] != NULL,
 						       .sort_by = vals[F_SORT_BY] },
 			  err);
 out:
+	if (fetch) {
+		struct usage_data d;
+		char *source_error = NULL;
+
+		usage_fetch_finish(fetch, &d, &source_error);
+		usage_data_release(&d);
+		free(source_error);
+	}
+	usage_source_release(&usage);
 	if (have_model)
 		model_release(&m);
 	if (connected) {
@@ -469,7 +529,6 @@ out:
 		kube_config_release(&cfg);
 	}
 	free(r.names);
-	free(r.seen);
 	free(label_selector);
 	return rc;
 }

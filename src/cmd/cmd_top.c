@@ -25,8 +25,9 @@
 #include "tui_draw.h"
 #include "tui_layout.h"
 #include "tui_state.h"
+#include "usage_source.h"
 
-enum { F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_REFRESH, F_COUNT };
+enum { F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_REFRESH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 static const struct flag top_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "only nodes matching this label selector", "labels" },
@@ -36,8 +37,13 @@ static const struct flag top_flags[] = {
 	[F_SCHEME] = { "scheme", 0, "NAME", "only nodes shared with this scheme",
 		       "cgpu cce volcano-vgpu hami nvidia" },
 	[F_REFRESH] = { "refresh", 'r', "DURATION", "redraw interval, e.g. 500ms, 2s (default 1s)", NULL },
-	{ 0 },
+	USAGE_SOURCE_FLAGS,
+	[F_COUNT] = { 0 },
 };
+
+/* Memory in use is asked for again this often (exporters are scraped every
+ * 15 to 60 seconds): each answer is a few queries over the whole cluster. */
+#define USAGE_REFRESH_MS 15000
 
 /* Watches that fail this many times in a row give way to periodic lists. */
 #define WATCH_MAX_FAILURES 3
@@ -105,6 +111,15 @@ struct top {
 	long long built;
 	char *model_error;
 	struct kerr fatal;
+	/* memory in use: fetched on a thread of its own, never waited for */
+	struct usage_source usage;
+	struct usage_fetch *fetch;
+	struct usage_data usage_data;
+	char *usage_error;
+	bool have_usage;
+	long long next_usage;
+	const struct kube_config *cfg;
+	struct cli_ctx ctx;
 };
 
 static void feed_set_error(struct feed *f, const struct kerr *err)
@@ -397,6 +412,12 @@ static void rebuild(struct top *t, long long now)
 			rc = model_add_pod(&m, e->obj, &err);
 	if (rc == 0)
 		rc = model_finish(&m, &err);
+	if (rc == 0 && t->usage.configured) {
+		if (t->have_usage)
+			rc = usage_apply(&m, &t->usage_data, NULL, t->usage_error, &err);
+		else
+			m.usage.configured = true; /* "unknown" until the first answer */
+	}
 	free(t->model_error);
 	t->model_error = NULL;
 	if (rc < 0) {
@@ -523,6 +544,18 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 				return 0;
 		}
 		now = now_ms();
+		if (t->usage.configured && !t->fetch && now >= t->next_usage &&
+		    usage_fetch_start(&t->usage, t->cfg, &t->ctx, true, &t->fetch, err) < 0)
+			return -1;
+		if (t->fetch && usage_fetch_done(t->fetch)) {
+			usage_data_release(&t->usage_data);
+			free(t->usage_error);
+			usage_fetch_finish(t->fetch, &t->usage_data, &t->usage_error);
+			t->fetch = NULL;
+			t->have_usage = true;
+			t->changed = true;
+			t->next_usage = now + (t->refresh_ms > USAGE_REFRESH_MS ? t->refresh_ms : USAGE_REFRESH_MS);
+		}
 		for (int i = 0; i < 2; i++) {
 			if (feed_step(&t->feeds[i], now) < 0) {
 				*err = t->fatal;
@@ -588,6 +621,8 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		goto out_state;
 	if (parse_options(&t, vals, &selector, err) < 0)
 		goto out_state;
+	if (usage_source_init(&t.usage, vals + F_USAGE, err) < 0)
+		goto out_state;
 	t.mopts.keep_pods = true;
 	t.mopts.nodes = nargs > 0 ? (const char *const *)argv : NULL;
 	t.mopts.pod_namespace = ctx->g.ov.namespace;
@@ -599,6 +634,8 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		quiet.errout = devnull;
 	if (cli_connect(&quiet, &cfg, &t.client, err) < 0)
 		goto out_state;
+	t.cfg = &cfg;
+	t.ctx = quiet;
 
 	/* a name that is not there is an error, said as kubectl says it, before
 	 * the screen opens rather than an empty screen after */
@@ -656,6 +693,16 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = 128 + got_signal;
 	got_signal = 0;
 out_feeds:
+	if (t.fetch) {
+		struct usage_data d;
+		char *e = NULL;
+
+		usage_fetch_finish(t.fetch, &d, &e);
+		usage_data_release(&d);
+		free(e);
+	}
+	usage_data_release(&t.usage_data);
+	free(t.usage_error);
 	feed_release(&t.feeds[0]);
 	feed_release(&t.feeds[1]);
 	if (t.have_model)
@@ -672,6 +719,7 @@ out_client:
 	kube_client_free(t.client);
 	kube_config_release(&cfg);
 out_state:
+	usage_source_release(&t.usage);
 	if (devnull)
 		fclose(devnull);
 	free(selector);

@@ -13,6 +13,7 @@
 const struct command *const commands[] = {
 	&cmd_inspect,
 	&cmd_top,
+	&cmd_usage,
 	&cmd_mode,
 	&cmd_restart,
 	&cmd_fit,

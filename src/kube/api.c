@@ -76,14 +76,60 @@ static char *join_query(const char *a, const char *b)
 	return strdup(b ? b : "");
 }
 
+static void sync_release(struct sync_req *s)
+{
+	kerr_release(&s->err);
+	buf_release(&s->body);
+	free(s->resp_type);
+}
+
+/* A finished request's outcome: the decoded 2xx body, or the error (a
+ * Status body becomes the error kubectl would print).  Releases s. */
+static int sync_finish(struct sync_req *s, const char *method, const char *path, json_t **ret, struct kerr *err)
+{
+	json_t *j;
+	json_error_t jerr;
+	int r = -1;
+
+	if (s->err.kind != KERR_NONE) {
+		kerr_move(err, &s->err);
+		goto out;
+	}
+	if (s->body.truncated) {
+		kerr_set(err, KERR_DECODE, "the response to %s %s is too large", method, path);
+		goto out;
+	}
+	if (s->body.len == 0) {
+		if (ret)
+			*ret = json_object();
+		r = 0;
+		goto out;
+	}
+	j = json_loadb(s->body.data, s->body.len, 0, &jerr);
+	if (!j) {
+		kerr_set(err, KERR_DECODE, "the server returned a response that is not JSON (%s %s): %.80s", method,
+			 path, jerr.text);
+		goto out;
+	}
+	if (kube_status_from_json(j, s->code, err) == 0) {
+		json_decref(j);
+		goto out;
+	}
+	if (ret)
+		*ret = j;
+	else
+		json_decref(j);
+	r = 0;
+out:
+	sync_release(s);
+	return r;
+}
+
 static int request_json(struct kube_client *c, const char *method, const char *path, const char *query,
 			const char *content_type, const json_t *body, json_t **ret, struct kerr *err)
 {
 	struct sync_req s = {0};
 	struct xfer *x;
-	json_t *j;
-	json_error_t jerr;
-	int r = -1;
 
 	if (!c || !path)
 		return kerr_set(err, KERR_OTHER, "invalid request");
@@ -104,43 +150,11 @@ static int request_json(struct kube_client *c, const char *method, const char *p
 	xfer_queue(x, 0);
 	if (client_run_until(c, &s.done, err) < 0) {
 		xfer_free(x);
-		goto out;
+		sync_release(&s);
+		return -1;
 	}
 	xfer_free(x);
-	if (s.err.kind != KERR_NONE) {
-		kerr_move(err, &s.err);
-		goto out;
-	}
-	if (s.body.truncated) {
-		kerr_set(err, KERR_DECODE, "the response to %s %s is too large", method, path);
-		goto out;
-	}
-	if (s.body.len == 0) {
-		if (ret)
-			*ret = json_object();
-		r = 0;
-		goto out;
-	}
-	j = json_loadb(s.body.data, s.body.len, 0, &jerr);
-	if (!j) {
-		kerr_set(err, KERR_DECODE, "the server returned a response that is not JSON (%s %s): %.80s", method,
-			 path, jerr.text);
-		goto out;
-	}
-	if (kube_status_from_json(j, s.code, err) == 0) {
-		json_decref(j);
-		goto out;
-	}
-	if (ret)
-		*ret = j;
-	else
-		json_decref(j);
-	r = 0;
-out:
-	kerr_release(&s.err);
-	buf_release(&s.body);
-	free(s.resp_type);
-	return r;
+	return sync_finish(&s, method, path, ret, err);
 }
 
 static char *query_with_timeout(struct kube_client *c, const char *query)
@@ -166,6 +180,51 @@ int kube_get_json(struct kube_client *c, const char *path, const char *query, js
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	r = request_json(c, "GET", path, q, NULL, NULL, ret, err);
 	free(q);
+	return r;
+}
+
+int kube_get_json_all(struct kube_client *c, struct kube_get *reqs, size_t n, struct kerr *err)
+{
+	struct sync_req *s;
+	struct xfer **x;
+	int r = 0;
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	s = calloc(n + 1, sizeof(*s));
+	x = calloc(n + 1, sizeof(*x));
+	if (!s || !x) {
+		free(s);
+		free(x);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *q = query_with_timeout(c, reqs[i].query);
+
+		reqs[i].result = NULL;
+		x[i] = q && reqs[i].path ? xfer_new(c, "GET", reqs[i].path, q) : NULL;
+		free(q);
+		if (!x[i]) {
+			r = kerr_set(err, KERR_OTHER, "out of memory");
+			break;
+		}
+		x[i]->done = sync_done;
+		x[i]->ud = &s[i];
+		xfer_queue(x[i], 0);
+	}
+	/* all are queued: waiting for one drives them all */
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = client_run_until(c, &s[i].done, err);
+	for (size_t i = 0; i < n; i++) {
+		if (x[i])
+			xfer_free(x[i]);
+		if (r == 0)
+			sync_finish(&s[i], "GET", reqs[i].path, &reqs[i].result, &reqs[i].err);
+		else
+			sync_release(&s[i]);
+	}
+	free(s);
+	free(x);
 	return r;
 }
 

@@ -78,6 +78,20 @@ void kube_list_release(struct kube_list *l);
 int kube_get_json(struct kube_client *c, const char *path, const char *query, json_t **ret,
 		  struct kerr *err);
 
+/* Several GETs at once: each request's result is its decoded 2xx body, or
+ * NULL with err set.  They run concurrently on the client's connections
+ * (one HTTP/2 connection where the server offers it), each with the
+ * client's timeout and retry rules. */
+struct kube_get {
+	const char *path, *query; /* request; query may be NULL */
+	json_t *result;		  /* owned by the caller after the call */
+	struct kerr err;	  /* release with kerr_release */
+};
+
+/* Returns 0 when every request finished (each with its own outcome), -1
+ * with err set when the client itself failed. */
+int kube_get_json_all(struct kube_client *c, struct kube_get *reqs, size_t n, struct kerr *err);
+
 enum kube_patch_type { PATCH_MERGE, PATCH_STRATEGIC, PATCH_JSON };
 
 struct kube_write_opts {

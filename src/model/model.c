@@ -635,6 +635,7 @@ void model_release(struct model *m)
 	model_reset_pods(m);
 	free(m->unscheduled);
 	warnings_release(&m->warnings);
+	warnings_release(&m->usage.findings);
 	if (p) {
 		for (size_t i = 0; i < p->naccs; i++) {
 			acc_clear_pods(&p->accs[i]);

@@ -57,6 +57,9 @@ struct model_pod {
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
 	size_t ntolerations;
+	/* GPU memory in use over the usage window (src/usage), when known */
+	bool used_known;
+	int64_t used_bytes;
 };
 
 struct model_gpu {
@@ -67,6 +70,12 @@ struct model_gpu {
 	int64_t slots, slots_used;
 	bool unhealthy, cordoned;
 	size_t npods; /* pods holding part of this GPU */
+	/* What the usage source measured (src/usage), each when known: memory
+	 * in use (highest over the window), the card's memory, utilisation in
+	 * percent (average over the window). */
+	bool used_known, total_known, util_known;
+	int64_t used_bytes, total_bytes;
+	double util;
 };
 
 struct model_node {
@@ -88,6 +97,8 @@ struct model_node {
 	size_t *pods;	      /* indices into model.pods, sorted namespace/name */
 	size_t npods;
 	size_t pods_held;     /* pods holding GPU resources here, kept or not */
+	int64_t used_bytes; /* sum over the GPUs whose use is known */
+	int gpus_used_known;
 };
 
 struct model_totals {
@@ -126,6 +137,13 @@ struct model {
 	 * sum is the sum of the rounded parts */
 	bool rounded;
 	struct warnings warnings;
+	/* Filled by usage_apply() (src/usage) when a usage source is configured:
+	 * the renderers then show memory in use beside the allocation. */
+	struct {
+		bool configured;
+		size_t gpus_known, gpus_unknown;
+		struct warnings findings; /* OverUse, Idle, Unaccounted */
+	} usage;
 	struct model_private *priv;
 	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */
 };

@@ -1,5 +1,6 @@
 /* The node columns: headers, cells, JSON keys and orders in one table. */
 #include "columns.h"
+#include "usage.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +92,18 @@ static char *cell_memory(const struct model *m, const struct model_node *n, int 
 	if (n->unit == UNIT_SLOTS && m->totals.unit != UNIT_SLOTS)
 		return fmt("%lld/%lld slots", (long long)n->mem_allocated, (long long)n->mem_total);
 	return fmt("%lld/%lld", (long long)n->mem_allocated, (long long)n->mem_total);
+}
+
+/* Memory in use on the node's GPUs, in the node's unit; ">=" when some of
+ * its GPUs are not reported. */
+static char *cell_used(const struct model *m, const struct model_node *n, int gpu)
+{
+	char b[32];
+
+	if (!n->gpus_used_known)
+		return strdup("unknown");
+	usage_format(b, sizeof(b), n->used_bytes, n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit);
+	return fmt("%s%s", n->gpus_used_known < n->ngpus ? ">=" : "", b);
 }
 
 static char *cell_core(const struct model *m, const struct model_node *n, int gpu)
@@ -206,6 +219,11 @@ static int cmp_memory(const struct model_node *a, const struct model_node *b)
 	return cmp_i64(a->mem_allocated, b->mem_allocated);
 }
 
+static int cmp_used(const struct model_node *a, const struct model_node *b)
+{
+	return cmp_i64(a->gpus_used_known ? a->used_bytes : -1, b->gpus_used_known ? b->used_bytes : -1);
+}
+
 static int cmp_core(const struct model_node *a, const struct model_node *b)
 {
 	return cmp_i64(a->core_allocated, b->core_allocated);
@@ -261,6 +279,7 @@ const struct column columns[COL_COUNT] = {
 			 cell_pending, cmp_pending},
 	[COL_MEMORY] = {COL_MEMORY, "GPU Memory(%s)", "MEMORY(%s)", "memory", "memory", COLW_ALWAYS, cell_memory,
 			cmp_memory},
+	[COL_USED] = {COL_USED, "USED(%s)", "USED", "used", "used", COLW_WIDE_USAGE, cell_used, cmp_used},
 	[COL_CORE] = {COL_CORE, "GPU Core(%%)", "CORE(%%)", "core", "core", COLW_IF_CORE, cell_core, cmp_core},
 	[COL_MODEL] = {COL_MODEL, "MODEL", "MODEL", "gpuModel", "model", COLW_WIDE, cell_model, cmp_model},
 	[COL_CARD_MEM] = {COL_CARD_MEM, "CARD MEMORY(MiB)", "CARD(MiB)", "cardMemoryMiB", NULL, COLW_WIDE,
@@ -307,6 +326,10 @@ struct column_ref *columns_select(const struct model *m, bool wide, size_t *ret_
 			if (!wide)
 				continue;
 			break;
+		case COLW_WIDE_USAGE:
+			if (!wide || !m->usage.configured)
+				continue;
+			break;
 		case COLW_NEVER:
 			continue;
 		}
@@ -328,6 +351,9 @@ char *column_header(const struct model *m, const struct column_ref *ref)
 		return fmt("GPU%d(Used/Slots)", ref->gpu);
 	if (m->totals.unit == UNIT_SLOTS && ref->id == COL_MEMORY)
 		return strdup("GPUs(slots)");
+	/* memory in use is memory even where the allocation counts GPUs */
+	if (m->totals.unit == UNIT_SLOTS && ref->id == COL_USED)
+		return strdup("USED(GiB)");
 	if (ref->id == COL_GPU)
 		return fmt(c->header, ref->gpu);
 	if (strstr(c->header, "%s"))

@@ -18,6 +18,7 @@ enum column_id {
 	COL_GPU,     /* one per GPU index, up to model.max_gpus */
 	COL_PENDING, /* only when some pod holds memory without a GPU index */
 	COL_MEMORY,
+	COL_USED, /* memory in use, when a usage source is configured */
 	COL_CORE, /* only when the cluster shares compute */
 	COL_MODEL,
 	COL_CARD_MEM,
@@ -38,6 +39,7 @@ enum column_when {
 	COLW_IF_PENDING,
 	COLW_IF_CORE,
 	COLW_WIDE, /* -o wide */
+	COLW_WIDE_USAGE, /* -o wide with a usage source */
 	COLW_NEVER, /* not in the table (JSON, live view and sorting only) */
 };
 

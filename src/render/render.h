@@ -49,6 +49,12 @@ int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err);
 /* One "Warning: ..." line per model warning. */
 int render_warnings(FILE *out, const struct model *m, struct kerr *err);
 
+/* `usage`: one row per GPU (allocated, used, total, utilisation), with
+ * details one row per pod, then the findings grouped by kind. */
+int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err);
+/* The findings alone (OverUse, Idle, Unaccounted), grouped; nothing when none. */
+int render_findings(FILE *out, const struct model *m, struct kerr *err);
+
 /* The report document (apiVersion inspect-cgpu.kubectl.io/v1, kind
  * GPUShareReport); NULL on allocation failure.  Described in man/inspect-json.md. */
 json_t *render_json_document(const struct model *m);

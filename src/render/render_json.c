@@ -131,7 +131,24 @@ static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_
 		append(d, arr, g);
 	}
 	set(d, o, "gpus", arr);
+	if (m->usage.configured) {
+		json_t *u = json_object();
+
+		set(d, u, "usedBytes", p->used_known ? num(p->used_bytes) : json_null());
+		set(d, o, "usage", u);
+	}
 	return o;
+}
+
+/* What the usage source measured for one GPU: null where unknown. */
+static json_t *gpu_usage_obj(struct doc *d, const struct model_gpu *g)
+{
+	json_t *u = json_object();
+
+	set(d, u, "usedBytes", g->used_known ? num(g->used_bytes) : json_null());
+	set(d, u, "totalBytes", g->total_known ? num(g->total_bytes) : json_null());
+	set(d, u, "utilizationPercent", g->util_known ? json_real(g->util) : json_null());
+	return u;
 }
 
 static const char *unit_source(const struct model *m, const struct model_node *n)
@@ -191,6 +208,8 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 		set(d, go, "slots", num(mg->slots));
 		set(d, go, "unhealthy", json_boolean(mg->unhealthy));
 		set(d, go, "cordoned", json_boolean(mg->cordoned));
+		if (m->usage.configured)
+			set(d, go, "usage", gpu_usage_obj(d, mg));
 		append(d, gpus, go);
 	}
 	set(d, o, columns[COL_GPU].json_key, gpus);
@@ -210,6 +229,13 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 	set(d, o, "schedulable", json_boolean(fit_node_schedulable(n)));
 	largest = fit_node_largest_free(n);
 	set(d, o, columns[COL_LARGEST].json_key, largest >= 0 ? num(largest) : json_null());
+	if (m->usage.configured) {
+		json_t *u = json_object();
+
+		set(d, u, "usedBytes", n->gpus_used_known ? num(n->used_bytes) : json_null());
+		set(d, u, "gpusKnown", json_integer(n->gpus_used_known));
+		set(d, o, "usage", u);
+	}
 	return o;
 }
 
@@ -303,6 +329,25 @@ json_t *render_json_document(const struct model *m)
 		append(&d, arr, o);
 	}
 	set(&d, root, "warnings", arr);
+
+	if (m->usage.configured) {
+		json_t *u = json_object();
+
+		set(&d, u, "gpusKnown", json_integer((json_int_t)m->usage.gpus_known));
+		set(&d, u, "gpusUnknown", json_integer((json_int_t)m->usage.gpus_unknown));
+		arr = json_array();
+		for (size_t i = 0; i < m->usage.findings.len; i++) {
+			const struct warning *w = &m->usage.findings.items[i];
+			json_t *o = json_object();
+
+			set(&d, o, "code", json_string(w->code));
+			set(&d, o, "object", str_or_null(w->object));
+			set(&d, o, "message", json_string(w->message));
+			append(&d, arr, o);
+		}
+		set(&d, u, "findings", arr);
+		set(&d, root, "usage", u);
+	}
 
 	if (d.failed) {
 		json_decref(root);

@@ -1,6 +1,7 @@
 #include "tui_layout.h"
 
 #include "columns.h"
+#include "usage.h"
 #include "tui_pane.h"
 
 #include <stdarg.h>
@@ -310,6 +311,7 @@ struct list_geom {
 	bool unit_in_cell; /* nodes disagree on the unit: say it in every row */
 	int name_w, bars_x, bar_w, per, nbars; /* nbars 0 = one bar per node */
 	int mem_x, mem_w, pct_x, pods_x, pend_x, pend_w;
+	int used_x, used_w; /* used_w 0: no usage source */
 };
 
 static int pending_width(const struct model_node *n)
@@ -389,9 +391,20 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 		if (pending_width(n) > g->pend_w)
 			g->pend_w = pending_width(n);
 	}
+	if (f->m->usage.configured) {
+		g->used_w = (int)strlen(columns[COL_USED].live_header);
+		for (size_t i = 0; i < f->s->nrows; i++) {
+			const struct model_node *n = find_node(f->m, f->s->rows[i]);
+			char *t = n ? columns[COL_USED].cell(f->m, n, -1) : NULL;
+
+			if (t && (int)strlen(t) > g->used_w)
+				g->used_w = (int)strlen(t);
+			free(t);
+		}
+	}
 	if (g->name_w > cols * 2 / 5)
 		g->name_w = cols * 2 / 5 > 8 ? cols * 2 / 5 : 8;
-	right = g->mem_w + 1 + 4 + 1 + 4 + 1 + g->pend_w;
+	right = g->mem_w + 1 + (g->used_w ? g->used_w + 1 : 0) + 4 + 1 + 4 + 1 + g->pend_w;
 	g->bars_x = g->name_w + 1;
 	avail = cols - g->bars_x - right - 1;
 	if (maxg < 1)
@@ -413,7 +426,8 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 	if (g->nbars)
 		g->per = g->bar_w + 1;
 	g->mem_x = g->bars_x + (g->nbars ? g->per * g->nbars : g->bar_w + 1);
-	g->pct_x = g->mem_x + g->mem_w + 1;
+	g->used_x = g->mem_x + g->mem_w + 1;
+	g->pct_x = g->used_x + (g->used_w ? g->used_w + 1 : 0);
 	g->pods_x = g->pct_x + 5;
 	g->pend_x = g->pods_x + 5;
 }
@@ -455,6 +469,8 @@ static void list_header(struct frame *f, const struct list_geom *g, int y)
 		tui_put(l, cols, oom, g->bars_x, TUI_ROLE_HEADER, bars, -1);
 	if (fits(f, g->mem_x, g->mem_w))
 		tui_putf(l, cols, oom, g->mem_x, TUI_ROLE_HEADER, -1, "%*s", g->mem_w, mem ? mem : "MEMORY");
+	if (g->used_w && fits(f, g->used_x, g->used_w))
+		tui_putf(l, cols, oom, g->used_x, TUI_ROLE_HEADER, -1, "%*s", g->used_w, columns[COL_USED].live_header);
 	if (fits(f, g->pct_x, 4))
 		tui_put(l, cols, oom, g->pct_x, TUI_ROLE_HEADER, "USE%", -1);
 	if (fits(f, g->pods_x, 4))
@@ -507,6 +523,11 @@ static void list_row(struct frame *f, const struct list_geom *g, struct tui_line
 		free(t);
 	} else {
 		*oom = true;
+	}
+	if (g->used_w && (t = columns[COL_USED].cell(f->m, n, -1))) {
+		tui_putf(l, cols, oom, g->used_x, n->gpus_used_known ? TUI_ROLE_NORMAL : TUI_ROLE_DIM, -1, "%*s",
+			 g->used_w, t);
+		free(t);
 	}
 	tui_putf(l, cols, oom, g->pct_x, tui_level(n->mem_allocated, n->mem_total), -1, "%4s",
 	     tui_use_text(use, n->mem_allocated, n->mem_total));

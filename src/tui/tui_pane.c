@@ -2,6 +2,7 @@
 #include "tui_pane.h"
 
 #include "columns.h"
+#include "usage.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -275,6 +276,28 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 			x = tui_put(l, cols, ls->oom, x, TUI_ROLE_MID, "  cordoned", -1);
 		if (gpu->type)
 			tui_putf(l, cols, ls->oom, x, TUI_ROLE_DIM, -1, "  %s", gpu->type);
+		if (m->usage.configured) {
+			/* memory in use beside the allocation, against the card */
+			enum mem_unit u = n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit;
+			int64_t total = gpu->total_known ? gpu->total_bytes : usage_unit_bytes(gpu->mem_total, n->unit);
+			char a[32], b[32];
+			struct tui_line *ul = tui_lines_add(ls);
+			int ux;
+
+			if (!ul)
+				return;
+			ux = tui_put(ul, cols, ls->oom, 0, TUI_ROLE_DIM, " used ", -1);
+			if (gpu->used_known) {
+				ux = tui_put_bar(ul, cols, ls->oom, ux, barw, gpu->used_bytes, total);
+				ux = tui_putf(ul, cols, ls->oom, ux, TUI_ROLE_NORMAL, -1, " %s/%s %s",
+					      usage_format(a, sizeof(a), gpu->used_bytes, u),
+					      usage_format(b, sizeof(b), total, u), tui_unit_name(u));
+				if (gpu->util_known)
+					tui_putf(ul, cols, ls->oom, ux, TUI_ROLE_DIM, -1, "  util %.0f%%", gpu->util);
+			} else {
+				tui_put(ul, cols, ls->oom, ux, TUI_ROLE_DIM, "unknown", -1);
+			}
+		}
 		for (size_t i = 0; i < n->npods; i++) {
 			const struct model_pod *p = &m->pods[n->pods[i]];
 

@@ -423,3 +423,183 @@ class RealAPI:
 		h = dict({"User-Agent": "e2e-test/1.0"}, **(headers or {}))
 		return self.cluster.call(method, path, body, headers=h, token=token, cert=cert, raw=raw,
 			content_type=(headers or {}).get("Content-Type", "application/json"))
+
+
+# -- a real Prometheus scraping exporter fixtures ----------------------------------------------------------
+
+METRICS = os.path.join(ROOT, "fixtures", "metrics")
+PROMETHEUS = os.environ.get("CGPU_PROMETHEUS_BIN") or shutil.which("prometheus") or "/usr/bin/prometheus"
+
+
+def prometheus_available():
+	return os.access(PROMETHEUS, os.X_OK)
+
+
+def _free_port():
+	import socket
+	s = socket.socket()
+	s.bind(("127.0.0.1", 0))
+	port = s.getsockname()[1]
+	s.close()
+	return port
+
+
+class Exporters:
+	"""Serves exposition files on loopback, one path per file: /metrics/<name> for <name>.prom, the way one
+	exporter per node would.  A file's first line may be `# target-labels: k=v,...`: labels the scrape adds,
+	as Kubernetes service discovery would.  set(name, text) replaces or (text None) removes one exporter."""
+
+	def __init__(self, fixture_dirs):
+		import http.server
+		import threading
+		self.files = {}
+		for d in fixture_dirs:
+			d = d if os.path.isdir(d) else os.path.join(METRICS, d)
+			for f in sorted(os.listdir(d)):
+				if f.endswith(".prom"):
+					with open(os.path.join(d, f), encoding="utf-8") as fh:
+						self.files[f[:-5]] = fh.read()
+		files = self.files
+
+		class H(http.server.BaseHTTPRequestHandler):
+			def log_message(self, *a):
+				pass
+
+			def do_GET(self):
+				name = self.path.split("?")[0].rsplit("/", 1)[-1]
+				text = files.get(name)
+				if text is None:
+					self.send_error(404)
+					return
+				body = text.encode()
+				self.send_response(200)
+				self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+				self.send_header("Content-Length", str(len(body)))
+				self.end_headers()
+				self.wfile.write(body)
+
+		class S(http.server.ThreadingHTTPServer):
+			def handle_error(self, request, client_address):
+				pass  # a scrape given up by Prometheus (its timeout) is not a failure of the test
+
+		self.server = S(("127.0.0.1", 0), H)
+		self.server.daemon_threads = True
+		self.port = self.server.server_address[1]
+		self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+		self.thread.start()
+
+	def set(self, name, text):
+		if text is None:
+			self.files.pop(name, None)
+		else:
+			self.files[name] = text
+
+	@staticmethod
+	def target_labels(text):
+		first = text.split("\n", 1)[0]
+		if not first.startswith("# target-labels:"):
+			return {}
+		return dict(kv.split("=", 1) for kv in first.split(":", 1)[1].strip().split(",") if kv)
+
+	def close(self):
+		self.server.shutdown()
+		self.server.server_close()
+
+
+class Prometheus:
+	"""A real Prometheus on loopback scraping Exporters every 200 ms.
+
+	    with Prometheus(["usage"]) as prom:
+	        prom.url      # http://127.0.0.1:PORT
+	        prom.query("up")
+
+	start() returns once every exporter has been scraped and its samples can be queried."""
+
+	def __init__(self, fixture_dirs, scrape_interval="200ms", extra_args=()):
+		self.fixture_dirs = fixture_dirs
+		self.scrape_interval = scrape_interval
+		self.extra_args = list(extra_args)
+		self.proc = None
+		self.exporters = None
+		self.dir = None
+
+	def __enter__(self):
+		return self.start()
+
+	def __exit__(self, *exc):
+		self.stop()
+		return False
+
+	def config(self):
+		lines = ["global:", "  scrape_interval: %s" % self.scrape_interval, "  scrape_timeout: %s" % self.scrape_interval,
+			"  evaluation_interval: 10s", "scrape_configs:"]
+		for name, text in sorted(self.exporters.files.items()):
+			lines += ["- job_name: %s" % json.dumps(name), "  metrics_path: %s" % json.dumps("/metrics/" + name),
+				"  static_configs:", "  - targets: [%s]" % json.dumps("127.0.0.1:%d" % self.exporters.port)]
+			labels = self.exporters.target_labels(text)
+			if labels:
+				lines.append("    labels: %s" % json.dumps(labels))
+		return "\n".join(lines) + "\n"
+
+	def start(self, timeout=30):
+		self.dir = tempfile.mkdtemp(prefix="prometheus-")
+		self.exporters = Exporters(self.fixture_dirs)
+		cfg = os.path.join(self.dir, "prometheus.yml")
+		with open(cfg, "w", encoding="utf-8") as f:
+			f.write(self.config())
+		self.port = _free_port()
+		self.url = "http://127.0.0.1:%d" % self.port
+		self.log = open(os.path.join(self.dir, "log"), "w+")
+		self.proc = subprocess.Popen([PROMETHEUS, "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
+			"--web.listen-address=127.0.0.1:%d" % self.port, "--log.level=warn", "--web.enable-lifecycle"] + self.extra_args,
+			stdout=self.log, stderr=subprocess.STDOUT)
+		deadline = time.monotonic() + timeout
+		want = len(self.exporters.files)
+		while True:
+			if self.proc.poll() is not None:
+				self.log.seek(0)
+				raise RuntimeError("prometheus exited: %s" % self.log.read()[-2000:])
+			try:
+				# every target up, and its samples in the head block
+				up = self.query("count(up == 1)")
+				got = int(float(up[0]["value"][1])) if up else 0
+				if got >= want and self.query("count(scrape_samples_scraped > 0)"):
+					ready = self.query("count(scrape_samples_scraped > 0)")
+					if int(float(ready[0]["value"][1])) >= want:
+						break
+			except (OSError, ValueError, KeyError):
+				pass
+			if time.monotonic() > deadline:
+				self.stop()
+				raise RuntimeError("prometheus did not scrape the exporters in %ds" % timeout)
+			time.sleep(0.1)
+		return self
+
+	def query(self, q):
+		url = self.url + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+		opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+		with opener.open(url, timeout=10) as r:
+			d = json.loads(r.read())
+		return d["data"]["result"]
+
+	def wait_scraped(self, timeout=10):
+		"""Waits for two more scrapes of every exporter (after Exporters.set)."""
+		time.sleep(3 * float(self.scrape_interval.rstrip("ms")) / (1000 if self.scrape_interval.endswith("ms") else 1))
+
+	def stop(self):
+		if self.proc is not None:
+			if self.proc.poll() is None:
+				self.proc.terminate()
+				try:
+					self.proc.wait(10)
+				except subprocess.TimeoutExpired:
+					self.proc.kill()
+					self.proc.wait()
+			self.proc = None
+		if self.exporters:
+			self.exporters.close()
+			self.exporters = None
+		if self.dir:
+			self.log.close()
+			shutil.rmtree(self.dir, ignore_errors=True)
+			self.dir = None

@@ -34,7 +34,9 @@ import sys
 import threading
 import time
 import traceback
+import urllib.error
 import urllib.parse
+import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -786,6 +788,7 @@ class FakeAPI:
 		self.open_watches = 0
 		self.objects, self.config = load_scenario(args.scenario)
 		self.users = copy.deepcopy(DEFAULT_USERS)
+		self.services = {}  # "NS/NAME:PORT" -> upstream base URL, for the service proxy
 		for name, u in self.config.get("users", {}).items():
 			self.users[name] = dict({"groups": ["system:authenticated"], "rules": []}, **u)
 		self.tokens = {}
@@ -957,6 +960,7 @@ class Abort(Exception):
 	"""The connection was deliberately broken (reset or truncate fault)."""
 
 
+PROXY_RE = re.compile(r"^/api/v1/namespaces/([^/]+)/services/([^/]+)/proxy(/.*)?$")
 ROUTE_RE = re.compile(r"^/(?:api/v1|apis/apps/v1)(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?(?:/([^/]+))?/?$")
 
 
@@ -1123,6 +1127,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		parsed = urllib.parse.urlsplit(self.path)
 		path = parsed.path
 		raw_query = parsed.query
+		self.raw_query = raw_query
 		query = {}
 		for k, v in urllib.parse.parse_qsl(raw_query, keep_blank_values=True):
 			if k in query:
@@ -1322,6 +1327,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		if path in ("/api", "/api/", "/apis", "/apis/", "/api/v1", "/apis/apps/v1", "/healthz", "/readyz", "/livez"):
 			self.discovery(path)
 			return
+		m = PROXY_RE.match(path)
+		if m:
+			self.service_proxy(m.group(1), m.group(2), m.group(3) or "/", body, user, groups)
+			return
 		m = ROUTE_RE.match(path)
 		if not m:
 			if user == "system:anonymous":
@@ -1382,6 +1391,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		else:
 			raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
 				{})
+
+	def service_proxy(self, ns, svc, sub, body, user, groups):
+		"""The API server's service proxy: /api/v1/namespaces/NS/services/[SCHEME:]NAME[:PORT]/proxy/PATH,
+		forwarded to the upstream registered for that service (POST /_fake/services), without the caller's
+		credentials, as kube-apiserver does."""
+		parts = svc.split(":")
+		if len(parts) == 3:
+			parts = parts[1:]
+		name = parts[0]
+		verb = {"GET": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(
+			self.command, "get")
+		self.authorize(user, groups, verb, "services/proxy", "", ns, name)
+		upstream = self.api.services.get("%s/%s" % (ns, ":".join(parts)))
+		if upstream is None and len(parts) == 1:
+			upstream = next((u for k, u in self.api.services.items() if k.startswith("%s/%s:" % (ns, name))), None)
+		if upstream is None:
+			raise not_found("services", name)
+		url = upstream.rstrip("/") + sub + ("?" + self.raw_query if self.raw_query else "")
+		req = urllib.request.Request(url, data=body if self.command != "GET" else None, method=self.command,
+			headers={"Accept": self.headers.get("Accept") or "*/*"})
+		try:
+			# loopback upstreams only: never through an environment proxy
+			with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(req, timeout=60) as r:
+				code, ctype, payload = r.status, r.headers.get("Content-Type"), r.read()
+		except urllib.error.HTTPError as e:
+			code, ctype, payload = e.code, e.headers.get("Content-Type"), e.read()
+		except (OSError, urllib.error.URLError) as e:
+			reason = getattr(e, "reason", e)
+			raise ApiError(503, "ServiceUnavailable", "error trying to reach service: %s" % reason, {}) from None
+		self.respond(code, payload, [("Content-Type", ctype or "application/octet-stream")])
 
 	def discovery(self, path):
 		port = self.server.server_address[1]
@@ -1928,6 +1967,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				with api.log_lock:
 					api.log = []
 				self.respond_control(200, {})
+			elif path == "/_fake/services" and method == "POST":
+				key = "%s/%s:%s" % (data["namespace"], data["name"], data["port"])
+				if data.get("url"):
+					api.services[key] = data["url"]
+				else:
+					api.services.pop(key, None)
+				self.respond_control(200, api.services)
 			elif path == "/_fake/stats" and method == "GET":
 				with api.store.lock:
 					stats = {"open_watches": api.open_watches, "resourceVersion": str(api.store.rv),

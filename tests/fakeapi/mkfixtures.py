@@ -399,6 +399,35 @@ def s_seed002(c, empty=False):
 	return objs, {}
 
 
+def s_usage(c):
+	"""Allocated beside used (fixtures/metrics/usage holds what the GPU exporters say): the guide's two 3-GiB
+	pods sharing one card with isolation, its 6-GiB application asking for 4 GiB on a node without isolation,
+	its 3.4-GB application holding a whole 16-GB card, and a two-GPU node with an idle pod and memory used on a
+	GPU nothing was allocated on."""
+	region = {"topology.kubernetes.io/region": "cn-hangzhou"}
+	a = gpushare_node(c, "cn-hangzhou.192.168.2.167", "192.168.2.167", 15, 1, dict(V100, cgpu="true", **region))
+	b = gpushare_node(c, "cn-hangzhou.192.168.2.168", "192.168.2.168", 15, 1, dict(V100, gpushare="true", **region))
+	whole = node(c, "cn-hangzhou.192.168.2.169", "192.168.2.169", dict(region, **{
+		"nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB", "nvidia.com/gpu.memory": "16160",
+		"nvidia.com/gpu.count": "1", "nvidia.com/gpu.present": "true"}), {"nvidia.com/gpu": "1"})
+	two = gpushare_node(c, "cn-hangzhou.192.168.2.170", "192.168.2.170", 30, 2, dict(V100, cgpu="true", **region))
+	objs = [a, b, whole, two]
+	for i in range(2):
+		objs.append(gpu_pod(c, "app-3g-v1-%d" % i, "default", a["metadata"]["name"], "192.168.2.167", 4, 0, 15,
+			image="registry.cn-shanghai.aliyuncs.com/tensorflow-samples/cuda-malloc:3G",
+			labels={"app": "app-3g-v1", "statefulset.kubernetes.io/pod-name": "app-3g-v1-%d" % i},
+			container_name="app-3g-v1"))
+	objs.append(gpu_pod(c, "app-6g-v1-0", "default", b["metadata"]["name"], "192.168.2.168", 4, 0, 15,
+		image="registry.cn-shanghai.aliyuncs.com/tensorflow-samples/cuda-malloc:6G",
+		labels={"app": "app-6g-v1", "statefulset.kubernetes.io/pod-name": "app-6g-v1-0"}, container_name="app-6g-v1"))
+	objs.append(pod(c, "app-3g-v1-0", "whole", whole["metadata"]["name"], [container("app-3g-v1",
+		"registry.cn-shanghai.aliyuncs.com/tensorflow-samples/cuda-malloc:3G", {"nvidia.com/gpu": 1})],
+		"192.168.2.169", labels={"app": "app-3g-v1"}))
+	objs.append(gpu_pod(c, "notebook-0", "ml", two["metadata"]["name"], "192.168.2.170", 8, 0, 15,
+		labels={"app": "notebook"}, container_name="notebook"))
+	return objs, {}
+
+
 def pools_nodes(c, basic):
 	nodes = []
 	ips = ["192.168.7.157", "192.168.7.158", "192.168.7.159", "192.168.7.160"]
@@ -664,6 +693,7 @@ SCENARIOS = {
 	"demo": s_demo,
 	"seed002": s_seed002,
 	"seed002-empty": lambda c: s_seed002(c, empty=True),
+	"usage": s_usage,
 	"pools-pro": s_pools_pro,
 	"pools-basic": s_pools_basic,
 	"opensource": s_opensource,

@@ -1608,3 +1608,33 @@ Test(bench, list_20000_pods, .timeout = 300)
 	client_close(&cl);
 	fake_stop(&f);
 }
+
+/* Several GETs at once: each gets its own body or its own error. */
+Test(fake, get_json_all_each_its_own_outcome)
+{
+	struct fake f;
+	struct client cl;
+	struct kerr err = KERR_INIT;
+	struct kube_get reqs[3] = {
+		{.path = "/api/v1/nodes/node-0000"},
+		{.path = "/api/v1/nodes/absent"},
+		{.path = "/api/v1/nodes", .query = "limit=1"},
+	};
+
+	fake_start(&f, 2, 0);
+	client_open(&cl, &f, "admin-token");
+	cr_assert_eq(kube_get_json_all(cl.c, reqs, 3, &err), 0, "%s", err.message);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(reqs[0].result, "metadata"), "name")),
+			 "node-0000");
+	cr_assert_eq(reqs[0].err.kind, KERR_NONE);
+	cr_assert_null(reqs[1].result);
+	cr_assert_eq(reqs[1].err.kind, KERR_STATUS);
+	cr_assert_eq(reqs[1].err.code, 404);
+	cr_assert_eq(json_array_size(json_object_get(reqs[2].result, "items")), 1);
+	for (int i = 0; i < 3; i++) {
+		json_decref(reqs[i].result);
+		kerr_release(&reqs[i].err);
+	}
+	client_close(&cl);
+	fake_stop(&f);
+}

@@ -1,0 +1,169 @@
+/* `kubectl inspect cgpu usage [NODE...]`: GPU memory allocated beside GPU
+ * memory in use, per GPU (and with -d per pod), with the findings: pods
+ * using more than they were allocated, pods holding memory they hardly use,
+ * memory used on GPUs nothing was allocated on.  The Prometheus queries run
+ * while the nodes and pods are listed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kube.h"
+#include "model.h"
+#include "render.h"
+#include "usage_source.h"
+
+enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_IDLE, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
+
+static const struct flag usage_flags[] = {
+	[F_DETAILS] = {"details", 'd', NULL, "also show each pod's allocated and used GPU memory", NULL},
+	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
+	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
+			"labels"},
+	[F_IDLE] = {"idle-below", 0, "PERCENT",
+		    "report as Idle what uses less than this share of its allocation (default 25)", NULL},
+	USAGE_SOURCE_FLAGS,
+	[F_COUNT] = {0},
+};
+
+static int parse_percent(const char *v, double *ret, struct kerr *err)
+{
+	char *end;
+	double d;
+
+	if (!v) {
+		*ret = USAGE_IDLE_PERCENT;
+		return 0;
+	}
+	d = strtod(v, &end);
+	if (end == v || (*end && strcmp(end, "%") != 0) || !(d >= 0 && d <= 100))
+		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--idle-below\" flag: want a percentage from 0 to 100",
+				v);
+	*ret = d;
+	return 0;
+}
+
+static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	const char *vals[F_COUNT + 1] = {0};
+	struct usage_source src = {0};
+	struct usage_fetch *fetch = NULL;
+	struct usage_options uo = {.unaccounted_bytes = USAGE_UNACCOUNTED_BYTES};
+	struct model_options mo = {.force_unit = -1, .keep_pods = true};
+	struct kube_config cfg = {0};
+	struct kube_client *client = NULL;
+	struct model m;
+	bool have_model = false, connected = false, json = false, yaml = false;
+	char **names = NULL;
+	size_t nnames = 0;
+	int npos, rc = -1;
+
+	npos = cli_parse_flags(&cmd_usage, argc, argv, vals, err);
+	if (npos < 0)
+		return -1;
+	if (vals[F_OUTPUT]) {
+		json = strcmp(vals[F_OUTPUT], "json") == 0;
+		yaml = strcmp(vals[F_OUTPUT], "yaml") == 0;
+		if (!json && !yaml)
+			return kerr_set(err, KERR_USAGE,
+					"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
+					vals[F_OUTPUT]);
+	}
+	if (parse_percent(vals[F_IDLE], &uo.idle_percent, err) < 0)
+		return -1;
+	if (npos > 0 && vals[F_SELECTOR])
+		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
+	if (npos > 0) {
+		names = calloc((size_t)npos + 1, sizeof(*names));
+		if (!names)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		for (int i = 0; i < npos; i++) {
+			bool dup = false;
+
+			if (!*argv[i]) {
+				free(names);
+				return kerr_set(err, KERR_USAGE, "a node name must not be empty");
+			}
+			for (size_t j = 0; j < nnames; j++)
+				dup |= strcmp(names[j], argv[i]) == 0;
+			if (!dup)
+				names[nnames++] = argv[i];
+		}
+	}
+	if (usage_source_init(&src, vals + F_USAGE, err) < 0)
+		goto out;
+	if (!src.configured) {
+		kerr_set(err, KERR_USAGE,
+			 "no usage source: give --prometheus NAMESPACE/SERVICE[:PORT] or --prometheus-url URL "
+			 "(or set CGPU_PROMETHEUS or CGPU_PROMETHEUS_URL)");
+		goto out;
+	}
+	/* -n narrows the pods listed; the GPU figures always count every pod */
+	if (!ctx->g.all_namespaces)
+		mo.pod_namespace = ctx->g.ov.namespace;
+	mo.nodes = nnames ? (const char *const *)names : NULL;
+
+	if (cli_connect(ctx, &cfg, &client, err) < 0)
+		goto out;
+	connected = true;
+	if (usage_fetch_start(&src, &cfg, ctx, true, &fetch, err) < 0)
+		goto out;
+	if (inspect_load_model(client, &mo, names, nnames, vals[F_SELECTOR], &m, NULL, err) < 0)
+		goto out;
+	have_model = true;
+	{
+		struct usage_data d;
+		char *source_error = NULL;
+		int arc;
+
+		usage_fetch_finish(fetch, &d, &source_error);
+		fetch = NULL;
+		arc = usage_apply(&m, &d, &uo, source_error, err);
+		usage_data_release(&d);
+		free(source_error);
+		if (arc < 0)
+			goto out;
+	}
+	if (json)
+		rc = render_json(ctx->out, &m, err);
+	else if (yaml)
+		rc = render_yaml(ctx->out, &m, err);
+	else
+		rc = render_usage(ctx->out, &m, vals[F_DETAILS] != NULL, err);
+	if (rc < 0)
+		goto out;
+	fflush(ctx->out);
+	if (render_warnings(ctx->errout, &m, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* the allocation is shown whatever the source said; no figure at all
+	 * (where there are GPUs to measure) is still a failure */
+	if (m.usage.gpus_known == 0 && m.usage.gpus_unknown > 0)
+		rc = 1;
+out:
+	if (fetch) {
+		struct usage_data d;
+		char *source_error = NULL;
+
+		usage_fetch_finish(fetch, &d, &source_error);
+		usage_data_release(&d);
+		free(source_error);
+	}
+	if (have_model)
+		model_release(&m);
+	if (connected) {
+		kube_client_free(client);
+		kube_config_release(&cfg);
+	}
+	usage_source_release(&src);
+	free(names);
+	return rc;
+}
+
+const struct command cmd_usage = {
+	.name = "usage",
+	.usage = "[NODE...] [flags]",
+	.summary = "Show GPU memory in use (from Prometheus) beside the allocation",
+	.flags = usage_flags,
+	.run = usage_run,
+};

@@ -1,0 +1,298 @@
+#include "usage_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kube.h"
+
+/* A Prometheus answer holds one series per GPU or per pod: more than this
+ * is not a GPU cluster's answer, and is refused rather than held. */
+#define SERIES_MAX 2000000
+/* Without --request-timeout the usage source still gets a bound: the
+ * allocation is never held back longer than this by a slow Prometheus. */
+#define DEFAULT_TIMEOUT_MS 10000
+
+static const char *flag_or_env(const char *flag, const char *env)
+{
+	const char *v = flag ? flag : getenv(env);
+
+	return v && *v ? v : NULL;
+}
+
+static bool path_segment_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '-' || s[i] == '.' || s[i] == ':' || s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+int usage_source_init(struct usage_source *s, const char *const *vals, struct kerr *err)
+{
+	const char *svc = flag_or_env(vals[0], "CGPU_PROMETHEUS");
+	const char *url = flag_or_env(vals[1], "CGPU_PROMETHEUS_URL");
+	const char *token = flag_or_env(vals[2], "CGPU_PROMETHEUS_TOKEN_FILE");
+	const char *ca = flag_or_env(vals[3], "CGPU_PROMETHEUS_CA");
+	const char *labels = flag_or_env(vals[4], "CGPU_PROMETHEUS_LABELS");
+	const char *window = flag_or_env(vals[5], "CGPU_USAGE_WINDOW");
+
+	memset(s, 0, sizeof(*s));
+	usage_labels_default(&s->labels);
+	/* a flag of one kind wins over the environment's other kind */
+	if (vals[0] && !vals[1])
+		url = NULL;
+	if (vals[1] && !vals[0])
+		svc = NULL;
+	if (svc && url)
+		return kerr_set(err, KERR_USAGE, "--prometheus and --prometheus-url cannot be used together");
+	if ((token || ca) && !url && (vals[2] || vals[3]))
+		return kerr_set(err, KERR_USAGE, "--prometheus-token-file and --prometheus-ca go with --prometheus-url");
+	if (window && !usage_window_valid(window))
+		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--window\" flag: want a duration such as 5m or 1h",
+				window);
+	if (labels && usage_labels_override(&s->labels, labels, err) < 0)
+		return -1;
+	s->window = strdup(window ? window : "5m");
+	if (!s->window)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (svc) {
+		const char *slash = strchr(svc, '/');
+
+		if (!slash || !path_segment_ok(svc, (size_t)(slash - svc)) ||
+		    !path_segment_ok(slash + 1, strlen(slash + 1)) || strchr(slash + 1, '/'))
+			return kerr_set(err, KERR_USAGE,
+					"invalid argument \"%s\" for \"--prometheus\" flag: want NAMESPACE/SERVICE[:PORT]", svc);
+		if (asprintf(&s->service_path, "/api/v1/namespaces/%.*s/services/%s/proxy", (int)(slash - svc), svc,
+			     slash + 1) < 0)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		s->configured = true;
+	} else if (url) {
+		if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
+			return kerr_set(err, KERR_USAGE,
+					"invalid argument \"%s\" for \"--prometheus-url\" flag: want an http:// or https:// URL",
+					url);
+		s->url = strdup(url);
+		s->token_file = token ? strdup(token) : NULL;
+		s->ca_file = ca ? strdup(ca) : NULL;
+		if (!s->url || (token && !s->token_file) || (ca && !s->ca_file))
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		s->configured = true;
+	}
+	return 0;
+}
+
+void usage_source_release(struct usage_source *s)
+{
+	if (!s)
+		return;
+	free(s->service_path);
+	free(s->url);
+	free(s->token_file);
+	free(s->ca_file);
+	free(s->window);
+	usage_labels_release(&s->labels);
+	memset(s, 0, sizeof(*s));
+}
+
+struct usage_fetch {
+	pthread_t thread;
+	atomic_bool done;
+	const struct usage_source *src;
+	const struct kube_config *api_cfg;
+	struct kube_config direct; /* for --prometheus-url */
+	struct kube_client_options opt;
+	bool all;
+	struct usage_data data;
+	char *source_error;
+};
+
+/* One line for the grouped warning. */
+static char *describe(const struct kerr *e, const char *where)
+{
+	const char *msg = e->message ? e->message : "unknown error";
+	char *s = NULL;
+	int r;
+
+	switch (e->kind) {
+	case KERR_REFUSED:
+		r = asprintf(&s, "the connection to %s was refused", e->host ? e->host : where);
+		break;
+	case KERR_STATUS:
+		r = asprintf(&s, "%s answered %ld%s%s: %s", where, e->code, e->reason ? " " : "",
+			     e->reason ? e->reason : "", msg);
+		break;
+	default:
+		r = asprintf(&s, "%s: %s", where, msg);
+		break;
+	}
+	return r < 0 ? NULL : s;
+}
+
+static int read_file(const char *path, struct kblob *out, struct kerr *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int e;
+
+	if (fd < 0)
+		return kerr_set(err, KERR_CONFIG, "cannot read %s: %s", path, strerror(errno));
+	e = kblob_read_fd(fd, 4 << 20, out);
+	close(fd);
+	if (e)
+		return kerr_set(err, KERR_CONFIG, "cannot read %s: %s", path, strerror(e));
+	return 0;
+}
+
+static void *fetch_main(void *ud)
+{
+	struct usage_fetch *f = ud;
+	const struct usage_source *s = f->src;
+	const struct kube_config *cfg = f->api_cfg;
+	const char *where = s->url ? s->url : "the Prometheus service";
+	struct kube_client *c = NULL;
+	struct kerr err = KERR_INIT;
+	struct kube_get reqs[UQ_COUNT] = {0}, sent[UQ_COUNT] = {0};
+	int idx[UQ_COUNT];
+	size_t nreq = 0;
+	char *queries[UQ_COUNT] = {0};
+	const struct kerr *first_fatal = NULL;
+	int fatal = 0;
+	char *path = NULL;
+
+	if (s->url) {
+		f->direct.server = strdup(s->url);
+		f->direct.token_file = s->token_file ? strdup(s->token_file) : NULL;
+		if (!f->direct.server || (s->token_file && !f->direct.token_file)) {
+			kerr_set(&err, KERR_OTHER, "out of memory");
+			goto fail;
+		}
+		if (s->ca_file && read_file(s->ca_file, &f->direct.ca, &err) < 0)
+			goto fail;
+		if (s->token_file && access(s->token_file, R_OK) < 0) {
+			kerr_set(&err, KERR_CONFIG, "cannot read %s: %s", s->token_file, strerror(errno));
+			goto fail;
+		}
+		cfg = &f->direct;
+	}
+	if (kube_client_new(cfg, &f->opt, &c, &err) < 0)
+		goto fail;
+	if (asprintf(&path, "%s/api/v1/query", s->service_path ? s->service_path : "") < 0) {
+		kerr_set(&err, KERR_OTHER, "out of memory");
+		goto fail;
+	}
+	/* every query at once, on the client's connections */
+	for (int q = 0; q < UQ_COUNT; q++) {
+		char *text, *esc;
+
+		if (!f->all && q != UQ_GPU_USED && q != UQ_HOST_USED && q != UQ_VGPU_USED)
+			continue;
+		text = usage_query_text(q, &s->labels, s->window);
+		esc = text ? kube_escape(text) : NULL;
+
+		free(text);
+		reqs[q].path = path;
+		if (!esc || asprintf(&queries[q], "query=%s", esc) < 0)
+			queries[q] = NULL;
+		free(esc);
+		if (!queries[q]) {
+			kerr_set(&err, KERR_OTHER, "out of memory");
+			goto fail;
+		}
+		reqs[q].query = queries[q];
+		idx[nreq++] = q;
+	}
+	for (size_t i = 0; i < nreq; i++)
+		sent[i] = reqs[idx[i]];
+	if (kube_get_json_all(c, sent, nreq, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < nreq; i++)
+		reqs[idx[i]] = sent[i];
+	for (size_t i = 0; i < nreq; i++) {
+		const struct kerr *e = &reqs[idx[i]].err;
+
+		if (e->kind == KERR_NONE)
+			continue;
+		/* the source itself is unusable (not one query's problem) */
+		if ((e->kind != KERR_DECODE && e->kind != KERR_STATUS) ||
+		    (e->kind == KERR_STATUS && (e->code == 401 || e->code == 403 || e->code == 404 || e->code >= 500))) {
+			fatal++;
+			if (!first_fatal)
+				first_fatal = e;
+		}
+	}
+	if (fatal == (int)nreq) {
+		f->source_error = describe(first_fatal, where);
+		goto out;
+	}
+	for (size_t i = 0; i < nreq; i++) {
+		int q = idx[i];
+
+		if (reqs[q].err.kind != KERR_NONE) {
+			f->data.problem[q] = describe(&reqs[q].err, where);
+			continue;
+		}
+		if (usage_parse(&f->data, q, &s->labels, reqs[q].result, SERIES_MAX, &err) < 0) {
+			f->data.problem[q] = describe(&err, where);
+			kerr_release(&err);
+		}
+	}
+	goto out;
+fail:
+	f->source_error = describe(&err, where);
+	if (!f->source_error)
+		f->source_error = strdup("out of memory");
+	kerr_release(&err);
+out:
+	for (int q = 0; q < UQ_COUNT; q++) {
+		json_decref(reqs[q].result);
+		kerr_release(&reqs[q].err);
+		free(queries[q]);
+	}
+	free(path);
+	kube_client_free(c);
+	atomic_store(&f->done, true);
+	return NULL;
+}
+
+int usage_fetch_start(const struct usage_source *s, const struct kube_config *cfg, const struct cli_ctx *ctx,
+		      bool all, struct usage_fetch **ret, struct kerr *err)
+{
+	struct usage_fetch *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	f->src = s;
+	f->api_cfg = cfg;
+	f->all = all;
+	f->opt.request_timeout_ms = ctx->g.request_timeout_ms > 0 ? ctx->g.request_timeout_ms : DEFAULT_TIMEOUT_MS;
+	f->opt.verbosity = ctx->g.verbosity;
+	f->opt.log = ctx->errout;
+	atomic_init(&f->done, false);
+	if (pthread_create(&f->thread, NULL, fetch_main, f) != 0) {
+		free(f);
+		return kerr_set(err, KERR_OTHER, "cannot start a thread");
+	}
+	*ret = f;
+	return 0;
+}
+
+bool usage_fetch_done(struct usage_fetch *f)
+{
+	return f && atomic_load(&f->done);
+}
+
+void usage_fetch_finish(struct usage_fetch *f, struct usage_data *d, char **source_error)
+{
+	pthread_join(f->thread, NULL);
+	*d = f->data;
+	*source_error = f->source_error;
+	kube_config_release(&f->direct);
+	free(f);
+}

@@ -1,0 +1,852 @@
+#include "usage.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* In order of preference.  Where a Prometheus scrape adds the exporter pod's
+ * own namespace and pod labels, the exporter's labels become exported_*:
+ * those name the workload, so they come first. */
+static const char *const default_labels[UR_COUNT][USAGE_LABEL_VARIANTS + 1] = {
+	[UR_NODE] = {"node", "kubernetes_node", "NodeName", "node_name", "nodename", "Hostname", "instance", NULL},
+	[UR_GPU] = {"gpu", "minor_number", "deviceidx", NULL},
+	[UR_UUID] = {"UUID", "uuid", "deviceuuid", NULL},
+	[UR_NAMESPACE] = {"exported_namespace", "NamespaceName", "pod_namespace", "podnamespace", "namespace", NULL},
+	[UR_POD] = {"exported_pod", "PodName", "pod_name", "podname", "pod", NULL},
+};
+
+static const char *const role_names[UR_COUNT] = {"node", "gpu", "uuid", "namespace", "pod"};
+
+void usage_labels_default(struct usage_labels *l)
+{
+	memset(l, 0, sizeof(*l));
+	memcpy(l->names, default_labels, sizeof(l->names));
+}
+
+void usage_labels_release(struct usage_labels *l)
+{
+	if (!l)
+		return;
+	for (int r = 0; r < UR_COUNT; r++)
+		free(l->owned[r]);
+	usage_labels_default(l);
+}
+
+static bool label_name_valid(const char *s, size_t n)
+{
+	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+int usage_labels_override(struct usage_labels *l, const char *spec, struct kerr *err)
+{
+	const char *p = spec;
+
+	while (p && *p) {
+		const char *end = strchr(p, ','), *eq;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		int role = -1;
+
+		eq = memchr(p, '=', len);
+		if (eq)
+			for (int r = 0; r < UR_COUNT; r++)
+				if (strlen(role_names[r]) == (size_t)(eq - p) && memcmp(role_names[r], p, (size_t)(eq - p)) == 0)
+					role = r;
+		if (!eq || role < 0)
+			return kerr_set(err, KERR_USAGE,
+					"invalid label mapping \"%.*s\": want ROLE=LABEL with ROLE one of node, gpu, uuid, namespace, pod",
+					(int)len, p);
+		if (!label_name_valid(eq + 1, len - (size_t)(eq + 1 - p)))
+			return kerr_set(err, KERR_USAGE, "invalid label name \"%.*s\" in \"%.*s\"",
+					(int)(len - (size_t)(eq + 1 - p)), eq + 1, (int)len, p);
+		free(l->owned[role]);
+		l->owned[role] = strndup(eq + 1, len - (size_t)(eq + 1 - p));
+		if (!l->owned[role])
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		memset(l->names[role], 0, sizeof(l->names[role]));
+		l->names[role][0] = l->owned[role];
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+bool usage_window_valid(const char *w)
+{
+	static const char *const units[] = {"ms", "s", "m", "h", "d", "w", "y", NULL};
+	const char *p = w;
+
+	if (!w || !*w || strlen(w) > 32)
+		return false;
+	while (*p) {
+		bool found = false;
+
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+		for (size_t i = 0; units[i] && !found; i++)
+			if (strncmp(p, units[i], strlen(units[i])) == 0) {
+				p += strlen(units[i]);
+				found = true;
+			}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* "a, b, c" of every label name of the given roles. */
+static char *by_clause(const struct usage_labels *l, bool with_pod)
+{
+	size_t cap = 1;
+	char *s;
+
+	for (int r = 0; r < UR_COUNT; r++)
+		for (size_t i = 0; l->names[r][i]; i++)
+			cap += strlen(l->names[r][i]) + 2;
+	s = calloc(1, cap);
+	if (!s)
+		return NULL;
+	for (int r = 0; r < UR_COUNT; r++) {
+		if (!with_pod && (r == UR_NAMESPACE || r == UR_POD))
+			continue;
+		for (size_t i = 0; l->names[r][i]; i++) {
+			if (*s)
+				strcat(s, ", ");
+			strcat(s, l->names[r][i]);
+		}
+	}
+	return s;
+}
+
+char *usage_query_text(enum usage_query q, const struct usage_labels *l, const char *window)
+{
+	static const struct {
+		const char *fmt; /* by clause, window (or %1$s and %2$s) */
+		bool with_pod;
+	} queries[UQ_COUNT] = {
+		[UQ_GPU_USED] = {"max by (%s) (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", true},
+		/* the last figures, not the instant ones: one missed scrape
+		 * marks a series stale */
+		[UQ_GPU_TOTAL] = {"max by (%1$s) (last_over_time(DCGM_FI_DEV_FB_USED[%2$s]) + "
+				  "last_over_time(DCGM_FI_DEV_FB_FREE[%2$s]))",
+				  false},
+		[UQ_GPU_UTIL] = {"max by (%s) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[%s]))", false},
+		[UQ_VGPU_USED] = {"sum by (%s) (max_over_time(vGPU_device_memory_usage_in_bytes[%s]))", true},
+		[UQ_VGPU_LIMIT] = {"sum by (%s) (max_over_time(vGPU_device_memory_limit_in_bytes[%s]))", true},
+		[UQ_HOST_USED] = {"max by (%s) (max_over_time(HostGPUMemoryUsage[%s]))", false},
+		[UQ_HOST_UTIL] = {"max by (%s) (avg_over_time(HostCoreUtilization[%s]))", false},
+	};
+	char *by, *s = NULL;
+
+	if ((unsigned)q >= UQ_COUNT || !l || !window)
+		return NULL;
+	by = by_clause(l, queries[q].with_pod);
+	if (!by)
+		return NULL;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-extra-args"
+	if (asprintf(&s, queries[q].fmt, by, window) < 0)
+		s = NULL;
+#pragma GCC diagnostic pop
+	free(by);
+	return s;
+}
+
+/* --- answers ---------------------------------------------------------------- */
+
+static void sample_release(struct usage_sample *s)
+{
+	for (size_t i = 0; i < USAGE_LABEL_VARIANTS; i++)
+		free(s->node[i]);
+	free(s->uuid);
+	free(s->namespace);
+	free(s->pod);
+}
+
+void usage_data_release(struct usage_data *d)
+{
+	if (!d)
+		return;
+	for (int q = 0; q < UQ_COUNT; q++) {
+		for (size_t i = 0; i < d->n[q]; i++)
+			sample_release(&d->samples[q][i]);
+		free(d->samples[q]);
+		free(d->problem[q]);
+	}
+	memset(d, 0, sizeof(*d));
+}
+
+static const char *label_value(const json_t *metric, const char *name)
+{
+	const char *v = json_string_value(json_object_get(metric, name));
+
+	return v && *v ? v : NULL;
+}
+
+static const char *first_label(const json_t *metric, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++) {
+		const char *v = label_value(metric, names[i]);
+
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+static char *dup_opt(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+/* What one unit of the query's values is worth in bytes (0: not memory). */
+static double query_scale(enum usage_query q)
+{
+	switch (q) {
+	case UQ_GPU_USED:
+	case UQ_GPU_TOTAL:
+		return 1048576.0; /* the DCGM exporter counts MiB */
+	case UQ_VGPU_USED:
+	case UQ_VGPU_LIMIT:
+	case UQ_HOST_USED:
+		return 1.0;
+	default:
+		return 0;
+	}
+}
+
+int usage_parse(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const json_t *answer,
+		size_t limit, struct kerr *err)
+{
+	const json_t *data, *result, *item;
+	const char *status;
+	size_t idx, n = 0;
+	struct usage_sample *out;
+	double scale;
+
+	if ((unsigned)q >= UQ_COUNT)
+		return kerr_set(err, KERR_OTHER, "unknown query");
+	status = json_string_value(json_object_get(answer, "status"));
+	if (!status)
+		return kerr_set(err, KERR_DECODE, "the answer is not a Prometheus query result");
+	if (strcmp(status, "success") != 0) {
+		const char *e = json_string_value(json_object_get(answer, "error"));
+
+		return kerr_set(err, KERR_DECODE, "the query failed: %.200s", e ? e : status);
+	}
+	data = json_object_get(answer, "data");
+	if (!json_is_object(data) || !json_is_string(json_object_get(data, "resultType")) ||
+	    strcmp(json_string_value(json_object_get(data, "resultType")), "vector") != 0)
+		return kerr_set(err, KERR_DECODE, "the answer is not an instant vector");
+	result = json_object_get(data, "result");
+	if (!json_is_array(result))
+		return kerr_set(err, KERR_DECODE, "the answer has no result list");
+	if (limit && json_array_size(result) > limit)
+		return kerr_set(err, KERR_DECODE, "the answer has %zu series, more than the %zu expected",
+				json_array_size(result), limit);
+	out = json_array_size(result) ? calloc(json_array_size(result), sizeof(*out)) : NULL;
+	if (json_array_size(result) && !out)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	scale = query_scale(q);
+	json_array_foreach(result, idx, item) {
+		const json_t *metric = json_object_get(item, "metric"), *value = json_object_get(item, "value");
+		const char *vs, *gi;
+		struct usage_sample *s = &out[n];
+		char *end;
+		double v;
+		bool oom = false;
+
+		if (!json_is_object(metric) || !json_is_array(value) || json_array_size(value) != 2)
+			continue;
+		vs = json_string_value(json_array_get(value, 1));
+		if (!vs)
+			continue;
+		v = strtod(vs, &end);
+		if (end == vs || *end || !isfinite(v) || v < 0)
+			continue;
+		if (scale > 0) {
+			v *= scale;
+			if (v >= 9.0e18) /* beyond int64 bytes: not a real card */
+				continue;
+		} else if (v > 1000) {
+			continue; /* utilisation is a percentage */
+		}
+		s->value = v;
+		for (size_t i = 0, k = 0; l->names[UR_NODE][i] && k < USAGE_LABEL_VARIANTS; i++, k++)
+			s->node[k] = dup_opt(label_value(metric, l->names[UR_NODE][i]), &oom);
+		s->uuid = dup_opt(first_label(metric, l->names[UR_UUID]), &oom);
+		s->namespace = dup_opt(first_label(metric, l->names[UR_NAMESPACE]), &oom);
+		s->pod = dup_opt(first_label(metric, l->names[UR_POD]), &oom);
+		s->gpu = -1;
+		gi = first_label(metric, l->names[UR_GPU]);
+		if (gi) {
+			long g = strtol(gi, &end, 10);
+
+			if (end != gi && !*end && g >= 0 && g < 4096)
+				s->gpu = (int)g;
+		}
+		if (oom) {
+			for (size_t i = 0; i <= n; i++)
+				sample_release(&out[i]);
+			free(out);
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+		n++;
+	}
+	for (size_t i = 0; i < d->n[q]; i++)
+		sample_release(&d->samples[q][i]);
+	free(d->samples[q]);
+	d->samples[q] = out;
+	d->n[q] = n;
+	d->answered[q] = true;
+	return 0;
+}
+
+int usage_parse_bytes(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const char *body,
+		      size_t len, struct kerr *err)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	int r;
+
+	if (!j)
+		return kerr_set(err, KERR_DECODE, "the answer is not JSON: %.80s", jerr.text);
+	r = usage_parse(d, q, l, j, 0, err);
+	json_decref(j);
+	return r;
+}
+
+/* --- the join ------------------------------------------------------------- */
+
+int64_t usage_unit_bytes(int64_t v, enum mem_unit unit)
+{
+	switch (unit) {
+	case UNIT_GIB:
+		return v > INT64_MAX >> 30 ? INT64_MAX : v << 30;
+	case UNIT_MIB:
+		return v > INT64_MAX >> 20 ? INT64_MAX : v << 20;
+	default:
+		return 0;
+	}
+}
+
+const char *usage_format(char *buf, size_t size, int64_t bytes, enum mem_unit unit)
+{
+	if (unit == UNIT_MIB)
+		snprintf(buf, size, "%lld", (long long)((bytes + (1 << 19)) >> 20));
+	else
+		snprintf(buf, size, "%.1f", (double)bytes / 1073741824.0);
+	return buf;
+}
+
+struct key_ref {
+	const char *key;
+	size_t node;
+	int gpu; /* position in node.gpus, -1 for node keys */
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct key_ref *)a)->key, ((const struct key_ref *)b)->key);
+}
+
+static const struct key_ref *key_find(const struct key_ref *keys, size_t n, const char *k)
+{
+	struct key_ref probe = {.key = k};
+
+	return n ? bsearch(&probe, keys, n, sizeof(*keys), key_cmp) : NULL;
+}
+
+struct pod_ref {
+	const char *ns, *name;
+	size_t idx;
+};
+
+static int pod_ref_cmp(const void *a, const void *b)
+{
+	const struct pod_ref *x = a, *y = b;
+	int c = strcmp(x->ns, y->ns);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* Per-GPU sums while reading the answers. */
+struct gpu_acc {
+	double level; /* highest series with no pod label */
+	bool has_level;
+	size_t pod_series;
+	double pod_sum, pod_min, pod_max;
+	double vgpu_sum;
+	size_t vgpu_series;
+	double total, util, host_used, host_util;
+	bool has_total, has_util, has_host_used, has_host_util;
+};
+
+struct join {
+	struct model *m;
+	struct key_ref *nodes, *uuids;
+	size_t nnodes, nuuids;
+	struct pod_ref *pods;
+	size_t npods;
+	size_t *gpu_base; /* flat index of node i's first GPU */
+	size_t ngpus;
+	struct gpu_acc *acc;
+	double *pod_used;
+	bool *pod_known;
+};
+
+static void join_release(struct join *j)
+{
+	free(j->nodes);
+	free(j->uuids);
+	free(j->pods);
+	free(j->gpu_base);
+	free(j->acc);
+	free(j->pod_used);
+	free(j->pod_known);
+}
+
+static int join_init(struct join *j, struct model *m)
+{
+	size_t nk = 0, nu = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->m = m;
+	j->gpu_base = calloc(m->nnodes + 1, sizeof(size_t));
+	j->nodes = calloc(2 * m->nnodes + 1, sizeof(*j->nodes));
+	j->pods = calloc(m->npods + 1, sizeof(*j->pods));
+	j->pod_used = calloc(m->npods + 1, sizeof(double));
+	j->pod_known = calloc(m->npods + 1, sizeof(bool));
+	if (!j->gpu_base || !j->nodes || !j->pods || !j->pod_used || !j->pod_known)
+		return -1;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct model_node *n = &m->nodes[i];
+
+		j->gpu_base[i] = j->ngpus;
+		j->ngpus += n->ngpus > 0 ? (size_t)n->ngpus : 0;
+		if (n->name)
+			j->nodes[nk++] = (struct key_ref){n->name, i, -1};
+		if (n->ip && strcmp(n->ip, "unknown") != 0)
+			j->nodes[nk++] = (struct key_ref){n->ip, i, -1};
+	}
+	j->gpu_base[m->nnodes] = j->ngpus;
+	j->nnodes = nk;
+	qsort(j->nodes, nk, sizeof(*j->nodes), key_cmp);
+	j->acc = calloc(j->ngpus + 1, sizeof(*j->acc));
+	j->uuids = calloc(j->ngpus + 1, sizeof(*j->uuids));
+	if (!j->acc || !j->uuids)
+		return -1;
+	for (size_t i = 0; i < m->nnodes; i++)
+		for (int g = 0; g < m->nodes[i].ngpus; g++)
+			if (m->nodes[i].gpus[g].id && *m->nodes[i].gpus[g].id)
+				j->uuids[nu++] = (struct key_ref){m->nodes[i].gpus[g].id, i, g};
+	j->nuuids = nu;
+	qsort(j->uuids, nu, sizeof(*j->uuids), key_cmp);
+	for (size_t i = 0; i < m->npods; i++) {
+		if (!m->pods[i].namespace || !m->pods[i].name)
+			continue;
+		j->pods[j->npods++] = (struct pod_ref){m->pods[i].namespace, m->pods[i].name, i};
+	}
+	qsort(j->pods, j->npods, sizeof(*j->pods), pod_ref_cmp);
+	return 0;
+}
+
+/* A node named by a label value: the node's name or address, or an
+ * "address:port" scrape target. */
+static const struct key_ref *node_by_value(const struct join *j, const char *v)
+{
+	const struct key_ref *k = key_find(j->nodes, j->nnodes, v);
+	const char *colon;
+	char host[256];
+	size_t len;
+
+	if (k)
+		return k;
+	colon = strrchr(v, ':');
+	if (!colon)
+		return NULL;
+	len = (size_t)(colon - v);
+	if (len >= 2 && v[0] == '[' && v[len - 1] == ']') {
+		v++;
+		len -= 2;
+	}
+	if (len == 0 || len >= sizeof(host))
+		return NULL;
+	memcpy(host, v, len);
+	host[len] = '\0';
+	return key_find(j->nodes, j->nnodes, host);
+}
+
+/* The flat GPU index a series is about, or -1. */
+static long gpu_of(const struct join *j, const struct usage_sample *s)
+{
+	const struct key_ref *k = s->uuid ? key_find(j->uuids, j->nuuids, s->uuid) : NULL;
+
+	if (k)
+		return (long)(j->gpu_base[k->node] + (size_t)k->gpu);
+	if (s->gpu < 0)
+		return -1;
+	for (size_t i = 0; i < USAGE_LABEL_VARIANTS; i++) {
+		const struct key_ref *nk = s->node[i] ? node_by_value(j, s->node[i]) : NULL;
+		const struct model_node *n;
+
+		if (!nk)
+			continue;
+		n = &j->m->nodes[nk->node];
+		for (int g = 0; g < n->ngpus; g++)
+			if (n->gpus[g].index == s->gpu)
+				return (long)(j->gpu_base[nk->node] + (size_t)g);
+		return -1;
+	}
+	return -1;
+}
+
+static long pod_of(const struct join *j, const struct usage_sample *s)
+{
+	struct pod_ref probe, *p;
+
+	if (!s->pod || !s->namespace || !j->npods)
+		return -1;
+	probe = (struct pod_ref){s->namespace, s->pod, 0};
+	p = bsearch(&probe, j->pods, j->npods, sizeof(*j->pods), pod_ref_cmp);
+	return p ? (long)p->idx : -1;
+}
+
+/* Every pod on the GPU carries the same figure, the GPU's own where there is
+ * one: an exporter copying the GPU's figure to each pod sharing it. */
+static bool copies(const struct gpu_acc *a)
+{
+	return a->pod_series > 1 && a->pod_min == a->pod_max && (!a->has_level || a->pod_max == a->level);
+}
+
+static void pod_add(struct join *j, long pod, double v)
+{
+	if (pod < 0)
+		return;
+	j->pod_used[pod] += v;
+	j->pod_known[pod] = true;
+}
+
+static void read_answers(struct join *j, const struct usage_data *d)
+{
+	for (int q = 0; q < UQ_COUNT; q++)
+		for (size_t i = 0; i < d->n[q]; i++) {
+			const struct usage_sample *s = &d->samples[q][i];
+			long g = gpu_of(j, s);
+			struct gpu_acc *a;
+
+			if (g < 0)
+				continue;
+			a = &j->acc[g];
+			switch ((enum usage_query)q) {
+			case UQ_GPU_USED:
+				if (!s->pod) {
+					if (!a->has_level || s->value > a->level)
+						a->level = s->value;
+					a->has_level = true;
+					break;
+				}
+				if (!a->pod_series || s->value < a->pod_min)
+					a->pod_min = s->value;
+				if (!a->pod_series || s->value > a->pod_max)
+					a->pod_max = s->value;
+				a->pod_series++;
+				a->pod_sum += s->value;
+				break;
+			case UQ_GPU_TOTAL:
+				a->total = (s->value > a->total ? s->value : a->total);
+				a->has_total = true;
+				break;
+			case UQ_GPU_UTIL:
+				a->util = (s->value > a->util ? s->value : a->util);
+				a->has_util = true;
+				break;
+			case UQ_VGPU_USED:
+				a->vgpu_sum += s->value;
+				a->vgpu_series++;
+				break;
+			case UQ_HOST_USED:
+				a->host_used = (s->value > a->host_used ? s->value : a->host_used);
+				a->has_host_used = true;
+				break;
+			case UQ_HOST_UTIL:
+				a->host_util = (s->value > a->host_util ? s->value : a->host_util);
+				a->has_host_util = true;
+				break;
+			default:
+				break;
+			}
+		}
+	/* Pods: HAMi's per-container figures first; else a DCGM series labelled
+	 * with the pod, unless every pod on that GPU carries the same figure
+	 * (an exporter copying the GPU's figure to each pod sharing it). */
+	for (size_t i = 0; i < d->n[UQ_VGPU_USED]; i++)
+		pod_add(j, pod_of(j, &d->samples[UQ_VGPU_USED][i]), d->samples[UQ_VGPU_USED][i].value);
+	for (size_t i = 0; i < d->n[UQ_GPU_USED]; i++) {
+		const struct usage_sample *s = &d->samples[UQ_GPU_USED][i];
+		long g, pod;
+		const struct gpu_acc *a;
+
+		if (!s->pod || (pod = pod_of(j, s)) < 0 || (g = gpu_of(j, s)) < 0)
+			continue;
+		a = &j->acc[g];
+		if (a->vgpu_series)
+			continue;
+		if (copies(a))
+			continue;
+		pod_add(j, pod, s->value);
+	}
+}
+
+static int64_t to_bytes(double v)
+{
+	return v >= 9.0e18 ? INT64_MAX : (int64_t)(v + 0.5);
+}
+
+/* One card's memory on a node, in bytes: the card-memory label, else the
+ * largest card the exporter reported there; -1 when unknown. */
+static int64_t card_bytes(const struct model_node *n)
+{
+	int64_t best = -1;
+
+	if (n->card_mem_mib > 0)
+		return n->card_mem_mib << 20;
+	for (int i = 0; i < n->ngpus; i++)
+		if (n->gpus[i].total_known && n->gpus[i].total_bytes > best)
+			best = n->gpus[i].total_bytes;
+	return best;
+}
+
+/* What a pod holds, in bytes; -1 when unknown.  A pod counted in slots holds
+ * whole cards only where a slot is a whole GPU (no time-slicing replicas). */
+static int64_t pod_allocated_bytes(const struct model_pod *p, const struct model_node *n)
+{
+	int64_t card;
+
+	if (p->unit != UNIT_SLOTS)
+		return usage_unit_bytes(p->mem, p->unit);
+	if (!n || n->mem_total != n->ngpus || (card = card_bytes(n)) <= 0)
+		return -1;
+	return p->mem * card;
+}
+
+/* What the pods hold on one GPU, in bytes; -1 when the scheme does not
+ * say which GPU a pod holds (then only a node with nothing allocated
+ * counts as 0). */
+static int64_t gpu_allocated_bytes(const struct model_node *n, const struct model_gpu *g)
+{
+	if (!n->info.per_gpu)
+		return n->mem_allocated == 0 && n->mem_pending == 0 ? 0 : -1;
+	if (n->unit != UNIT_SLOTS)
+		return usage_unit_bytes(g->mem_allocated, n->unit);
+	if (!g->slots_used && !g->mem_allocated)
+		return 0;
+	if (g->total_known)
+		return g->total_bytes;
+	return n->card_mem_mib > 0 ? n->card_mem_mib << 20 : -1;
+}
+
+static const char *unit_word(enum mem_unit unit)
+{
+	return unit == UNIT_MIB ? "MiB" : "GiB";
+}
+
+static const char *isolation_note(const struct model_node *n)
+{
+	if (!n)
+		return "";
+	return n->info.isolation
+		       ? "; memory isolation is on: its allocations beyond the limit fail (CUDA out of memory)"
+		       : "; memory isolation is off: it takes memory promised to the other pods on the GPU";
+}
+
+static void findings(struct join *j, const struct usage_options *o)
+{
+	struct model *m = j->m;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < m->npods; i++) {
+		struct model_pod *p = &m->pods[i];
+		const struct model_node *n = p->node ? model_find_node(m, p->node) : NULL;
+		enum mem_unit unit = n ? n->unit : p->unit;
+		int64_t alloc;
+		char *obj = NULL;
+
+		if (!p->used_known || !n)
+			continue;
+		alloc = pod_allocated_bytes(p, n);
+		if (alloc <= 0)
+			continue;
+		if (unit == UNIT_SLOTS)
+			unit = UNIT_GIB;
+		if (asprintf(&obj, "pod/%s/%s", p->namespace, p->name) < 0)
+			continue;
+		if (p->used_bytes > alloc)
+			warnings_add(&m->usage.findings, "OverUse", obj,
+				     "pod %s/%s on node %s uses %s %s of GPU memory, %s %s allocated%s", p->namespace,
+				     p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
+				     unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
+				     unit_word(unit), isolation_note(n));
+		else if ((double)p->used_bytes * 100.0 < o->idle_percent * (double)alloc)
+			warnings_add(&m->usage.findings, "Idle", obj,
+				     "pod %s/%s on node %s uses at most %s of its %s %s of GPU memory (below %g%%)",
+				     p->namespace, p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
+				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit), o->idle_percent);
+		free(obj);
+	}
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct model_node *n = &m->nodes[i];
+		enum mem_unit unit = n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit;
+		char *obj = NULL;
+
+		if (asprintf(&obj, "node/%s", n->name) < 0)
+			continue;
+		for (int g = 0; g < n->ngpus; g++) {
+			const struct model_gpu *gp = &n->gpus[g];
+			int64_t alloc = gpu_allocated_bytes(n, gp);
+			bool pods_known = false;
+
+			if (!gp->used_known || alloc < 0)
+				continue;
+			for (size_t k = 0; k < n->npods; k++) {
+				const struct model_pod *p = &m->pods[n->pods[k]];
+
+				for (size_t x = 0; x < p->ngpus; x++)
+					if (p->gpus[x].gpu == gp->index && p->used_known)
+						pods_known = true;
+			}
+			if (alloc == 0 && gp->npods == 0) {
+				if (gp->used_bytes > o->unaccounted_bytes)
+					warnings_add(&m->usage.findings, "Unaccounted", obj,
+						     "node %s GPU %d: %s %s of GPU memory in use with nothing allocated to pods (a process outside Kubernetes?)",
+						     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
+						     unit_word(unit));
+				continue;
+			}
+			if (pods_known || alloc == 0)
+				continue; /* said per pod */
+			if (gp->used_bytes > alloc)
+				warnings_add(&m->usage.findings, "OverUse", obj,
+					     "node %s GPU %d: the pods use %s %s of GPU memory, %s %s allocated%s", n->name,
+					     gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
+					     unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
+					     unit_word(unit), isolation_note(n));
+			else if ((double)gp->used_bytes * 100.0 < o->idle_percent * (double)alloc)
+				warnings_add(&m->usage.findings, "Idle", obj,
+					     "node %s GPU %d: the pods use at most %s of the %s %s allocated (below %g%%)",
+					     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
+					     usage_format(b, sizeof(b), alloc, unit), unit_word(unit),
+					     o->idle_percent);
+		}
+		free(obj);
+	}
+}
+
+int usage_apply(struct model *m, const struct usage_data *d, const struct usage_options *opt,
+		const char *source_error, struct kerr *err)
+{
+	struct usage_options o = {USAGE_IDLE_PERCENT, USAGE_UNACCOUNTED_BYTES};
+	struct join j;
+	size_t unknown_nodes = 0;
+	char *names = NULL;
+	size_t names_len = 0, problems = 0;
+
+	if (opt)
+		o = *opt;
+	m->usage.configured = true;
+	if (join_init(&j, m) < 0) {
+		join_release(&j);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	if (d && !source_error)
+		read_answers(&j, d);
+	for (size_t i = 0; i < m->nnodes; i++) {
+		struct model_node *n = &m->nodes[i];
+		bool node_unknown = false;
+
+		n->used_bytes = 0;
+		n->gpus_used_known = 0;
+		for (int g = 0; g < n->ngpus; g++) {
+			struct model_gpu *gp = &n->gpus[g];
+			const struct gpu_acc *a = &j.acc[j.gpu_base[i] + (size_t)g];
+
+			gp->used_known = true;
+			if (a->has_level)
+				gp->used_bytes = to_bytes(a->level);
+			else if (copies(a))
+				gp->used_bytes = to_bytes(a->pod_max);
+			else if (a->pod_series)
+				gp->used_bytes = to_bytes(a->pod_sum);
+			else if (a->has_host_used)
+				gp->used_bytes = to_bytes(a->host_used);
+			else if (a->vgpu_series)
+				gp->used_bytes = to_bytes(a->vgpu_sum);
+			else
+				gp->used_known = false;
+			gp->total_known = a->has_total;
+			gp->total_bytes = to_bytes(a->total);
+			gp->util_known = a->has_util || a->has_host_util;
+			gp->util = a->has_util ? a->util : a->host_util;
+			if (gp->used_known) {
+				n->used_bytes += gp->used_bytes;
+				n->gpus_used_known++;
+				m->usage.gpus_known++;
+			} else {
+				m->usage.gpus_unknown++;
+				node_unknown = true;
+			}
+		}
+		if (node_unknown && unknown_nodes++ < 3) {
+			size_t add = strlen(n->name) + 3;
+			char *s = realloc(names, names_len + add);
+
+			if (s) {
+				names = s;
+				names_len += (size_t)sprintf(names + names_len, "%s%s", names_len ? ", " : "", n->name);
+			}
+		}
+	}
+	for (size_t i = 0; i < m->npods; i++) {
+		m->pods[i].used_known = j.pod_known[i];
+		m->pods[i].used_bytes = j.pod_known[i] ? to_bytes(j.pod_used[i]) : 0;
+	}
+	findings(&j, &o);
+	for (int q = 0; d && q < UQ_COUNT; q++)
+		problems += d->problem[q] != NULL;
+	/* One warning for everything the source did not say. */
+	if (source_error)
+		warnings_add(&m->warnings, "UsageUnavailable", NULL, "GPU memory in use is unknown: %s", source_error);
+	else if (m->usage.gpus_unknown && m->usage.gpus_known == 0 && problems)
+		warnings_add(&m->warnings, "UsageUnavailable", NULL, "GPU memory in use is unknown: %s",
+			     d->problem[UQ_GPU_USED] ? d->problem[UQ_GPU_USED] : d->problem[UQ_HOST_USED] ? d->problem[UQ_HOST_USED] : "the queries failed");
+	else if (m->usage.gpus_unknown)
+		warnings_add(&m->warnings, "UsageIncomplete", NULL,
+			     "GPU memory in use is unknown for %zu of %zu GPUs (node%s %s%s): no DCGM_FI_DEV_FB_USED or HostGPUMemoryUsage series for them%s",
+			     m->usage.gpus_unknown, m->usage.gpus_unknown + m->usage.gpus_known,
+			     unknown_nodes > 1 ? "s" : "", names ? names : "", unknown_nodes > 3 ? ", ..." : "",
+			     problems ? " (some queries failed)" : "");
+	else if (problems)
+		warnings_add(&m->warnings, "UsageIncomplete", NULL, "some usage figures are unknown: %s",
+			     d->problem[UQ_GPU_TOTAL]	? d->problem[UQ_GPU_TOTAL]
+			     : d->problem[UQ_GPU_UTIL]	? d->problem[UQ_GPU_UTIL]
+			     : d->problem[UQ_VGPU_USED] ? d->problem[UQ_VGPU_USED]
+							: "a query failed");
+	free(names);
+	join_release(&j);
+	return 0;
+}

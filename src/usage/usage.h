@@ -1,0 +1,112 @@
+/* GPU memory in use, from a Prometheus-compatible query API, beside the
+ * allocation.
+ *
+ * Pure: this module writes the queries, reads their answers and joins them
+ * with the finished allocation model; fetching is the command's business
+ * (through the API client).  The queries aggregate on the Prometheus side, so
+ * their number is fixed and each answer holds one series per GPU or per pod,
+ * whatever the cluster's size.
+ *
+ * Two exporter families are read: NVIDIA's DCGM exporter (also what Alibaba
+ * Cloud's GPU exporter exposes): DCGM_FI_DEV_FB_USED and _FB_FREE in MiB and
+ * DCGM_FI_DEV_GPU_UTIL in percent, per GPU, with the pod holding the GPU in
+ * pod/namespace labels when the exporter maps them; and HAMi's device plugin
+ * monitor: vGPU_device_memory_usage_in_bytes and _limit_in_bytes per
+ * container, HostGPUMemoryUsage and HostCoreUtilization per GPU.  Label names
+ * differ between deployments: each role (node, GPU index, UUID, namespace,
+ * pod) has a list of names tried in order, and can be overridden.
+ */
+#ifndef USAGE_H
+#define USAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "kube.h"
+#include "model.h"
+
+enum usage_role { UR_NODE, UR_GPU, UR_UUID, UR_NAMESPACE, UR_POD, UR_COUNT };
+
+#define USAGE_LABEL_VARIANTS 8
+
+/* Label names per role, tried in order (NULL-terminated). */
+struct usage_labels {
+	const char *names[UR_COUNT][USAGE_LABEL_VARIANTS + 1];
+	char *owned[UR_COUNT]; /* overrides */
+};
+
+void usage_labels_default(struct usage_labels *l);
+/* "node=kubernetes_node,pod=exported_pod": each named role then reads only
+ * that label.  Roles: node, gpu, uuid, namespace, pod. */
+int usage_labels_override(struct usage_labels *l, const char *spec, struct kerr *err);
+void usage_labels_release(struct usage_labels *l);
+
+enum usage_query {
+	UQ_GPU_USED,	 /* DCGM: memory used per GPU, and per pod where labelled */
+	UQ_GPU_TOTAL,	 /* DCGM: used + free per GPU, the last figures in the window */
+	UQ_GPU_UTIL,	 /* DCGM: utilisation per GPU */
+	UQ_VGPU_USED,	 /* HAMi: memory used per pod and GPU */
+	UQ_VGPU_LIMIT,	 /* HAMi: memory limit per pod and GPU */
+	UQ_HOST_USED,	 /* HAMi: memory used per GPU */
+	UQ_HOST_UTIL,	 /* HAMi: utilisation per GPU */
+	UQ_COUNT,
+};
+
+/* The PromQL text of one query over the window ("5m"); malloc'd. */
+char *usage_query_text(enum usage_query q, const struct usage_labels *l, const char *window);
+/* A duration Prometheus accepts in a range selector: digits and a unit
+ * (ms, s, m, h, d, w, y), possibly several ("1h30m"). */
+bool usage_window_valid(const char *window);
+
+/* One series of an answer. */
+struct usage_sample {
+	char *node[USAGE_LABEL_VARIANTS]; /* node role values, in variant order; NULL = absent */
+	char *uuid;
+	int gpu; /* -1 = no index label */
+	char *namespace, *pod;
+	double value; /* bytes for memory, percent for utilisation */
+};
+
+struct usage_data {
+	struct usage_sample *samples[UQ_COUNT];
+	size_t n[UQ_COUNT];
+	bool answered[UQ_COUNT]; /* a well-formed answer arrived (possibly empty) */
+	char *problem[UQ_COUNT]; /* why not: malloc'd, for the grouped warning */
+};
+
+/* Read one answer (the JSON document of /api/v1/query) into d.  Returns 0,
+ * or -1 with err set when the answer is not a vector result. Series with
+ * values that are not finite numbers are skipped.  At most `limit` series
+ * are kept (0 = no limit). */
+int usage_parse(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const json_t *answer,
+		size_t limit, struct kerr *err);
+/* The same from the bytes of the body (for the fuzz target). */
+int usage_parse_bytes(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const char *body,
+		      size_t len, struct kerr *err);
+void usage_data_release(struct usage_data *d);
+
+struct usage_options {
+	double idle_percent;	     /* Idle: below this share of the allocation (default 25) */
+	int64_t unaccounted_bytes;   /* Unaccounted: above this on a GPU with nothing allocated */
+};
+
+#define USAGE_IDLE_PERCENT 25.0
+#define USAGE_UNACCOUNTED_BYTES (256LL << 20)
+
+/* Join the answers with a finished model: fills the used/total/util figures
+ * of GPUs, nodes and pods, m->usage, the findings, and one grouped warning in
+ * m->warnings when figures are missing.  source_error (may be NULL) is what
+ * stopped the fetch as a whole. */
+int usage_apply(struct model *m, const struct usage_data *d, const struct usage_options *o,
+		const char *source_error, struct kerr *err);
+
+/* Bytes as the node's unit shows them: "6.0" (GiB, one decimal), "6144" (MiB).
+ * Writes into buf. */
+const char *usage_format(char *buf, size_t size, int64_t bytes, enum mem_unit unit);
+/* A model figure (in unit) in bytes. */
+int64_t usage_unit_bytes(int64_t v, enum mem_unit unit);
+
+#endif

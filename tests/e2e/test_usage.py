@@ -1,0 +1,298 @@
+"""GPU memory in use beside the allocation, from a real Prometheus scraping exporter fixtures.
+
+One Prometheus (Debian's package) runs on loopback for the whole file, scraping fixtures/metrics/usage (shaped
+like the DCGM exporter and Alibaba Cloud's GPU exporter) and fixtures/metrics/hami (HAMi's vGPU monitor); the
+fake API server proxies /api/v1/namespaces/monitoring/services/prometheus-server:9090/proxy/ to it.
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+import unittest
+
+from harness import FakeAPI, Prometheus, plugin_path, prometheus_available, run_plugin
+
+MIB = 1 << 20
+SVC = "--prometheus=monitoring/prometheus-server:9090"
+PROXY = "/api/v1/namespaces/monitoring/services/prometheus-server:9090/proxy/api/v1/query"
+
+
+def warnings(stderr):
+	return [l for l in stderr.splitlines() if l.startswith("Warning:")]
+
+
+def rows(stdout):
+	return [l.split() for l in stdout.splitlines()]
+
+
+@unittest.skipUnless(plugin_path(), "the plugin is not built")
+@unittest.skipUnless(prometheus_available(), "prometheus is not installed (tests/setup-debian.sh)")
+class UsageTest(unittest.TestCase):
+	@classmethod
+	def setUpClass(cls):
+		cls.prom = Prometheus(["usage", "hami"]).start()
+		cls.api = FakeAPI("usage").start()
+		cls.hami = FakeAPI("hami").start()
+		for api in (cls.api, cls.hami):
+			api.control("POST", "/_fake/services", {"namespace": "monitoring", "name": "prometheus-server",
+				"port": "9090", "url": cls.prom.url})
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.hami.stop()
+		cls.api.stop()
+		cls.prom.stop()
+
+	def setUp(self):
+		self.api.control("DELETE", "/_fake/faults")
+		self.api.clear_requests()
+		self.t0 = time.time()
+
+	def proxied(self):
+		"""The queries this test sent through the service proxy (a delayed one of an earlier test is logged
+		when it ends)."""
+		return [q for q in self.api.requests() if q["path"] == PROXY and q["time"] >= self.t0]
+
+	def run_usage(self, *args, api=None, env=None):
+		api = api or self.api
+		return run_plugin(["--kubeconfig", api.kubeconfig] + list(args), env=env)
+
+	def gpu_row(self, out, node, gpu):
+		for r in rows(out):
+			if len(r) > 2 and r[0] == node and r[1] == str(gpu):
+				return r
+		self.fail("no row for %s GPU %s in:\n%s" % (node, gpu, out))
+
+	# -- the figures -------------------------------------------------------------------------------------
+
+	def test_usage_through_the_service_proxy(self):
+		r = self.run_usage("usage", SVC)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(warnings(r.stderr), [])
+		self.assertEqual(rows(r.stdout)[0], ["NODE", "GPU", "ALLOCATED", "USED", "TOTAL", "UTIL", "PODS"])
+		# the guide's two 3-GiB pods: 6386 MiB on a 16160-MiB card
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0),
+			["cn-hangzhou.192.168.2.167", "0", "8", "GiB", "6.2", "GiB", "15.8", "GiB", "35%", "2"])
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.168", 0)[2:7], ["4", "GiB", "6.0", "GiB", "15.8"])
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.169", 0)[2:6], ["1/1", "slots", "3.4", "GiB"])
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.170", 1)[2:9],
+			["0", "GiB", "2.0", "GiB", "15.8", "GiB", "97%"])
+		self.assertIn("OverUse (1)", r.stdout)
+		self.assertIn("pod default/app-6g-v1-0 on node cn-hangzhou.192.168.2.168 uses 6.0 GiB of GPU memory, 4.0 GiB "
+			"allocated; memory isolation is off", r.stdout)
+		self.assertIn("Idle (2)", r.stdout)
+		self.assertIn("pod whole/app-3g-v1-0 on node cn-hangzhou.192.168.2.169 uses at most 3.4 of its 15.8 GiB",
+			r.stdout)
+		self.assertIn("pod ml/notebook-0 on node cn-hangzhou.192.168.2.170 uses at most 0.5 of its 8.0 GiB", r.stdout)
+		self.assertIn("Unaccounted (1)", r.stdout)
+		self.assertIn("node cn-hangzhou.192.168.2.170 GPU 1: 2.0 GiB of GPU memory in use with nothing allocated",
+			r.stdout)
+		# a fixed number of queries, through the proxy, with the kubeconfig's credentials
+		reqs = self.proxied()
+		self.assertEqual(len(reqs), 7)
+		self.assertTrue(all(q["status"] == 200 and q["user"] == "admin" for q in reqs), reqs)
+		self.assertTrue(any("max_over_time(DCGM_FI_DEV_FB_USED[5m])" in q["query"]["query"] for q in reqs))
+
+	def test_details_per_pod(self):
+		r = self.run_usage("usage", "-d", SVC, "--window=10m")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		pods = {(x[0], x[1]): x for x in rows(r.stdout) if len(x) >= 7 and x[0] in ("default", "whole", "ml")}
+		self.assertEqual(pods[("default", "app-3g-v1-0")][3:], ["0", "4", "GiB", "3.1", "GiB"])
+		self.assertEqual(pods[("default", "app-6g-v1-0")][3:], ["0", "4", "GiB", "6.0", "GiB"])
+		self.assertEqual(pods[("whole", "app-3g-v1-0")][3:], ["-", "1", "GPU", "3.4", "GiB"])
+		self.assertEqual(pods[("ml", "notebook-0")][3:], ["0", "8", "GiB", "0.5", "GiB"])
+		self.assertTrue(any("[10m]" in q["query"]["query"] for q in self.proxied()))
+
+	def test_json_and_yaml(self):
+		r = self.run_usage("usage", SVC, "-o", "json")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		d = json.loads(r.stdout)
+		nodes = {n["name"]: n for n in d["nodes"]}
+		g = nodes["cn-hangzhou.192.168.2.167"]["gpus"][0]["usage"]
+		self.assertEqual(g, {"usedBytes": 6386 * MIB, "totalBytes": 16160 * MIB, "utilizationPercent": 35.0})
+		self.assertEqual(nodes["cn-hangzhou.192.168.2.170"]["usage"], {"usedBytes": 2560 * MIB, "gpusKnown": 2})
+		pods = {(p["namespace"], p["name"]): p for p in d["pods"]}
+		self.assertEqual(pods[("default", "app-6g-v1-0")]["usage"], {"usedBytes": 6144 * MIB})
+		self.assertEqual(pods[("whole", "app-3g-v1-0")]["usage"], {"usedBytes": 3482 * MIB})
+		self.assertEqual(d["usage"]["gpusKnown"], 5)
+		self.assertEqual(d["usage"]["gpusUnknown"], 0)
+		self.assertEqual(sorted((f["code"], f["object"]) for f in d["usage"]["findings"]), [
+			("Idle", "pod/ml/notebook-0"), ("Idle", "pod/whole/app-3g-v1-0"), ("OverUse", "pod/default/app-6g-v1-0"),
+			("Unaccounted", "node/cn-hangzhou.192.168.2.170")])
+		y = self.run_usage("usage", SVC, "-o", "yaml")
+		self.assertEqual(y.returncode, 0, y.stderr)
+		self.assertIn("usedBytes: %d" % (6386 * MIB), y.stdout)
+		self.assertIn("code: OverUse", y.stdout)
+
+	def test_direct_url_and_environment(self):
+		r = self.run_usage("usage", "--prometheus-url=" + self.prom.url)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.168", 0)[4], "6.0")
+		self.assertEqual(self.proxied(), [])
+		r = self.run_usage("usage", env={"CGPU_PROMETHEUS_URL": self.prom.url})
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4], "6.2")
+		r = self.run_usage("usage", env={"CGPU_PROMETHEUS": "monitoring/prometheus-server:9090"})
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(len(self.proxied()), 7)
+		# a bearer token is never sent over plain http to another host than the API server
+		with tempfile.NamedTemporaryFile("w", suffix=".token") as tok:
+			tok.write("not-a-real-token\n")
+			tok.flush()
+			r = self.run_usage("usage", "--prometheus-url=" + self.prom.url, "--prometheus-token-file=" + tok.name)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn("refusing to send credentials over plain http", r.stderr)
+		self.assertIn("NODE", r.stdout)
+
+	def test_usage_flags_refused(self):
+		for args, msg in [
+			(["usage"], "no usage source"),
+			(["usage", SVC, "--prometheus-url=http://127.0.0.1:1"], "cannot be used together"),
+			(["usage", "--prometheus=prometheus"], "want NAMESPACE/SERVICE[:PORT]"),
+			(["usage", SVC, "--window=5"], "--window"),
+			(["usage", SVC, "--prometheus-labels=rack=x"], "invalid label mapping"),
+			(["usage", SVC, "--idle-below=200"], "--idle-below"),
+			(["usage", SVC, "-o", "wide"], "allowed formats are: json,yaml"),
+		]:
+			r = self.run_usage(*args)
+			self.assertEqual(r.returncode, 2, (args, r.stderr))
+			self.assertIn(msg, r.stderr)
+
+	def test_wide_has_used_column(self):
+		r = self.run_usage("-o", "wide", SVC)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		lines = [re.split(r"\s{2,}", l) for l in r.stdout.splitlines()]
+		head = lines[0]
+		self.assertIn("USED(GiB)", head)
+		col = head.index("USED(GiB)")
+		self.assertEqual(head[col - 1], "GPU Memory(GiB)")
+		row = next(l for l in lines if l[0] == "cn-hangzhou.192.168.2.167")
+		self.assertEqual(row[col], "6.2")
+		row = next(l for l in lines if l[0] == "cn-hangzhou.192.168.2.170")
+		self.assertEqual(row[col], "2.5")
+		# the whole-GPU node's table counts slots, and memory in use in GiB
+		self.assertIn("USED(GiB)", r.stdout.split("\n\n")[1])
+		# without a source, -o wide is as before
+		r = self.run_usage("-o", "wide")
+		self.assertNotIn("USED", r.stdout)
+		# and JSON carries the figures
+		r = self.run_usage("-o", "json", SVC)
+		self.assertEqual(json.loads(r.stdout)["usage"]["gpusKnown"], 5)
+
+	def test_hami_vgpu_metrics(self):
+		r = self.run_usage("usage", "-d", SVC, api=self.hami)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		pods = {(x[0], x[1]): x for x in rows(r.stdout) if len(x) >= 7 and x[0] in ("ml", "dev")}
+		self.assertEqual(pods[("ml", "llm-infer-0")][4:], ["10000", "MiB", "7000", "MiB"])
+		self.assertEqual(pods[("ml", "trainer-0")][4:], ["40000", "MiB", "2000", "MiB"])
+		self.assertEqual(pods[("dev", "batch-0")][4:], ["6000", "MiB", "7000", "MiB"])
+		self.assertEqual(self.gpu_row(r.stdout, "hami-gpu-1", 0)[4:], ["8000", "MiB", "40960", "MiB", "41%", "2"])
+		self.assertIn("pod dev/batch-0 on node hami-gpu-2 uses 7000 MiB of GPU memory, 6000 MiB allocated", r.stdout)
+		self.assertIn("pod ml/trainer-0 on node hami-gpu-1 uses at most 2000 of its 40000 MiB", r.stdout)
+
+	def test_label_override(self):
+		r = self.run_usage("usage", SVC, "--prometheus-labels=node=kubernetes_node")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.169", 0)[4], "3.4")
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4], "unknown")
+		w = warnings(r.stderr)
+		self.assertEqual(len(w), 1, r.stderr)
+		self.assertIn("GPU memory in use is unknown for 4 of 5 GPUs", w[0])
+
+	@unittest.skipUnless(shutil.which("tmux"), "tmux is not installed")
+	def test_top_shows_used(self):
+		from test_top import Pane
+		pane = Pane(self.api, [SVC, "cn-hangzhou.192.168.2.167", "cn-hangzhou.192.168.2.168"], cols=120, lines=30)
+		try:
+			screen = pane.wait_for(lambda s: "6.2" in s and "6.0" in s, 15, "memory in use in the list")
+			head = next(l for l in screen.splitlines() if "USED" in l)
+			self.assertLess(head.index("MEMORY"), head.index("USED"))
+			row = next(l for l in screen.splitlines() if l.startswith("cn-hangzhou.192.168.2.167"))
+			self.assertEqual(row.split()[-4], "6.2", screen)
+			pane.keys("Enter")
+			screen = pane.wait_text("used [", 10)
+			self.assertIn("6.2/15.8 GiB", screen)
+			self.assertIn("util 35%", screen)
+		finally:
+			pane.keys("q")
+			pane.close()
+
+	# -- bad sources: the allocation is always shown, with one warning ------------------------------------
+
+	def check_bad(self, source_args, want, usage_rc=1, **kw):
+		r = self.run_usage("usage", *source_args, **kw)
+		self.assertEqual(r.returncode, usage_rc, r.stderr)
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[2:5], ["8", "GiB", "unknown"])
+		w = warnings(r.stderr)
+		self.assertEqual(len(w), 1, r.stderr)
+		self.assertIn(want, w[0])
+		r = self.run_usage("-o", "wide", *source_args, **kw)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("8/15", r.stdout)
+		self.assertIn("unknown", r.stdout)
+		self.assertEqual(len(warnings(r.stderr)), 1, r.stderr)
+		return w[0]
+
+	def test_unreachable(self):
+		import socket
+		s = socket.socket()
+		s.bind(("127.0.0.1", 0))
+		port = s.getsockname()[1]
+		s.close()
+		self.check_bad(["--prometheus-url=http://127.0.0.1:%d" % port], "refused")
+
+	def test_service_missing(self):
+		self.check_bad(["--prometheus=monitoring/absent:9090"], "404")
+
+	def test_server_error(self):
+		self.api.fault({"path_prefix": "/api/v1/namespaces/monitoring/services/"}, {"type": "status", "code": 500},
+			times=0)
+		self.check_bad([SVC], "500")
+
+	def test_slow(self):
+		self.api.fault({"path_prefix": "/api/v1/namespaces/monitoring/services/"}, {"type": "delay", "seconds": 4},
+			times=0)
+		t = time.monotonic()
+		self.check_bad([SVC, "--request-timeout=1s"], "GPU memory in use is unknown")
+		self.assertLess(time.monotonic() - t, 7)
+
+	def test_malformed(self):
+		self.api.fault({"path_prefix": "/api/v1/namespaces/monitoring/services/"}, {"type": "malformed"}, times=0)
+		self.check_bad([SVC], "not JSON")
+
+	def test_partial_answers(self):
+		# one query refused: the memory figures stand, utilisation is unknown, one warning
+		self.api.fault({"path_prefix": "/api/v1/namespaces/monitoring/services/", "query_contains": "GPU_UTIL"},
+			{"type": "status", "code": 400}, times=0)
+		r = self.run_usage("usage", SVC)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4:9], ["6.2", "GiB", "15.8", "GiB", "-"])
+		w = warnings(r.stderr)
+		self.assertEqual(len(w), 1, r.stderr)
+		self.assertIn("some usage figures are unknown", w[0])
+
+	def test_gpus_without_metrics(self):
+		with open(os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "scenarios", "usage",
+				"nodes.json"), encoding="utf-8") as f:
+			node = json.load(f)["items"][0]
+		node = json.loads(json.dumps(node).replace("192.168.2.167", "192.168.2.199"))
+		node.update(kind="Node", apiVersion="v1")
+		del node["metadata"]["uid"], node["metadata"]["resourceVersion"]
+		self.api.put_object(node)
+		try:
+			r = self.run_usage("usage", SVC)
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.199", 0)[4], "unknown")
+			self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4], "6.2")
+			w = warnings(r.stderr)
+			self.assertEqual(len(w), 1, r.stderr)
+			self.assertIn("unknown for 1 of 6 GPUs (node cn-hangzhou.192.168.2.199)", w[0])
+		finally:
+			self.api.delete_object("nodes", None, "cn-hangzhou.192.168.2.199")
+
+
+if __name__ == "__main__":
+	unittest.main()

@@ -1,0 +1,268 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "cgpu_testobj.h"
+#include "usage.h"
+
+#define MIB (1LL << 20)
+#define GIB (1LL << 30)
+
+static struct usage_labels labels;
+
+static void setup(void)
+{
+	usage_labels_default(&labels);
+}
+
+static void teardown(void)
+{
+	usage_labels_release(&labels);
+}
+
+TestSuite(usage, .init = setup, .fini = teardown);
+
+static void parse(struct usage_data *d, enum usage_query q, const char *result)
+{
+	struct kerr err = KERR_INIT;
+	char *body = NULL;
+
+	cr_assert_geq(asprintf(&body, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[%s]}}",
+			       result),
+		      0);
+	cr_assert_eq(usage_parse_bytes(d, q, &labels, body, strlen(body), &err), 0, "%s",
+		     err.message ? err.message : "");
+	free(body);
+}
+
+static int parse_fails(const char *body, const char *want)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	int r = usage_parse_bytes(&d, UQ_GPU_USED, &labels, body, strlen(body), &err);
+
+	if (r == 0)
+		return 0;
+	cr_assert(strstr(err.message, want), "%s", err.message);
+	kerr_release(&err);
+	usage_data_release(&d);
+	return 1;
+}
+
+Test(usage, query_text)
+{
+	char *q = usage_query_text(UQ_GPU_USED, &labels, "5m");
+	struct kerr err = KERR_INIT;
+
+	cr_assert_str_eq(q, "max by (node, kubernetes_node, NodeName, node_name, nodename, Hostname, instance, gpu, "
+			    "minor_number, deviceidx, UUID, uuid, deviceuuid, exported_namespace, NamespaceName, "
+			    "pod_namespace, podnamespace, namespace, exported_pod, PodName, pod_name, podname, pod) "
+			    "(max_over_time(DCGM_FI_DEV_FB_USED[5m]))");
+	free(q);
+	q = usage_query_text(UQ_GPU_TOTAL, &labels, "5m");
+	cr_assert(strstr(q, "(last_over_time(DCGM_FI_DEV_FB_USED[5m]) + last_over_time(DCGM_FI_DEV_FB_FREE[5m]))"), "%s", q);
+	cr_assert_null(strstr(q, "pod"));
+	free(q);
+	q = usage_query_text(UQ_VGPU_USED, &labels, "10m");
+	cr_assert(strstr(q, "sum by ("));
+	cr_assert(strstr(q, "max_over_time(vGPU_device_memory_usage_in_bytes[10m])"));
+	free(q);
+
+	cr_assert_eq(usage_labels_override(&labels, "node=kubernetes_node,pod=my_pod", &err), 0);
+	q = usage_query_text(UQ_GPU_UTIL, &labels, "1h30m");
+	cr_assert_str_eq(q, "max by (kubernetes_node, gpu, minor_number, deviceidx, UUID, uuid, deviceuuid) "
+			    "(avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h30m]))");
+	free(q);
+	cr_assert_eq(usage_labels_override(&labels, "rack=x", &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	kerr_release(&err);
+	cr_assert_eq(usage_labels_override(&labels, "pod=a-b", &err), -1);
+	kerr_release(&err);
+	cr_assert_eq(usage_labels_override(&labels, "pod", &err), -1);
+	kerr_release(&err);
+
+	cr_assert(usage_window_valid("5m"));
+	cr_assert(usage_window_valid("1h30m"));
+	cr_assert(usage_window_valid("500ms"));
+	cr_assert_not(usage_window_valid("5"));
+	cr_assert_not(usage_window_valid("5m]"));
+	cr_assert_not(usage_window_valid(""));
+	cr_assert_not(usage_window_valid("m"));
+}
+
+Test(usage, parse_answers)
+{
+	struct usage_data d = {0};
+
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\",\"UUID\":\"GPU-1\"},\"value\":[1.5,\"3481.6\"]},"
+	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"1\",\"exported_pod\":\"p\",\"exported_namespace\":\"ns\","
+	      "\"pod\":\"dcgm-exporter-x\",\"namespace\":\"gpu-operator\"},\"value\":[1.5,\"12\"]},"
+	      "{\"metric\":{\"gpu\":\"0\"},\"value\":[1.5,\"NaN\"]},"
+	      "{\"metric\":{\"gpu\":\"0\"},\"value\":[1.5,\"-1\"]},"
+	      "{\"metric\":{\"gpu\":\"0\"},\"value\":[1.5,12]},"
+	      "{\"value\":[1.5,\"1\"]}");
+	cr_assert(d.answered[UQ_GPU_USED]);
+	cr_assert_eq(d.n[UQ_GPU_USED], 2);
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].node[5], "n1");
+	cr_assert_null(d.samples[UQ_GPU_USED][0].node[0]);
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].uuid, "GPU-1");
+	cr_assert_eq(d.samples[UQ_GPU_USED][0].gpu, 0);
+	cr_assert_float_eq(d.samples[UQ_GPU_USED][0].value, 3481.6 * MIB, 1);
+	cr_assert_null(d.samples[UQ_GPU_USED][0].pod);
+	/* the exporter's own pod labels lose to the workload's exported_* ones */
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][1].pod, "p");
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][1].namespace, "ns");
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][1].node[6], "10.0.0.2:9400");
+	parse(&d, UQ_VGPU_USED, "{\"metric\":{\"deviceuuid\":\"GPU-1\"},\"value\":[1,\"1048576\"]}");
+	cr_assert_float_eq(d.samples[UQ_VGPU_USED][0].value, 1048576.0, 0.5);
+	parse(&d, UQ_GPU_UTIL, "{\"metric\":{\"gpu\":\"0\"},\"value\":[1,\"1e9\"]}");
+	cr_assert_eq(d.n[UQ_GPU_UTIL], 0);
+	usage_data_release(&d);
+
+	cr_assert(parse_fails("{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error at char 3\"}",
+			      "the query failed: parse error at char 3"));
+	cr_assert(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}",
+			      "not an instant vector"));
+	cr_assert(parse_fails("<html>", "not JSON"));
+	cr_assert(parse_fails("[]", "not a Prometheus query result"));
+	cr_assert(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\"}}", "no result list"));
+}
+
+/* n1: one 15 GiB GPU shared by a and b; n2: two GPUs, c on GPU 0, nothing on
+ * GPU 1; n3: one GPU no exporter reports. */
+static void build(struct model *m)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+
+	cr_assert_eq(model_init(m, &o), 0);
+	tadd_node(m, tnode("n1", "10.0.0.1", "15", "1"));
+	tadd_node(m, tnode("n2", "10.0.0.2", "30", "2"));
+	tadd_node(m, tnode("n3", "10.0.0.3", "15", "1"));
+	tadd_pod(m, tpod("default", "a", "n1", "Running", "0", "4", NULL));
+	tadd_pod(m, tpod("default", "b", "n1", "Running", "0", "4", NULL));
+	tadd_pod(m, tpod("default", "c", "n2", "Running", "0", "4", NULL));
+	tadd_pod(m, tpod("default", "d", "n3", "Running", "0", "8", NULL));
+	tfinish(m);
+}
+
+static const struct warning *finding(const struct model *m, const char *code, const char *object)
+{
+	for (size_t i = 0; i < m->usage.findings.len; i++)
+		if (strcmp(m->usage.findings.items[i].code, code) == 0 &&
+		    strcmp(m->usage.findings.items[i].object, object) == 0)
+			return &m->usage.findings.items[i];
+	return NULL;
+}
+
+static const struct model_pod *pod(const struct model *m, const char *name)
+{
+	for (size_t i = 0; i < m->npods; i++)
+		if (strcmp(m->pods[i].name, name) == 0)
+			return &m->pods[i];
+	return NULL;
+}
+
+Test(usage, join_and_findings)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model m;
+	const struct model_node *n1, *n2;
+
+	build(&m);
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"6386\"]},"
+	      "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"a\",\"exported_namespace\":\"default\"},\"value\":[1,\"3193\"]},"
+	      "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"b\",\"exported_namespace\":\"default\"},\"value\":[1,\"3193\"]},"
+	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"0\",\"pod\":\"c\",\"namespace\":\"default\"},\"value\":[1,\"6144\"]},"
+	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"1\"},\"value\":[1,\"1024\"]},"
+	      "{\"metric\":{\"node\":\"elsewhere\",\"gpu\":\"0\"},\"value\":[1,\"1024\"]}");
+	parse(&d, UQ_GPU_TOTAL, "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"16384\"]}");
+	parse(&d, UQ_GPU_UTIL, "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"35.5\"]}");
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+
+	n1 = model_find_node(&m, "n1");
+	n2 = model_find_node(&m, "n2");
+	cr_assert(m.usage.configured);
+	cr_assert(n1->gpus[0].used_known);
+	cr_assert_eq(n1->gpus[0].used_bytes, 6386 * MIB);
+	cr_assert_eq(n1->gpus[0].total_bytes, 16 * GIB);
+	cr_assert_float_eq(n1->gpus[0].util, 35.5, 0.01);
+	cr_assert_eq(n1->used_bytes, 6386 * MIB);
+	cr_assert_eq(pod(&m, "a")->used_bytes, 3193 * MIB);
+	cr_assert(pod(&m, "b")->used_known);
+	cr_assert_eq(pod(&m, "c")->used_bytes, 6 * GIB);
+	cr_assert_eq(n2->gpus[1].used_bytes, GIB);
+	cr_assert_not(pod(&m, "d")->used_known);
+	cr_assert_eq(m.usage.gpus_known, 3);
+	cr_assert_eq(m.usage.gpus_unknown, 1);
+
+	cr_assert(finding(&m, "OverUse", "pod/default/c"));
+	cr_assert(strstr(finding(&m, "OverUse", "pod/default/c")->message, "uses 6.0 GiB of GPU memory, 4.0 GiB allocated"),
+		  "%s", finding(&m, "OverUse", "pod/default/c")->message);
+	cr_assert(finding(&m, "Unaccounted", "node/n2"));
+	cr_assert_null(finding(&m, "Idle", "pod/default/a"));
+	cr_assert_eq(m.usage.findings.len, 2);
+	/* one warning for the GPU nobody reported */
+	cr_assert_eq(m.warnings.len, 1);
+	cr_assert_str_eq(m.warnings.items[0].code, "UsageIncomplete");
+	cr_assert(strstr(m.warnings.items[0].message, "1 of 4 GPUs (node n3)"), "%s", m.warnings.items[0].message);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* An exporter that copies the GPU's figure to every pod sharing it says
+ * nothing about each pod; HAMi's per-container figures do. */
+Test(usage, copies_and_hami)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct usage_options o = {.idle_percent = 50, .unaccounted_bytes = USAGE_UNACCOUNTED_BYTES};
+	struct model m;
+
+	build(&m);
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"a\",\"exported_namespace\":\"default\"},\"value\":[1,\"1000\"]},"
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"b\",\"exported_namespace\":\"default\"},\"value\":[1,\"1000\"]}");
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\"},\"value\":[1,\"1073741824\"]}");
+	parse(&d, UQ_HOST_USED, "{\"metric\":{\"node\":\"n3\",\"deviceidx\":\"0\"},\"value\":[1,\"2147483648\"]}");
+	cr_assert_eq(usage_apply(&m, &d, &o, NULL, &err), 0);
+	cr_assert_eq(model_find_node(&m, "n1")->gpus[0].used_bytes, 1000 * MIB);
+	cr_assert_not(pod(&m, "a")->used_known);
+	cr_assert_eq(pod(&m, "c")->used_bytes, GIB);
+	cr_assert_eq(model_find_node(&m, "n3")->gpus[0].used_bytes, 2 * GIB);
+	/* n1's pods are unknown one by one: the GPU as a whole is idle */
+	cr_assert(finding(&m, "Idle", "node/n1"));
+	cr_assert(finding(&m, "Idle", "pod/default/c"));
+	cr_assert(finding(&m, "Idle", "node/n3"));
+	cr_assert(strstr(m.warnings.items[0].message, "1 of 4 GPUs (node n2)"), "%s", m.warnings.items[0].message);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+Test(usage, source_down)
+{
+	struct kerr err = KERR_INIT;
+	struct model m;
+
+	build(&m);
+	cr_assert_eq(usage_apply(&m, NULL, NULL, "connection refused", &err), 0);
+	cr_assert_eq(m.usage.gpus_known, 0);
+	cr_assert_eq(m.usage.findings.len, 0);
+	cr_assert_eq(m.warnings.len, 1);
+	cr_assert_str_eq(m.warnings.items[0].code, "UsageUnavailable");
+	cr_assert_str_eq(m.warnings.items[0].message, "GPU memory in use is unknown: connection refused");
+	cr_assert_not(model_find_node(&m, "n1")->gpus[0].used_known);
+	model_release(&m);
+}
+
+Test(usage, format)
+{
+	char b[32];
+
+	cr_assert_str_eq(usage_format(b, sizeof(b), 3481 * MIB, UNIT_GIB), "3.4");
+	cr_assert_str_eq(usage_format(b, sizeof(b), 3481 * MIB, UNIT_MIB), "3481");
+	cr_assert_eq(usage_unit_bytes(4, UNIT_GIB), 4 * GIB);
+	cr_assert_eq(usage_unit_bytes(4, UNIT_MIB), 4 * MIB);
+}
