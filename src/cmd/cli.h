@@ -38,7 +38,12 @@ struct flag {
 struct cli_ctx {
 	const char *prog; /* the name the plugin was run as, for usage lines */
 	struct global_opts g;
+	/* Human-readable output: streams that show any outside text written
+	 * to them in its visible form (termsafe.h), line breaks kept. */
 	FILE *out, *errout;
+	/* stdout itself, for JSON and YAML documents, which carry the exact
+	 * values; NULL = out. */
+	FILE *data_out;
 };
 
 struct command {

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "nodepool.h"
 #include "restart.h"
+#include "termsafe.h"
 
 static const char *str_or(const char *s, const char *dflt)
 {
@@ -351,15 +352,20 @@ static bool job_is_old(const struct node_job *j, const char *uid)
 static void clear_progress(const struct restart_opts *o, bool *shown)
 {
 	if (*shown) {
-		fputs("\r\033[K", o->errout);
+		/* errout shows control characters visibly: the terminal's own
+		 * sequence goes to it straight, after what errout holds */
+		fflush(o->errout);
+		fputs("\r\033[K", stderr);
 		*shown = false;
 	}
 }
 
 static void node_error(const struct restart_opts *o, struct node_job *j, const struct kerr *err)
 {
-	fprintf(o->errout, "node/%s: ", j->node);
-	kerr_print(o->errout, err);
+	fputs("node/", o->errout);
+	termsafe_fputs(j->node, o->errout);
+	fputs(": ", o->errout);
+	termsafe_kerr_print(o->errout, err);
 	j->failed = true;
 	j->state = NS_DONE;
 }
@@ -624,7 +630,9 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 			for (size_t i = 0; i < next; i++) {
 				if (jobs[i].state != NS_WAITING)
 					continue;
-				fprintf(o->errout, "\r\033[Knode/%s: waiting for %s (%lds)", jobs[i].node,
+				fflush(o->errout);
+				fputs("\r\033[K", stderr);
+				fprintf(o->errout, "node/%s: waiting for %s (%lds)", jobs[i].node,
 					jobs[i].new_name ? jobs[i].new_name : jobs[i].old_name ? jobs[i].old_name : "a new pod",
 					(now_ms() - jobs[i].started) / 1000);
 				fflush(o->errout);

@@ -38,8 +38,23 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 /* Lines that follow either table: pods asking for GPU memory that no node
  * holds yet.  Writes nothing when there are none. */
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err);
-/* One "Warning: ..." line per model warning. */
+/* The model's warnings, as render_warning_list() prints them. */
 int render_warnings(FILE *out, const struct model *m, struct kerr *err);
+
+/* Up to this many warnings of one code are printed one per line; more
+ * become one line with the count, the first one's message and the next
+ * RENDER_OBJECTS_SHOWN objects by name ("and N more").  The JSON document
+ * keeps every item. */
+#define RENDER_WARNINGS_EACH 3
+#define RENDER_OBJECTS_SHOWN 5
+/* "Warning: ..." lines for a list of warnings, grouped by code as above,
+ * in the order each kind was first found, outside text in its visible form.
+ * With max_lines > 0, at most that many lines, the last one then saying
+ * how many warnings were left out. */
+int render_warning_list(FILE *out, const struct warnings *w, size_t max_lines, struct kerr *err);
+/* "a, b, c and 7 more" (or "a, b"): the first shown of n items, in their visible
+ * form.  0, or -1 on a write failure. */
+int render_list_cut(FILE *out, const char *const *items, size_t n, size_t shown);
 
 /* The report document (apiVersion inspect-cgpu.kubectl.io/v1, kind
  * GPUShareReport); NULL on allocation failure.  Described in man/inspect-json.md. */
