@@ -259,6 +259,8 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 			const struct filters *fl, const struct render_table_opts *to, struct kerr *err)
 {
 	bool filtered = fl->selector || fl->pool || fl->scheme;
+	/* documents carry the exact values: they bypass the visible form */
+	FILE *data = ctx->data_out ? ctx->data_out : ctx->out;
 	int rc;
 
 	/* a filter that left no node: kubectl prints no table, only that
@@ -272,10 +274,12 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	}
 	switch (out) {
 	case OUT_JSON:
-		rc = render_json(ctx->out, m, err);
+		fflush(ctx->out);
+		rc = render_json(data, m, err);
 		break;
 	case OUT_YAML:
-		rc = render_yaml(ctx->out, m, err);
+		fflush(ctx->out);
+		rc = render_yaml(data, m, err);
 		break;
 	default:
 		rc = details ? render_details_opts(ctx->out, m, to, err) : render_summary_opts(ctx->out, m, to, err);

@@ -578,15 +578,17 @@ static void print_json(const struct mode_run *r)
 	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
 	json_object_set(root, "nodes", nodes);
 	json_object_set(root, "warnings", warns);
+	/* the document carries the exact values: it bypasses the visible form */
+	fflush(r->ctx->out);
 	if (r->yaml) {
 		struct kerr err = KERR_INIT;
 
-		if (render_yaml_value(r->ctx->out, root, &err) < 0)
+		if (render_yaml_value(r->ctx->data_out ? r->ctx->data_out : r->ctx->out, root, &err) < 0)
 			kerr_print(r->ctx->errout, &err);
 		kerr_release(&err);
 	} else {
-		json_dumpf(root, r->ctx->out, JSON_INDENT(2));
-		fputc('\n', r->ctx->out);
+		json_dumpf(root, r->ctx->data_out ? r->ctx->data_out : r->ctx->out, JSON_INDENT(2));
+		fputc('\n', r->ctx->data_out ? r->ctx->data_out : r->ctx->out);
 	}
 out:
 	json_decref(root);
