@@ -193,6 +193,8 @@ int kube_client_new(const struct kube_config *cfg, const struct kube_client_opti
 						 : kube_user_agent(program_invocation_short_name, PLUGIN_VERSION, PLUGIN_COMMIT);
 	c->multi = curl_multi_init();
 	c->creds = cred_cache_new();
+	/* an exec plugin's stderr goes where -v output and Warning: lines go */
+	cred_cache_set_log(c->creds, c->log);
 	if (!c->user_agent || !c->multi || !c->creds) {
 		kube_client_free(c);
 		return kerr_set(err, KERR_OTHER, "out of memory");
