@@ -99,6 +99,14 @@ const char *cli_suggest_command(const struct command *const *table, const char *
 /* Build the client from the global flags: kubeconfig, credentials, HTTP. */
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);
 
+/* The words for a KERR_BUDGET error (a list that would not end, a budget
+ * broken), as a KERR_OTHER error; other errors are left alone. */
+void cli_word_error(struct kerr *err);
+/* The one line main would print for err, worded as above and in its
+ * visible form (termsafe.h), without the newline; malloc'd, NULL when out
+ * of memory. */
+char *cli_error_line(const struct kerr *err);
+
 /* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
 int cli_parse_duration_ms(const char *s, long *ret);
 

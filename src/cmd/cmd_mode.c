@@ -414,7 +414,13 @@ static void set_node_error(struct mode_run *r, size_t i, const struct kerr *e)
 	FILE *m = open_memstream(&buf, &len);
 
 	if (m) {
-		kerr_print(m, e);
+		/* a list that would not end is worded here, as main words it */
+		struct kerr worded = { e->kind, e->code, e->reason ? strdup(e->reason) : NULL,
+				       e->message ? strdup(e->message) : NULL, e->host ? strdup(e->host) : NULL };
+
+		cli_word_error(&worded);
+		kerr_print(m, &worded);
+		kerr_release(&worded);
 		fclose(m);
 	}
 	if (buf && len && buf[len - 1] == '\n')

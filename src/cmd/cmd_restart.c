@@ -365,7 +365,12 @@ static void node_error(const struct restart_opts *o, struct node_job *j, const s
 	fputs("node/", o->errout);
 	termsafe_fputs(j->node, o->errout);
 	fputs(": ", o->errout);
-	termsafe_kerr_print(o->errout, err);
+	{
+		char *line = cli_error_line(err);
+
+		fprintf(o->errout, "%s\n", line ? line : "error: out of memory");
+		free(line);
+	}
 	j->failed = true;
 	j->state = NS_DONE;
 }

@@ -112,7 +112,7 @@ struct top {
 static void feed_set_error(struct feed *f, const struct kerr *err)
 {
 	/* the same words kubectl would print, on one line, in the visible form */
-	char *text = termsafe_kerr_line(err);
+	char *text = cli_error_line(err);
 	size_t len = text ? strlen(text) : 0;
 
 	while (len && text[len - 1] == ' ')

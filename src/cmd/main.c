@@ -128,6 +128,7 @@ out:
 		fflush(ctx.out);
 		fflush(stdout);
 		/* one line: a line break inside a server's message is escaped too */
+		cli_word_error(&err);
 		termsafe_kerr_print(ctx.errout, &err);
 		if (err.kind == KERR_USAGE)
 			fprintf(ctx.errout, "See '%s%s%s --help' for usage.\n", ctx.prog, cmd->name ? " " : "",
