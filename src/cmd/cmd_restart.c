@@ -396,8 +396,8 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 	for (size_t i = 0; i < nds; i++)
 		total += pods[i].len;
 	if (total == 0) {
-		fprintf(o->errout, "node/%s: no device-plugin pod on this node%s; not restarted\n", j->node,
-			o->daemonset ? " from that DaemonSet" : "");
+		termsafe_printf(o->errout, "node/%s: no device-plugin pod on this node%s; not restarted\n", j->node,
+				o->daemonset ? " from that DaemonSet" : "");
 		j->skipped = true;
 		j->state = NS_DONE;
 		goto out;
@@ -414,7 +414,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 			const struct k8s_pod *p = pods[i].items[k];
 
 			if (o->dry_run) {
-				fprintf(o->out, "node/%s: would delete pod %s/%s of daemonset %s/%s (dry run)\n",
+				termsafe_printf(o->out, "node/%s: would delete pod %s/%s of daemonset %s/%s (dry run)\n",
 					j->node, p->namespace, p->name, ds[i].ns, ds[i].name);
 				continue;
 			}
@@ -423,7 +423,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 				goto out;
 			}
 			if (o->server_dry_run) {
-				fprintf(o->out, "node/%s: pod %s/%s deleted (server dry run)\n", j->node, p->namespace,
+				termsafe_printf(o->out, "node/%s: pod %s/%s deleted (server dry run)\n", j->node, p->namespace,
 					p->name);
 				continue;
 			}
@@ -436,7 +436,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 			if (!j->old_name)
 				j->old_name = strdup(p->name);
 			if (!o->tty)
-				fprintf(o->out, "node/%s: deleted pod %s/%s, waiting for a Ready replacement\n", j->node,
+				termsafe_printf(o->out, "node/%s: deleted pod %s/%s, waiting for a Ready replacement\n", j->node,
 					p->namespace, p->name);
 		}
 	}
@@ -496,12 +496,13 @@ static void job_poll(struct kube_client *c, const struct ds *ds, size_t nds, str
 	elapsed = now_ms() - j->started;
 	if (all) {
 		restart_format_duration(dur, sizeof(dur), elapsed < 100 ? 100 : elapsed);
-		fprintf(o->out, "node/%s: restarted %s in %s (new pod %s)\n", j->node,
+		termsafe_printf(o->out, "node/%s: restarted %s in %s (new pod %s)\n", j->node,
 			j->old_name ? j->old_name : "the device plugin", dur, j->new_name ? j->new_name : "?");
 		j->state = NS_DONE;
 	} else if (elapsed >= o->timeout_ms) {
 		restart_format_duration(dur, sizeof(dur), o->timeout_ms);
-		fprintf(o->errout, "node/%s: timed out after %s waiting for a Ready device-plugin pod\n", j->node, dur);
+		termsafe_printf(o->errout, "node/%s: timed out after %s waiting for a Ready device-plugin pod\n", j->node,
+				dur);
 		j->failed = true;
 		j->state = NS_DONE;
 	}
@@ -637,9 +638,11 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 					continue;
 				fflush(o->errout);
 				fputs("\r\033[K", stderr);
-				fprintf(o->errout, "node/%s: waiting for %s (%lds)", jobs[i].node,
-					jobs[i].new_name ? jobs[i].new_name : jobs[i].old_name ? jobs[i].old_name : "a new pod",
-					(now_ms() - jobs[i].started) / 1000);
+				termsafe_printf(o->errout, "node/%s: waiting for %s", jobs[i].node,
+						jobs[i].new_name ? jobs[i].new_name
+						: jobs[i].old_name ? jobs[i].old_name
+								   : "a new pod");
+				fprintf(o->errout, " (%lds)", (now_ms() - jobs[i].started) / 1000);
 				fflush(o->errout);
 				shown = true;
 				break;

@@ -1,6 +1,7 @@
 /* The visible form of outside text, and its width on a terminal. */
 #include "termsafe.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,31 @@ char *termsafe_escape(const char *s, size_t len, unsigned flags, size_t *ret_len
 char *termsafe_str(const char *s)
 {
 	return termsafe_escape(s ? s : "", s ? strlen(s) : 0, 0, NULL);
+}
+
+int termsafe_printf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int rc = 0;
+
+	va_start(ap, fmt);
+	for (const char *p = fmt; *p && rc == 0; p++) {
+		if (*p != '%') {
+			rc = fputc(*p, f) == EOF ? -1 : 0;
+			continue;
+		}
+		p++;
+		if (*p == 's')
+			rc = termsafe_fputs(va_arg(ap, const char *), f);
+		else if (*p == '%')
+			rc = fputc('%', f) == EOF ? -1 : 0;
+		else
+			rc = -1; /* only %s: anything else is a mistake of the caller */
+		if (!*p)
+			break;
+	}
+	va_end(ap);
+	return rc;
 }
 
 bool termsafe_needed(const char *s, size_t len)

@@ -39,6 +39,10 @@ char *termsafe_str(const char *s);
 /* Write the visible form of s to f (every control escaped, newline too):
  * 0, or -1 on a write or allocation failure. */
 int termsafe_fputs(const char *s, FILE *f);
+/* printf with only %s (and %%) conversions, every argument written in its
+ * visible form: for messages whose every argument may come from outside.
+ * 0, or -1 on failure. */
+int termsafe_printf(FILE *f, const char *fmt, ...);
 /* Would termsafe_escape() change these bytes? */
 bool termsafe_needed(const char *s, size_t len);
 

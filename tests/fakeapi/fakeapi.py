@@ -115,6 +115,8 @@ HOSTILE_HEADER_TEXT = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f\xff"
 # Label values the plugin prints (pool, GPU model) rather than reads for the sharing mode.
 HOSTILE_LABELS = ("alibabacloud.com/nodepool-id", "aliyun.accelerator/nvidia_name")
 HUGE_BYTES = 100 * 1024 * 1024
+# Serialising a 100 MB string takes Python seconds: the stored bytes get it put in place instead.
+HUGE_PLACEHOLDER = "@@huge-annotation@@"
 
 
 def hostile_objects(objects, suffix):
@@ -848,7 +850,7 @@ class FakeAPI:
 			nodes = [d for d in self.objects if d.get("kind") == "Node"]
 			if nodes:
 				big = copy.deepcopy(nodes[0])
-				big["metadata"].setdefault("annotations", {})["example.com/huge"] = "h" * HUGE_BYTES
+				big["metadata"].setdefault("annotations", {})["example.com/huge"] = HUGE_PLACEHOLDER
 				self.objects = [big if d is nodes[0] else d for d in self.objects]
 		self.users = copy.deepcopy(DEFAULT_USERS)
 		for name, u in self.config.get("users", {}).items():
@@ -863,6 +865,10 @@ class FakeAPI:
 		# Stored objects are never changed in place (every change stores a new dict), so the loaded
 		# dicts can be shared between resets.
 		self.store.load(self.objects)
+		if "huge" in self.hostile:
+			for o in self.store.objs["nodes"].values():
+				if HUGE_PLACEHOLDER in ((o.d.get("metadata") or {}).get("annotations") or {}).values():
+					o._item = o.item().replace(HUGE_PLACEHOLDER.encode(), b"h" * HUGE_BYTES)
 		with self.log_lock:
 			self.log = []
 		with self.fault_lock:
@@ -1400,6 +1406,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 					method.lower(), path), {})
 			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
 		ns, resource, name, sub = m.groups()
+		# path segments arrive percent-encoded, as the API server reads them
+		ns = urllib.parse.unquote(ns) if ns is not None else None
+		name = urllib.parse.unquote(name) if name is not None else None
 		apps = path.startswith("/apis/apps/")
 		if resource == "namespaces" and ns is None:
 			self.namespaces(method, name, sub, user, groups)
