@@ -35,9 +35,13 @@ static int utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 	}
 	for (int i = 1; i < n; i++) {
 		if ((size_t)i >= len) {
-			/* the second byte already tells an overlong or surrogate form */
-			if (i == 2 && (v < (min >> 6) || (n == 3 && v >= 0x360 && v <= 0x37f) ||
-				       (n == 4 && v > (0x10ffff >> 6))))
+			/* the bytes so far may already tell an overlong form, a
+			 * surrogate or a code point beyond U+10FFFF: v is the top of
+			 * a value still missing n - i continuation bytes */
+			int shift = 6 * (n - i);
+
+			if (i >= 2 && (v < (min >> shift) || (n == 3 && v >= 0x360 && v <= 0x37f) ||
+				       (n == 4 && v > (0x10ffffu >> shift))))
 				return 0;
 			return -1;
 		}

@@ -91,10 +91,14 @@ Test(termsafe, stream_escapes_and_rejoins_cut_characters)
 	fputs("\xe4\xb8", f);
 	fflush(f);
 	fputs("\xad ok\xc2\x9b\n", f);
+	/* a four-byte character cut after its second byte */
+	fputs("\xf1\x94", f);
+	fflush(f);
+	fputs("\xae\xae\n", f);
 	fputs("tail\xe4", f);
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_eq(fclose(mem), 0);
-	cr_assert_str_eq(buf, "Warning: x\\x1b[2J\n\xe4\xb8\xad ok\\u009b\ntail\\xe4");
+	cr_assert_str_eq(buf, "Warning: x\\x1b[2J\n\xe4\xb8\xad ok\\u009b\n\xf1\x94\xae\xae\ntail\\xe4");
 	free(buf);
 }
 
