@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kerr.h"
+#include "kube.h"
 
 enum termsafe_flags {
 	/* Keep '\n' as a line break (text of several lines written to a
