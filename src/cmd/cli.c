@@ -476,6 +476,8 @@ const char *cli_suggest_command(const struct command *const *table, const char *
 		}
 	}
 	return best;
+}
+
 /* A budget from the environment (the tests shrink them), 0 = the default. */
 static unsigned long long budget_env(const char *name)
 {
