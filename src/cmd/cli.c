@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "termsafe.h"
 #include "version.h"
 
 /* kubectl's global flags, in the order `kubectl options` lists the ones a
@@ -477,6 +478,20 @@ const char *cli_suggest_command(const struct command *const *table, const char *
 	return best;
 }
 
+/* A budget from the environment (the tests shrink them), 0 = the default. */
+static unsigned long long budget_env(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || *end ? 0 : n;
+}
+
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)
 {
 	char *ua = kube_user_agent("kubectl-inspect-cgpu", PLUGIN_VERSION, PLUGIN_COMMIT);
@@ -485,6 +500,9 @@ int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client
 		.request_timeout_ms = ctx->g.request_timeout_ms,
 		.verbosity = ctx->g.verbosity,
 		.log = ctx->errout,
+		.list_max_objects = budget_env("CGPU_LIST_MAX_OBJECTS"),
+		.list_max_bytes = budget_env("CGPU_LIST_MAX_BYTES"),
+		.max_object_bytes = budget_env("CGPU_MAX_OBJECT_BYTES"),
 	};
 
 	int r = -1;
@@ -498,4 +516,71 @@ int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client
 	}
 	free(ua);
 	return r;
+}
+
+/* "16 MiB", "4 GiB", or bytes. */
+static void size_words(char *buf, size_t len, unsigned long long n)
+{
+	if (n >= (1ull << 30) && n % (1ull << 30) == 0)
+		snprintf(buf, len, "%llu GiB", n >> 30);
+	else if (n >= (1ull << 20) && n % (1ull << 20) == 0)
+		snprintf(buf, len, "%llu MiB", n >> 20);
+	else
+		snprintf(buf, len, "%llu bytes", n);
+}
+
+void cli_word_error(struct kerr *err)
+{
+	char size[64], *r, *path;
+
+	if (!err || err->kind != KERR_BUDGET || !err->reason)
+		return;
+	/* kerr_set releases what it replaces */
+	r = strdup(err->reason);
+	path = strdup(err->message ? err->message : "");
+	if (!r || !path) {
+		free(r);
+		free(path);
+		kerr_set(err, KERR_OTHER, "out of memory");
+		return;
+	}
+	size_words(size, sizeof(size), (unsigned long long)err->code);
+	if (strcmp(r, KERR_REASON_REPEATED_CONTINUE) == 0)
+		kerr_set(err, KERR_OTHER,
+			 "the server answered the list %s with a continue token it had already sent: stopped, as the "
+			 "list would never end",
+			 path);
+	else if (strcmp(r, KERR_REASON_NO_NEW_OBJECTS) == 0)
+		kerr_set(err, KERR_OTHER,
+			 "a page of the list %s asked for another page but brought no new object: stopped, as the "
+			 "list would never end",
+			 path);
+	else if (strcmp(r, KERR_REASON_TOO_MANY_OBJECTS) == 0)
+		kerr_set(err, KERR_OTHER, "the list %s brought more than %ld objects, the most one list may bring",
+			 path, err->code);
+	else if (strcmp(r, KERR_REASON_TOO_MANY_BYTES) == 0)
+		kerr_set(err, KERR_OTHER, "the list %s brought more than %s, the most one list may bring", path, size);
+	else if (strcmp(r, KERR_REASON_OBJECT_TOO_LARGE) == 0)
+		kerr_set(err, KERR_OTHER, "an object of %s is larger than %s, the most one object may be", path, size);
+	else
+		kerr_set(err, KERR_OTHER, "%s: %s", path, r);
+	free(r);
+	free(path);
+}
+
+char *cli_error_line(const struct kerr *err)
+{
+	struct kerr copy = KERR_INIT;
+	char *line;
+
+	if (!err || err->kind != KERR_BUDGET)
+		return termsafe_kerr_line(err);
+	copy.kind = err->kind;
+	copy.code = err->code;
+	copy.reason = err->reason ? strdup(err->reason) : NULL;
+	copy.message = err->message ? strdup(err->message) : NULL;
+	cli_word_error(&copy);
+	line = termsafe_kerr_line(&copy);
+	kerr_release(&copy);
+	return line;
 }

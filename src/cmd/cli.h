@@ -38,7 +38,12 @@ struct flag {
 struct cli_ctx {
 	const char *prog; /* the name the plugin was run as, for usage lines */
 	struct global_opts g;
+	/* Human-readable output: streams that show any outside text written
+	 * to them in its visible form (termsafe.h), line breaks kept. */
 	FILE *out, *errout;
+	/* stdout itself, for JSON and YAML documents, which carry the exact
+	 * values; NULL = out. */
+	FILE *data_out;
 };
 
 struct command {
@@ -107,6 +112,13 @@ struct inspect_loaded {
  * that does not exist is a NotFound error.  info may be NULL. */
 int inspect_load_model(struct kube_client *client, const struct model_options *mo, char **names, size_t nnames,
 		       const char *label_selector, struct model *ret, struct inspect_loaded *info, struct kerr *err);
+/* The words for a KERR_BUDGET error (a list that would not end, a budget
+ * broken), as a KERR_OTHER error; other errors are left alone. */
+void cli_word_error(struct kerr *err);
+/* The one line main would print for err, worded as above and in its
+ * visible form (termsafe.h), without the newline; malloc'd, NULL when out
+ * of memory. */
+char *cli_error_line(const struct kerr *err);
 
 /* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
 int cli_parse_duration_ms(const char *s, long *ret);

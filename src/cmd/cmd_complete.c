@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "termsafe.h"
 
 #define DIRECTIVE_NO_SPACE 2
 #define DIRECTIVE_NO_FILE_COMP 4
@@ -380,7 +381,10 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 
 		if (strncmp(cand.v[i], cur, strlen(cur)) != 0)
 			continue;
-		fprintf(ctx->out, "%s\n", cand.v[i]);
+		/* one candidate per line: a newline or tab of a node name or label
+		 * must not break the shell's protocol */
+		termsafe_fputs(cand.v[i], ctx->out);
+		fputc('\n', ctx->out);
 		/* a label key waits for its value: the shell must not add a space */
 		if (n && cand.v[i][n - 1] == '=')
 			directive |= DIRECTIVE_NO_SPACE;

@@ -364,10 +364,13 @@ static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit
 		return kerr_set(err, KERR_OTHER, "cannot build the answer");
 	if (r->scheduled_on)
 		json_object_set_new(doc, "scheduledOn", json_string(r->scheduled_on));
+	/* documents carry the exact values: they bypass the visible form */
+	fflush(ctx->out);
 	if (strcmp(out, "yaml") == 0) {
-		rc = render_yaml_value(ctx->out, doc, err);
+		rc = render_yaml_value(ctx->data_out, doc, err);
 	} else {
-		rc = json_dumpf(doc, ctx->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', ctx->out) == EOF
+		rc = json_dumpf(doc, ctx->data_out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+				     fputc('\n', ctx->data_out) == EOF
 			     ? kerr_set(err, KERR_OTHER, "cannot write the answer")
 			     : 0;
 	}

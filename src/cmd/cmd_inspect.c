@@ -294,12 +294,13 @@ out:
 static int print_document(struct cli_ctx *ctx, const struct model *m, enum output out, enum model_by by,
 			  struct kerr *err)
 {
+	FILE *data = ctx->data_out ? ctx->data_out : ctx->out;
 	struct model_groups g;
 	json_t *doc, *groups;
 	int rc;
 
 	if (by == BY_NONE)
-		return out == OUT_JSON ? render_json(ctx->out, m, err) : render_yaml(ctx->out, m, err);
+		return out == OUT_JSON ? render_json(data, m, err) : render_yaml(data, m, err);
 	doc = render_json_document(m);
 	if (!doc || model_group(m, by, &g) < 0) {
 		json_decref(doc);
@@ -312,9 +313,9 @@ static int print_document(struct cli_ctx *ctx, const struct model *m, enum outpu
 		return kerr_set(err, KERR_OTHER, "cannot build the report");
 	}
 	if (out == OUT_YAML) {
-		rc = render_yaml_value(ctx->out, doc, err);
+		rc = render_yaml_value(data, doc, err);
 	} else {
-		rc = json_dumpf(doc, ctx->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', ctx->out) == EOF
+		rc = json_dumpf(doc, data, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', data) == EOF
 			     ? kerr_set(err, KERR_OTHER, "cannot write the report")
 			     : 0;
 	}
@@ -389,6 +390,7 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	switch (out) {
 	case OUT_JSON:
 	case OUT_YAML:
+		fflush(ctx->out);
 		rc = print_document(ctx, m, out, by, err);
 		break;
 	default:

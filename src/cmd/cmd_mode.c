@@ -17,6 +17,7 @@
 #include "render.h"
 #include "restart.h"
 #include "scheme.h"
+#include "termsafe.h"
 #include "warnings.h"
 
 enum {
@@ -341,7 +342,7 @@ static void print_warnings(const struct mode_run *r)
 			if (strcmp(x->code, code) != 0 || !x->object)
 				continue;
 			if (total++ < WARN_FULL_PER_KIND) {
-				fprintf(f, "Warning: %s: %s\n", x->object, x->message);
+				termsafe_printf(f, "Warning: %s: %s\n", x->object, x->message);
 				full++;
 			}
 		}
@@ -355,7 +356,7 @@ static void print_warnings(const struct mode_run *r)
 
 			if (strcmp(x->code, code) != 0 || !x->object || seen++ < full)
 				continue;
-			fprintf(f, "%s %s", named ? "," : "", x->object);
+			termsafe_printf(f, "%s %s", named ? "," : "", x->object);
 			named++;
 		}
 		fprintf(f, "%s (-o json has them all)\n", total > full + named ? " ..." : "");
@@ -384,17 +385,28 @@ static void print_plan(const struct mode_run *r, bool will_restart)
 		r->target.placement ? r->target.placement : "");
 	for (size_t i = 0; i < r->chosen.len; i++) {
 		const struct np_plan *p = &r->plans[i];
+		/* names and label values from the cluster, in their visible form:
+		 * a newline in them must not start a line of the plan */
+		char *node = termsafe_str(p->node);
 
 		if (!p->nchanges) {
-			fprintf(f, "node/%s: already %s, nothing to change\n", p->node, np_mode_name(p->after));
+			fprintf(f, "node/%s: already %s, nothing to change\n", node ? node : "", np_mode_name(p->after));
+			free(node);
 			continue;
 		}
-		fprintf(f, "node/%s: %s -> %s\n", p->node, np_mode_name(p->before), np_mode_name(p->after));
+		fprintf(f, "node/%s: %s -> %s\n", node ? node : "", np_mode_name(p->before), np_mode_name(p->after));
+		free(node);
 		for (size_t k = 0; k < p->nchanges; k++) {
 			const struct np_change *c = &p->changes[k];
+			char *key = termsafe_str(c->key);
+			char *before = c->before ? termsafe_str(c->before) : NULL;
+			char *after = c->after ? termsafe_str(c->after) : NULL;
 
-			fprintf(f, "    %s: %s -> %s\n", c->key, c->before ? c->before : "(unset)",
-				c->after ? c->after : "(removed)");
+			fprintf(f, "    %s: %s -> %s\n", key ? key : "", before ? before : "(unset)",
+				after ? after : "(removed)");
+			free(key);
+			free(before);
+			free(after);
 		}
 	}
 	if (nrestart)
@@ -414,7 +426,13 @@ static void set_node_error(struct mode_run *r, size_t i, const struct kerr *e)
 	FILE *m = open_memstream(&buf, &len);
 
 	if (m) {
-		kerr_print(m, e);
+		/* a list that would not end is worded here, as main words it */
+		struct kerr worded = { e->kind, e->code, e->reason ? strdup(e->reason) : NULL,
+				       e->message ? strdup(e->message) : NULL, e->host ? strdup(e->host) : NULL };
+
+		cli_word_error(&worded);
+		kerr_print(m, &worded);
+		kerr_release(&worded);
 		fclose(m);
 	}
 	if (buf && len && buf[len - 1] == '\n')
@@ -488,22 +506,35 @@ out:
 	free(path);
 }
 
+/* "node/NAME: error" on one line, both in their visible form. */
+static void print_node_error(const struct mode_run *r, size_t i)
+{
+	char *node = termsafe_str(r->plans[i].node);
+	char *msg = termsafe_str(r->errors[i] ? r->errors[i] : "error");
+
+	fprintf(r->ctx->errout, "node/%s: %s\n", node ? node : "", msg ? msg : "error");
+	free(node);
+	free(msg);
+}
+
 static void print_result(const struct mode_run *r, size_t i)
 {
 	const char *suffix = r->dry == DRY_CLIENT ? " (dry run)" : r->dry == DRY_SERVER ? " (server dry run)" : "";
+	char *node = termsafe_str(r->plans[i].node);
 
 	switch (r->results[i]) {
 	case R_LABELED:
 	case R_PLANNED:
-		fprintf(r->ctx->out, "node/%s labeled%s\n", r->plans[i].node, suffix);
+		fprintf(r->ctx->out, "node/%s labeled%s\n", node ? node : "", suffix);
 		break;
 	case R_UNCHANGED:
-		fprintf(r->ctx->out, "node/%s unchanged%s\n", r->plans[i].node, suffix);
+		fprintf(r->ctx->out, "node/%s unchanged%s\n", node ? node : "", suffix);
 		break;
 	case R_ERROR:
-		fprintf(r->ctx->errout, "node/%s: %s\n", r->plans[i].node, r->errors[i] ? r->errors[i] : "error");
+		print_node_error(r, i);
 		break;
 	}
+	free(node);
 }
 
 /* Before changing several nodes: ask on a terminal, refuse elsewhere. */
@@ -578,15 +609,17 @@ static void print_json(const struct mode_run *r)
 	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
 	json_object_set(root, "nodes", nodes);
 	json_object_set(root, "warnings", warns);
+	/* the document carries the exact values: it bypasses the visible form */
+	fflush(r->ctx->out);
 	if (r->yaml) {
 		struct kerr err = KERR_INIT;
 
-		if (render_yaml_value(r->ctx->out, root, &err) < 0)
+		if (render_yaml_value(r->ctx->data_out ? r->ctx->data_out : r->ctx->out, root, &err) < 0)
 			kerr_print(r->ctx->errout, &err);
 		kerr_release(&err);
 	} else {
-		json_dumpf(root, r->ctx->out, JSON_INDENT(2));
-		fputc('\n', r->ctx->out);
+		json_dumpf(root, r->ctx->data_out ? r->ctx->data_out : r->ctx->out, JSON_INDENT(2));
+		fputc('\n', r->ctx->data_out ? r->ctx->data_out : r->ctx->out);
 	}
 out:
 	json_decref(root);
@@ -705,7 +738,7 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 		if (!r.json)
 			print_result(&r, i);
 		else if (r.results[i] == R_ERROR)
-			fprintf(ctx->errout, "node/%s: %s\n", r.plans[i].node, r.errors[i] ? r.errors[i] : "error");
+			print_node_error(&r, i);
 		nfailed += r.results[i] == R_ERROR;
 	}
 	fflush(ctx->out);

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "nodepool.h"
 #include "restart.h"
+#include "termsafe.h"
 
 static const char *str_or(const char *s, const char *dflt)
 {
@@ -351,15 +352,25 @@ static bool job_is_old(const struct node_job *j, const char *uid)
 static void clear_progress(const struct restart_opts *o, bool *shown)
 {
 	if (*shown) {
-		fputs("\r\033[K", o->errout);
+		/* errout shows control characters visibly: the terminal's own
+		 * sequence goes to it straight, after what errout holds */
+		fflush(o->errout);
+		fputs("\r\033[K", stderr);
 		*shown = false;
 	}
 }
 
 static void node_error(const struct restart_opts *o, struct node_job *j, const struct kerr *err)
 {
-	fprintf(o->errout, "node/%s: ", j->node);
-	kerr_print(o->errout, err);
+	fputs("node/", o->errout);
+	termsafe_fputs(j->node, o->errout);
+	fputs(": ", o->errout);
+	{
+		char *line = cli_error_line(err);
+
+		fprintf(o->errout, "%s\n", line ? line : "error: out of memory");
+		free(line);
+	}
 	j->failed = true;
 	j->state = NS_DONE;
 }
@@ -385,8 +396,8 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 	for (size_t i = 0; i < nds; i++)
 		total += pods[i].len;
 	if (total == 0) {
-		fprintf(o->errout, "node/%s: no device-plugin pod on this node%s; not restarted\n", j->node,
-			o->daemonset ? " from that DaemonSet" : "");
+		termsafe_printf(o->errout, "node/%s: no device-plugin pod on this node%s; not restarted\n", j->node,
+				o->daemonset ? " from that DaemonSet" : "");
 		j->skipped = true;
 		j->state = NS_DONE;
 		goto out;
@@ -403,7 +414,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 			const struct k8s_pod *p = pods[i].items[k];
 
 			if (o->dry_run) {
-				fprintf(o->out, "node/%s: would delete pod %s/%s of daemonset %s/%s (dry run)\n",
+				termsafe_printf(o->out, "node/%s: would delete pod %s/%s of daemonset %s/%s (dry run)\n",
 					j->node, p->namespace, p->name, ds[i].ns, ds[i].name);
 				continue;
 			}
@@ -412,7 +423,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 				goto out;
 			}
 			if (o->server_dry_run) {
-				fprintf(o->out, "node/%s: pod %s/%s deleted (server dry run)\n", j->node, p->namespace,
+				termsafe_printf(o->out, "node/%s: pod %s/%s deleted (server dry run)\n", j->node, p->namespace,
 					p->name);
 				continue;
 			}
@@ -425,7 +436,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 			if (!j->old_name)
 				j->old_name = strdup(p->name);
 			if (!o->tty)
-				fprintf(o->out, "node/%s: deleted pod %s/%s, waiting for a Ready replacement\n", j->node,
+				termsafe_printf(o->out, "node/%s: deleted pod %s/%s, waiting for a Ready replacement\n", j->node,
 					p->namespace, p->name);
 		}
 	}
@@ -485,12 +496,13 @@ static void job_poll(struct kube_client *c, const struct ds *ds, size_t nds, str
 	elapsed = now_ms() - j->started;
 	if (all) {
 		restart_format_duration(dur, sizeof(dur), elapsed < 100 ? 100 : elapsed);
-		fprintf(o->out, "node/%s: restarted %s in %s (new pod %s)\n", j->node,
+		termsafe_printf(o->out, "node/%s: restarted %s in %s (new pod %s)\n", j->node,
 			j->old_name ? j->old_name : "the device plugin", dur, j->new_name ? j->new_name : "?");
 		j->state = NS_DONE;
 	} else if (elapsed >= o->timeout_ms) {
 		restart_format_duration(dur, sizeof(dur), o->timeout_ms);
-		fprintf(o->errout, "node/%s: timed out after %s waiting for a Ready device-plugin pod\n", j->node, dur);
+		termsafe_printf(o->errout, "node/%s: timed out after %s waiting for a Ready device-plugin pod\n", j->node,
+				dur);
 		j->failed = true;
 		j->state = NS_DONE;
 	}
@@ -624,9 +636,13 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 			for (size_t i = 0; i < next; i++) {
 				if (jobs[i].state != NS_WAITING)
 					continue;
-				fprintf(o->errout, "\r\033[Knode/%s: waiting for %s (%lds)", jobs[i].node,
-					jobs[i].new_name ? jobs[i].new_name : jobs[i].old_name ? jobs[i].old_name : "a new pod",
-					(now_ms() - jobs[i].started) / 1000);
+				fflush(o->errout);
+				fputs("\r\033[K", stderr);
+				termsafe_printf(o->errout, "node/%s: waiting for %s", jobs[i].node,
+						jobs[i].new_name ? jobs[i].new_name
+						: jobs[i].old_name ? jobs[i].old_name
+								   : "a new pod");
+				fprintf(o->errout, " (%lds)", (now_ms() - jobs[i].started) / 1000);
 				fflush(o->errout);
 				shown = true;
 				break;

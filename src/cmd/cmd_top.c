@@ -8,6 +8,7 @@
  * never freezes the screen.  Signal handlers only set a flag; the terminal is
  * given back on every way out, and an error is printed (by main) only after.
  */
+#include <langinfo.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "termsafe.h"
 #include "kube.h"
 #include "model.h"
 #include "nodesel.h"
@@ -124,16 +126,11 @@ struct top {
 
 static void feed_set_error(struct feed *f, const struct kerr *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
+	/* the same words kubectl would print, on one line, in the visible form */
+	char *text = cli_error_line(err);
+	size_t len = text ? strlen(text) : 0;
 
-	/* the same words kubectl would print, on one line */
-	if (mem) {
-		kerr_print(mem, err);
-		fclose(mem);
-	}
-	while (text && len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+	while (len && text[len - 1] == ' ')
 		text[--len] = '\0';
 	free(f->error);
 	f->error = text;
@@ -510,7 +507,8 @@ static void sync_rows(struct top *t, struct tui_state *s)
 
 static void draw(struct top *t, struct tui_state *s, const char *context, long long now)
 {
-	struct tui_status st = { .context = context };
+	const char *codeset = nl_langinfo(CODESET);
+	struct tui_status st = { .context = context, .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
 	struct tui_screen scr;
 	struct tui_event ev = { .type = TUI_EV_SCROLL };
 	char mode[64];

@@ -123,10 +123,12 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 		if (arc < 0)
 			goto out;
 	}
+	/* documents carry the exact values: they bypass the visible form */
+	fflush(ctx->out);
 	if (json)
-		rc = render_json(ctx->out, &m, err);
+		rc = render_json(ctx->data_out, &m, err);
 	else if (yaml)
-		rc = render_yaml(ctx->out, &m, err);
+		rc = render_yaml(ctx->data_out, &m, err);
 	else
 		rc = render_usage(ctx->out, &m, vals[F_DETAILS] != NULL, err);
 	if (rc < 0)

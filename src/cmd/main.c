@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "termsafe.h"
 
 /* The default command comes first; the completion entry point is hidden
  * from help because shells call it, not people. */
@@ -55,12 +56,22 @@ static const struct command *find_command(const char *name)
 int main(int argc, char **argv)
 {
 	struct kerr err = KERR_INIT;
-	struct cli_ctx ctx = { .out = stdout, .errout = stderr };
+	struct cli_ctx ctx = { .out = stdout, .errout = stderr, .data_out = stdout };
 	const struct command *cmd = commands[0];
+	FILE *safe_out, *safe_err;
 	char *prog, **split_argv = NULL, *split_buf = NULL;
 	int rc;
 
 	setlocale(LC_ALL, "");
+	/* Everything human-readable goes through the visible form, whatever
+	 * path outside text took to get there; the renderers escape it
+	 * themselves too, where widths are measured. */
+	safe_out = termsafe_stream(stdout);
+	safe_err = termsafe_stream(stderr);
+	if (safe_out)
+		ctx.out = safe_out;
+	if (safe_err)
+		ctx.errout = safe_err;
 	prog = display_name(argc > 0 ? argv[0] : "kubectl-inspect-cgpu");
 	ctx.prog = prog ? prog : "kubectl inspect cgpu";
 
@@ -116,10 +127,13 @@ int main(int argc, char **argv)
 	curl_global_cleanup();
 out:
 	if (rc < 0 || err.kind != KERR_NONE) {
+		fflush(ctx.out);
 		fflush(stdout);
-		kerr_print(stderr, &err);
+		/* one line: a line break inside a server's message is escaped too */
+		cli_word_error(&err);
+		termsafe_kerr_print(ctx.errout, &err);
 		if (err.kind == KERR_USAGE)
-			fprintf(stderr, "See '%s%s%s --help' for usage.\n", ctx.prog, cmd->name ? " " : "",
+			fprintf(ctx.errout, "See '%s%s%s --help' for usage.\n", ctx.prog, cmd->name ? " " : "",
 				cmd->name ? cmd->name : "");
 		rc = err.kind == KERR_NONE ? 1 : kerr_exit_code(&err);
 	}
@@ -127,5 +141,9 @@ out:
 	free(split_argv);
 	free(split_buf);
 	free(prog);
+	if (safe_out)
+		fclose(safe_out);
+	if (safe_err)
+		fclose(safe_err);
 	return rc;
 }

@@ -314,6 +314,9 @@ struct page {
 	bool meta_seen;
 	bool has_next; /* its list_meta carried a continue token */
 	bool continued; /* requested with a continue token */
+	size_t items;	       /* objects it brought */
+	uint64_t items_hash;   /* of their names, in order */
+	unsigned long long since_item; /* bytes fed since the last object ended */
 	struct kerr err;
 };
 
@@ -325,6 +328,11 @@ struct list_run {
 	int restarts_midbody;
 	bool unpaginated;
 	bool finished;
+	/* what makes every list end: the hashes of the continue tokens and of
+	 * the pages' objects seen so far, the objects and bytes received */
+	uint64_t *seen;
+	size_t nseen, seen_cap;
+	unsigned long long objects, bytes;
 	struct kerr err;
 	void (*on_done)(void *ud, const struct kerr *err);
 	void *ud;
@@ -332,6 +340,59 @@ struct list_run {
 
 static void list_fail(struct list_run *r, const struct kerr *err);
 static int page_start(struct list_run *r, const char *cont, struct kerr *err);
+
+/* FNV-1a, 64 bits: tokens and pages are told apart by hash; a collision
+ * would only end a list early, and needs 2^32 pages to be likely. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+#define FNV_BASIS 0xcbf29ce484222325ull
+
+/* Remember h; true if it was already there. */
+static bool seen_add(struct list_run *r, uint64_t h, bool *oom)
+{
+	for (size_t i = 0; i < r->nseen; i++)
+		if (r->seen[i] == h)
+			return true;
+	if (r->nseen == r->seen_cap) {
+		size_t cap = r->seen_cap ? r->seen_cap * 2 : 16;
+		uint64_t *n = realloc(r->seen, cap * sizeof(*n));
+
+		if (!n) {
+			*oom = true;
+			return false;
+		}
+		r->seen = n;
+		r->seen_cap = cap;
+	}
+	r->seen[r->nseen++] = h;
+	return false;
+}
+
+static int budget_error(struct kerr *err, const char *reason, long code, const char *path)
+{
+	kerr_set(err, KERR_BUDGET, "%s", path);
+	err->code = code;
+	err->reason = xstrdup(reason);
+	return -1;
+}
+
+/* One more object of the page: within the list's object budget? */
+static int count_object(struct page *p, const char *ns, const char *name, struct kerr *err)
+{
+	struct list_run *r = p->run;
+
+	p->items++;
+	p->items_hash = fnv(fnv(p->items_hash, ns), name);
+	p->since_item = 0;
+	if (++r->objects > r->c->list_max_objects)
+		return budget_error(err, KERR_REASON_TOO_MANY_OBJECTS, (long)r->c->list_max_objects, r->l->path);
+	return 0;
+}
 
 static void page_free(struct page *p)
 {
@@ -350,6 +411,10 @@ static int sink_node(void *ud, struct k8s_node *n, struct kerr *err)
 	struct page *p = ud;
 	struct kube_list *l = p->run->l;
 
+	if (count_object(p, NULL, n->name, err) < 0) {
+		k8s_node_free(n);
+		return -1;
+	}
 	if (!l->sink.node) {
 		k8s_node_free(n);
 		return 0;
@@ -362,6 +427,10 @@ static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 	struct page *p = ud;
 	struct kube_list *l = p->run->l;
 
+	if (count_object(p, pod->namespace, pod->name, err) < 0) {
+		k8s_pod_free(pod);
+		return -1;
+	}
 	if (!l->sink.pod) {
 		k8s_pod_free(pod);
 		return 0;
@@ -383,6 +452,17 @@ static void sink_meta(void *ud, const char *rv, const char *cont)
 	free(l->resource_version);
 	l->resource_version = xstrdup(rv);
 	if (cont && *cont && !r->unpaginated) {
+		bool oom = false;
+
+		/* a token that comes back would page in a circle for ever */
+		if (seen_add(r, fnv(FNV_BASIS ^ 1, cont), &oom)) {
+			budget_error(&p->err, KERR_REASON_REPEATED_CONTINUE, (long)r->nseen, l->path);
+			return;
+		}
+		if (oom) {
+			kerr_set(&p->err, KERR_OTHER, "out of memory");
+			return;
+		}
 		p->has_next = true;
 		if (!r->next && page_start(r, cont, &p->err) < 0)
 			p->has_next = false; /* reported when the page completes */
@@ -391,16 +471,45 @@ static void sink_meta(void *ud, const char *rv, const char *cont)
 		l->sink.list_meta(l->sink.ud, rv, cont && *cont ? cont : NULL);
 }
 
+/* Feed the decoder, in pieces small enough that one object larger than its
+ * budget is caught before it is all in memory. */
+static int page_feed(struct page *p, const char *buf, size_t n, struct kerr *err)
+{
+	unsigned long long max = p->run->c->max_object_bytes;
+
+	while (n) {
+		size_t take = n < 65536 ? n : 65536;
+
+		p->since_item += take;
+		if (p->since_item > max + 65536)
+			return budget_error(err, KERR_REASON_OBJECT_TOO_LARGE, (long)max, p->run->l->path);
+		if (list_decoder_feed(p->dec, buf, take, err) < 0)
+			return -1;
+		buf += take;
+		n -= take;
+	}
+	return 0;
+}
+
 static int page_data(void *ud, const char *buf, size_t n, struct kerr *err)
 {
 	struct page *p = ud;
+	struct list_run *r = p->run;
 
+	/* a failure found in the list's metadata stops the transfer now */
+	if (p->err.kind == KERR_BUDGET) {
+		kerr_move(err, &p->err);
+		return -1;
+	}
+	r->bytes += n;
+	if (r->bytes > r->c->list_max_bytes)
+		return budget_error(err, KERR_REASON_TOO_MANY_BYTES, (long)r->c->list_max_bytes, r->l->path);
 	if (!p->is_head) {
 		if (buf_add(&p->pending, buf, n, SIZE_MAX) < 0)
 			return kerr_set(err, KERR_OTHER, "out of memory");
 		return 0;
 	}
-	return list_decoder_feed(p->dec, buf, n, err);
+	return page_feed(p, buf, n, err);
 }
 
 static void list_complete(struct list_run *r)
@@ -423,6 +532,8 @@ static void list_restart(struct list_run *r)
 	page_free(r->head);
 	page_free(r->next);
 	r->head = r->next = NULL;
+	r->nseen = 0;
+	r->objects = r->bytes = 0;
 	if (l->sink.list_meta)
 		l->sink.list_meta(l->sink.ud, NULL, NULL);
 	if (page_start(r, NULL, &e) < 0)
@@ -459,6 +570,18 @@ static void list_advance(struct list_run *r)
 			list_complete(r);
 			return;
 		}
+		/* a page that promises more but brings nothing, or nothing but
+		 * what an earlier page brought, is a list that does not advance */
+		{
+			bool oom = false;
+
+			if (!p->items || seen_add(r, fnv(p->items_hash, "items") ^ p->items, &oom)) {
+				budget_error(&e, KERR_REASON_NO_NEW_OBJECTS, (long)p->items, r->l->path);
+				list_fail(r, &e);
+				kerr_release(&e);
+				return;
+			}
+		}
 		r->head = r->next;
 		r->next = NULL;
 		page_free(p);
@@ -474,7 +597,7 @@ static void list_advance(struct list_run *r)
 			struct buf pend = r->head->pending;
 
 			memset(&r->head->pending, 0, sizeof(pend));
-			if (list_decoder_feed(r->head->dec, pend.data, pend.len, &e) < 0) {
+			if (page_feed(r->head, pend.data, pend.len, &e) < 0) {
 				buf_release(&pend);
 				list_fail(r, &e);
 				kerr_release(&e);
@@ -621,6 +744,7 @@ static void list_run_free(struct list_run *r)
 	page_free(r->head);
 	page_free(r->next);
 	kerr_release(&r->err);
+	free(r->seen);
 	free(r);
 }
 
@@ -735,7 +859,28 @@ struct kube_watch {
 	void (*on_end)(void *ud, const struct kerr *err);
 	watch_cb on_event;
 	void *ud;
+	/* the newest resourceVersion seen, when the watch started from one
+	 * that is a number (etcd's are; the API calls them opaque) */
+	bool rv_known;
+	unsigned long long last_rv;
+	unsigned long long since_event; /* bytes fed since the last event ended */
 };
+
+/* A resourceVersion as a number; false when it is not one. */
+static bool rv_number(const char *s, unsigned long long *ret)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (ULLONG_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*s - '0');
+	}
+	*ret = v;
+	return true;
+}
 
 static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
 {
@@ -748,6 +893,24 @@ static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
 		ev->pod = NULL;
 		return kerr_set(err, KERR_OTHER, "watch stopped");
 	}
+	w->since_event = 0;
+	if (w->rv_known && ev->type != WATCH_ERROR) {
+		unsigned long long rv;
+
+		if (rv_number(ev->resource_version, &rv)) {
+			/* events of one watch only move forward: an older one
+			 * would show what the list already replaced */
+			if (rv <= w->last_rv && ev->type != WATCH_BOOKMARK) {
+				k8s_node_free(ev->node);
+				k8s_pod_free(ev->pod);
+				ev->node = NULL;
+				ev->pod = NULL;
+				return 0;
+			}
+			if (rv > w->last_rv)
+				w->last_rv = rv;
+		}
+	}
 	w->c->activity++;
 	return w->on_event ? w->on_event(w->ud, ev, err) : 0;
 }
@@ -758,7 +921,23 @@ static int watch_data(void *ud, const char *buf, size_t n, struct kerr *err)
 	int r;
 
 	w->in_feed = true;
-	r = watch_decoder_feed(w->dec, buf, n, err);
+	r = 0;
+	/* in pieces, so that one event larger than an object may be is
+	 * caught before it is all in memory */
+	while (n && r == 0 && !w->free_pending) {
+		size_t take = n < 65536 ? n : 65536;
+
+		w->since_event += take;
+		if (w->since_event > w->c->max_object_bytes + 65536) {
+			budget_error(err, KERR_REASON_OBJECT_TOO_LARGE, (long)w->c->max_object_bytes,
+				     w->x && w->x->path ? w->x->path : "watch");
+			r = -1;
+			break;
+		}
+		r = watch_decoder_feed(w->dec, buf, take, err);
+		buf += take;
+		n -= take;
+	}
 	w->in_feed = false;
 	if (w->free_pending) {
 		/* freed by its own event callback: the decoder could only go now */
@@ -797,6 +976,7 @@ int kube_watch_start(struct kube_client *c, const struct kube_watch_spec *spec, 
 	w->on_end = spec->on_end;
 	w->on_event = spec->on_event;
 	w->ud = spec->ud;
+	w->rv_known = rv_number(spec->resource_version, &w->last_rv) && w->last_rv > 0;
 	/* client-go's reflector picks 5 to 10 minutes so that watches of many
 	 * clients do not all end together */
 	snprintf(tsec, sizeof(tsec), "%d", 300 + (int)(now_ms() % 300));

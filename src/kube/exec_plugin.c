@@ -38,7 +38,22 @@ struct cred_cache {
 	bool valid;
 	long long fetched_ms; /* monotonic time the plugin returned cred */
 	bool fetched_forced;  /* ... on a forced run */
+	FILE *log;	      /* where an exec plugin's stderr goes; NULL = stderr */
 };
+
+/* An exec plugin's stderr is relayed up to this many bytes per run. */
+#define EXEC_STDERR_MAX (64u << 10)
+
+static FILE *cache_log(const struct cred_cache *c)
+{
+	return c && c->log ? c->log : stderr;
+}
+
+void cred_cache_set_log(struct cred_cache *c, FILE *log)
+{
+	if (c)
+		c->log = log;
+}
 
 struct cred_cache *cred_cache_new(void)
 {
@@ -230,15 +245,39 @@ static int not_found(const struct kube_exec *x, struct kerr *err)
 	return -1;
 }
 
+/* Mark every descriptor above stderr close-on-exec.  Called in the child
+ * between fork and exec: async-signal-safe calls only. */
+static void close_others_on_exec(void)
+{
+	long max;
+
+#ifdef CLOSE_RANGE_CLOEXEC
+	if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+#endif
+	/* kernels before 5.11: one descriptor at a time, up to the limit */
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 1 << 20)
+		max = 1 << 20;
+	for (int fd = 3; fd < max; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+}
+
 /* Run the plugin; *out gets everything it wrote to stdout. */
-static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen, struct kerr *err)
+static int exec_spawn(const struct kube_config *cfg, const struct cred_cache *cache, char **out, size_t *outlen,
+		      struct kerr *err)
 {
 	const struct kube_exec *x = cfg->exec;
 	bool interactive = false, tty = isatty(STDIN_FILENO);
 	char *path = NULL, *info = NULL;
 	char **argv = NULL, **envp = NULL;
 	size_t nargs = 0, nenv = 0, nparent = 0, envi = 0;
-	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, devnull = -1;
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, stderrp[2] = {-1, -1}, devnull = -1;
+	size_t relayed = 0;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	pid_t pid;
@@ -288,7 +327,7 @@ static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen,
 			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: open /dev/null: %s", strerror(errno));
 			goto fail_env;
 		}
-		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(stderrp, O_CLOEXEC) < 0) {
 			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: pipe: %s", strerror(errno));
 			goto fail_env;
 		}
@@ -303,8 +342,13 @@ static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen,
 
 			if (devnull >= 0 && dup2(devnull, STDIN_FILENO) < 0)
 				_exit(127);
-			if (dup2(outp[1], STDOUT_FILENO) < 0)
+			if (dup2(outp[1], STDOUT_FILENO) < 0 || dup2(stderrp[1], STDERR_FILENO) < 0)
 				_exit(127);
+			/* the plugin gets stdin, stdout and stderr and nothing else of
+			 * ours (connections, files the caller opened without
+			 * O_CLOEXEC): every other descriptor closes on exec, the one
+			 * that reports a failed exec included */
+			close_others_on_exec();
 			execve(path, argv, envp);
 			e = errno;
 			if (write(errp[1], &e, sizeof(e)) < 0)
@@ -315,11 +359,13 @@ static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen,
 		outp[1] = -1;
 		close(errp[1]);
 		errp[1] = -1;
+		close(stderrp[1]);
+		stderrp[1] = -1;
 		while (read(errp[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
 			;
 		deadline = interactive ? 0 : now_ms() + exec_timeout_seconds() * 1000;
 		for (;;) {
-			struct pollfd pfd = {outp[0], POLLIN, 0};
+			struct pollfd pfd[2] = {{outp[0], POLLIN, 0}, {stderrp[0], POLLIN, 0}};
 			int wait_ms = -1, pr;
 			ssize_t n;
 
@@ -333,11 +379,35 @@ static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen,
 				}
 				wait_ms = left > 60000 ? 60000 : (int)left;
 			}
-			pr = poll(&pfd, 1, wait_ms);
+			pr = poll(pfd, stderrp[0] >= 0 ? 2 : 1, wait_ms);
 			if (pr < 0 && errno == EINTR)
 				continue;
 			if (pr == 0)
 				continue;
+			/* what the plugin says on stderr (a prompt, why it failed) goes
+			 * to the log stream as it comes, up to EXEC_STDERR_MAX bytes:
+			 * the caller shows it there in a form safe for a terminal */
+			if (stderrp[0] >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+				char chunk[4096];
+
+				n = read(stderrp[0], chunk, sizeof(chunk));
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0) {
+					close(stderrp[0]);
+					stderrp[0] = -1;
+				} else if (relayed < EXEC_STDERR_MAX) {
+					size_t take = (size_t)n < EXEC_STDERR_MAX - relayed ? (size_t)n
+											 : EXEC_STDERR_MAX - relayed;
+					FILE *log = cache_log(cache);
+
+					fwrite(chunk, 1, take, log);
+					fflush(log);
+					relayed += take;
+				}
+				if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+					continue;
+			}
 			if (cap - len < 65536) {
 				size_t ncap = cap ? cap * 2 : 65536 * 2;
 				char *nb = malloc(ncap + 1);
@@ -361,6 +431,27 @@ static int exec_spawn(const struct kube_config *cfg, char **out, size_t *outlen,
 			if (n <= 0)
 				break;
 			len += (size_t)n;
+		}
+		/* the rest of stderr, once stdout has ended, without waiting on a
+		 * plugin that keeps it open */
+		while (stderrp[0] >= 0 && !timed_out) {
+			struct pollfd pfd = {stderrp[0], POLLIN, 0};
+			char chunk[4096];
+			ssize_t n;
+
+			if (poll(&pfd, 1, 100) <= 0)
+				break;
+			n = read(stderrp[0], chunk, sizeof(chunk));
+			if (n <= 0)
+				break;
+			if (relayed < EXEC_STDERR_MAX) {
+				size_t take = (size_t)n < EXEC_STDERR_MAX - relayed ? (size_t)n : EXEC_STDERR_MAX - relayed;
+				FILE *log = cache_log(cache);
+
+				fwrite(chunk, 1, take, log);
+				fflush(log);
+				relayed += take;
+			}
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -413,6 +504,8 @@ done:
 			close(outp[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		if (stderrp[i] >= 0)
+			close(stderrp[i]);
 	}
 	if (devnull >= 0)
 		close(devnull);
@@ -659,7 +752,7 @@ int exec_get(const struct kube_config *cfg, struct cred_cache *cache, bool force
 		free(key);
 		return cred_copy(ret, &cache->cred) < 0 ? oom(err) : 0;
 	}
-	if (exec_spawn(cfg, &out, &len, err) < 0) {
+	if (exec_spawn(cfg, cache, &out, &len, err) < 0) {
 		free(key);
 		return -1;
 	}

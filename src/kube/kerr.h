@@ -21,6 +21,8 @@ enum kerr_kind {
 	KERR_DECODE,	/* the server answered something we cannot read */
 	KERR_CREDENTIALS, /* exec plugin, token file: "getting credentials: ..." */
 	KERR_OTHER,
+	KERR_BUDGET,	/* a list would not end or broke a budget: reason says which
+			 * (KERR_REASON_*), message names the list; the caller words it */
 };
 
 struct kerr {
@@ -37,6 +39,14 @@ struct kerr {
 /* A kubeconfig problem kubectl prints as "Error in configuration: ..."
  * rather than "error: ..." (an unknown context). */
 #define KERR_REASON_INVALID_CONFIGURATION "InvalidConfiguration"
+
+/* KERR_BUDGET reasons.  code carries the figure that was exceeded or
+ * repeated (pages, objects, bytes). */
+#define KERR_REASON_REPEATED_CONTINUE "RepeatedContinue" /* a continue token came back: code = page */
+#define KERR_REASON_NO_NEW_OBJECTS "NoNewObjects"	   /* a page with a continue token brought nothing new */
+#define KERR_REASON_TOO_MANY_OBJECTS "TooManyObjects"	   /* code = the object budget */
+#define KERR_REASON_TOO_MANY_BYTES "TooManyBytes"	   /* code = the byte budget */
+#define KERR_REASON_OBJECT_TOO_LARGE "ObjectTooLarge"	   /* code = the per-object budget */
 
 /* Set an error (printf-style message).  Replaces any earlier error.  Always returns -1
  * so callers can write `return kerr_set(err, KERR_CONFIG, "...")`. */

@@ -40,7 +40,18 @@ struct kube_client_options {
 	int verbosity;		 /* -v=N: 6 method/URL/status/latency, 8 headers (secrets redacted) */
 	const char *user_agent;	 /* NULL = kube_user_agent() of the program's name and this build */
 	FILE *log;		 /* where -v output and Warning: lines go; NULL = stderr */
+	/* Budgets of one list (all its pages) and of one object of a list or
+	 * a watch; 0 = the KUBE_* defaults below.  Breaking one fails the list
+	 * (or ends the watch) with a KERR_BUDGET error. */
+	unsigned long long list_max_objects, list_max_bytes, max_object_bytes;
 };
+
+/* More than any real cluster lists (the API server stores objects of at
+ * most 1.5 MiB), small enough that a server that never ends a list is
+ * stopped within seconds to minutes rather than when memory runs out. */
+#define KUBE_LIST_MAX_OBJECTS 500000ull
+#define KUBE_LIST_MAX_BYTES (4ull << 30)   /* uncompressed */
+#define KUBE_MAX_OBJECT_BYTES (16ull << 20)
 
 int kube_client_new(const struct kube_config *cfg, const struct kube_client_options *opt,
 		    struct kube_client **ret, struct kerr *err);
@@ -68,7 +79,12 @@ struct kube_list {
 	char *resource_version; /* of the last page, for a watch to start from; owned */
 };
 
-/* Run the lists concurrently, each to its last page.  Fails with the first error. */
+/* Run the lists concurrently, each to its last page.  Fails with the first error.
+ *
+ * Every list ends: a continue token that comes back, a page with a continue
+ * token that brings no object or only the objects of an earlier page, more
+ * objects or bytes than the client's budgets, or one object larger than its
+ * budget fail it with KERR_BUDGET (message: the list's path). */
 int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err);
 void kube_list_release(struct kube_list *l);
 
@@ -121,7 +137,12 @@ struct kube_watch_spec {
 	const char *resource_version; /* start point (from a list) */
 	watch_cb on_event;	      /* WATCH_ERROR 410 means: list again, then restart */
 	void *ud;
-	/* called when the stream ends or fails; the watch is then finished and
+	/* Events are passed on in order; once the watch started from a
+	 * resource_version, an event whose object's resourceVersion is not
+	 * newer than the newest one seen (the start included) is dropped: a
+	 * server cannot take the view back in time.  An event larger than
+	 * the per-object budget ends the watch with KERR_BUDGET.
+	 * called when the stream ends or fails; the watch is then finished and
 	 * must be freed (or restarted with a new resource_version). */
 	void (*on_end)(void *ud, const struct kerr *err);
 };

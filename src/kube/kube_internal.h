@@ -171,6 +171,7 @@ struct kube_client {
 	size_t nwarnings;
 	unsigned long activity; /* bumped whenever a caller's callback ran */
 	bool in_curl;		/* inside curl_multi_perform: handles cannot be removed now */
+	unsigned long long list_max_objects, list_max_bytes, max_object_bytes;
 };
 
 enum xfer_state { XF_QUEUED, XF_RUNNING };

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kerr.h"
 #include "objects.h"
@@ -109,6 +110,11 @@ struct cred_cache; /* remembers exec output until it expires */
 
 struct cred_cache *cred_cache_new(void);
 void cred_cache_free(struct cred_cache *c);
+/* Where an exec plugin's stderr is relayed (its prompts, why it failed),
+ * at most 64 KiB a run; NULL = stderr.  The plugin never writes to the
+ * caller's descriptors itself: a caller that shows the text on a terminal
+ * passes a stream that makes it safe there. */
+void cred_cache_set_log(struct cred_cache *c, FILE *log);
 
 /* The credential to use now: the static token, the token file's current
  * contents, or an exec plugin's output (cached until expirationTimestamp;

@@ -189,10 +189,15 @@ int kube_client_new(const struct kube_config *cfg, const struct kube_client_opti
 	c->timeout_ms = opt ? opt->request_timeout_ms : 0;
 	c->verbosity = opt ? opt->verbosity : 0;
 	c->log = opt && opt->log ? opt->log : stderr;
+	c->list_max_objects = opt && opt->list_max_objects ? opt->list_max_objects : KUBE_LIST_MAX_OBJECTS;
+	c->list_max_bytes = opt && opt->list_max_bytes ? opt->list_max_bytes : KUBE_LIST_MAX_BYTES;
+	c->max_object_bytes = opt && opt->max_object_bytes ? opt->max_object_bytes : KUBE_MAX_OBJECT_BYTES;
 	c->user_agent = opt && opt->user_agent ? strdup(opt->user_agent)
 						 : kube_user_agent(program_invocation_short_name, PLUGIN_VERSION, PLUGIN_COMMIT);
 	c->multi = curl_multi_init();
 	c->creds = cred_cache_new();
+	/* an exec plugin's stderr goes where -v output and Warning: lines go */
+	cred_cache_set_log(c->creds, c->log);
 	if (!c->user_agent || !c->multi || !c->creds) {
 		kube_client_free(c);
 		return kerr_set(err, KERR_OTHER, "out of memory");

@@ -46,14 +46,29 @@ json_t *render_groups_json(const struct model_groups *g);
 /* With -d: one line per pod that waits (on no node, or without a GPU on
  * its node) and why, as fit finds it.  Nothing when none waits. */
 int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err);
-/* One "Warning: ..." line per model warning. */
-int render_warnings(FILE *out, const struct model *m, struct kerr *err);
 
 /* `usage`: one row per GPU (allocated, used, total, utilisation), with
  * details one row per pod, then the findings grouped by kind. */
 int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err);
 /* The findings alone (OverUse, Idle, Unaccounted), grouped; nothing when none. */
 int render_findings(FILE *out, const struct model *m, struct kerr *err);
+/* The model's warnings, as render_warning_list() prints them. */
+int render_warnings(FILE *out, const struct model *m, struct kerr *err);
+
+/* Up to this many warnings of one code are printed one per line; more
+ * become one line with the count, the first one's message and the next
+ * RENDER_OBJECTS_SHOWN objects by name ("and N more").  The JSON document
+ * keeps every item. */
+#define RENDER_WARNINGS_EACH 3
+#define RENDER_OBJECTS_SHOWN 5
+/* "Warning: ..." lines for a list of warnings, grouped by code as above,
+ * in the order each kind was first found, outside text in its visible form.
+ * With max_lines > 0, at most that many lines, the last one then saying
+ * how many warnings were left out. */
+int render_warning_list(FILE *out, const struct warnings *w, size_t max_lines, struct kerr *err);
+/* "a, b, c and 7 more" (or "a, b"): the first shown of n items, in their visible
+ * form.  0, or -1 on a write failure. */
+int render_list_cut(FILE *out, const char *const *items, size_t n, size_t shown);
 
 /* The report document (apiVersion inspect-cgpu.kubectl.io/v1, kind
  * GPUShareReport); NULL on allocation failure.  Described in man/inspect-json.md. */

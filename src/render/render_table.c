@@ -7,6 +7,7 @@
 #include "columns.h"
 #include "fit.h"
 #include "tabwriter.h"
+#include "termsafe.h"
 
 #define PADDING 2
 
@@ -50,7 +51,8 @@ static char *row_text(const struct model *m, const struct model_node *n, const s
 	for (size_t i = 0; ok && i < ncols; i++) {
 		char *cell = n ? columns[cols[i].id].cell(m, n, cols[i].gpu) : column_header(m, &cols[i]);
 
-		ok = cell && fputs(cell, f) >= 0 && fputc(i + 1 < ncols ? '\t' : '\n', f) != EOF;
+		/* a cell may hold outside text: no tab or newline of its own */
+		ok = cell && termsafe_fputs(cell, f) >= 0 && fputc(i + 1 < ncols ? '\t' : '\n', f) != EOF;
 		free(cell);
 	}
 	if (f && fclose(f) != 0)
@@ -350,10 +352,14 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	const char *unit = details_unit(m, n, ngroups);
 	char *rows = NULL, use[32];
 	size_t rows_len = 0;
+	char *name = termsafe_str(n->name), *ip = termsafe_str(n->ip);
 	FILE *f;
 	int rc;
 
-	if (tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\n", n->name, n->ip) < 0)
+	rc = name && ip ? tabwriter_printf(tw, "NAME:\t%s\nIPADDRESS:\t%s\n\n", name, ip) : -1;
+	free(name);
+	free(ip);
+	if (rc < 0)
 		return -1;
 	if (headers) {
 		if (tabwriter_puts(tw, "NAME\tNAMESPACE\t") < 0)
@@ -385,7 +391,10 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 
 		for (size_t g = 0; g < p->ngpus; g++)
 			unassigned |= p->gpus[g].gpu < 0;
-		fprintf(f, "%s%s\t%s\t", p->name, unassigned ? "*" : "", p->namespace);
+		termsafe_fputs(p->name, f);
+		fprintf(f, "%s\t", unassigned ? "*" : "");
+		termsafe_fputs(p->namespace, f);
+		fputc('\t', f);
 		*marked |= unassigned;
 		if (!per_gpu)
 			fprintf(f, "%lld\t", (long long)p->mem);
@@ -482,11 +491,28 @@ oom:
 	return fail(err);
 }
 
+int render_list_cut(FILE *out, const char *const *items, size_t n, size_t shown)
+{
+	size_t k = n > shown ? shown : n;
+
+	for (size_t i = 0; i < k; i++) {
+		if (i && fputs(", ", out) == EOF)
+			return -1;
+		if (termsafe_fputs(items[i], out) < 0)
+			return -1;
+	}
+	if (n > k && fprintf(out, " and %zu more", n - k) < 0)
+		return -1;
+	return 0;
+}
+
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 {
 	int64_t sum[UNIT_SLOTS + 1] = {0};
 	bool asked[UNIT_SLOTS + 1] = {false};
-	size_t nasked = 0, done = 0;
+	size_t nasked = 0, done = 0, shown;
+	char **names;
+	int rc = 0;
 
 	if (!m->nunscheduled)
 		return 0;
@@ -511,13 +537,27 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 	}
 	if (fputs(": ", out) == EOF)
 		return fail(err);
-	for (size_t i = 0; i < m->nunscheduled; i++) {
+	/* the first few by name, as grouped warnings name theirs: the JSON
+	 * document lists every one */
+	shown = m->nunscheduled > RENDER_OBJECTS_SHOWN ? RENDER_OBJECTS_SHOWN : m->nunscheduled;
+	names = calloc(shown ? shown : 1, sizeof(*names));
+	if (!names)
+		return fail(err);
+	for (size_t i = 0; i < shown; i++) {
 		const struct model_pod *p = &m->pods[m->unscheduled[i]];
 
-		if (fprintf(out, "%s%s/%s", i ? ", " : "", p->namespace, p->name) < 0)
-			return fail(err);
+		if (asprintf(&names[i], "%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "") < 0) {
+			names[i] = NULL;
+			rc = -1;
+			break;
+		}
 	}
-	if (fputc('\n', out) == EOF)
+	if (rc == 0)
+		rc = render_list_cut(out, (const char *const *)names, m->nunscheduled, shown);
+	for (size_t i = 0; i < shown; i++)
+		free(names[i]);
+	free(names);
+	if (rc < 0 || fputc('\n', out) == EOF)
 		return fail(err);
 	return 0;
 }
@@ -580,29 +620,149 @@ int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err)
 	return 0;
 }
 
-/* "pod ns/name" for "pod/ns/name": how the messages name objects. */
-static int print_object(FILE *out, const char *object)
+/* "pod ns/name" for "pod/ns/name": how the messages name objects.  malloc'd. */
+static char *object_words(const char *object)
 {
 	const char *slash = strchr(object, '/');
+	char *s = NULL;
 
 	if (!slash)
-		return fprintf(out, "%s: ", object);
-	return fprintf(out, "%.*s %s: ", (int)(slash - object), object, slash + 1);
+		return strdup(object);
+	if (asprintf(&s, "%.*s %s", (int)(slash - object), object, slash + 1) < 0)
+		return NULL;
+	return s;
+}
+
+/* One warning on its own line. */
+static int warning_line(FILE *out, const struct warning *w)
+{
+	const char *name = w->object ? strrchr(w->object, '/') : NULL;
+
+	if (fputs("Warning: ", out) == EOF)
+		return -1;
+	/* say which object, unless the message already names it */
+	if (name && !strstr(w->message, name + 1)) {
+		char *words = object_words(w->object);
+
+		if (!words || termsafe_fputs(words, out) < 0 || fputs(": ", out) == EOF) {
+			free(words);
+			return -1;
+		}
+		free(words);
+	}
+	if (termsafe_fputs(w->message, out) < 0 || fputc('\n', out) == EOF)
+		return -1;
+	return 0;
+}
+
+/* Warnings sorted by code, then by where they were found. */
+static const struct warnings *sort_ctx;
+
+static int by_code(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(sort_ctx->items[i].code, sort_ctx->items[j].code);
+
+	if (c)
+		return c;
+	return i < j ? -1 : i > j;
+}
+
+struct wgroup {
+	size_t first; /* index of its first warning: groups print in this order */
+	size_t start, count; /* run in the sorted order */
+};
+
+static int by_first(const void *a, const void *b)
+{
+	const struct wgroup *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* One line for a kind of warning on many objects: the count, the first
+ * one's message, and the next few objects by name. */
+static int group_line(FILE *out, const struct warnings *w, const size_t *order, const struct wgroup *g)
+{
+	const struct warning *first = &w->items[order[g->start]];
+	size_t shown = g->count - 1 > RENDER_OBJECTS_SHOWN ? RENDER_OBJECTS_SHOWN : g->count - 1;
+	char **names = calloc(shown ? shown : 1, sizeof(*names));
+	char *words = object_words(first->object);
+	int rc = -1;
+
+	if (!names || !words)
+		goto out;
+	for (size_t i = 0; i < shown; i++)
+		if (!(names[i] = object_words(w->items[order[g->start + 1 + i]].object)))
+			goto out;
+	if (fputs("Warning: ", out) == EOF || termsafe_fputs(first->code, out) < 0 ||
+	    fprintf(out, " on %zu objects: ", g->count) < 0 || termsafe_fputs(words, out) < 0 ||
+	    fputs(": ", out) == EOF || termsafe_fputs(first->message, out) < 0 || fputs("; also ", out) == EOF ||
+	    render_list_cut(out, (const char *const *)names, g->count - 1, shown) < 0 || fputc('\n', out) == EOF)
+		goto out;
+	rc = 0;
+out:
+	for (size_t i = 0; names && i < shown; i++)
+		free(names[i]);
+	free(names);
+	free(words);
+	return rc;
+}
+
+int render_warning_list(FILE *out, const struct warnings *w, size_t max_lines, struct kerr *err)
+{
+	size_t *order = NULL, ngroups = 0, lines = 0, left = 0;
+	struct wgroup *groups = NULL;
+	int rc = -1;
+
+	if (!w || !w->len)
+		return 0;
+	order = malloc(w->len * sizeof(*order));
+	groups = malloc(w->len * sizeof(*groups));
+	if (!order || !groups)
+		goto out;
+	for (size_t i = 0; i < w->len; i++)
+		order[i] = i;
+	sort_ctx = w;
+	qsort(order, w->len, sizeof(*order), by_code);
+	for (size_t i = 0; i < w->len;) {
+		size_t j = i + 1;
+		const struct warning *a = &w->items[order[i]];
+
+		/* warnings that name no object stay on their own line */
+		while (a->object && j < w->len && w->items[order[j]].object &&
+		       strcmp(w->items[order[j]].code, a->code) == 0)
+			j++;
+		if (j - i > RENDER_WARNINGS_EACH) {
+			groups[ngroups++] = (struct wgroup){order[i], i, j - i};
+		} else {
+			for (size_t k = i; k < j; k++)
+				groups[ngroups++] = (struct wgroup){order[k], k, 1};
+		}
+		i = j;
+	}
+	qsort(groups, ngroups, sizeof(*groups), by_first);
+	for (size_t g = 0; g < ngroups; g++) {
+		if (max_lines && lines + 1 == max_lines && g + 1 < ngroups) {
+			for (size_t k = g; k < ngroups; k++)
+				left += groups[k].count;
+			if (fprintf(out, "Warning: %zu more warnings not shown\n", left) < 0)
+				goto out;
+			break;
+		}
+		if ((groups[g].count == 1 ? warning_line(out, &w->items[order[groups[g].start]])
+					  : group_line(out, w, order, &groups[g])) < 0)
+			goto out;
+		lines++;
+	}
+	rc = 0;
+out:
+	free(order);
+	free(groups);
+	return rc < 0 ? fail(err) : 0;
 }
 
 int render_warnings(FILE *out, const struct model *m, struct kerr *err)
 {
-	for (size_t i = 0; i < m->warnings.len; i++) {
-		const struct warning *w = &m->warnings.items[i];
-		const char *name = w->object ? strrchr(w->object, '/') : NULL;
-
-		if (fputs("Warning: ", out) == EOF)
-			return fail(err);
-		/* say which object, unless the message already names it */
-		if (name && !strstr(w->message, name + 1) && print_object(out, w->object) < 0)
-			return fail(err);
-		if (fprintf(out, "%s\n", w->message) < 0)
-			return fail(err);
-	}
-	return 0;
+	return render_warning_list(out, &m->warnings, 0, err);
 }

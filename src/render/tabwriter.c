@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "termsafe.h"
+
 struct tw_cell {
 	size_t off, len, width;
 };
@@ -104,12 +106,7 @@ int tabwriter_printf(struct tabwriter *tw, const char *fmt, ...)
 
 size_t tabwriter_text_width(const char *s, size_t len)
 {
-	size_t w = 0;
-
-	for (size_t i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			w++;
-	return w;
+	return termsafe_width(s, len);
 }
 
 static bool add_cell(struct tabwriter *tw, size_t off, size_t len)

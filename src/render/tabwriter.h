@@ -40,7 +40,10 @@ char *tabwriter_flush(struct tabwriter *tw, size_t *len);
 int tabwriter_flush_to(struct tabwriter *tw, FILE *f);
 void tabwriter_free(struct tabwriter *tw);
 
-/* Display width of UTF-8 text (code points; Go's tabwriter counts runes). */
+/* Display width of UTF-8 text: terminal columns, wide (CJK) characters
+ * counting two, so that columns stay aligned where Go's tabwriter, which
+ * counts runes, would not.  Cells are expected in their visible form
+ * (termsafe.h): a tab or newline inside outside text must not split them. */
 size_t tabwriter_text_width(const char *s, size_t len);
 
 #endif

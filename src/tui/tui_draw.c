@@ -150,7 +150,8 @@ void tui_draw_screen(const struct tui_screen *scr)
 			const struct tui_span *sp = &l->spans[i];
 
 			attrset(role_attr[sp->role] | extra);
-			mvaddnstr(y, sp->x, sp->text, scr->cols - sp->x);
+			/* the layout clipped it to the screen, in columns */
+			mvaddstr(y, sp->x, sp->text);
 		}
 	}
 	attrset(A_NORMAL);

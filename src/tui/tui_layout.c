@@ -380,7 +380,7 @@ static void list_geometry(struct frame *f, struct list_geom *g)
 
 		if (!n)
 			continue;
-		w = (int)strlen(n->name);
+		w = tui_screen_width(n->name, f->st->utf8);
 		if (w > g->name_w)
 			g->name_w = w;
 		if ((t = node_mem_text(g, n))) {
@@ -745,6 +745,8 @@ int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const s
 	scr->line = calloc((size_t)scr->lines, sizeof(*scr->line));
 	if (!scr->line)
 		return -1;
+	for (int i = 0; i < scr->lines; i++)
+		scr->line[i].utf8 = st->utf8;
 	if (scr->cols < 20 || scr->lines < 6) {
 		tui_put(&scr->line[0], scr->cols, &scr->oom, 0, TUI_ROLE_NORMAL, "terminal too small", -1);
 		goto out;
@@ -790,27 +792,34 @@ void tui_screen_release(struct tui_screen *scr)
 
 char *tui_screen_line_text(const struct tui_screen *scr, int y)
 {
-	char *buf;
-	int end = 0;
+	char *buf = NULL;
+	size_t len = 0, end = 0;
+	FILE *f;
+	int col = 0;
 
-	if (scr->cols <= 0 || !(buf = malloc((size_t)scr->cols + 1)))
+	if (scr->cols <= 0 || !(f = open_memstream(&buf, &len)))
 		return NULL;
-	memset(buf, ' ', (size_t)scr->cols);
+	/* spans are laid out left to right; a span that would overlap the
+	 * one before it is left out, as ncurses would overwrite it */
 	if (scr->line && y >= 0 && y < scr->lines) {
 		const struct tui_line *l = &scr->line[y];
 
 		for (size_t i = 0; i < l->nspans; i++) {
 			const struct tui_span *sp = &l->spans[i];
-			size_t len = strlen(sp->text);
 
-			if (sp->x < 0 || sp->x >= scr->cols)
+			if (sp->x < col || sp->x >= scr->cols)
 				continue;
-			if (len > (size_t)(scr->cols - sp->x))
-				len = (size_t)(scr->cols - sp->x);
-			memcpy(buf + sp->x, sp->text, len);
-			if (sp->x + (int)len > end)
-				end = sp->x + (int)len;
+			for (; col < sp->x; col++)
+				fputc(' ', f);
+			fputs(sp->text, f);
+			col += sp->width;
+			fflush(f);
+			end = len;
 		}
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
 	}
 	while (end > 0 && buf[end - 1] == ' ')
 		end--;

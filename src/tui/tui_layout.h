@@ -4,10 +4,11 @@
  * struct tui_screen, a list of text spans with a colour role at given
  * positions.  Drawing that with ncurses (tui_draw.c) is then a loop with no
  * decisions in it, and everything a user sees can be tested without a
- * terminal.  Text from the cluster is made printable here: control bytes and
- * non-ASCII bytes become '?', so one byte is one column.
+ * terminal.  Text from the cluster is shown here in its visible form
+ * (termsafe.h), measured in terminal columns; on a terminal that is not
+ * UTF-8 any other non-ASCII character becomes '?'.
  *
- * Uses the state, the model and the columns; never the terminal.
+ * Uses the state, the model, the columns and termsafe; never the terminal.
  */
 #ifndef TUI_LAYOUT_H
 #define TUI_LAYOUT_H
@@ -37,7 +38,8 @@ enum tui_role {
 struct tui_span {
 	int x;
 	enum tui_role role;
-	char *text; /* printable ASCII, already clipped to the screen */
+	char *text; /* visible form, already clipped to the screen */
+	int width;  /* its terminal columns */
 };
 
 struct tui_line {
@@ -45,6 +47,7 @@ struct tui_line {
 	size_t nspans, cap;
 	enum tui_role fill; /* role of the blank rest of the line (headers, status) */
 	bool selected;	    /* drawn in reverse video */
+	bool utf8;	    /* the terminal shows UTF-8 */
 };
 
 struct tui_screen {
@@ -64,6 +67,7 @@ struct tui_status {
 	long long age_s;      /* seconds since the data was last known good, -1 = never */
 	const char *error;    /* last error, or NULL */
 	const char *mode;     /* "watching", "polling every 2s", ... or NULL */
+	bool utf8;	      /* the terminal's character set is UTF-8 */
 };
 
 enum tui_role tui_level(int64_t allocated, int64_t total);

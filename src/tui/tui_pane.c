@@ -2,6 +2,7 @@
 #include "tui_pane.h"
 
 #include "columns.h"
+#include "termsafe.h"
 #include "usage.h"
 
 #include <stdarg.h>
@@ -17,45 +18,80 @@ void tui_line_release(struct tui_line *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Put text at x, at most maxw columns (-1 = to the edge), made printable.
- * Returns the column after it. */
+/* The text as the screen shows it: its visible form (termsafe.h), and on a
+ * terminal that is not UTF-8 each other non-ASCII character as '?', so that
+ * one character is one column.  malloc'd. */
+static char *screen_text(const char *text, bool utf8)
+{
+	char *e = termsafe_escape(text, strlen(text), 0, NULL);
+	size_t j = 0;
+
+	if (!e || utf8)
+		return e;
+	for (size_t i = 0; e[i];) {
+		unsigned char c = (unsigned char)e[i];
+
+		if (c < 0x80) {
+			e[j++] = e[i++];
+			continue;
+		}
+		/* escaped text is valid UTF-8: skip the continuation bytes */
+		i++;
+		while ((e[i] & 0xc0) == 0x80)
+			i++;
+		e[j++] = '?';
+	}
+	e[j] = '\0';
+	return e;
+}
+
+/* Columns the screen gives a text. */
+int tui_screen_width(const char *text, bool utf8)
+{
+	char *e = screen_text(text, utf8);
+	size_t w = e ? termsafe_width(e, strlen(e)) : strlen(text);
+
+	free(e);
+	return w > 100000 ? 100000 : (int)w;
+}
+
+/* Put text at x, at most maxw columns (-1 = to the edge), in its visible
+ * form.  Returns the column after it. */
 int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, const char *text, int maxw)
 {
-	size_t len = strlen(text);
 	char *copy;
+	size_t len, w;
 
 	if (x < 0 || x >= cols)
 		return x;
 	if (maxw < 0 || maxw > cols - x)
 		maxw = cols - x;
-	if (len > (size_t)maxw)
-		len = (size_t)maxw;
-	if (!len)
+	copy = screen_text(text, l->utf8);
+	if (!copy) {
+		*oom = true;
 		return x;
+	}
+	len = termsafe_fit(copy, strlen(copy), (size_t)maxw);
+	copy[len] = '\0';
+	w = termsafe_width(copy, len);
+	if (!len) {
+		free(copy);
+		return x;
+	}
 	if (l->nspans == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 8;
 		struct tui_span *sp = realloc(l->spans, cap * sizeof(*sp));
 
 		if (!sp) {
+			free(copy);
 			*oom = true;
-			return x + (int)len;
+			return x + (int)w;
 		}
 		l->spans = sp;
 		l->cap = cap;
 	}
-	copy = malloc(len + 1);
-	if (!copy) {
-		*oom = true;
-		return x + (int)len;
-	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		copy[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
-	}
-	copy[len] = '\0';
-	l->spans[l->nspans++] = (struct tui_span){ .x = x, .role = role, .text = copy };
-	return x + (int)len;
+	l->spans[l->nspans++] = (struct tui_span){ .x = x, .role = role, .text = copy, .width = (int)w };
+	return x + (int)w;
 }
 
 int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt, ...)

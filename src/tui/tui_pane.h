@@ -16,6 +16,9 @@
 void tui_line_release(struct tui_line *l);
 /* Put text at x, at most maxw columns (-1 = to the edge), made printable.
  * Returns the column after it. */
+/* Columns the screen gives a text (its visible form; '?' for other
+ * non-ASCII characters when not utf8). */
+int tui_screen_width(const char *text, bool utf8);
 int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, const char *text, int maxw);
 int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));

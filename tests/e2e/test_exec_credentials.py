@@ -4,6 +4,7 @@ credential plugin, a token file, and in-cluster service account files."""
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -107,6 +108,38 @@ class ExecCredentials(unittest.TestCase):
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("fake plugin: refusing", r.stderr)
 		self.assertIn("getting credentials: exec: executable %s failed with exit code 3" % FAKE_PLUGIN, r.stderr)
+
+	def test_exec_gets_only_stdio(self):
+		# a descriptor the plugin's own caller left open without close-on-exec
+		r_fd, w_fd = os.pipe()
+		os.set_inheritable(w_fd, True)
+		try:
+			kc = self.kubeconfig(self.exec_user(FAKE_MODE="env-token", FAKE_TOKEN=self.api.tokens["admin-token"]))
+			p = plugin_path()
+			e = dict(self.env(), LC_ALL="C", TZ="UTC", NO_COLOR="1")
+			r = subprocess.run([p, "--kubeconfig", kc], capture_output=True, text=True, env=e, timeout=60,
+					   pass_fds=(w_fd,))
+		finally:
+			os.close(r_fd)
+			os.close(w_fd)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		runs = self.runs()
+		self.assertEqual(len(runs), 1)
+		# python's listdir holds one descriptor of its own while it lists
+		self.assertLessEqual(len([fd for fd in runs[0]["fds"] if fd > 2]), 1, runs[0]["fds"])
+		self.assertNotIn(w_fd, runs[0]["fds"])
+
+	def test_exec_stderr_shown_visibly(self):
+		kc = self.kubeconfig(self.exec_user(FAKE_MODE="fail-hostile"))
+		p = plugin_path()
+		e = dict(self.env(), LC_ALL="C", TZ="UTC", NO_COLOR="1")
+		r = subprocess.run([p, "--kubeconfig", kc], capture_output=True, env=e, timeout=60)
+		self.assertEqual(r.returncode, 1)
+		self.assertIn(b"plugin says \\x1b]0;owned\\x07\\x1b[2J \\u009b31m \\xff\\xfe done", r.stderr)
+		for b in r.stderr:
+			self.assertTrue(b >= 0x20 or b == 0x0a, r.stderr)
+		self.assertNotIn(b"\x7f", r.stderr)
+		self.assertNotIn(b"\xc2\x9b", r.stderr)
 
 	def test_token_file(self):
 		tok = os.path.join(self.dir, "token")

@@ -101,6 +101,60 @@ SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 _encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
+# --hostile: a server (or whoever can create objects) that means harm.  Each mode is one class of input:
+#   text             control characters in every string the plugin prints (names, namespaces, addresses, label
+#                    values, annotations, Status messages, Warning headers): an OSC title change ended by a bell,
+#                    a screen clear, a colour change, a C1 CSI, DEL, a tab and a newline, and CJK text two columns
+#                    wide; every error answer carries them in its message and reason
+#   badutf8          the same places get bytes that are not UTF-8 (in JSON strings and in Warning headers)
+#   repeat-continue  every page of a paged list answers with the same continue token (and the same objects)
+#   endless          every page of a paged list brings new objects and a new continue token, without end
+#   huge             one node carries a 100 MB annotation
+#   watch-backwards  watches first replay every object with resourceVersion 1 and changed content, and add a
+#                    node "stale-ghost" at resourceVersion 1: events older than what the list already showed
+HOSTILE_MODES = ("text", "badutf8", "repeat-continue", "endless", "huge", "watch-backwards")
+HOSTILE_TEXT = "\x1b]0;pwned\x07\x1b[2J\x1b[31m\u009b1m\x7f\t\nX\u4e2d\u6587"
+HOSTILE_BAD_UTF8 = "\udcff\udcfe\udcc3X"
+# Header values go out as latin-1: 0x9b and 0xff are a C1 byte and a byte that is not UTF-8 on the wire.
+HOSTILE_HEADER_TEXT = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f\xff"
+# Label values the plugin prints (pool, GPU model) rather than reads for the sharing mode.
+HOSTILE_LABELS = ("alibabacloud.com/nodepool-id", "aliyun.accelerator/nvidia_name")
+HUGE_BYTES = 100 * 1024 * 1024
+# Serialising a 100 MB string takes Python seconds: the stored bytes get it put in place instead.
+HUGE_PLACEHOLDER = "@@huge-annotation@@"
+
+
+def hostile_objects(objects, suffix):
+	"""Every printed string field of nodes and pods with suffix appended; DaemonSets and kube-system keep
+	their names, so that restart still finds its device plugin."""
+	out = []
+	for d in objects:
+		d = copy.deepcopy(d)
+		md = d.setdefault("metadata", {})
+		kind = d.get("kind")
+		if kind in ("Node", "Pod"):
+			md["name"] = md.get("name", "") + suffix
+			labels = md.get("labels")
+			if labels is not None:
+				for k in HOSTILE_LABELS:
+					if k in labels:
+						labels[k] += suffix
+				labels["example.com/hostile"] = "v" + suffix
+			md.setdefault("annotations", {})["example.com/note"] = "note" + suffix
+		if kind == "Pod":
+			if md.get("namespace") not in (None, "kube-system"):
+				md["namespace"] += suffix
+			spec = d.setdefault("spec", {})
+			if spec.get("nodeName"):
+				spec["nodeName"] += suffix
+			for c in spec.get("containers") or []:
+				c["name"] = c.get("name", "c") + suffix
+		if kind == "Node":
+			for a in (d.get("status") or {}).get("addresses") or []:
+				a["address"] = a.get("address", "") + suffix
+		out.append(d)
+	return out
+
 
 def jdump(obj):
 	"""Compact JSON bytes escaped the way Go's encoding/json does it."""
@@ -108,7 +162,8 @@ def jdump(obj):
 	if "<" in s or ">" in s or "&" in s or "\u2028" in s or "\u2029" in s:
 		s = (s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 			.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-	return s.encode("utf-8")
+	# surrogateescape: the badutf8 hostile mode puts bytes that are not UTF-8 in strings as lone surrogates
+	return s.encode("utf-8", "surrogateescape")
 
 
 def now_rfc3339(offset=0):
@@ -134,6 +189,7 @@ class ApiError(Exception):
 	def __init__(self, code, reason, message, details=None, metadata=None, headers=()):
 		super().__init__(message)
 		self.code = code
+		self.reason, self.message, self.details, self.metadata = reason, message, details, metadata
 		# A real server ends every JSON body, Status or object, with a newline (Go's json.Encoder).
 		self.body = jdump(status_dict(code, reason, message, details, metadata)) + b"\n"
 		self.headers = list(headers)
@@ -787,6 +843,20 @@ class FakeAPI:
 		self.stopping = False
 		self.open_watches = 0
 		self.objects, self.config = load_scenario(args.scenario)
+		self.hostile = set(m for m in (args.hostile or "").split(",") if m)
+		for m in self.hostile:
+			if m not in HOSTILE_MODES:
+				raise SystemExit("fakeapi: unknown hostile mode %s (one of %s)" % (m, ", ".join(HOSTILE_MODES)))
+		if "text" in self.hostile:
+			self.objects = hostile_objects(self.objects, HOSTILE_TEXT)
+		if "badutf8" in self.hostile:
+			self.objects = hostile_objects(self.objects, HOSTILE_BAD_UTF8)
+		if "huge" in self.hostile:
+			nodes = [d for d in self.objects if d.get("kind") == "Node"]
+			if nodes:
+				big = copy.deepcopy(nodes[0])
+				big["metadata"].setdefault("annotations", {})["example.com/huge"] = HUGE_PLACEHOLDER
+				self.objects = [big if d is nodes[0] else d for d in self.objects]
 		self.users = copy.deepcopy(DEFAULT_USERS)
 		self.services = {}  # "NS/NAME:PORT" -> upstream base URL, for the service proxy
 		for name, u in self.config.get("users", {}).items():
@@ -801,6 +871,10 @@ class FakeAPI:
 		# Stored objects are never changed in place (every change stores a new dict), so the loaded
 		# dicts can be shared between resets.
 		self.store.load(self.objects)
+		if "huge" in self.hostile:
+			for o in self.store.objs["nodes"].values():
+				if HUGE_PLACEHOLDER in ((o.d.get("metadata") or {}).get("annotations") or {}).values():
+					o._item = o.item().replace(HUGE_PLACEHOLDER.encode(), b"h" * HUGE_BYTES)
 		with self.log_lock:
 			self.log = []
 		with self.fault_lock:
@@ -1019,6 +1093,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			msgs = self.fault.get("messages") or [self.fault.get("message", "this is a test warning")]
 			for m in msgs:
 				h.append(("Warning", '299 - "%s"' % m.replace("\\", "\\\\").replace('"', '\\"')))
+		hostile = self.api.hostile
+		if "text" in hostile or "badutf8" in hostile:
+			h.append(("Warning", '299 - "hostile warning %s"' % HOSTILE_HEADER_TEXT))
 		if self.user is not None:
 			h.append(("X-Kubernetes-Pf-Flowschema-Uid", FLOWSCHEMA_UID))
 			h.append(("X-Kubernetes-Pf-Prioritylevel-Uid", PRIORITYLEVEL_UID))
@@ -1072,6 +1149,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			self.wfile.write(body)
 
 	def respond_error(self, e):
+		if "text" in self.api.hostile or "badutf8" in self.api.hostile:
+			bad = HOSTILE_TEXT if "text" in self.api.hostile else HOSTILE_BAD_UTF8
+			e = ApiError(e.code, e.reason + bad, e.message + bad, e.details, e.metadata, e.headers)
 		h = self.base_headers()
 		if e.code == 403:
 			h.append(("X-Content-Type-Options", "nosniff"))
@@ -1338,6 +1418,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 					method.lower(), path), {})
 			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
 		ns, resource, name, sub = m.groups()
+		# path segments arrive percent-encoded, as the API server reads them
+		ns = urllib.parse.unquote(ns) if ns is not None else None
+		name = urllib.parse.unquote(name) if name is not None else None
 		apps = path.startswith("/apis/apps/")
 		if resource == "namespaces" and ns is None:
 			self.namespaces(method, name, sub, user, groups)
@@ -1479,6 +1562,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		except ValueError:
 			raise ApiError(400, "BadRequest", 'strconv.ParseInt: parsing "%s": invalid syntax' % limit) from None
 		cont = query.get("continue") or ""
+		if limit and ("repeat-continue" in api.hostile or "endless" in api.hostile):
+			return self.hostile_page(resource, ns, lreq, freq, limit, cont)
 		start = ""
 		token_rv = None
 		if cont:
@@ -1529,6 +1614,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
 					gz_cell[0] = gzip.compress(body, 1)
 				gz = gz_cell[0]
 		self.respond(200, body, chunked=True, gz=gz)
+
+	def hostile_page(self, resource, ns, lreq, freq, limit, cont):
+		"""A page of a list that never ends: the same token again (repeat-continue), or new objects under a
+		new token each time (endless)."""
+		st = self.api.store
+		info = KINDS[resource]
+		with st.lock:
+			objs = [st.objs[resource][k] for k in st.keys(resource)]
+			rv = st.rv
+		objs = [o for o in objs if (not ns or o.d.get("metadata", {}).get("namespace") == ns) and
+			(not lreq or label_match(lreq, o.d.get("metadata", {}).get("labels") or {})) and
+			(not freq or field_match(freq, o.d))]
+		if "repeat-continue" in self.api.hostile:
+			items = [o.item() for o in objs[:limit]]
+			token = "aG9zdGlsZS1yZXBlYXQ"
+		else:
+			n = int(cont[len("endless-"):]) if cont.startswith("endless-") and cont[8:].isdigit() else 0
+			items = []
+			for i in range(limit if objs else 0):
+				o = objs[i % len(objs)]
+				name = o.d.get("metadata", {}).get("name", "x")
+				# the stored bytes with a new name: fast enough that the client's budget, not this server,
+				# is what ends the list
+				old = b'"name":' + jdump(name)
+				items.append(o.item().replace(old, b'"name":' + jdump("%s-endless-%d" % (name, n + i)), 1))
+			token = "endless-%d" % (n + limit)
+		head = jdump({"kind": info["list"], "apiVersion": info["apiVersion"],
+			"metadata": {"resourceVersion": str(rv), "continue": token}})
+		body = head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+		self.respond(200, body, chunked=True)
 
 	def make_token(self, rv, start):
 		raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":"))
@@ -1652,6 +1767,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			return
 		for data in initial:
 			send(data)
+		if "watch-backwards" in api.hostile:
+			stale = self.backwards_events(resource, matches)
+			if stale:
+				send(stale)
 		deadline = time.monotonic() + timeout if timeout is not None else None
 		interval = api.settings.bookmark_interval or 1.0
 		next_bm = time.monotonic() + interval
@@ -1706,6 +1825,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			if final:
 				break
 		self.wfile.write(b"0\r\n\r\n")
+
+	def backwards_events(self, resource, matches):
+		"""Events older than any list the client can have seen: every object again at resourceVersion 1 with
+		its GPU figures and labels changed, and a node that never existed since."""
+		st = self.api.store
+		out = []
+		with st.lock:
+			objs = [st.objs[resource][k] for k in st.keys(resource)]
+		for o in objs:
+			if not matches(o):
+				continue
+			d = copy.deepcopy(o.d)
+			d["metadata"]["resourceVersion"] = "1"
+			d["metadata"].setdefault("labels", {})["example.com/stale"] = "true"
+			if resource == "nodes":
+				for part in ("capacity", "allocatable"):
+					res = (d.get("status") or {}).get(part) or {}
+					if "aliyun.com/gpu-mem" in res:
+						res["aliyun.com/gpu-mem"] = "999"
+			out.append(b'{"type":"MODIFIED","object":' + jdump(d) + b"}\n")
+		if resource == "nodes" and objs:
+			d = copy.deepcopy(objs[0].d)
+			d["metadata"]["name"] = "stale-ghost"
+			d["metadata"]["uid"] = str(uuid.uuid4())
+			d["metadata"]["resourceVersion"] = "1"
+			if matches(Obj(d)):
+				out.append(b'{"type":"ADDED","object":' + jdump(d) + b"}\n")
+		return b"".join(out)
 
 	def client_gone(self):
 		"""True when the peer closed a watch (or sent anything, which a watching HTTP/1.1 client never does)."""
@@ -2209,6 +2356,7 @@ def main(argv=None):
 	p.add_argument("--bookmark-interval", type=float, default=1.0, help="seconds between watch bookmarks")
 	p.add_argument("--watch-window", type=int, default=10000, help="watch events kept for replay")
 	p.add_argument("--prerender", action="store_true", help="render list pages and their gzip at start")
+	p.add_argument("--hostile", default="", help="comma-separated hostile modes: " + ", ".join(HOSTILE_MODES))
 	args = p.parse_args(argv)
 
 	t0 = time.monotonic()

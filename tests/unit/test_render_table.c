@@ -392,3 +392,49 @@ Test(render_table, warnings_name_the_object)
 	free(buf);
 	warnings_release(&m.warnings);
 }
+
+static char *warning_text(const struct warnings *w, size_t max_lines)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(render_warning_list(f, w, max_lines, &err), 0);
+	fclose(f);
+	return buf;
+}
+
+Test(render_table, warnings_of_one_kind_grouped)
+{
+	struct warnings w = {0};
+	char *out;
+
+	for (int i = 0; i < 9; i++) {
+		char obj[32];
+
+		snprintf(obj, sizeof(obj), "pod/ns/p%d", i);
+		warnings_add(&w, "NoNodeSelector", obj, "asks for GPU memory without a nodeSelector");
+		if (i == 1)
+			warnings_add(&w, "OverAllocated", "node/n\x1b[2J", "GPU0 has 20/16 GiB allocated");
+	}
+	warnings_add(&w, "Few", "node/a", "one");
+	warnings_add(&w, "Few", "node/b", "two");
+	out = warning_text(&w, 0);
+	cr_assert_str_eq(out,
+			 "Warning: NoNodeSelector on 9 objects: pod ns/p0: asks for GPU memory without a nodeSelector; "
+			 "also pod ns/p1, pod ns/p2, pod ns/p3, pod ns/p4, pod ns/p5 and 3 more\n"
+			 "Warning: node n\\x1b[2J: GPU0 has 20/16 GiB allocated\n"
+			 "Warning: node a: one\n"
+			 "Warning: node b: two\n");
+	free(out);
+	/* a screenful at most: the last line counts what is left out */
+	out = warning_text(&w, 2);
+	cr_assert_str_eq(out,
+			 "Warning: NoNodeSelector on 9 objects: pod ns/p0: asks for GPU memory without a nodeSelector; "
+			 "also pod ns/p1, pod ns/p2, pod ns/p3, pod ns/p4, pod ns/p5 and 3 more\n"
+			 "Warning: 3 more warnings not shown\n");
+	free(out);
+	warnings_release(&w);
+}

@@ -58,10 +58,14 @@ Test(tabwriter, empty_cells_are_padded)
 	check("a\t\tc\nbb\tdd\te\n", 0, "a       c\nbb  dd  e\n");
 }
 
-Test(tabwriter, counts_utf8_runes)
+Test(tabwriter, counts_terminal_columns)
 {
 	check("\xc3\xa9\tx\nab\ty\n", 0, "\xc3\xa9   x\nab  y\n");
-	cr_assert_eq(tabwriter_text_width("\xe4\xb8\xad\xe6\x96\x87", 6), 2);
+	/* CJK characters take two columns each: the next column stays aligned */
+	cr_assert_eq(tabwriter_text_width("\xe4\xb8\xad\xe6\x96\x87", 6), 4);
+	check("\xe4\xb8\xad\xe6\x96\x87\tx\nabcde\ty\n", 0, "\xe4\xb8\xad\xe6\x96\x87   x\nabcde  y\n");
+	/* a combining accent takes none */
+	cr_assert_eq(tabwriter_text_width("e\xcc\x81", 3), 1);
 }
 
 Test(tabwriter, unterminated_last_line_kept)
