@@ -237,8 +237,10 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(by["node6"]["gpus"][0]["memory"]["allocated"], 1)
 		self.assertIn("node6   192.168.4.16  1/10 ", table.stdout)
 		self.assertIn("  1/40\n", table.stdout)
-		self.assertIn("rounded", table.stdout.splitlines()[-1])
-		self.assertIn("rounded", details.stdout.splitlines()[-1])
+		# said under the tables (other notes about pods may follow it)
+		for out in (table.stdout, details.stdout):
+			notes = out.split("In Cluster:", 1)[1]
+			self.assertIn("rounded down per GPU", notes)
 		self.assertRegex(details.stdout, r"\nsmall-0\*? +default +1 ")
 		self.assertRegex(details.stdout, r"\nsmall-1\*? +default +0 ")
 		# nothing is rounded where nothing is converted
