@@ -1,0 +1,173 @@
+/* The JSON decoder's state, shared by its two halves: decode_json.c (the
+ * state machine fed by yajl's events) and decode_json_scan.c (the table of
+ * keys kept, the input side and its prefilter).
+ */
+#ifndef DECODE_JSON_H
+#define DECODE_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "decode_internal.h"
+
+enum ctx {
+	C_NONE,
+	C_BAD_ITEMS,	/* not pushed: "items" or an item of the wrong type */
+	C_LIST,		/* top of a NodeList/PodList */
+	C_LIST_META,
+	C_ITEMS,
+	C_EVENT,	/* top of a watch event */
+	C_OBJ,		/* a node or pod (or, in a watch ERROR event, a Status) */
+	C_META,
+	C_LABELS,
+	C_ANNOTATIONS,
+	C_OWNERS,
+	C_OWNER,
+	C_NODE_SPEC,
+	C_NODE_STATUS,
+	C_CAPACITY,
+	C_ALLOCATABLE,
+	C_ADDRESSES,
+	C_ADDRESS,
+	C_CONDITIONS,
+	C_CONDITION,
+	C_POD_SPEC,
+	C_POD_STATUS,
+	C_AFFINITY,
+	C_SELECTOR,	/* nodeSelector or nodeAffinity: any key in it counts */
+	C_CONTAINERS,
+	C_CONTAINER,
+	C_RESOURCES,
+	C_LIMITS,
+};
+
+/* The key just read, in the object on top of the stack. */
+enum field {
+	F_NONE,
+	F_METADATA,
+	F_ITEMS,
+	F_SPEC,
+	F_STATUS,
+	F_RESOURCE_VERSION,
+	F_CONTINUE,
+	F_NAME,
+	F_NAMESPACE,
+	F_UID,
+	F_CREATED,
+	F_DELETED,
+	F_LABELS,
+	F_ANNOTATIONS,
+	F_OWNERS,
+	F_KIND,
+	F_CONTROLLER,
+	F_UNSCHEDULABLE,
+	F_CAPACITY,
+	F_ALLOCATABLE,
+	F_ADDRESSES,
+	F_CONDITIONS,
+	F_TYPE,
+	F_ADDRESS,
+	F_NODE_NAME,
+	F_SCHEDULER,
+	F_NODE_SELECTOR,
+	F_AFFINITY,
+	F_NODE_AFFINITY,
+	F_CONTAINERS,
+	F_RESOURCES,
+	F_LIMITS,
+	F_PHASE,
+	F_CODE,
+	F_REASON,
+	F_MESSAGE,
+	F_OBJECT,
+	F_ENTRY, /* a key of a filtered map that the filter keeps (in keybuf) */
+};
+
+
+#define MAX_DEPTH 16
+
+/* What the prefilter (below) knows of an open object or array. */
+enum pf_level {
+	PL_OTHER,	/* nothing to drop inside */
+	PL_ROOT,	/* the list */
+	PL_ITEMS,
+	PL_ITEM,
+	PL_FIELDS,	/* an object whose keys lookup_key() reads: metadata, spec, status, a container */
+	PL_CONTAINERS,
+};
+
+#define PF_LEVELS 8
+#define PF_KEY_MAX 32
+
+struct prefilter {
+	bool on;
+	bool in_str, esc;
+	bool capture;	/* the string being read is a key of a PL_ROOT/PL_ITEM/PL_FIELDS object */
+	bool drop_next; /* an object or array value starting now is dropped */
+	size_t depth;	/* open objects and arrays */
+	size_t drop;	/* > 0: inside a dropped value, its nesting */
+	unsigned char level[PF_LEVELS];	/* per open container (depth - 1), when depth <= PF_LEVELS */
+	unsigned char ctx[PF_LEVELS];	/* PL_FIELDS: the decoder context its keys belong to */
+	bool want_key[PF_LEVELS];
+	unsigned char child[PF_LEVELS], child_ctx[PF_LEVELS]; /* for a value opening under the last key */
+	char key[PF_KEY_MAX];
+	size_t keylen;
+	bool key_bad;	/* escaped or too long: never dropped */
+};
+
+struct decoder {
+	yajl_handle h;
+	enum dec_mode mode;
+	enum obj_kind kind;
+	const struct decode_filter *filter;
+	struct kerr *err; /* during a feed */
+	bool failed, started;
+
+	enum ctx stack[MAX_DEPTH];
+	int depth;
+	size_t skip; /* > 0: inside a subtree being skipped */
+	enum field field;
+	char *keybuf;
+	size_t keylen, keycap;
+
+	/* the object being read */
+	struct k8s_node *node;
+	struct k8s_pod *pod;
+	size_t containers_cap, owners_cap;
+	bool cond_ready, cond_true, addr_internal;
+	char *addr;
+
+	/* lists */
+	struct decode_sink sink;
+	char *list_rv, *list_continue;
+	bool meta_sent, root_done, list_is_status;
+
+	struct prefilter pf;
+
+	/* input held back while a long token is being read */
+	size_t events, run;
+	unsigned char *held;
+	size_t held_len, held_cap;
+
+	/* watch */
+	watch_cb cb;
+	void *ud;
+	char *ev_type;
+	char *st_reason, *st_message;
+	long st_code;
+};
+
+#define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+/* decode_json.c */
+int json_decoder_init(struct decoder *d, enum dec_mode mode, enum obj_kind kind,
+		      const struct decode_filter *filter);
+void json_decoder_release(struct decoder *d);
+
+/* decode_json_scan.c: which field a key of an object in context c is */
+enum field json_lookup_key(const struct decoder *d, enum ctx c, const unsigned char *k, size_t len);
+
+#endif
