@@ -16,78 +16,13 @@
  * JSON decoder's for the same object: a string JSON would omit when empty
  * is absent here too when empty.
  */
-#include "decode_internal.h"
+#include "decode_pb.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Messages the reader enters. */
-enum pctx {
-	P_NONE,
-	P_UNKNOWN,	/* runtime.Unknown: 1 typeMeta, 2 raw */
-	P_TYPEMETA,	/* 1 apiVersion, 2 kind */
-	P_LIST,		/* NodeList/PodList: 1 metadata, 2 items */
-	P_LIST_META,	/* ListMeta: 2 resourceVersion, 3 continue */
-	P_OBJ,		/* Node/Pod: 1 metadata, 2 spec, 3 status */
-	P_META,		/* ObjectMeta */
-	P_TIME,		/* Time: 1 seconds */
-	P_OWNER,	/* OwnerReference */
-	P_ENTRY,	/* an entry of a map<string,string> or map<string,Quantity> */
-	P_QUANTITY,	/* Quantity: 1 string */
-	P_NODE_SPEC,
-	P_NODE_STATUS,
-	P_ADDRESS,
-	P_CONDITION,
-	P_POD_SPEC,
-	P_AFFINITY,
-	P_POD_STATUS,
-	P_CONTAINER,
-	P_RESOURCES,
-	P_STATUS,	/* meta/v1 Status: 3 message, 4 reason, 6 code */
-	P_EVENT,	/* WatchEvent: 1 type, 2 object */
-	P_RAW_EXT,	/* RawExtension: 1 raw (magic + Unknown) */
-};
-
-/* What a kept field is. */
-enum pfield {
-	F_NONE,
-	F_TYPE_KIND, F_RAW,
-	F_LIST_RV, F_LIST_CONTINUE,
-	F_NAME, F_NAMESPACE, F_UID, F_RV, F_CREATED, F_DELETED,
-	F_LABELS, F_ANNOTATIONS, F_OWNERS, F_SECONDS,
-	F_KEY, F_VALUE, F_QUANTITY,
-	F_OWNER_KIND, F_OWNER_NAME, F_OWNER_UID, F_CONTROLLER,
-	F_UNSCHEDULABLE, F_CAPACITY, F_ALLOCATABLE, F_ADDRESSES, F_CONDITIONS,
-	F_ADDR_TYPE, F_ADDR, F_COND_TYPE, F_COND_STATUS,
-	F_CONTAINERS, F_NODE_SELECTOR, F_NODE_NAME, F_AFFINITY, F_SCHEDULER,
-	F_NODE_AFFINITY, F_PHASE, F_CT_NAME, F_RESOURCES, F_LIMITS,
-	F_ST_MESSAGE, F_ST_REASON, F_ST_CODE,
-	F_EV_TYPE, F_EV_OBJECT,
-	F_META, F_SPEC, F_STATUS, F_ITEMS,
-};
-
-/* How a kept field is read. */
-enum how {
-	H_MSG,		/* length-delimited, entered as child */
-	H_STR,		/* length-delimited, copied */
-	H_VARINT,
-	H_PRESENT,	/* length-delimited, skipped; its presence is what counts */
-	H_NONEMPTY,	/* length-delimited, skipped; counts when not empty */
-};
-
-/* Which maps an entry belongs to. */
-enum pmap { M_LABELS, M_ANNOTATIONS, M_SELECTOR, M_CAPACITY, M_ALLOCATABLE, M_LIMITS };
-
-struct pb_key {
-	unsigned char num;
-	unsigned char field; /* enum pfield */
-	unsigned char how;   /* enum how */
-	unsigned char child; /* H_MSG: enum pctx */
-	unsigned char kinds; /* K_NODE, K_POD or both */
-};
 
 #define K_NODE 1
 #define K_POD 2
@@ -244,71 +179,7 @@ static const struct pb_key *const keys_by_ctx[] = {
 	[P_RAW_EXT] = raw_ext_keys,
 };
 
-#define MAX_FRAMES 16
-
-enum phase {
-	PH_TAG,		/* a field's key (varint) */
-	PH_LEN,		/* a length (varint) */
-	PH_VARINT,	/* a varint value */
-	PH_SKIP,	/* bytes to pass */
-	PH_COPY,	/* bytes of a kept string */
-	PH_MAGIC,	/* the "k8s\0" before an Unknown */
-	PH_FRAME,	/* watch: a frame's 4-byte length */
-	PH_FAILED,
-};
-
-struct frame {
-	uint64_t end;
-	unsigned char ctx;
-	unsigned char map;   /* P_ENTRY: enum pmap */
-	unsigned char field; /* field of the parent this message is */
-};
-
-struct pb_decoder {
-	enum dec_mode mode;
-	enum obj_kind kind;
-	const struct decode_filter *filter;
-	struct decode_sink sink;
-	watch_cb cb;
-	void *ud;
-	struct kerr *err;
-
-	enum phase phase;
-	uint64_t pos;	   /* bytes consumed */
-	uint64_t acc;	   /* varint being read */
-	unsigned shift;
-	uint64_t need;	   /* PH_SKIP, PH_COPY, PH_MAGIC, PH_FRAME: bytes still to come */
-	const struct pb_key *key; /* the field being read */
-	unsigned wire;
-
-	struct frame stack[MAX_FRAMES];
-	int depth;
-
-	char *buf;	/* PH_COPY, PH_MAGIC, PH_FRAME */
-	size_t len, cap;
-
-	/* the object being built */
-	struct k8s_node *node;
-	struct k8s_pod *pod;
-	size_t containers_cap, owners_cap;
-
-	/* the entry being read */
-	char *ekey, *evalue;
-	size_t ekeylen, evaluelen;
-	bool has_key, has_value, key_unwanted;
-	/* a condition or address being read */
-	bool is_ready, is_true, is_internal;
-	char *addr;
-
-	/* envelope, list, status, event */
-	bool is_status, root_done, meta_sent, started;
-	char *list_rv, *list_continue;
-	char *st_reason, *st_message;
-	long st_code;
-	char *ev_type;
-};
-
-static const struct pb_key *find_key(const struct pb_decoder *d, unsigned ctx, uint64_t num)
+const struct pb_key *pb_find_key(const struct pb_decoder *d, unsigned ctx, uint64_t num)
 {
 	unsigned kind = d->kind == OBJ_POD ? K_POD : K_NODE;
 	const struct pb_key *k = ctx < sizeof(keys_by_ctx) / sizeof(keys_by_ctx[0]) ? keys_by_ctx[ctx] : NULL;
@@ -319,7 +190,7 @@ static const struct pb_key *find_key(const struct pb_decoder *d, unsigned ctx, u
 	return NULL;
 }
 
-static int failf(struct pb_decoder *d, const char *msg)
+int pb_fail(struct pb_decoder *d, const char *msg)
 {
 	d->phase = PH_FAILED;
 	if (d->err && d->err->kind == KERR_NONE)
@@ -327,7 +198,7 @@ static int failf(struct pb_decoder *d, const char *msg)
 	return -1;
 }
 
-static int oom(struct pb_decoder *d)
+int pb_oom(struct pb_decoder *d)
 {
 	d->phase = PH_FAILED;
 	if (d->err)
@@ -335,12 +206,12 @@ static int oom(struct pb_decoder *d)
 	return -1;
 }
 
-static struct frame *topf(struct pb_decoder *d)
+struct pb_frame *pb_top(struct pb_decoder *d)
 {
 	return d->depth ? &d->stack[d->depth - 1] : NULL;
 }
 
-static void object_clear(struct pb_decoder *d)
+void pb_object_clear(struct pb_decoder *d)
 {
 	k8s_node_free(d->node);
 	k8s_pod_free(d->pod);
@@ -378,7 +249,7 @@ static int take_str(struct pb_decoder *d, char **dst, bool omit_empty)
 	}
 	p = malloc(d->len + 1);
 	if (!p)
-		return oom(d);
+		return pb_oom(d);
 	memcpy(p, d->buf, d->len);
 	p[d->len] = '\0';
 	free(*dst);
@@ -393,7 +264,7 @@ static bool buf_is(const struct pb_decoder *d, const char *lit)
 	return d->len == n && memcmp(d->buf, lit, n) == 0;
 }
 
-static bool want_entry(const struct pb_decoder *d, unsigned map, const char *k, size_t len)
+bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size_t len)
 {
 	const struct decode_filter *f = d->filter;
 
@@ -488,20 +359,20 @@ static int emit_event(struct pb_decoder *d)
 	int r;
 
 	if (!d->ev_type)
-		return failf(d, "watch event without a type");
+		return pb_fail(d, "watch event without a type");
 	if (decode_watch_type(d->ev_type, &ev.type) < 0)
-		return failf(d, "unknown watch event type");
+		return pb_fail(d, "unknown watch event type");
 	if (ev.type == WATCH_ERROR) {
 		ev.error_code = d->st_code;
 		ev.error_reason = d->st_reason;
 		ev.error_message = d->st_message;
-		object_clear(d);
+		pb_object_clear(d);
 	} else {
 		if (!d->node && !d->pod)
-			return failf(d, "watch event without an object");
+			return pb_fail(d, "watch event without an object");
 		rv = d->node ? d->node->resource_version : d->pod->resource_version;
 		if (rv && !(ev.resource_version = strdup(rv)))
-			return oom(d);
+			return pb_oom(d);
 		if (ev.type != WATCH_BOOKMARK) {
 			ev.node = d->node;
 			ev.pod = d->pod;
@@ -515,7 +386,7 @@ static int emit_event(struct pb_decoder *d)
 		k8s_pod_free(ev.pod);
 	}
 	free(ev.resource_version);
-	object_clear(d);
+	pb_object_clear(d);
 	free(d->ev_type);
 	free(d->st_reason);
 	free(d->st_message);
@@ -527,12 +398,12 @@ static int emit_event(struct pb_decoder *d)
 
 /* --- entering and leaving messages --------------------------------------- */
 
-static int push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsigned field)
+int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsigned field)
 {
-	struct frame *f;
+	struct pb_frame *f;
 
 	if (d->depth == MAX_FRAMES)
-		return failf(d, "nested too deeply");
+		return pb_fail(d, "nested too deeply");
 	f = &d->stack[d->depth++];
 	f->ctx = (unsigned char)ctx;
 	f->end = end;
@@ -540,13 +411,13 @@ static int push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, 
 	f->field = (unsigned char)field;
 	switch (ctx) {
 	case P_OBJ:
-		object_clear(d);
+		pb_object_clear(d);
 		if (d->kind == OBJ_POD)
 			d->pod = calloc(1, sizeof(*d->pod));
 		else
 			d->node = calloc(1, sizeof(*d->node));
 		if (!d->pod && !d->node)
-			return oom(d);
+			return pb_oom(d);
 		break;
 	case P_OWNER: {
 		struct k8s_owner *o;
@@ -555,7 +426,7 @@ static int push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, 
 			break;
 		o = grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
 		if (!o)
-			return oom(d);
+			return pb_oom(d);
 		d->pod->owners = o;
 		memset(&o[d->pod->nowners++], 0, sizeof(*o));
 		break;
@@ -567,7 +438,7 @@ static int push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, 
 			break;
 		ct = grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers, sizeof(*ct));
 		if (!ct)
-			return oom(d);
+			return pb_oom(d);
 		d->pod->containers = ct;
 		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
@@ -590,10 +461,10 @@ static int push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, 
 	return 0;
 }
 
-static int leave(struct pb_decoder *d)
+int pb_leave(struct pb_decoder *d)
 {
-	struct frame f = d->stack[--d->depth];
-	struct frame *parent = topf(d);
+	struct pb_frame f = d->stack[--d->depth];
+	struct pb_frame *parent = pb_top(d);
 	struct kvlist *l;
 
 	switch (f.ctx) {
@@ -628,12 +499,12 @@ static int leave(struct pb_decoder *d)
 				d->pod->has_node_selector = true;
 			break;
 		}
-		if (!d->has_key || d->key_unwanted || !want_entry(d, f.map, d->ekey, d->ekeylen))
+		if (!d->has_key || d->key_unwanted || !pb_want_entry(d, f.map, d->ekey, d->ekeylen))
 			break;
 		l = entry_list(d, f.map);
 		if (l && kvlist_add(l, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
 				    d->has_value ? d->evaluelen : 0) < 0)
-			return oom(d);
+			return pb_oom(d);
 		break;
 	case P_CONDITION:
 		if (d->is_ready) {
@@ -656,12 +527,12 @@ static int leave(struct pb_decoder *d)
 }
 
 /* The child message a length-delimited kept field opens. */
-static unsigned child_of(struct pb_decoder *d, const struct pb_key *k, unsigned *map)
+unsigned pb_child_of(struct pb_decoder *d, const struct pb_key *k, unsigned *map)
 {
 	*map = 0;
 	switch (k->field) {
 	case F_RAW:
-		if (topf(d)->ctx == P_RAW_EXT)
+		if (pb_top(d)->ctx == P_RAW_EXT)
 			return P_UNKNOWN;
 		if (d->is_status)
 			return P_STATUS;
@@ -688,9 +559,9 @@ static unsigned child_of(struct pb_decoder *d, const struct pb_key *k, unsigned 
 }
 
 /* A kept string has been copied into d->buf. */
-static int on_string(struct pb_decoder *d)
+int pb_on_string(struct pb_decoder *d)
 {
-	struct frame *f = topf(d);
+	struct pb_frame *f = pb_top(d);
 	struct k8s_owner *o;
 	struct k8s_container *ct;
 	struct k8s_node *n = d->node;
@@ -716,7 +587,7 @@ static int on_string(struct pb_decoder *d)
 		char *k = realloc(d->ekey, d->len + 1);
 
 		if (!k)
-			return oom(d);
+			return pb_oom(d);
 		memcpy(k, d->buf, d->len);
 		k[d->len] = '\0';
 		d->ekey = k;
@@ -729,7 +600,7 @@ static int on_string(struct pb_decoder *d)
 		char *v = realloc(d->evalue, d->len + 1);
 
 		if (!v)
-			return oom(d);
+			return pb_oom(d);
 		memcpy(v, d->buf, d->len);
 		v[d->len] = '\0';
 		d->evalue = v;
@@ -793,16 +664,16 @@ static int on_seconds(struct pb_decoder *d, int64_t secs)
 		 tm.tm_hour, tm.tm_min, tm.tm_sec);
 	free(*dst);
 	*dst = strdup(tmp);
-	return *dst ? 0 : oom(d);
+	return *dst ? 0 : pb_oom(d);
 }
 
-static int on_varint(struct pb_decoder *d, uint64_t v)
+int pb_on_varint(struct pb_decoder *d, uint64_t v)
 {
 	struct k8s_owner *o;
 
 	switch (d->key->field) {
 	case F_SECONDS:
-		if (topf(d)->field == F_CREATED && (d->node || d->pod))
+		if (pb_top(d)->field == F_CREATED && (d->node || d->pod))
 			return on_seconds(d, (int64_t)v);
 		return 0;
 	case F_CONTROLLER:
@@ -822,371 +693,3 @@ static int on_varint(struct pb_decoder *d, uint64_t v)
 	}
 }
 
-/* A length-delimited field of n bytes starts. */
-static int field_start(struct pb_decoder *d, uint64_t n)
-{
-	const struct pb_key *k = d->key;
-	struct frame *f = topf(d);
-	unsigned map, child;
-
-	if (n > f->end - d->pos)
-		return failf(d, "a field runs past its message");
-	if (!k) {
-		d->phase = PH_SKIP;
-		d->need = n;
-		return 0;
-	}
-	switch (k->how) {
-	case H_MSG:
-		child = child_of(d, k, &map);
-		if (child == P_ENTRY && f->ctx == P_META && !(k->field == F_LABELS ? d->filter->all_labels ||
-							      d->filter->label_keys
-							    : d->filter->all_annotations || d->filter->annotation_keys)) {
-			d->phase = PH_SKIP;
-			d->need = n;
-			return 0;
-		}
-		if (push(d, child, d->pos + n, map, k->field) < 0)
-			return -1;
-		/* inside RawExtension, the object starts with the magic */
-		d->phase = f->ctx == P_RAW_EXT ? PH_MAGIC : PH_TAG;
-		d->need = 4;
-		d->len = 0;
-		if (d->phase == PH_MAGIC && n < 4)
-			return failf(d, "an embedded object without the k8s magic");
-		return 0;
-	case H_STR:
-		/* an entry's value: a string in string maps, a Quantity message in resource maps */
-		if (k->field == F_VALUE) {
-			if (d->has_key && !want_entry(d, f->map, d->ekey, d->ekeylen)) {
-				d->key_unwanted = true;
-				d->phase = PH_SKIP;
-				d->need = n;
-				return 0;
-			}
-			if (f->map >= M_CAPACITY) {
-				if (push(d, P_QUANTITY, d->pos + n, 0, k->field) < 0)
-					return -1;
-				d->phase = PH_TAG;
-				return 0;
-			}
-		}
-		/* the buffer grows as the bytes arrive, not by the length
-		 * announced, which may be a lie */
-		d->phase = PH_COPY;
-		d->need = n;
-		d->len = 0;
-		return 0;
-	case H_NONEMPTY:
-		if (n && k->field == F_NODE_AFFINITY && d->pod)
-			d->pod->has_node_selector = true;
-		d->phase = PH_SKIP;
-		d->need = n;
-		return 0;
-	case H_PRESENT:
-		if (k->field == F_DELETED && d->pod)
-			d->pod->deleting = true;
-		if (k->field == F_NODE_SELECTOR && d->pod)
-			d->pod->has_node_selector = true;
-		d->phase = PH_SKIP;
-		d->need = n;
-		return 0;
-	default:
-		d->phase = PH_SKIP;
-		d->need = n;
-		return 0;
-	}
-}
-
-/* After a field: leave every message that ends here. */
-static int field_done(struct pb_decoder *d)
-{
-	d->phase = PH_TAG;
-	while (d->depth && d->stack[d->depth - 1].end == d->pos) {
-		bool event = d->stack[d->depth - 1].ctx == P_EVENT;
-
-		if (leave(d) < 0)
-			return -1;
-		if (event) {
-			d->phase = PH_FRAME;
-			d->need = 4;
-			d->len = 0;
-		}
-	}
-	return 0;
-}
-
-static int read_tag(struct pb_decoder *d, uint64_t tag)
-{
-	uint64_t num = tag >> 3;
-	struct frame *f = topf(d);
-
-	if (!f)
-		return failf(d, "data after the end of the object");
-	d->wire = (unsigned)(tag & 7);
-	if (num == 0)
-		return failf(d, "field number 0");
-	d->key = num < 256 ? find_key(d, f->ctx, num) : NULL;
-	switch (d->wire) {
-	case 0:
-		d->phase = PH_VARINT;
-		break;
-	case 1:
-	case 5:
-		d->key = NULL;
-		d->phase = PH_SKIP;
-		d->need = d->wire == 1 ? 8 : 4;
-		if (d->need > f->end - d->pos)
-			return failf(d, "a field runs past its message");
-		break;
-	case 2:
-		d->phase = PH_LEN;
-		break;
-	default:
-		return failf(d, "unsupported wire type");
-	}
-	/* a kept field of the wrong type is not one */
-	if (d->key && ((d->key->how == H_VARINT) != (d->wire == 0) || (d->wire != 0 && d->wire != 2)))
-		d->key = NULL;
-	d->acc = 0;
-	d->shift = 0;
-	return 0;
-}
-
-static int varint_done(struct pb_decoder *d)
-{
-	uint64_t v = d->acc;
-
-	switch (d->phase) {
-	case PH_TAG:
-		return read_tag(d, v);
-	case PH_LEN:
-		return field_start(d, v);
-	default:
-		if (d->key && on_varint(d, v) < 0)
-			return -1;
-		return field_done(d);
-	}
-}
-
-static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		switch (d->phase) {
-		case PH_TAG:
-		case PH_LEN:
-		case PH_VARINT: {
-			unsigned char c = p[i++];
-
-			d->pos++;
-			if (d->depth && d->pos > d->stack[d->depth - 1].end)
-				return failf(d, "a field runs past its message");
-			if (d->shift >= 64)
-				return failf(d, "varint too long");
-			d->acc |= (uint64_t)(c & 0x7f) << d->shift;
-			d->shift += 7;
-			if (c & 0x80)
-				break;
-			if (varint_done(d) < 0)
-				return -1;
-			if (d->phase == PH_SKIP && d->need == 0 && field_done(d) < 0)
-				return -1;
-			else if (d->phase == PH_COPY && d->need == 0) {
-				if (on_string(d) < 0 || field_done(d) < 0)
-					return -1;
-			} else if (d->phase == PH_TAG && d->depth && d->stack[d->depth - 1].end == d->pos &&
-				   field_done(d) < 0) {
-				return -1; /* an empty message just entered */
-			}
-			break;
-		}
-		case PH_SKIP:
-		case PH_COPY: {
-			size_t n = len - i < d->need ? len - i : (size_t)d->need;
-
-			if (d->phase == PH_COPY) {
-				if (d->len + n > d->cap) {
-					size_t cap = d->cap ? d->cap : 256;
-					char *b;
-
-					while (cap < d->len + n)
-						cap *= 2;
-					if (!(b = realloc(d->buf, cap)))
-						return oom(d);
-					d->buf = b;
-					d->cap = cap;
-				}
-				memcpy(d->buf + d->len, p + i, n);
-				d->len += n;
-			}
-			i += n;
-			d->pos += n;
-			d->need -= n;
-			if (d->need)
-				break;
-			if (d->phase == PH_COPY && on_string(d) < 0)
-				return -1;
-			if (field_done(d) < 0)
-				return -1;
-			break;
-		}
-		case PH_MAGIC:
-		case PH_FRAME: {
-			unsigned char c = p[i++];
-
-			d->pos++;
-			d->acc = d->len ? d->acc : 0;
-			d->acc = (d->acc << 8) | c;
-			d->len++;
-			if (d->len < 4)
-				break;
-			d->len = 0;
-			if (d->phase == PH_MAGIC) {
-				if (d->acc != UINT64_C(0x6b387300))
-					return failf(d, "an embedded object without the k8s magic");
-				d->phase = PH_TAG;
-				d->acc = 0;
-				d->shift = 0;
-				if (d->stack[d->depth - 1].end == d->pos && field_done(d) < 0)
-					return -1;
-				break;
-			}
-			if (push(d, P_EVENT, d->pos + d->acc, 0, 0) < 0)
-				return -1;
-			d->phase = PH_TAG;
-			d->acc = 0;
-			d->shift = 0;
-			if (d->stack[d->depth - 1].end == d->pos && field_done(d) < 0)
-				return -1;
-			break;
-		}
-		case PH_FAILED:
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* --- the decoder ----------------------------------------------------------- */
-
-struct pb_decoder *pb_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				  const struct decode_sink *sink, watch_cb cb, void *ud)
-{
-	static const struct decode_filter none;
-	struct pb_decoder *d = calloc(1, sizeof(*d));
-
-	if (!d)
-		return NULL;
-	d->mode = mode;
-	d->kind = kind;
-	d->filter = filter ? filter : &none;
-	if (sink)
-		d->sink = *sink;
-	d->cb = cb;
-	d->ud = ud;
-	if (mode == DEC_WATCH) {
-		d->phase = PH_FRAME;
-	} else {
-		/* the envelope: the magic, then an Unknown to the end */
-		d->stack[0] = (struct frame){UINT64_MAX, P_UNKNOWN, 0, 0};
-		d->depth = 1;
-		d->phase = PH_MAGIC;
-	}
-	return d;
-}
-
-int pb_decoder_feed(struct pb_decoder *d, const void *buf, size_t len, struct kerr *err)
-{
-	int r;
-
-	if (d->phase == PH_FAILED)
-		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: decoding already failed");
-	if (len)
-		d->started = true;
-	d->err = err;
-	r = pb_feed_bytes(d, buf, len);
-	d->err = NULL;
-	return r;
-}
-
-int pb_decoder_finish(struct pb_decoder *d, struct kerr *err)
-{
-	if (d->phase == PH_FAILED)
-		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: decoding already failed");
-	if (!d->started)
-		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: empty body");
-	if (d->mode == DEC_WATCH) {
-		if (d->phase != PH_FRAME || d->len)
-			return kerr_set(err, KERR_DECODE, "invalid protobuf in response: unexpected end of data");
-		return 0;
-	}
-	if (d->phase != PH_TAG || d->shift || d->depth != 1)
-		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: unexpected end of data");
-	if (!d->root_done)
-		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: no object in the envelope");
-	return 0;
-}
-
-struct k8s_node *pb_decoder_take_node(struct pb_decoder *d)
-{
-	struct k8s_node *n = d->node;
-
-	d->node = NULL;
-	return n;
-}
-
-struct k8s_pod *pb_decoder_take_pod(struct pb_decoder *d)
-{
-	struct k8s_pod *p = d->pod;
-
-	d->pod = NULL;
-	return p;
-}
-
-void pb_decoder_free(struct pb_decoder *d)
-{
-	if (!d)
-		return;
-	object_clear(d);
-	free(d->buf);
-	free(d->ekey);
-	free(d->evalue);
-	free(d->addr);
-	free(d->list_rv);
-	free(d->list_continue);
-	free(d->st_reason);
-	free(d->st_message);
-	free(d->ev_type);
-	free(d);
-}
-
-bool decode_is_protobuf(const void *buf, size_t len)
-{
-	return len >= 4 && memcmp(buf, "k8s", 4) == 0;
-}
-
-int decode_status_pb(const void *buf, size_t len, long *code, char **reason, char **message)
-{
-	struct pb_decoder *d;
-	struct kerr e = KERR_INIT;
-	int r = -1;
-
-	*reason = *message = NULL;
-	*code = 0;
-	d = pb_decoder_new(DEC_LIST, OBJ_NODE, NULL, NULL, NULL, NULL);
-	if (!d)
-		return -1;
-	/* a Status ends the list decoder with the Status as its error */
-	if (pb_decoder_feed(d, buf, len, &e) < 0 && e.kind == KERR_STATUS && d->is_status) {
-		*code = d->st_code;
-		*reason = d->st_reason;
-		*message = d->st_message;
-		d->st_reason = d->st_message = NULL;
-		r = 0;
-	}
-	kerr_release(&e);
-	pb_decoder_free(d);
-	return r;
-}
