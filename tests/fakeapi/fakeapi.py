@@ -2141,8 +2141,12 @@ def write_kubeconfig(d, port, tokens, extra_users):
 
 # The list requests a benchmark sends: kubectl's and curl's limit=500 chains, the plugin's pod chain (running
 # and pending pods only) and full lists where they are small. Other requests are rendered when they come.
-PRERENDER = [("nodes", "", 500), ("nodes", "", 0), ("daemonsets", "", 500), ("daemonsets", "", 0),
-	("pods", "", 500), ("pods", "status.phase!=Succeeded,status.phase!=Failed", 500)]
+PRERENDER = [("nodes", "", 500, "json"), ("nodes", "", 0, "json"), ("daemonsets", "", 500, "json"),
+	("daemonsets", "", 0, "json"), ("pods", "", 500, "json"),
+	("pods", "status.phase!=Succeeded,status.phase!=Failed", 500, "json"),
+	# whole lists from the watch cache (resourceVersion=0), as the plugin's views read them
+	("nodes", "", 0, "pb"), ("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "json"),
+	("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "pb")]
 
 
 def prerender(api):
@@ -2159,14 +2163,14 @@ def prerender(api):
 
 	h = Shim()
 	with st.lock:
-		for res, fs, limit in PRERENDER:
+		for res, fs, limit, fmt in PRERENDER:
 			freq = parse_field_selector(fs, res) if fs else []
 			start, cont, token_rv = "", "", None
 			while True:
-				key = (res, None, "", fs, limit, cont)
+				key = (res, None, "", fs, limit, cont, fmt)
 				page = st.pages.get(key)
 				if page is None:
-					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv)
+					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv, fmt)
 					st.pages[key] = page
 				if page[2][0] is None and len(page[0]) > GZIP_MIN:
 					page[2][0] = gzip.compress(page[0], 1)
