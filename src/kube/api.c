@@ -742,6 +742,10 @@ static int watch_data(void *ud, const char *buf, size_t n, struct kerr *err)
 	w->in_feed = true;
 	r = watch_decoder_feed(w->dec, buf, n, err);
 	w->in_feed = false;
+	/* the stream ends with this error; what follows (a list, a new watch)
+	 * asks for JSON */
+	if (r < 0 && err && err->kind == KERR_DECODE)
+		w->c->protobuf_off = true;
 	if (w->free_pending) {
 		/* freed by its own event callback: the decoder could only go now */
 		xfer_free(w->x);
