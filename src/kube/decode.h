@@ -2,10 +2,11 @@
  *
  * Large lists (NodeList, PodList) and watch streams are decoded as bytes
  * arrive, in JSON (with yajl's event parser) or in the API server's
- * protobuf encoding, whichever the body is: nothing but the fields the consumer asked
- * for (struct decode_filter) is ever copied, and each item is handed over as
- * soon as its closing brace is read.  Small documents (Status, DaemonSets,
- * ExecCredential) are read with jansson elsewhere.
+ * protobuf encoding, whichever the body is: nothing but the fields the
+ * consumer asked for (struct decode_filter) is ever copied, and each item is
+ * handed over as soon as its last byte is read.  Small JSON documents
+ * (Status, DaemonSets, ExecCredential) are read with jansson elsewhere; a
+ * protobuf Status is read here (decode_status_pb).
  *
  * Uses yajl and the object structs (objects.h); nothing outside the client.
  */

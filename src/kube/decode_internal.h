@@ -2,6 +2,8 @@
  * decode_json*.c) and the protobuf decoder (decode_pb.c).  decode.c picks
  * one per response from its first bytes and hands it the same sinks, so
  * nothing above the decoders knows which encoding the server chose.
+ *
+ * Inside the decoders only (src/kube/decode*.c).
  */
 #ifndef DECODE_INTERNAL_H
 #define DECODE_INTERNAL_H

@@ -1,6 +1,8 @@
 /* The JSON decoder's state, shared by its two halves: decode_json.c (the
  * state machine fed by yajl's events) and decode_json_scan.c (the table of
  * keys kept, the input side and its prefilter).
+ *
+ * Inside the decoders only (src/kube/decode*.c).
  */
 #ifndef DECODE_JSON_H
 #define DECODE_JSON_H

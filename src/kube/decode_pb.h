@@ -1,6 +1,8 @@
 /* The protobuf decoder's state, shared by decode_pb.c (the fields kept
  * and what they mean) and decode_pb_wire.c (the wire format, read as bytes
  * arrive).
+ *
+ * Inside the decoders only (src/kube/decode*.c).
  */
 #ifndef DECODE_PB_H
 #define DECODE_PB_H
