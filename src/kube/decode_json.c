@@ -155,7 +155,13 @@ static enum ctx child_map(struct decoder *d)
 	case C_POD_SPEC:
 		return d->field == F_NODE_SELECTOR ? C_SELECTOR : d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
 	case C_AFFINITY:
-		return d->field == F_NODE_AFFINITY ? C_SELECTOR : C_NONE;
+		return d->field == F_NODE_AFFINITY ? C_NODE_AFFINITY : C_NONE;
+	case C_NODE_AFFINITY:
+		return d->field == F_REQUIRED ? C_REQUIRED : C_NONE;
+	case C_TERMS:
+		return C_TERM;
+	case C_EXPRS:
+		return C_EXPR;
 	case C_CONTAINERS:
 		return C_CONTAINER;
 	case C_CONTAINER:
@@ -182,6 +188,10 @@ static enum ctx child_array(struct decoder *d)
 		return d->field == F_CONDITIONS ? C_CONDITIONS : C_NONE;
 	case C_POD_SPEC:
 		return d->field == F_CONTAINERS ? C_CONTAINERS : C_NONE;
+	case C_REQUIRED:
+		return d->field == F_TERMS ? C_TERMS : C_NONE;
+	case C_TERM:
+		return d->field == F_EXPRS ? C_EXPRS : C_NONE;
 	default:
 		return C_NONE;
 	}
@@ -453,6 +463,19 @@ static int cb_end(void *ctx)
 	return leave(d);
 }
 
+/* A node label key the pod's scheduling needs, kept when the filter asks. */
+static int add_node_key(struct decoder *d, const unsigned char *k, size_t len)
+{
+	struct kvlist *l = &d->pod->node_keys;
+
+	if (!decode_filter_match(d->filter->node_keys, (const char *)k, len))
+		return 0;
+	for (size_t i = 0; i < l->len; i++)
+		if (strlen(l->items[i].key) == len && memcmp(l->items[i].key, k, len) == 0)
+			return 0;
+	return kvlist_add(&d->pod->node_keys, (const char *)k, len, "", 0);
+}
+
 static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 {
 	struct decoder *d = seen(ctx);
@@ -483,9 +506,17 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		d->field = F_ENTRY;
 		return 1;
 	case C_SELECTOR:
+		if (d->pod) {
+			d->pod->has_node_selector = true;
+			if (add_node_key(d, k, len) < 0)
+				return oom(d);
+		}
+		d->field = F_NONE;
+		return 1;
+	case C_NODE_AFFINITY:
 		if (d->pod)
 			d->pod->has_node_selector = true;
-		d->field = F_NONE;
+		d->field = json_lookup_key(d, c, k, len);
 		return 1;
 	default:
 		d->field = json_lookup_key(d, c, k, len);
@@ -636,6 +667,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		ct = cur_container(d);
 		if (ct && d->field == F_NAME)
 			return set_str(d, &ct->name, s, len);
+		break;
+	case C_EXPR:
+		if (d->pod && d->field == F_KEY && add_node_key(d, s, len) < 0)
+			return oom(d);
 		break;
 	default:
 		break;

@@ -39,7 +39,13 @@ enum ctx {
 	C_POD_SPEC,
 	C_POD_STATUS,
 	C_AFFINITY,
-	C_SELECTOR,	/* nodeSelector or nodeAffinity: any key in it counts */
+	C_SELECTOR,	/* nodeSelector: any key in it counts */
+	C_NODE_AFFINITY,
+	C_REQUIRED,	/* requiredDuringSchedulingIgnoredDuringExecution */
+	C_TERMS,	/* nodeSelectorTerms */
+	C_TERM,
+	C_EXPRS,	/* matchExpressions */
+	C_EXPR,
 	C_CONTAINERS,
 	C_CONTAINER,
 	C_RESOURCES,
@@ -77,6 +83,10 @@ enum field {
 	F_NODE_SELECTOR,
 	F_AFFINITY,
 	F_NODE_AFFINITY,
+	F_REQUIRED,
+	F_TERMS,
+	F_EXPRS,
+	F_KEY,
 	F_CONTAINERS,
 	F_RESOURCES,
 	F_LIMITS,

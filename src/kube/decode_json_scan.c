@@ -64,6 +64,12 @@ static const struct json_key pod_spec_keys[] = {
 	K("nodeSelector", F_NODE_SELECTOR), K("affinity", F_AFFINITY), K_END,
 };
 static const struct json_key affinity_keys[] = {K("nodeAffinity", F_NODE_AFFINITY), K_END};
+static const struct json_key node_affinity_keys[] = {
+	K("requiredDuringSchedulingIgnoredDuringExecution", F_REQUIRED), K_END,
+};
+static const struct json_key required_keys[] = {K("nodeSelectorTerms", F_TERMS), K_END};
+static const struct json_key term_keys[] = {K("matchExpressions", F_EXPRS), K_END};
+static const struct json_key expr_keys[] = {K("key", F_KEY), K_END};
 static const struct json_key pod_status_keys[] = {K("phase", F_PHASE), K("conditions", F_CONDITIONS), K_END};
 static const struct json_key container_keys[] = {K("name", F_NAME), K("resources", F_RESOURCES), K_END};
 static const struct json_key resources_keys[] = {K("limits", F_LIMITS), K_END};
@@ -82,6 +88,10 @@ static const struct json_key *const keys_by_ctx[] = {
 	[C_CONDITION] = condition_keys,
 	[C_POD_SPEC] = pod_spec_keys,
 	[C_AFFINITY] = affinity_keys,
+	[C_NODE_AFFINITY] = node_affinity_keys,
+	[C_REQUIRED] = required_keys,
+	[C_TERM] = term_keys,
+	[C_EXPR] = expr_keys,
 	[C_POD_STATUS] = pod_status_keys,
 	[C_CONTAINER] = container_keys,
 	[C_RESOURCES] = resources_keys,

@@ -114,14 +114,14 @@ static const struct pb_key condition_keys[] = {
 };
 static const struct pb_key pod_spec_keys[] = {
 	PK(2, F_CONTAINERS, H_MSG, P_CONTAINER, K_ANY),
-	PK(7, F_NODE_SELECTOR, H_PRESENT, P_NONE, K_ANY),
+	PK(7, F_NODE_SELECTOR, H_MSG, P_ENTRY, K_ANY),
 	PK(10, F_NODE_NAME, H_STR, P_NONE, K_ANY),
 	PK(18, F_AFFINITY, H_MSG, P_AFFINITY, K_ANY),
 	PK(19, F_SCHEDULER, H_STR, P_NONE, K_ANY),
 	PK_END,
 };
 static const struct pb_key affinity_keys[] = {
-	PK(1, F_NODE_AFFINITY, H_NONEMPTY, P_NONE, K_ANY),
+	PK(1, F_NODE_AFFINITY, H_MSG, P_NODE_AFFINITY, K_ANY),
 	PK_END,
 };
 static const struct pb_key pod_status_keys[] = {
@@ -154,6 +154,23 @@ static const struct pb_key raw_ext_keys[] = {
 	PK_END,
 };
 
+static const struct pb_key node_affinity_keys[] = {
+	PK(1, F_REQUIRED, H_MSG, P_REQUIRED, K_ANY),
+	PK_END,
+};
+static const struct pb_key required_keys[] = {
+	PK(1, F_TERMS, H_MSG, P_TERM, K_ANY),
+	PK_END,
+};
+static const struct pb_key term_keys[] = {
+	PK(1, F_EXPRS, H_MSG, P_EXPR, K_ANY),
+	PK_END,
+};
+static const struct pb_key expr_keys[] = {
+	PK(1, F_EXPR_KEY, H_STR, P_NONE, K_ANY),
+	PK_END,
+};
+
 static const struct pb_key *const keys_by_ctx[] = {
 	[P_UNKNOWN] = unknown_keys,
 	[P_TYPEMETA] = typemeta_keys,
@@ -177,7 +194,26 @@ static const struct pb_key *const keys_by_ctx[] = {
 	[P_STATUS] = status_keys,
 	[P_EVENT] = event_keys,
 	[P_RAW_EXT] = raw_ext_keys,
+	[P_NODE_AFFINITY] = node_affinity_keys,
+	[P_REQUIRED] = required_keys,
+	[P_TERM] = term_keys,
+	[P_EXPR] = expr_keys,
 };
+
+/* A node label key the pod's scheduling needs, kept when the filter asks
+ * (as the JSON decoder keeps it: once, value ""). */
+static int add_node_key(struct pb_decoder *d, const char *k, size_t len)
+{
+	struct kvlist *l;
+
+	if (!d->pod || !decode_filter_match(d->filter->node_keys, k, len))
+		return 0;
+	l = &d->pod->node_keys;
+	for (size_t i = 0; i < l->len; i++)
+		if (strlen(l->items[i].key) == len && memcmp(l->items[i].key, k, len) == 0)
+			return 0;
+	return kvlist_add(l, k, len, "", 0) < 0 ? pb_oom(d) : 0;
+}
 
 const struct pb_key *pb_find_key(const struct pb_decoder *d, unsigned ctx, uint64_t num)
 {
@@ -497,7 +533,7 @@ int pb_leave(struct pb_decoder *d)
 		if (f.map == M_SELECTOR) {
 			if (d->pod)
 				d->pod->has_node_selector = true;
-			break;
+			return d->has_key ? add_node_key(d, d->ekey, d->ekeylen) : 0;
 		}
 		if (!d->has_key || d->key_unwanted || !pb_want_entry(d, f.map, d->ekey, d->ekeylen))
 			break;
@@ -552,6 +588,9 @@ unsigned pb_child_of(struct pb_decoder *d, const struct pb_key *k, unsigned *map
 	case F_LIMITS:
 		*map = M_LIMITS;
 		break;
+	case F_NODE_SELECTOR:
+		*map = M_SELECTOR;
+		break;
 	default:
 		break;
 	}
@@ -583,6 +622,8 @@ int pb_on_string(struct pb_decoder *d)
 		return take_str(d, n ? &n->uid : &p->uid, true);
 	case F_RV:
 		return take_str(d, n ? &n->resource_version : &p->resource_version, true);
+	case F_EXPR_KEY:
+		return add_node_key(d, d->buf, d->len);
 	case F_KEY: {
 		char *k = realloc(d->ekey, d->len + 1);
 

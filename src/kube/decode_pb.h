@@ -37,6 +37,10 @@ enum pctx {
 	P_STATUS,	/* meta/v1 Status: 3 message, 4 reason, 6 code */
 	P_EVENT,	/* WatchEvent: 1 type, 2 object */
 	P_RAW_EXT,	/* RawExtension: 1 raw (magic + Unknown) */
+	P_NODE_AFFINITY, /* 1 requiredDuringSchedulingIgnoredDuringExecution */
+	P_REQUIRED,	/* NodeSelector: 1 nodeSelectorTerms */
+	P_TERM,		/* NodeSelectorTerm: 1 matchExpressions */
+	P_EXPR,		/* NodeSelectorRequirement: 1 key */
 };
 
 /* What a kept field is. */
@@ -51,7 +55,7 @@ enum pfield {
 	F_UNSCHEDULABLE, F_CAPACITY, F_ALLOCATABLE, F_ADDRESSES, F_CONDITIONS,
 	F_ADDR_TYPE, F_ADDR, F_COND_TYPE, F_COND_STATUS,
 	F_CONTAINERS, F_NODE_SELECTOR, F_NODE_NAME, F_AFFINITY, F_SCHEDULER,
-	F_NODE_AFFINITY, F_PHASE, F_CT_NAME, F_RESOURCES, F_LIMITS,
+	F_NODE_AFFINITY, F_REQUIRED, F_TERMS, F_EXPRS, F_EXPR_KEY, F_PHASE, F_CT_NAME, F_RESOURCES, F_LIMITS,
 	F_ST_MESSAGE, F_ST_REASON, F_ST_CODE,
 	F_EV_TYPE, F_EV_OBJECT,
 	F_META, F_SPEC, F_STATUS, F_ITEMS,
@@ -63,7 +67,6 @@ enum how {
 	H_STR,		/* length-delimited, copied */
 	H_VARINT,
 	H_PRESENT,	/* length-delimited, skipped; its presence is what counts */
-	H_NONEMPTY,	/* length-delimited, skipped; counts when not empty */
 };
 
 /* Which maps an entry belongs to. */

@@ -33,6 +33,9 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 			d->need = n;
 			return 0;
 		}
+		/* JSON counts a node affinity with any key in it */
+		if (k->field == F_NODE_AFFINITY && n && d->pod)
+			d->pod->has_node_selector = true;
 		if (pb_push(d, child, d->pos + n, map, k->field) < 0)
 			return -1;
 		/* inside RawExtension, the object starts with the magic */
@@ -64,17 +67,9 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 		d->need = n;
 		d->len = 0;
 		return 0;
-	case H_NONEMPTY:
-		if (n && k->field == F_NODE_AFFINITY && d->pod)
-			d->pod->has_node_selector = true;
-		d->phase = PH_SKIP;
-		d->need = n;
-		return 0;
 	case H_PRESENT:
 		if (k->field == F_DELETED && d->pod)
 			d->pod->deleting = true;
-		if (k->field == F_NODE_SELECTOR && d->pod)
-			d->pod->has_node_selector = true;
 		d->phase = PH_SKIP;
 		d->need = n;
 		return 0;

@@ -72,12 +72,16 @@ def _scalar_text(v):
 	return None
 
 
-def f_map(num, d, quantity=False):
+def f_map(num, d, quantity=False, every_key=False):
+	"""A map field; every_key writes the keys whose values have no text too (with an empty value), for
+	maps whose keys count whatever their values (a nodeSelector)."""
 	if not isinstance(d, dict):
 		return b""
 	out = bytearray()
 	for k, v in d.items():
 		t = _scalar_text(v)
+		if t is None and every_key:
+			t = ""
 		if t is None:
 			# the key with no value; JSON's decoder keeps nothing of it either
 			continue
@@ -223,7 +227,7 @@ def pod(d):
 	spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
 	st = d.get("status") if isinstance(d.get("status"), dict) else {}
 	sp = (f_msgs(2, spec.get("containers"), _container) + f_str(3, spec.get("restartPolicy", "")) +
-		f_str(6, spec.get("dnsPolicy", "")) + f_map(7, spec.get("nodeSelector")) +
+		f_str(6, spec.get("dnsPolicy", "")) + f_map(7, spec.get("nodeSelector"), every_key=True) +
 		f_str(8, spec.get("serviceAccountName", "")) + f_str(10, spec.get("nodeName", "")))
 	aff = spec.get("affinity")
 	if isinstance(aff, dict):
