@@ -40,6 +40,11 @@ struct kube_client_options {
 	int verbosity;		 /* -v=N: 6 method/URL/status/latency, 8 headers (secrets redacted) */
 	const char *user_agent;	 /* NULL = kube_user_agent() of the program's name and this build */
 	FILE *log;		 /* where -v output and Warning: lines go; NULL = stderr */
+	/* Lists marked from_cache are read from etcd all the same (a quorum
+	 * read, paged), for a user who needs what was last written. */
+	bool consistent_reads;
+	/* Ask for JSON only: no protobuf even where the server offers it. */
+	bool json_only;
 };
 
 int kube_client_new(const struct kube_config *cfg, const struct kube_client_options *opt,
@@ -58,6 +63,11 @@ struct kube_list {
 	const char *label_selector; /* NULL = not sent */
 	const char *field_selector; /* NULL = not sent */
 	unsigned limit;		    /* page size; 0 = 500 */
+	/* The caller only shows what it reads: the list may come whole from the
+	 * API server's watch cache (resourceVersion=0, as client-go's informers
+	 * start), which is slightly behind etcd but far cheaper to serve than
+	 * pages read from etcd.  Ignored with consistent_reads. */
+	bool from_cache;
 	enum obj_kind kind;
 	const struct decode_filter *filter;
 	struct decode_sink sink; /* items are delivered here, page after page */
