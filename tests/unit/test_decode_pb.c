@@ -457,3 +457,91 @@ Test(decode_pb, watch_error_event)
 	free(t.s);
 	free(st);
 }
+
+/* A length-delimited field: tag, length, bytes. */
+static size_t put_field(unsigned char *p, unsigned num, const void *v, size_t len)
+{
+	size_t n = put_varint(p, (size_t)num << 3 | 2);
+
+	n += put_varint(p + n, len);
+	memcpy(p + n, v, len);
+	return n + len;
+}
+
+#define PUT_STR(p, num, s) put_field((p), (num), (s), strlen(s))
+
+/* The magic and a runtime.Unknown of the kind around an encoded object. */
+static size_t wrap_object(unsigned char *out, const char *kind, const unsigned char *obj, size_t len)
+{
+	unsigned char tm[64], unk[1024];
+	size_t ntm = PUT_STR(tm, 2, kind), nunk = 0;
+
+	nunk += put_field(unk + nunk, 1, tm, ntm);
+	nunk += put_field(unk + nunk, 2, obj, len);
+	memcpy(out, "k8s\0", 4);
+	memcpy(out + 4, unk, nunk);
+	return 4 + nunk;
+}
+
+Test(decode_pb, scheduling_fields)
+{
+	unsigned char meta[64], taint[128], spec[512], obj[1024], body[1200], entry[64], tol[256];
+	size_t nmeta, ntaint = 0, nspec = 0, nobj = 0, nbody, nentry = 0, ntol = 0;
+	struct decode_filter sched = {.scheduling = true}, plain = {0};
+	struct kerr err = KERR_INIT;
+	struct k8s_node *n = NULL;
+	struct k8s_pod *p = NULL;
+
+	/* a node with one taint (timeAdded, 4, is not kept) */
+	nmeta = PUT_STR(meta, 1, "gpu-1");
+	ntaint += PUT_STR(taint + ntaint, 1, "dedicated");
+	ntaint += PUT_STR(taint + ntaint, 2, "training");
+	ntaint += PUT_STR(taint + ntaint, 3, "NoSchedule");
+	nspec += put_field(spec + nspec, 5, taint, ntaint);
+	nobj += put_field(obj + nobj, 1, meta, nmeta);
+	nobj += put_field(obj + nobj, 2, spec, nspec);
+	nbody = wrap_object(body, "Node", obj, nobj);
+	cr_assert_eq(decode_node(body, nbody, &sched, &n, &err), 0, "%s", err.message);
+	cr_assert_eq(n->ntaints, 1);
+	cr_assert_str_eq(n->taints[0].key, "dedicated");
+	cr_assert_str_eq(n->taints[0].value, "training");
+	cr_assert_str_eq(n->taints[0].effect, "NoSchedule");
+	k8s_node_free(n);
+	n = NULL;
+	cr_assert_eq(decode_node(body, nbody, &plain, &n, &err), 0, "%s", err.message);
+	cr_assert_eq(n->ntaints, 0);
+	k8s_node_free(n);
+
+	/* a pod with a nodeSelector and one toleration (tolerationSeconds not kept) */
+	nmeta = PUT_STR(meta, 1, "job-0");
+	nentry += PUT_STR(entry + nentry, 1, "zone");
+	nentry += PUT_STR(entry + nentry, 2, "a");
+	ntol += PUT_STR(tol + ntol, 1, "dedicated");
+	ntol += PUT_STR(tol + ntol, 2, "Equal");
+	ntol += PUT_STR(tol + ntol, 3, "training");
+	ntol += PUT_STR(tol + ntol, 4, "NoSchedule");
+	tol[ntol++] = 5 << 3, tol[ntol++] = 30;
+	nspec = nobj = 0;
+	nspec += put_field(spec + nspec, 7, entry, nentry);
+	nspec += put_field(spec + nspec, 22, tol, ntol);
+	nobj += put_field(obj + nobj, 1, meta, nmeta);
+	nobj += put_field(obj + nobj, 2, spec, nspec);
+	nbody = wrap_object(body, "Pod", obj, nobj);
+	cr_assert_eq(decode_pod(body, nbody, &sched, &p, &err), 0, "%s", err.message);
+	cr_assert(p->has_node_selector);
+	cr_assert_eq(p->node_selector.len, 1);
+	cr_assert_str_eq(p->node_selector.items[0].key, "zone");
+	cr_assert_str_eq(p->node_selector.items[0].value, "a");
+	cr_assert_eq(p->ntolerations, 1);
+	cr_assert_str_eq(p->tolerations[0].key, "dedicated");
+	cr_assert_str_eq(p->tolerations[0].op, "Equal");
+	cr_assert_str_eq(p->tolerations[0].value, "training");
+	cr_assert_str_eq(p->tolerations[0].effect, "NoSchedule");
+	k8s_pod_free(p);
+	p = NULL;
+	cr_assert_eq(decode_pod(body, nbody, &plain, &p, &err), 0, "%s", err.message);
+	cr_assert(p->has_node_selector);
+	cr_assert_eq(p->node_selector.len, 0);
+	cr_assert_eq(p->ntolerations, 0);
+	k8s_pod_free(p);
+}
