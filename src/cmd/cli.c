@@ -20,6 +20,7 @@ const struct flag global_flags[] = {
 	{ "client-certificate", 0, "FILE", "path to a client certificate file for TLS", NULL },
 	{ "client-key", 0, "FILE", "path to a client key file for TLS", NULL },
 	{ "cluster", 0, "NAME", "the name of the kubeconfig cluster to use", "clusters" },
+	{ "consistent-read", 0, NULL, "read nodes and pods from etcd (a quorum read), not from the API server's cache", NULL },
 	{ "context", 0, "NAME", "the name of the kubeconfig context to use", "contexts" },
 	{ "disable-compression", 0, NULL, "opt out of response compression for all requests to the server", NULL },
 	{ "insecure-skip-tls-verify", 0, NULL, "do not check the server's certificate (insecure)", NULL },
@@ -196,6 +197,7 @@ static int set_global(struct global_opts *g, const struct flag *f, const char *v
 	else if (!strcmp(n, "client-key")) ov->client_key = v;
 	else if (!strcmp(n, "cluster")) ov->cluster = v;
 	else if (!strcmp(n, "context")) ov->context = v;
+	else if (!strcmp(n, "consistent-read")) g->consistent_reads = !strcmp(v, "true");
 	else if (!strcmp(n, "disable-compression")) ov->disable_compression = !strcmp(v, "true");
 	else if (!strcmp(n, "insecure-skip-tls-verify")) ov->insecure_skip_tls_verify = !strcmp(v, "true");
 	else if (!strcmp(n, "kubeconfig")) ov->kubeconfig = v;
@@ -492,6 +494,14 @@ static unsigned long long budget_env(const char *name)
 	return errno || *end ? 0 : n;
 }
 
+/* KUBECTL_INSPECT_CGPU_PROTOBUF=false: ask the server for JSON only. */
+static bool json_only(void)
+{
+	const char *v = getenv("KUBECTL_INSPECT_CGPU_PROTOBUF");
+
+	return v && (!strcmp(v, "false") || !strcmp(v, "0"));
+}
+
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)
 {
 	char *ua = kube_user_agent("kubectl-inspect-cgpu", PLUGIN_VERSION, PLUGIN_COMMIT);
@@ -503,6 +513,8 @@ int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client
 		.list_max_objects = budget_env("CGPU_LIST_MAX_OBJECTS"),
 		.list_max_bytes = budget_env("CGPU_LIST_MAX_BYTES"),
 		.max_object_bytes = budget_env("CGPU_MAX_OBJECT_BYTES"),
+		.consistent_reads = ctx->g.consistent_reads,
+		.json_only = json_only(),
 	};
 
 	int r = -1;

@@ -22,6 +22,7 @@ struct global_opts {
 	bool all_namespaces; /* -A */
 	long request_timeout_ms;
 	int verbosity; /* -v / --v */
+	bool consistent_reads; /* --consistent-read */
 	bool help;
 };
 

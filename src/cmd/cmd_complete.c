@@ -86,6 +86,7 @@ static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct words *o
 	struct kube_list list = {
 		.path = "/api/v1/nodes",
 		.kind = OBJ_NODE,
+		.from_cache = true,
 		.filter = &filter,
 		.sink = { .node = collect_node, .ud = &nn },
 	};
@@ -121,6 +122,7 @@ static void complete_namespaces(struct cli_ctx *ctx, struct words *out)
 	struct kube_list pods = {
 		.path = "/api/v1/pods",
 		.kind = OBJ_POD,
+		.from_cache = true,
 		.filter = &filter,
 		.sink = { .pod = collect_pod_namespace, .ud = out },
 	};

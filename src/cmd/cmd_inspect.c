@@ -186,6 +186,7 @@ static void plan_list(struct plan *p, struct inspect_run *r, enum obj_kind kind,
 	l->label_selector = label_selector;
 	l->field_selector = field_selector;
 	l->kind = kind;
+	l->from_cache = true; /* a view: the API server's cache will do */
 	l->filter = kind == OBJ_NODE ? model_node_filter(r->m) : model_pod_filter(r->m);
 	l->sink = (struct decode_sink){.node = on_node, .pod = on_pod, .list_meta = on_meta, .ud = ud};
 	p->n++;

@@ -201,6 +201,7 @@ static int list_start(struct feed *f, struct kerr *err)
 	f->list.label_selector = f->label_selector;
 	f->list.field_selector = f->field_selector;
 	f->list.kind = f->kind;
+	f->list.from_cache = true; /* then watched from the list's resourceVersion */
 	f->list.filter = f->filter;
 	f->list.sink = (struct decode_sink){
 		.node = sink_node, .pod = sink_pod, .list_meta = sink_meta, .ud = f,

@@ -327,6 +327,7 @@ struct list_run {
 	int restarts_410;
 	int restarts_midbody;
 	bool unpaginated;
+	bool from_cache; /* resourceVersion=0: one response, no pages */
 	bool finished;
 	/* what makes every list end: the hashes of the continue tokens and of
 	 * the pages' objects seen so far, the objects and bytes received */
@@ -541,6 +542,20 @@ static void list_restart(struct list_run *r)
 	kerr_release(&e);
 }
 
+/* A protobuf body that does not decode: the client asks for JSON from now on
+ * and the list starts again (its consumer drops what it received).  True
+ * when that is what happens to err. */
+static bool list_protobuf_failed(struct list_run *r, struct page *p, const struct kerr *err)
+{
+	if (err->kind != KERR_DECODE || r->c->protobuf_off || !list_decoder_is_protobuf(p->dec))
+		return false;
+	r->c->protobuf_off = true;
+	if (r->c->verbosity >= 6)
+		kube_log(r->c, "GET %s: %s; asking for JSON instead", r->l->path, err->message ? err->message : "");
+	list_restart(r);
+	return true;
+}
+
 static int page_finish_decode(struct page *p, struct kerr *err)
 {
 	if (p->err.kind != KERR_NONE) {
@@ -560,6 +575,10 @@ static void list_advance(struct list_run *r)
 		struct kerr e = KERR_INIT;
 
 		if (page_finish_decode(p, &e) < 0) {
+			if (list_protobuf_failed(r, p, &e)) {
+				kerr_release(&e);
+				return;
+			}
 			if (e.kind == KERR_DECODE || e.kind == KERR_NONE)
 				kerr_prefix(&e, "decoding the response to GET %s", r->l->path);
 			list_fail(r, &e);
@@ -599,6 +618,10 @@ static void list_advance(struct list_run *r)
 			memset(&r->head->pending, 0, sizeof(pend));
 			if (page_feed(r->head, pend.data, pend.len, &e) < 0) {
 				buf_release(&pend);
+				if (list_protobuf_failed(r, r->head, &e)) {
+					kerr_release(&e);
+					return;
+				}
 				list_fail(r, &e);
 				kerr_release(&e);
 				return;
@@ -627,7 +650,7 @@ static void list_fail(struct list_run *r, const struct kerr *err)
 static char *list_query(struct list_run *r, const char *cont)
 {
 	char limit[32], tbuf[32];
-	const char *kv[10];
+	const char *kv[12];
 	size_t n = 0;
 
 	snprintf(limit, sizeof(limit), "%u", r->l->limit ? r->l->limit : 500);
@@ -635,10 +658,13 @@ static char *list_query(struct list_run *r, const char *cont)
 	kv[n++] = r->l->label_selector && *r->l->label_selector ? r->l->label_selector : NULL;
 	kv[n++] = "fieldSelector";
 	kv[n++] = r->l->field_selector && *r->l->field_selector ? r->l->field_selector : NULL;
+	/* the watch cache serves the whole list and ignores a limit */
 	kv[n++] = "limit";
-	kv[n++] = r->unpaginated ? NULL : limit;
+	kv[n++] = r->unpaginated || r->from_cache ? NULL : limit;
 	kv[n++] = "continue";
 	kv[n++] = cont;
+	kv[n++] = "resourceVersion";
+	kv[n++] = r->from_cache && !cont ? "0" : NULL;
 	kv[n++] = "timeout";
 	kv[n++] = NULL;
 	if (r->c->timeout_ms > 0) {
@@ -677,6 +703,8 @@ static int page_start(struct list_run *r, const char *cont, struct kerr *err)
 		page_free(p);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
+	if (!r->c->protobuf_off)
+		p->x->accept = ACCEPT_PROTOBUF;
 	p->x->data = page_data;
 	p->x->done = page_done;
 	p->x->ud = p;
@@ -690,6 +718,16 @@ static int page_start(struct list_run *r, const char *cont, struct kerr *err)
 	return 0;
 }
 
+/* As list_protobuf_failed(), for a page whose transfer ended with the error. */
+static bool list_protobuf_failed_early(struct list_run *r, struct page *p, struct xfer *x, const struct kerr *err)
+{
+	if (err->kind != KERR_DECODE || r->c->protobuf_off || !list_decoder_is_protobuf(p->dec))
+		return false;
+	p->x = NULL;
+	xfer_free(x);
+	return list_protobuf_failed(r, p, err);
+}
+
 static void page_done(void *ud, struct xfer *x, const struct kerr *err)
 {
 	struct page *p = ud;
@@ -697,6 +735,8 @@ static void page_done(void *ud, struct xfer *x, const struct kerr *err)
 	bool midbody = x->midbody_failure;
 	bool continued = p->continued;
 
+	if (err && list_protobuf_failed_early(r, p, x, err))
+		return;
 	if (err && midbody && r->restarts_midbody < MAX_RETRIES) {
 		/* the connection broke after items were handed over: the consumer drops
 		 * them and the list starts again */
@@ -734,6 +774,7 @@ static struct list_run *list_run_new(struct kube_client *c, struct kube_list *l)
 		return NULL;
 	r->c = c;
 	r->l = l;
+	r->from_cache = l->from_cache && !c->consistent_reads;
 	return r;
 }
 
@@ -939,6 +980,10 @@ static int watch_data(void *ud, const char *buf, size_t n, struct kerr *err)
 		n -= take;
 	}
 	w->in_feed = false;
+	/* the stream ends with this error; what follows (a list, a new watch)
+	 * asks for JSON */
+	if (r < 0 && err && err->kind == KERR_DECODE)
+		w->c->protobuf_off = true;
 	if (w->free_pending) {
 		/* freed by its own event callback: the decoder could only go now */
 		xfer_free(w->x);
@@ -998,6 +1043,8 @@ int kube_watch_start(struct kube_client *c, const struct kube_watch_spec *spec, 
 		kube_watch_free(w);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
+	if (!c->protobuf_off)
+		w->x->accept = ACCEPT_PROTOBUF_WATCH;
 	free(q);
 	w->x->no_deadline = true;
 	w->x->deadline = 0;

@@ -44,6 +44,11 @@ struct kube_client_options {
 	 * a watch; 0 = the KUBE_* defaults below.  Breaking one fails the list
 	 * (or ends the watch) with a KERR_BUDGET error. */
 	unsigned long long list_max_objects, list_max_bytes, max_object_bytes;
+	/* Lists marked from_cache are read from etcd all the same (a quorum
+	 * read, paged), for a user who needs what was last written. */
+	bool consistent_reads;
+	/* Ask for JSON only: no protobuf even where the server offers it. */
+	bool json_only;
 };
 
 /* More than any real cluster lists (the API server stores objects of at
@@ -69,6 +74,11 @@ struct kube_list {
 	const char *label_selector; /* NULL = not sent */
 	const char *field_selector; /* NULL = not sent */
 	unsigned limit;		    /* page size; 0 = 500 */
+	/* The caller only shows what it reads: the list may come whole from the
+	 * API server's watch cache (resourceVersion=0, as client-go's informers
+	 * start), which is slightly behind etcd but far cheaper to serve than
+	 * pages read from etcd.  Ignored with consistent_reads. */
+	bool from_cache;
 	enum obj_kind kind;
 	const struct decode_filter *filter;
 	struct decode_sink sink; /* items are delivered here, page after page */

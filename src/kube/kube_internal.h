@@ -64,6 +64,11 @@ int kube_path_resource(const char *path, char **resource, char **name);
 #define RETRY_AFTER_CAP_S 30
 #define EASY_POOL_MAX 8
 #define LOG_BODY_MAX 1024
+/* Lists and watches of core objects: protobuf where the server has it (it
+ * encodes it several times faster than JSON, and it is a third of the size),
+ * JSON otherwise. */
+#define ACCEPT_PROTOBUF "application/vnd.kubernetes.protobuf, application/json"
+#define ACCEPT_PROTOBUF_WATCH "application/vnd.kubernetes.protobuf;stream=watch, application/json"
 
 
 /* --- small helpers -------------------------------------------------------- */
@@ -172,6 +177,8 @@ struct kube_client {
 	unsigned long activity; /* bumped whenever a caller's callback ran */
 	bool in_curl;		/* inside curl_multi_perform: handles cannot be removed now */
 	unsigned long long list_max_objects, list_max_bytes, max_object_bytes;
+	bool consistent_reads;
+	bool protobuf_off; /* asked for, or a protobuf body failed to decode: JSON from then on */
 };
 
 enum xfer_state { XF_QUEUED, XF_RUNNING };
@@ -188,6 +195,7 @@ struct xfer {
 	char *req_body;
 	size_t req_len;
 	const char *content_type;
+	const char *accept; /* NULL = application/json */
 	bool idempotent;
 	bool no_deadline; /* watches run until the server ends them */
 	long long deadline; /* 0 = none */

@@ -426,6 +426,17 @@ int kube_status_error(long code, const char *content_type, const char *verb, con
 {
 	json_t *j = NULL;
 
+	if (body && len > 0 && decode_is_protobuf(body, len)) {
+		char *reason, *message;
+		long scode;
+
+		if (decode_status_pb(body, len, &scode, &reason, &message) == 0) {
+			kerr_set_status(err, code ? code : scode, reason, message ? message : "");
+			free(reason);
+			free(message);
+			return -1;
+		}
+	}
 	if (body && len > 0 && !is_text_type(content_type))
 		j = json_loadb(body, len, JSON_DECODE_ANY, NULL);
 	if (j && kube_status_from_json(j, code, err) == 0) {

@@ -188,6 +188,9 @@ int kube_client_new(const struct kube_config *cfg, const struct kube_client_opti
 	c->cfg = cfg;
 	c->timeout_ms = opt ? opt->request_timeout_ms : 0;
 	c->verbosity = opt ? opt->verbosity : 0;
+	c->consistent_reads = opt && opt->consistent_reads;
+	/* -v=9 shows bodies: JSON, which a person can read */
+	c->protobuf_off = (opt && opt->json_only) || c->verbosity >= 9;
 	c->log = opt && opt->log ? opt->log : stderr;
 	c->list_max_objects = opt && opt->list_max_objects ? opt->list_max_objects : KUBE_LIST_MAX_OBJECTS;
 	c->list_max_bytes = opt && opt->list_max_bytes ? opt->list_max_bytes : KUBE_LIST_MAX_BYTES;
@@ -504,7 +507,7 @@ static int build_headers(struct xfer *x, const struct kube_credential *cred, str
 	if (cred->token && strlen(cred->token) > TOKEN_HEADER_MAX)
 		return kerr_set(err, KERR_CONFIG, "the token for user \"%s\" is too long for an HTTP header (%zu bytes)",
 				cfg->user_name ? cfg->user_name : "", strlen(cred->token));
-	r |= add_header(&h, "Accept: application/json");
+	r |= add_header(&h, "Accept: %s", x->accept ? x->accept : "application/json");
 	r |= add_header(&h, "User-Agent: %s", x->c->user_agent);
 	if (cred->token && *cred->token) {
 		r |= add_header(&h, "Authorization: Bearer %s", cred->token);

@@ -275,97 +275,243 @@ static json_t *fragmentation_obj(struct doc *d, const struct model *m, enum mem_
 	return o;
 }
 
-json_t *render_json_document(const struct model *m)
+/* The document is produced member by member, and its big arrays element by
+ * element, to one of three writers: a tree (render_json_document), indented
+ * JSON or YAML.  The two streams write each element as soon as it is built
+ * and free it, so what is held at once is one node's or one pod's part of
+ * the document, not the whole of it; the bytes are the same as dumping the
+ * whole tree. */
+struct doc_writer {
+	struct doc d;
+	int (*member)(struct doc_writer *w, const char *key, json_t *v); /* takes v */
+	int (*array_start)(struct doc_writer *w, const char *key);
+	int (*element)(struct doc_writer *w, json_t *v); /* takes v */
+	int (*array_end)(struct doc_writer *w);
+};
+
+static int walk_document(const struct model *m, struct doc_writer *w)
 {
-	struct doc d = {false};
-	json_t *root = json_object(), *totals, *arr;
+	struct doc *d = &w->d;
+	json_t *totals, *arr;
 
-	set(&d, root, "apiVersion", json_string(RENDER_API_VERSION));
-	set(&d, root, "kind", json_string(RENDER_KIND));
-	set(&d, root, "unit", json_string(column_unit_name(m->totals.unit)));
-	set(&d, root, "mixedUnits", json_boolean(m->totals.mixed_units));
+	if (w->member(w, "apiVersion", json_string(RENDER_API_VERSION)) < 0 ||
+	    w->member(w, "kind", json_string(RENDER_KIND)) < 0 ||
+	    w->member(w, "unit", json_string(column_unit_name(m->totals.unit))) < 0 ||
+	    w->member(w, "mixedUnits", json_boolean(m->totals.mixed_units)) < 0)
+		return -1;
 
-	totals = totals_obj(&d, &m->totals, false);
+	totals = totals_obj(d, &m->totals, false);
 	/* per unit the nodes are shown in, never added across units */
 	arr = json_array();
 	for (int u = 0; u <= UNIT_SLOTS; u++) {
 		const struct model_totals *t = &m->units[u].totals;
 
 		if (t->nodes || t->unscheduled)
-			append(&d, arr, totals_obj(&d, t, true));
+			append(d, arr, totals_obj(d, t, true));
 	}
-	set(&d, totals, "byUnit", arr);
+	set(d, totals, "byUnit", arr);
 	arr = json_array();
 	for (int u = 0; u < UNIT_SLOTS; u++)
 		if (m->units[u].totals.nodes)
-			append(&d, arr, fragmentation_obj(&d, m, (enum mem_unit)u));
-	set(&d, root, "fragmentation", arr);
-	set(&d, root, "totals", totals);
+			append(d, arr, fragmentation_obj(d, m, (enum mem_unit)u));
+	if (w->member(w, "fragmentation", arr) < 0 || w->member(w, "totals", totals) < 0)
+		return -1;
 
-	arr = json_array();
+	if (w->array_start(w, "nodes") < 0)
+		return -1;
 	for (size_t i = 0; i < m->nnodes; i++)
-		append(&d, arr, node_obj(&d, m, &m->nodes[i]));
-	set(&d, root, "nodes", arr);
-
-	arr = json_array();
+		if (w->element(w, node_obj(d, m, &m->nodes[i])) < 0)
+			return -1;
+	if (w->array_end(w) < 0 || w->array_start(w, "pods") < 0)
+		return -1;
 	for (size_t i = 0; i < m->npods; i++)
-		if (m->pods[i].node)
-			append(&d, arr, pod_obj(&d, m, &m->pods[i]));
-	set(&d, root, "pods", arr);
-
-	arr = json_array();
+		if (m->pods[i].node && w->element(w, pod_obj(d, m, &m->pods[i])) < 0)
+			return -1;
+	if (w->array_end(w) < 0 || w->array_start(w, "unscheduledPods") < 0)
+		return -1;
 	for (size_t i = 0; i < m->nunscheduled; i++)
-		append(&d, arr, pod_obj(&d, m, &m->pods[m->unscheduled[i]]));
-	set(&d, root, "unscheduledPods", arr);
-
-	arr = json_array();
+		if (w->element(w, pod_obj(d, m, &m->pods[m->unscheduled[i]])) < 0)
+			return -1;
+	if (w->array_end(w) < 0 || w->array_start(w, "warnings") < 0)
+		return -1;
 	for (size_t i = 0; i < m->warnings.len; i++) {
-		const struct warning *w = &m->warnings.items[i];
+		const struct warning *wn = &m->warnings.items[i];
 		json_t *o = json_object();
 
-		set(&d, o, "code", json_string(w->code));
-		set(&d, o, "object", str_or_null(w->object));
-		set(&d, o, "message", json_string(w->message));
-		append(&d, arr, o);
+		set(d, o, "code", json_string(wn->code));
+		set(d, o, "object", str_or_null(wn->object));
+		set(d, o, "message", json_string(wn->message));
+		if (w->element(w, o) < 0)
+			return -1;
 	}
-	set(&d, root, "warnings", arr);
+	if (w->array_end(w) < 0)
+		return -1;
 
 	if (m->usage.configured) {
 		json_t *u = json_object();
 
-		set(&d, u, "gpusKnown", json_integer((json_int_t)m->usage.gpus_known));
-		set(&d, u, "gpusUnknown", json_integer((json_int_t)m->usage.gpus_unknown));
+		set(d, u, "gpusKnown", json_integer((json_int_t)m->usage.gpus_known));
+		set(d, u, "gpusUnknown", json_integer((json_int_t)m->usage.gpus_unknown));
 		arr = json_array();
 		for (size_t i = 0; i < m->usage.findings.len; i++) {
-			const struct warning *w = &m->usage.findings.items[i];
+			const struct warning *wn = &m->usage.findings.items[i];
 			json_t *o = json_object();
 
-			set(&d, o, "code", json_string(w->code));
-			set(&d, o, "object", str_or_null(w->object));
-			set(&d, o, "message", json_string(w->message));
-			append(&d, arr, o);
+			set(d, o, "code", json_string(wn->code));
+			set(d, o, "object", str_or_null(wn->object));
+			set(d, o, "message", json_string(wn->message));
+			append(d, arr, o);
 		}
-		set(&d, u, "findings", arr);
-		set(&d, root, "usage", u);
+		set(d, u, "findings", arr);
+		if (w->member(w, "usage", u) < 0)
+			return -1;
 	}
+	return 0;
+}
 
-	if (d.failed) {
-		json_decref(root);
+/* --- the tree ---------------------------------------------------------------- */
+
+struct tree_writer {
+	struct doc_writer w;
+	json_t *root, *arr;
+};
+
+static int tree_member(struct doc_writer *w, const char *key, json_t *v)
+{
+	set(&w->d, ((struct tree_writer *)w)->root, key, v);
+	return 0;
+}
+
+static int tree_array_start(struct doc_writer *w, const char *key)
+{
+	struct tree_writer *t = (struct tree_writer *)w;
+
+	t->arr = json_array();
+	set(&w->d, t->root, key, t->arr);
+	return 0;
+}
+
+static int tree_element(struct doc_writer *w, json_t *v)
+{
+	append(&w->d, ((struct tree_writer *)w)->arr, v);
+	return 0;
+}
+
+static int tree_array_end(struct doc_writer *w)
+{
+	((struct tree_writer *)w)->arr = NULL;
+	return 0;
+}
+
+json_t *render_json_document(const struct model *m)
+{
+	struct tree_writer t = {{{false}, tree_member, tree_array_start, tree_element, tree_array_end}, json_object(),
+				NULL};
+
+	walk_document(m, &t.w);
+	if (t.w.d.failed) {
+		json_decref(t.root);
 		return NULL;
 	}
-	return root;
+	return t.root;
+}
+
+/* --- indented JSON --------------------------------------------------------------- */
+
+struct json_writer {
+	struct doc_writer w;
+	FILE *out;
+	size_t members, elements;
+	bool io_failed;
+};
+
+/* v as json_dumpf() writes it at that depth: every line after the first
+ * indented by indent more spaces (strings hold no raw newline).  Takes v. */
+static int json_put(struct json_writer *j, json_t *v, int indent)
+{
+	char *s;
+
+	if (!v || j->w.d.failed) {
+		json_decref(v);
+		j->w.d.failed = true;
+		return -1;
+	}
+	s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(v);
+	if (!s) {
+		j->w.d.failed = true;
+		return -1;
+	}
+	for (char *p = s, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			if (fputs(p, j->out) == EOF)
+				j->io_failed = true;
+			break;
+		}
+		if (fwrite(p, 1, (size_t)(nl - p) + 1, j->out) != (size_t)(nl - p) + 1 ||
+		    fprintf(j->out, "%*s", indent, "") < 0)
+			j->io_failed = true;
+	}
+	free(s);
+	return j->io_failed ? -1 : 0;
+}
+
+static int json_key(struct json_writer *j, const char *key)
+{
+	if (fprintf(j->out, "%s\n  \"%s\": ", j->members++ ? "," : "{", key) < 0)
+		j->io_failed = true;
+	return j->io_failed ? -1 : 0;
+}
+
+static int json_member(struct doc_writer *w, const char *key, json_t *v)
+{
+	struct json_writer *j = (struct json_writer *)w;
+
+	if (json_key(j, key) < 0) {
+		json_decref(v);
+		return -1;
+	}
+	return json_put(j, v, 2);
+}
+
+static int json_array_start(struct doc_writer *w, const char *key)
+{
+	struct json_writer *j = (struct json_writer *)w;
+
+	j->elements = 0;
+	return json_key(j, key) < 0 || fputc('[', j->out) == EOF ? -1 : 0;
+}
+
+static int json_element(struct doc_writer *w, json_t *v)
+{
+	struct json_writer *j = (struct json_writer *)w;
+
+	if (fprintf(j->out, "%s\n    ", j->elements++ ? "," : "") < 0) {
+		json_decref(v);
+		return -1;
+	}
+	return json_put(j, v, 4);
+}
+
+static int json_array_end(struct doc_writer *w)
+{
+	struct json_writer *j = (struct json_writer *)w;
+
+	return fputs(j->elements ? "\n  ]" : "]", j->out) == EOF ? -1 : 0;
 }
 
 int render_json(FILE *out, const struct model *m, struct kerr *err)
 {
-	json_t *doc = render_json_document(m);
-	int rc;
+	struct json_writer j = {{{false}, json_member, json_array_start, json_element, json_array_end}, out, 0, 0,
+				false};
+	int rc = walk_document(m, &j.w);
 
-	if (!doc)
+	if (rc == 0 && (fputs("\n}\n", out) == EOF || fflush(out) == EOF))
+		rc = -1;
+	if (j.w.d.failed && !j.io_failed)
 		return kerr_set(err, KERR_OTHER, "cannot build the report");
-	rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(doc);
-	if (rc < 0 || fputc('\n', out) == EOF)
+	if (rc < 0)
 		return kerr_set(err, KERR_OTHER, "cannot write the report");
 	return 0;
 }
@@ -464,22 +610,37 @@ static int emit_value(yaml_emitter_t *em, const json_t *v, int depth)
 	return -1;
 }
 
+static int yaml_start(yaml_emitter_t *em, FILE *out)
+{
+	yaml_event_t ev;
+
+	if (!yaml_emitter_initialize(em))
+		return -1;
+	yaml_emitter_set_output(em, yaml_write_handler, out);
+	yaml_emitter_set_unicode(em, 1);
+	yaml_emitter_set_width(em, -1);
+	if (yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(em, &ev) &&
+	    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(em, &ev))
+		return 0;
+	return -1;
+}
+
+static int yaml_finish(yaml_emitter_t *em)
+{
+	yaml_event_t ev;
+
+	if (yaml_document_end_event_initialize(&ev, 1) && yaml_emitter_emit(em, &ev) &&
+	    yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(em, &ev) && yaml_emitter_flush(em))
+		return 0;
+	return -1;
+}
+
 int render_yaml_value(FILE *out, const json_t *v, struct kerr *err)
 {
 	yaml_emitter_t em;
-	yaml_event_t ev;
 	int rc = -1;
 
-	if (!yaml_emitter_initialize(&em))
-		return kerr_set(err, KERR_OTHER, "cannot write the report");
-	yaml_emitter_set_output(&em, yaml_write_handler, out);
-	yaml_emitter_set_unicode(&em, 1);
-	yaml_emitter_set_width(&em, -1);
-	if (yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&em, &ev) &&
-	    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(&em, &ev) &&
-	    emit_value(&em, v, 0) == 0 && yaml_document_end_event_initialize(&ev, 1) &&
-	    yaml_emitter_emit(&em, &ev) && yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev) &&
-	    yaml_emitter_flush(&em))
+	if (yaml_start(&em, out) == 0 && emit_value(&em, v, 0) == 0 && yaml_finish(&em) == 0)
 		rc = 0;
 	yaml_emitter_delete(&em);
 	if (rc < 0)
@@ -487,16 +648,73 @@ int render_yaml_value(FILE *out, const json_t *v, struct kerr *err)
 	return 0;
 }
 
+/* The document streamed as YAML events: the same emitter calls as for the
+ * whole tree, made as each part is built. */
+struct yaml_writer {
+	struct doc_writer w;
+	yaml_emitter_t em;
+};
+
+static int yaml_put(struct yaml_writer *y, json_t *v)
+{
+	int rc = !v || y->w.d.failed ? -1 : emit_value(&y->em, v, 1);
+
+	json_decref(v);
+	return rc;
+}
+
+static int yaml_member(struct doc_writer *w, const char *key, json_t *v)
+{
+	struct yaml_writer *y = (struct yaml_writer *)w;
+
+	if (emit_scalar(&y->em, key, needs_quotes(key)) < 0) {
+		json_decref(v);
+		return -1;
+	}
+	return yaml_put(y, v);
+}
+
+static int yaml_array_start(struct doc_writer *w, const char *key)
+{
+	struct yaml_writer *y = (struct yaml_writer *)w;
+	yaml_event_t ev;
+
+	if (emit_scalar(&y->em, key, needs_quotes(key)) < 0 ||
+	    !yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE) ||
+	    !yaml_emitter_emit(&y->em, &ev))
+		return -1;
+	return 0;
+}
+
+static int yaml_element(struct doc_writer *w, json_t *v)
+{
+	return yaml_put((struct yaml_writer *)w, v);
+}
+
+static int yaml_array_end(struct doc_writer *w)
+{
+	yaml_event_t ev;
+
+	if (!yaml_sequence_end_event_initialize(&ev) || !yaml_emitter_emit(&((struct yaml_writer *)w)->em, &ev))
+		return -1;
+	return 0;
+}
+
 int render_yaml(FILE *out, const struct model *m, struct kerr *err)
 {
-	json_t *doc = render_json_document(m);
-	int rc;
+	struct yaml_writer y = {{{false}, yaml_member, yaml_array_start, yaml_element, yaml_array_end}, {0}};
+	yaml_event_t ev;
+	int rc = -1;
 
-	if (!doc)
-		return kerr_set(err, KERR_OTHER, "cannot build the report");
-	rc = render_yaml_value(out, doc, err);
-	json_decref(doc);
-	return rc;
+	if (yaml_start(&y.em, out) == 0 &&
+	    yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE) &&
+	    yaml_emitter_emit(&y.em, &ev) && walk_document(m, &y.w) == 0 && yaml_mapping_end_event_initialize(&ev) &&
+	    yaml_emitter_emit(&y.em, &ev) && yaml_finish(&y.em) == 0)
+		rc = 0;
+	yaml_emitter_delete(&y.em);
+	if (rc < 0)
+		return kerr_set(err, KERR_OTHER, y.w.d.failed ? "cannot build the report" : "cannot write the report");
+	return 0;
 }
 
 json_t *render_groups_json(const struct model_groups *g)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scale benchmark: the plugin against a generated cluster, next to the download floor and kubectl.
 
-    python3 tests/bench/bench.py [--scales 1k,10k,100k] [--repeat 3] [--build DIR]
+    python3 tests/bench/bench.py [--scales 1k,10k,100k] [--repeat 3] [--build DIR] [--backend fake|real]
 
 From a clean clone this is the only command needed: it builds the plugin (release build in DIR, default
 build-bench, unless --plugin names a binary), and for each scale starts the fake API server once
@@ -10,30 +10,34 @@ and gzipped before the first request, so the server is not what gets measured) a
 each, reporting the medians of wall time, CPU time (user + system) and peak RSS (wait4 ru_maxrss, read by the
 small helper tests/bench/maxrss.c, compiled into the build directory; see there why):
 
-  floor     the download floor: the plugin's own paged requests (nodes ?limit=500, pods
-            ?fieldSelector=status.phase!=Succeeded,status.phase!=Failed&limit=500 and their continue chains,
-            gzip) fetched by two curl processes at once (--compressed, one kept-alive connection each,
+  floor     the download floor in JSON: the plugin's own requests (nodes and pods with
+            ?fieldSelector=status.phase!=Succeeded,status.phase!=Failed, both with resourceVersion=0: whole
+            lists from the API server's watch cache) fetched by two curl processes at once (--compressed,
             bytes discarded); wall time until both finish, peak RSS of the larger one
+  floor_pb  the same requests in protobuf (Accept: application/vnd.kubernetes.protobuf), what the plugin
+            asks for
   summary   kubectl-inspect-cgpu
   details   kubectl-inspect-cgpu -d                 (stdout to /dev/null)
   json      kubectl-inspect-cgpu -o json            (stdout to /dev/null)
+  yaml      kubectl-inspect-cgpu -o yaml            (stdout to /dev/null)
   kubectl   kubectl get nodes,pods -A -o json       (stdout to /dev/null; run once per scale, stopped and
             reported as skipped when it would exceed --kubectl-mem GiB or --kubectl-timeout seconds)
 
-Scales: tiny = 5 nodes/50 pods, 1k = 50/1,000, 10k = 500/10,000, 100k = 5,000/100,000; 4 GPUs of 15 GiB per
-node. Output: a Markdown table per scale (also written to --out FILE when given, with the load average when
+Scales: tiny = 5 nodes/50 pods, 1k = 50/1,000, 5k = 250/5,000, 10k = 500/10,000, 20k = 1,000/20,000,
+100k = 5,000/100,000; 4 GPUs of 15 GiB per node.
+
+--backend real runs the same on a real kube-apiserver with etcd (tests/envtest/envtest.py: the binaries
+from $KUBE_ASSETS or ../shared/envtest), loaded through the API with the same generated cluster, node and
+pod status written through the status subresource as a kubelet writes it; loading takes minutes and GiBs
+at 20k.  Its floors are the real server's own: JSON and protobuf from the watch cache. Output: a Markdown table per scale (also written to --out FILE when given, with the load average when
 its runs started: on a shared machine compare CPU times first) and a scaling table of the summary. The servers
 are stopped and their state directories removed on exit, also on Ctrl-C or SIGTERM.
 """
 
 import argparse
-import gzip
-import http.client
-import json
 import os
 import shutil
 import signal
-import ssl
 import statistics
 import subprocess
 import sys
@@ -49,12 +53,15 @@ FAKEAPI = os.path.join(ROOT, "tests", "fakeapi", "fakeapi.py")
 SCALES = {
 	"tiny": (5, 50),
 	"1k": (50, 1000),
+	"5k": (250, 5000),
 	"10k": (500, 10000),
+	"20k": (1000, 20000),
 	"100k": (5000, 100000),
 }
 GPUS, GPU_MEM = 4, 15
 POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
-ROWS = ("floor", "summary", "details", "json", "kubectl")
+ROWS = ("floor", "floor_pb", "summary", "details", "json", "yaml", "kubectl")
+PB = "application/vnd.kubernetes.protobuf"
 
 
 def log(msg):
@@ -132,34 +139,49 @@ class Server:
 			self.proc.stdout.close()
 		shutil.rmtree(self.dir, ignore_errors=True)
 
-	def tls(self):
-		ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "ca.crt"))
-		ctx.load_cert_chain(os.path.join(self.dir, "admin.crt"), os.path.join(self.dir, "admin.key"))
-		return ctx
+	kind = "Fake API server"
 
-	def chain(self, path, query):
-		"""The URLs of a list's continue chain, as a client that follows it requests them."""
-		conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.tls(), timeout=120)
-		urls = []
-		cont = ""
-		try:
-			while True:
-				q = dict(query, **({"continue": cont} if cont else {}))
-				qs = urllib.parse.urlencode(sorted(q.items()))
-				url = "%s?%s" % (path, qs)
-				conn.request("GET", url, headers={"Accept": "application/json", "Accept-Encoding": "gzip"})
-				r = conn.getresponse()
-				body = r.read()
-				if r.status != 200:
-					raise RuntimeError("GET %s: %d %s" % (url, r.status, body[:200]))
-				if r.getheader("Content-Encoding") == "gzip":
-					body = gzip.decompress(body)
-				urls.append("https://127.0.0.1:%d%s" % (self.port, url))
-				cont = json.loads(body)["metadata"].get("continue") or ""
-				if not cont:
-					return urls
-		finally:
-			conn.close()
+	def creds(self):
+		"""(CA, client certificate, client key) files for curl."""
+		return (os.path.join(self.dir, "ca.crt"), os.path.join(self.dir, "admin.crt"),
+			os.path.join(self.dir, "admin.key"))
+
+
+class RealServer:
+	"""A real kube-apiserver and etcd (tests/envtest), loaded with the generated cluster once per scale."""
+
+	kind = "Real kube-apiserver"
+
+	def __init__(self, nodes, pods, timeout):
+		sys.path.insert(0, os.path.join(ROOT, "tests", "envtest"))
+		sys.path.insert(0, os.path.join(ROOT, "tests", "fakeapi"))
+		import envtest  # pylint: disable=import-outside-toplevel
+		self.envtest = envtest
+		self.spec = "nodes=%d,pods=%d,gpus=%d,mem=%d" % (nodes, pods, GPUS, GPU_MEM)
+		self.timeout = timeout
+		self.cluster = None
+
+	def start(self):
+		import mkfixtures  # pylint: disable=import-outside-toplevel
+		t0 = time.monotonic()
+		# no controllers: nothing but the loaded objects, and no CPU spent on them meanwhile
+		self.cluster = self.envtest.Cluster(controllers=False).start(self.timeout)
+		self.dir = self.cluster.dir
+		self.port = self.cluster.port
+		self.kubeconfig = self.cluster.kubeconfig
+		objects, config = mkfixtures.generate(self.spec)
+		log("loading %d objects into the API server" % len(objects))
+		self.envtest.load_scenario(self.cluster, (objects, config), workers=8, clean=False)
+		self.startup = time.monotonic() - t0
+		self.rss_mib = vm_kib(self.cluster.procs["kube-apiserver"][0].pid, "VmRSS") / 1024
+		return self
+
+	def stop(self):
+		if self.cluster:
+			self.cluster.stop()
+
+	def creds(self):
+		return (self.cluster.ca, os.path.join(self.dir, "admin.crt"), os.path.join(self.dir, "admin.key"))
 
 
 MAXRSS = None  # the helper binary (maxrss.c), built by main()
@@ -243,11 +265,10 @@ def run_measured(argv, env=None, stdout=subprocess.DEVNULL, limit_s=None, limit_
 	return wall, rss, rc, err, (stopped[0] if stopped else None), cpu
 
 
-def curl_config(srv, urls, path):
+def curl_config(srv, urls, path, accept="application/json"):
 	with open(path, "w") as f:
-		f.write('cacert = "%s"\ncert = "%s"\nkey = "%s"\n' % (os.path.join(srv.dir, "ca.crt"),
-			os.path.join(srv.dir, "admin.crt"), os.path.join(srv.dir, "admin.key")))
-		f.write('silent\nshow-error\nfail\ncompressed\nheader = "Accept: application/json"\n')
+		f.write('cacert = "%s"\ncert = "%s"\nkey = "%s"\n' % srv.creds())
+		f.write('silent\nshow-error\nfail\ncompressed\nheader = "Accept: %s"\n' % accept)
 		for u in urls:
 			f.write('url = "%s"\noutput = "/dev/null"\n' % u)
 
@@ -272,23 +293,33 @@ def check_output(name, rc, err, path):
 
 def bench_scale(name, plugin, args):
 	nodes, pods = SCALES[name]
-	log("%s: starting the fake API server (%d nodes, %d pods, prerendered)" % (name, nodes, pods))
-	srv = Server(nodes, pods, args.server_timeout)
+	real = args.backend == "real"
+	log("%s: starting the %s API server (%d nodes, %d pods%s)" % (name, args.backend, nodes, pods,
+		"" if real else ", prerendered"))
+	srv = (RealServer if real else Server)(nodes, pods, args.server_timeout)
 	try:
 		srv.start()
 		log("%s: server ready in %.1f s, %.0f MiB" % (name, srv.startup, srv.rss_mib))
 		env = dict(os.environ, KUBECONFIG=srv.kubeconfig, LC_ALL="C", NO_COLOR="1", HOME=srv.dir)
+		env.pop("KUBECTL_INSPECT_CGPU_PROTOBUF", None)
+		base = "https://127.0.0.1:%d" % srv.port
+		urls = [base + "/api/v1/nodes?resourceVersion=0",
+			base + "/api/v1/pods?" + urllib.parse.urlencode({"fieldSelector": POD_SELECTOR, "resourceVersion": "0"})]
 		cfgs = [os.path.join(srv.dir, "curl-nodes.cfg"), os.path.join(srv.dir, "curl-pods.cfg")]
-		curl_config(srv, srv.chain("/api/v1/nodes", {"limit": "500"}), cfgs[0])
-		curl_config(srv, srv.chain("/api/v1/pods", {"fieldSelector": POD_SELECTOR, "limit": "500"}), cfgs[1])
+		cfgs_pb = [os.path.join(srv.dir, "curl-nodes-pb.cfg"), os.path.join(srv.dir, "curl-pods-pb.cfg")]
+		for u, c, cp in zip(urls, cfgs, cfgs_pb):
+			curl_config(srv, [u], c)
+			curl_config(srv, [u], cp, PB + ", application/json")
 		outp = os.path.join(srv.dir, "out")
-		plugin_runs = {"summary": [], "details": ["-d"], "json": ["-o", "json"]}
+		plugin_runs = {"summary": [], "details": ["-d"], "json": ["-o", "json"], "yaml": ["-o", "yaml"]}
 		res = {k: [] for k in ROWS}
 		# Warm-up: page caches, TLS session setup in the server, the binary in the page cache.
 		measure_floor(srv, cfgs)
+		measure_floor(srv, cfgs_pb)
 		load = os.getloadavg()[0]
 		for i in range(args.repeat):
 			res["floor"].append(measure_floor(srv, cfgs))
+			res["floor_pb"].append(measure_floor(srv, cfgs_pb))
 			for row, extra in plugin_runs.items():
 				with open(outp, "w") as out:
 					wall, rss, rc, err, _, cpu = run_measured([plugin] + extra, env=env, stdout=out)
@@ -299,8 +330,8 @@ def bench_scale(name, plugin, args):
 					if "Allocated/Total GPU Memory In Cluster" not in summary_text:
 						raise RuntimeError("the summary lacks its total line:\n" + summary_text[-500:])
 				res[row].append((wall, rss, cpu))
-			log("%s: round %d/%d: floor %.2fs, summary %.2fs" % (name, i + 1, args.repeat, res["floor"][-1][0],
-				res["summary"][-1][0]))
+			log("%s: round %d/%d: floor %.2fs, protobuf floor %.2fs, summary %.2fs" % (name, i + 1, args.repeat,
+				res["floor"][-1][0], res["floor_pb"][-1][0], res["summary"][-1][0]))
 		note = None
 		if args.skip_kubectl or not shutil.which("kubectl"):
 			note = "kubectl: not run" + ("" if args.skip_kubectl else " (not installed)")
@@ -318,7 +349,7 @@ def bench_scale(name, plugin, args):
 			else:
 				res["kubectl"].append((wall, rss, cpu))
 		return {"name": name, "nodes": nodes, "pods": pods, "startup": srv.startup, "server_mib": srv.rss_mib,
-			"res": res, "note": note, "load": load}
+			"res": res, "note": note, "load": load, "server": srv.kind}
 	finally:
 		srv.stop()
 
@@ -341,15 +372,18 @@ def fmt(v, spec):
 
 def table(r, repeat):
 	res = r["res"]
-	floor_w, floor_c = med(res["floor"], 0), med(res["floor"], 2)
+	floor_w, floor_c = med(res["floor_pb"], 0), med(res["floor_pb"], 2)
 	kube_w = med(res["kubectl"], 0)
 	lines = ["### %s: %d nodes x %d GPUs, %d pods" % (r["name"], r["nodes"], GPUS, r["pods"]), "",
-		"Median of %d runs (kubectl: one run). Fake API server ready in %.1f s, %.0f MiB; load average %.1f "
-		"when the runs started." % (repeat, r["startup"], r["server_mib"], r["load"]), "",
+		"Median of %d runs (kubectl: one run). %s ready in %.1f s, %.0f MiB; load average %.1f "
+		"when the runs started. Ratios are to the protobuf floor." % (repeat, r["server"], r["startup"],
+			r["server_mib"], r["load"]), "",
 		"| run | wall (s) | CPU (s) | peak RSS (MiB) | wall / floor | CPU / floor | wall / kubectl |",
 		"|---|---:|---:|---:|---:|---:|---:|"]
-	labels = {"floor": "download floor (2 x curl, paged, gzip)", "summary": "plugin summary",
-		"details": "plugin `-d`", "json": "plugin `-o json`", "kubectl": "`kubectl get nodes,pods -A -o json`"}
+	labels = {"floor": "download floor, JSON (2 x curl, watch cache, gzip)",
+		"floor_pb": "download floor, protobuf (2 x curl, watch cache, gzip)", "summary": "plugin summary",
+		"details": "plugin `-d`", "json": "plugin `-o json`", "yaml": "plugin `-o yaml`",
+		"kubectl": "`kubectl get nodes,pods -A -o json`"}
 	for row in ROWS:
 		w, m, c = med(res[row], 0), med(res[row], 1), med(res[row], 2)
 		rf = w / floor_w if w is not None and floor_w else None
@@ -364,10 +398,11 @@ def table(r, repeat):
 
 def scaling(results):
 	lines = ["### Scaling of the summary", "",
-		"| scale | nodes | pods | floor (s) | summary (s) | summary / floor | summary CPU (s) | summary peak RSS (MiB) |",
+		"| scale | nodes | pods | protobuf floor (s) | summary (s) | summary / floor | summary CPU (s) | "
+		"summary peak RSS (MiB) |",
 		"|---|---:|---:|---:|---:|---:|---:|---:|"]
 	for r in results:
-		fw, sw = med(r["res"]["floor"], 0), med(r["res"]["summary"], 0)
+		fw, sw = med(r["res"]["floor_pb"], 0), med(r["res"]["summary"], 0)
 		sc, sm = med(r["res"]["summary"], 2), med(r["res"]["summary"], 1)
 		lines.append("| %s | %d | %d | %.2f | %.2f | %.2fx | %.2f | %.1f |" % (r["name"], r["nodes"], r["pods"], fw, sw,
 			sw / fw if fw else 0, sc, sm))
@@ -389,6 +424,8 @@ def main(argv=None):
 	ap.add_argument("--kubectl-mem", type=float, default=16, help="GiB")
 	ap.add_argument("--server-timeout", type=int, default=600, help="seconds for the server to start")
 	ap.add_argument("--out", help="also write the Markdown tables to this file")
+	ap.add_argument("--backend", choices=("fake", "real"), default="fake",
+		help="the fake API server, or a real kube-apiserver with etcd (tests/envtest)")
 	args = ap.parse_args(argv)
 	scales = [s for s in args.scales.split(",") if s]
 	for s in scales:

@@ -7,12 +7,15 @@
  * the API server writes them), then times, best of several runs:
  *   - the streaming list decoder with the cgpu filter, fed in 16 KiB reads
  *     and in one piece;
+ *   - the same pods in protobuf, built from the items of a captured protobuf
+ *     page (fixtures/api/protobuf-pods-page1.pb), through the same decoder;
  *   - yajl alone with no callbacks (the ceiling for any decoder built on it);
  *   - jansson's json_loadb building the whole tree.
  * Times are CPU time of this process, so that other work on the machine
  * does not count against the figures.
  */
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +94,103 @@ static struct text make_list(const char *fixture, long pods)
 	text_add(&t, "]}\n", 3);
 	json_decref(page);
 	return t;
+}
+
+static uint64_t get_varint(const unsigned char *p, size_t len, size_t *i)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *i < len && shift < 64; shift += 7) {
+		unsigned char c = p[(*i)++];
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	fprintf(stderr, "bench_decode: bad protobuf fixture\n");
+	exit(1);
+}
+
+static void put_field(struct text *t, unsigned num, const void *b, size_t n)
+{
+	unsigned char hdr[16];
+	size_t k = 0;
+	uint64_t v = (uint64_t)num << 3 | 2;
+
+	for (int pass = 0; pass < 2; pass++, v = n) {
+		for (; v >= 0x80; v >>= 7)
+			hdr[k++] = (unsigned char)(v | 0x80);
+		hdr[k++] = (unsigned char)v;
+	}
+	text_add(t, (const char *)hdr, k);
+	text_add(t, b, n);
+}
+
+/* The length-delimited field num of the message p[0..len), the first one. */
+static const unsigned char *find_field(const unsigned char *p, size_t len, unsigned num, size_t *n)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t tag = get_varint(p, len, &i), l;
+
+		if ((tag & 7) != 2) {
+			fprintf(stderr, "bench_decode: unexpected wire type in fixture\n");
+			exit(1);
+		}
+		l = get_varint(p, len, &i);
+		if (tag >> 3 == num) {
+			*n = (size_t)l;
+			return p + i;
+		}
+		i += (size_t)l;
+	}
+	fprintf(stderr, "bench_decode: field %u not in fixture\n", num);
+	exit(1);
+}
+
+/* A PodList of pods items in protobuf, cycling through the fixture's items. */
+static struct text make_pb_list(const char *fixture, long pods)
+{
+	FILE *f = fopen(fixture, "rb");
+	struct text in = {0}, list = {0}, out = {0};
+	const unsigned char *raw, *tm, *meta, *item[64];
+	size_t rawlen, tmlen, metalen, itemlen[64], nitems = 0, i;
+	char buf[65536];
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "bench_decode: cannot open %s\n", fixture);
+		exit(1);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		text_add(&in, buf, n);
+	fclose(f);
+	if (in.len < 4 || memcmp(in.buf, "k8s", 4) != 0) {
+		fprintf(stderr, "bench_decode: %s: not protobuf\n", fixture);
+		exit(1);
+	}
+	tm = find_field((unsigned char *)in.buf + 4, in.len - 4, 1, &tmlen);
+	raw = find_field((unsigned char *)in.buf + 4, in.len - 4, 2, &rawlen);
+	meta = find_field(raw, rawlen, 1, &metalen);
+	for (i = 0; i < rawlen && nitems < 64;) {
+		uint64_t tag = get_varint(raw, rawlen, &i), l = get_varint(raw, rawlen, &i);
+
+		if (tag >> 3 == 2) {
+			item[nitems] = raw + i;
+			itemlen[nitems++] = (size_t)l;
+		}
+		i += (size_t)l;
+	}
+	put_field(&list, 1, meta, metalen);
+	for (long k = 0; k < pods; k++)
+		put_field(&list, 2, item[(size_t)k % nitems], itemlen[(size_t)k % nitems]);
+	text_add(&out, "k8s", 4);
+	put_field(&out, 1, tm, tmlen);
+	put_field(&out, 2, list.buf, list.len);
+	free(in.buf);
+	free(list.buf);
+	return out;
 }
 
 struct count {
@@ -190,7 +290,8 @@ int main(int argc, char **argv)
 	long pods = argc > 1 ? atol(argv[1]) : 20000;
 	const char *fixture = argc > 2 ? argv[2] : FIXTURES_DIR "/api/pods-page1.json";
 	struct text t;
-	double mb, dec16 = 1e9, decall = 1e9, raw = 1e9, jan = 1e9;
+	double mb, dec16 = 1e9, decall = 1e9, raw = 1e9, jan = 1e9, pb16 = 1e9, pball = 1e9;
+	struct text pb;
 	int runs = 5;
 
 	if (pods <= 0) {
@@ -198,11 +299,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	t = make_list(fixture, pods);
+	pb = make_pb_list(FIXTURES_DIR "/api/protobuf-pods-page1.pb", pods);
 	mb = (double)t.len / 1e6;
 	for (int i = 0; i < runs; i++) {
 		dec16 = best(dec16, run_decoder(&t, 16384, pods));
 		decall = best(decall, run_decoder(&t, t.len, pods));
 		raw = best(raw, run_yajl(&t));
+		pb16 = best(pb16, run_decoder(&pb, 16384, pods));
+		pball = best(pball, run_decoder(&pb, pb.len, pods));
 	}
 	for (int i = 0; i < 3; i++)
 		jan = best(jan, run_jansson(&t));
@@ -211,6 +315,11 @@ int main(int argc, char **argv)
 	printf("list decoder, cgpu filter, one piece     %8.1f MB/s  (%.3f s)\n", mb / decall, decall);
 	printf("yajl alone, no callbacks                 %8.1f MB/s  (%.3f s)\n", mb / raw, raw);
 	printf("jansson json_loadb (whole tree)          %8.1f MB/s  (%.3f s)\n", mb / jan, jan);
+	printf("PodList in protobuf: %.1f MB (%.1f KB per pod)\n", (double)pb.len / 1e6,
+	       (double)pb.len / 1e3 / (double)pods);
+	printf("protobuf decoder, cgpu filter, 16 KiB    %8.1f MB/s  (%.3f s)\n", (double)pb.len / 1e6 / pb16, pb16);
+	printf("protobuf decoder, cgpu filter, one piece %8.1f MB/s  (%.3f s)\n", (double)pb.len / 1e6 / pball, pball);
 	free(t.buf);
+	free(pb.buf);
 	return 0;
 }

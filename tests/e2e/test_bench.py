@@ -11,7 +11,8 @@ import unittest
 from harness import ROOT, plugin_path
 
 BENCH = os.path.join(ROOT, "tests", "bench", "bench.py")
-ROWS = ("download floor", "plugin summary", "plugin `-d`", "plugin `-o json`", "`kubectl get nodes,pods -A -o json`")
+ROWS = ("download floor, JSON", "download floor, protobuf", "plugin summary", "plugin `-d`", "plugin `-o json`",
+	"plugin `-o yaml`", "`kubectl get nodes,pods -A -o json`")
 NUM = r"\d+\.\d+"
 
 

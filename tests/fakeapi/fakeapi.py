@@ -40,6 +40,8 @@ import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import kpb
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -59,6 +61,7 @@ KINDS = {
 	"events": {"kind": "Event", "list": "EventList", "group": "", "apiVersion": "v1", "namespaced": True},
 }
 KIND_TO_RESOURCE = {v["kind"]: k for k, v in KINDS.items()}
+PB_TYPE = "application/vnd.kubernetes.protobuf"
 
 FIELD_LABELS = {
 	"nodes": {"metadata.name", "spec.unschedulable"},
@@ -605,12 +608,19 @@ def json_patch(doc, ops):
 class Obj:
 	"""A stored object (never changed in place) with its serialised forms cached."""
 
-	__slots__ = ("d", "_item", "_full")
+	__slots__ = ("d", "_item", "_full", "_pb")
 
 	def __init__(self, d):
 		self.d = d
 		self._item = None
 		self._full = None
+		self._pb = None
+
+	def pb(self):
+		"""The object's own protobuf message (a list item)."""
+		if self._pb is None:
+			self._pb = kpb.item(self.d.get("kind"), self.d)
+		return self._pb
 
 	def item(self):
 		if self._item is None:
@@ -1152,6 +1162,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		if "text" in self.api.hostile or "badutf8" in self.api.hostile:
 			bad = HOSTILE_TEXT if "text" in self.api.hostile else HOSTILE_BAD_UTF8
 			e = ApiError(e.code, e.reason + bad, e.message + bad, e.details, e.metadata, e.headers)
+		if getattr(self, "want_pb", False):
+			h = self.base_headers(PB_TYPE)
+			if e.code == 403:
+				h.append(("X-Content-Type-Options", "nosniff"))
+			h.extend(e.headers)
+			self.respond(e.code, kpb.status_body(json.loads(e.body)), h)
+			return
 		h = self.base_headers()
 		if e.code == 403:
 			h.append(("X-Content-Type-Options", "nosniff"))
@@ -1308,6 +1325,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 	def serve_api(self, path, query, raw_query, body, entry):
 		api = self.api
+		# Like the API server: protobuf for the core kinds (and their errors) when the client
+		# lists it in Accept.
+		self.want_pb = PB_TYPE in (self.headers.get("Accept") or "")
 		try:
 			user, groups = self.authenticate(entry)
 			entry["user"], entry["groups"] = user, groups
@@ -1562,8 +1582,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		except ValueError:
 			raise ApiError(400, "BadRequest", 'strconv.ParseInt: parsing "%s": invalid syntax' % limit) from None
 		cont = query.get("continue") or ""
-		if limit and ("repeat-continue" in api.hostile or "endless" in api.hostile):
-			return self.hostile_page(resource, ns, lreq, freq, limit, cont)
+		if ("repeat-continue" in api.hostile or "endless" in api.hostile):
+			return self.hostile_page(resource, ns, lreq, freq, limit or 500, cont)
+		if query.get("resourceVersion") == "0" and not cont:
+			# served from the watch cache: the whole list, whatever the limit
+			limit = 0
+		fmt = "pb" if self.want_pb and kpb.encodable(KINDS[resource]["kind"]) else "json"
 		start = ""
 		token_rv = None
 		if cont:
@@ -1598,11 +1622,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				self.fault = None
 				newtok = self.make_token(-1, start)
 				raise ApiError(410, "Expired", CONTINUE_EXPIRED_MSG, metadata={"continue": newtok})
-		key = (resource, ns, ls, fs, limit, cont)
+		key = (resource, ns, ls, fs, limit, cont, fmt)
 		with st.lock:
 			page = st.pages.get(key)
 			if page is None:
-				page = self.render_page(resource, ns, lreq, freq, bool(ls or fs), limit, start, token_rv)
+				page = self.render_page(resource, ns, lreq, freq, bool(ls or fs), limit, start, token_rv, fmt)
 				st.pages[key] = page
 		body, next_tok, gz_cell = page
 		if next_tok:
@@ -1613,7 +1637,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				if gz_cell[0] is None:
 					gz_cell[0] = gzip.compress(body, 1)
 				gz = gz_cell[0]
-		self.respond(200, body, chunked=True, gz=gz)
+		self.respond(200, body, self.base_headers(PB_TYPE) if fmt == "pb" else None, chunked=True, gz=gz)
 
 	def hostile_page(self, resource, ns, lreq, freq, limit, cont):
 		"""A page of a list that never ends: the same token again (repeat-continue), or new objects under a
@@ -1649,7 +1673,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 		raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":"))
 		return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
-	def render_page(self, resource, ns, lreq, freq, selected, limit, start, token_rv):
+	def render_page(self, resource, ns, lreq, freq, selected, limit, start, token_rv, fmt="json"):
 		"""Renders one list page; called with the store lock held."""
 		st = self.api.store
 		info = KINDS[resource]
@@ -1685,7 +1709,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				if limit and len(items) >= limit:
 					more = True
 					break
-				items.append(o.item())
+				items.append(o.pb() if fmt == "pb" else o.item())
 				last = k
 			i += 1
 		list_rv = token_rv if token_rv is not None and token_rv > 0 else st.rv
@@ -1697,6 +1721,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			meta["continue"] = next_tok
 			if not selected:
 				meta["remainingItemCount"] = hi - i
+		if fmt == "pb":
+			return kpb.list_body(info["apiVersion"], info["list"], meta, items), next_tok, [None]
 		head = jdump({"kind": info["list"], "apiVersion": info["apiVersion"], "metadata": meta})
 		body = head[:-1] + b',"items":[' + b",".join(items) + b"]}\n"
 		return body, next_tok, [None]
@@ -1723,7 +1749,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				return False
 			return (not lreq or label_match(lreq, m.get("labels") or {})) and (not freq or field_match(freq, o.d))
 
+		pb = self.want_pb and kpb.encodable(info["kind"])
+
 		def ev(t, o):
+			if pb:
+				return kpb.watch_frame(t, info["kind"], o.d)
 			return b'{"type":"' + t.encode() + b'","object":' + o.full() + b"}\n"
 
 		initial = []
@@ -1746,7 +1776,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 				pos = st.hist_base
 				while pos - st.hist_base < len(st.history) and st.history[pos - st.hist_base][0] <= rv:
 					pos += 1
-			h = self.base_headers()
+			h = self.base_headers(PB_TYPE + ";stream=watch" if pb else "application/json")
 			h.append(("Transfer-Encoding", "chunked"))
 			last_rv = st.rv
 			compacted = st.compacted
@@ -1761,8 +1791,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")
 
 		if too_old is not None:
-			send(b'{"type":"ERROR","object":' + jdump(status_dict(410, "Expired", "too old resource version: %d (%d)" % (
-				too_old, compacted))) + b"}\n")
+			st410 = status_dict(410, "Expired", "too old resource version: %d (%d)" % (too_old, compacted))
+			send(kpb.watch_frame("ERROR", None, st410) if pb else b'{"type":"ERROR","object":' + jdump(st410) + b"}\n")
 			self.wfile.write(b"0\r\n\r\n")
 			return
 		for data in initial:
@@ -1820,7 +1850,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 			now = time.monotonic()
 			final = deadline is not None and now >= deadline
 			if bookmarks and (now >= next_bm or final):
-				send(b'{"type":"BOOKMARK","object":' + jdump(self.bookmark(info, max(cur_rv, last_rv))) + b"}\n")
+				bm = self.bookmark(info, max(cur_rv, last_rv))
+				send(kpb.watch_frame("BOOKMARK", info["kind"], bm) if pb else
+					b'{"type":"BOOKMARK","object":' + jdump(bm) + b"}\n")
 				next_bm = now + interval
 			if final:
 				break
@@ -2305,8 +2337,12 @@ def write_kubeconfig(d, port, tokens, extra_users):
 
 # The list requests a benchmark sends: kubectl's and curl's limit=500 chains, the plugin's pod chain (running
 # and pending pods only) and full lists where they are small. Other requests are rendered when they come.
-PRERENDER = [("nodes", "", 500), ("nodes", "", 0), ("daemonsets", "", 500), ("daemonsets", "", 0),
-	("pods", "", 500), ("pods", "status.phase!=Succeeded,status.phase!=Failed", 500)]
+PRERENDER = [("nodes", "", 500, "json"), ("nodes", "", 0, "json"), ("daemonsets", "", 500, "json"),
+	("daemonsets", "", 0, "json"), ("pods", "", 500, "json"),
+	("pods", "status.phase!=Succeeded,status.phase!=Failed", 500, "json"),
+	# whole lists from the watch cache (resourceVersion=0), as the plugin's views read them
+	("nodes", "", 0, "pb"), ("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "json"),
+	("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "pb")]
 
 
 def prerender(api):
@@ -2323,14 +2359,14 @@ def prerender(api):
 
 	h = Shim()
 	with st.lock:
-		for res, fs, limit in PRERENDER:
+		for res, fs, limit, fmt in PRERENDER:
 			freq = parse_field_selector(fs, res) if fs else []
 			start, cont, token_rv = "", "", None
 			while True:
-				key = (res, None, "", fs, limit, cont)
+				key = (res, None, "", fs, limit, cont, fmt)
 				page = st.pages.get(key)
 				if page is None:
-					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv)
+					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv, fmt)
 					st.pages[key] = page
 				if page[2][0] is None and len(page[0]) > GZIP_MIN:
 					page[2][0] = gzip.compress(page[0], 1)

@@ -222,3 +222,61 @@ Test(render_json, units_per_node_pod_and_group)
 	json_decref(d);
 	model_release(&m);
 }
+
+/* -o json and -o yaml are written part by part; the bytes must be those of
+ * the whole document dumped at once. */
+static char *streamed(struct model *m, bool yaml)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(yaml ? render_yaml(f, m, &err) : render_json(f, m, &err), 0);
+	fclose(f);
+	return buf;
+}
+
+static char *whole(struct model *m, bool yaml)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *d = document(m);
+	struct kerr err = KERR_INIT;
+
+	cr_assert_not_null(f);
+	if (yaml) {
+		cr_assert_eq(render_yaml_value(f, d, &err), 0);
+	} else {
+		cr_assert_eq(json_dumpf(d, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+		fputc('\n', f);
+	}
+	fclose(f);
+	json_decref(d);
+	return buf;
+}
+
+Test(render_json, streamed_output_is_the_whole_document)
+{
+	struct model m, empty;
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+
+	build(&m);
+	cr_assert_eq(model_init(&empty, &o), 0);
+	tfinish(&empty);
+	for (int yaml = 0; yaml < 2; yaml++) {
+		struct model *ms[] = {&m, &empty};
+
+		for (size_t i = 0; i < 2; i++) {
+			char *a = streamed(ms[i], yaml), *b = whole(ms[i], yaml);
+
+			cr_assert_str_eq(a, b, "%s, model %zu", yaml ? "YAML" : "JSON", i);
+			free(a);
+			free(b);
+		}
+	}
+	model_release(&m);
+	model_release(&empty);
+}

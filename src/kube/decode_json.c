@@ -1,0 +1,741 @@
+/* Streaming decoders: yajl events driven through a small state machine.
+ *
+ * The state is a stack of contexts, one per JSON object or array that holds
+ * something we keep (a list, an item, its metadata, a container...).  Such
+ * containers are at most a few levels deep, so the stack has a fixed size
+ * that the input cannot change: any object or array we have no use for is
+ * skipped by counting its depth, without a context, a copy or an
+ * allocation.  That covers managedFields, volumes, containerStatuses and
+ * anything hostile input nests, however deep.
+ *
+ * Strings are copied only for the fields kept, and only once, straight
+ * from yajl's buffer into the object.
+ */
+#include "decode_json.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *copy_str(const unsigned char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (!p)
+		return NULL;
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* Callbacks return 0 to stop yajl; the reason is then in d->err. */
+static int fail(struct decoder *d, enum kerr_kind kind, const char *msg)
+{
+	d->failed = true;
+	kerr_set(d->err, kind, "%s", msg);
+	return 0;
+}
+
+static int oom(struct decoder *d)
+{
+	return fail(d, KERR_OTHER, "out of memory");
+}
+
+static int set_str(struct decoder *d, char **dst, const unsigned char *s, size_t len)
+{
+	char *p = copy_str(s, len);
+
+	if (!p)
+		return oom(d);
+	free(*dst);
+	*dst = p;
+	return 1;
+}
+
+static enum ctx top(const struct decoder *d)
+{
+	return d->depth > 0 ? d->stack[d->depth - 1] : C_NONE;
+}
+
+static void object_clear(struct decoder *d)
+{
+	k8s_node_free(d->node);
+	k8s_pod_free(d->pod);
+	d->node = NULL;
+	d->pod = NULL;
+	d->containers_cap = d->owners_cap = d->taints_cap = 0;
+}
+
+static struct k8s_container *cur_container(struct decoder *d)
+{
+	return d->pod && d->pod->ncontainers ? &d->pod->containers[d->pod->ncontainers - 1] : NULL;
+}
+
+static struct k8s_owner *cur_owner(struct decoder *d)
+{
+	return d->pod && d->pod->nowners ? &d->pod->owners[d->pod->nowners - 1] : NULL;
+}
+
+static bool want_key(const struct decoder *d, enum ctx c, const unsigned char *k, size_t len)
+{
+	const struct decode_filter *f = d->filter;
+
+	switch (c) {
+	case C_LABELS:
+		return f->all_labels || decode_filter_match(f->label_keys, (const char *)k, len);
+	case C_ANNOTATIONS:
+		return f->all_annotations || decode_filter_match(f->annotation_keys, (const char *)k, len);
+	default:
+		return f->all_resources || decode_filter_match(f->resource_names, (const char *)k, len);
+	}
+}
+
+/* --- entering and leaving containers ------------------------------------ */
+
+static int enter(struct decoder *d, enum ctx c)
+{
+	switch (c) {
+	case C_EVENT:
+		free(d->ev_type);
+		free(d->st_reason);
+		free(d->st_message);
+		d->ev_type = d->st_reason = d->st_message = NULL;
+		d->st_code = 0;
+		object_clear(d);
+		break;
+	case C_OBJ:
+		/* a second "object" in one event replaces the first */
+		object_clear(d);
+		if (d->kind == OBJ_POD)
+			d->pod = calloc(1, sizeof(*d->pod));
+		else
+			d->node = calloc(1, sizeof(*d->node));
+		if (!d->pod && !d->node)
+			return oom(d);
+		break;
+	case C_OWNER: {
+		struct k8s_owner *o = decode_grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
+
+		if (!o)
+			return oom(d);
+		d->pod->owners = o;
+		memset(&o[d->pod->nowners++], 0, sizeof(*o));
+		break;
+	}
+	case C_CONTAINER: {
+		struct k8s_container *ct = decode_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers,
+						sizeof(*ct));
+
+		if (!ct)
+			return oom(d);
+		d->pod->containers = ct;
+		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
+		break;
+	}
+	case C_TAINT:
+		if (d->node) {
+			struct k8s_taint *t = decode_grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
+
+			if (!t)
+				return oom(d);
+			d->node->taints = t;
+			memset(&t[d->node->ntaints++], 0, sizeof(*t));
+		} else if (d->pod) {
+			struct k8s_toleration *t = decode_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations,
+							sizeof(*t));
+
+			if (!t)
+				return oom(d);
+			d->pod->tolerations = t;
+			memset(&t[d->pod->ntolerations++], 0, sizeof(*t));
+		}
+		break;
+	case C_CONDITION:
+		d->cond_ready = d->cond_true = false;
+		break;
+	case C_ADDRESS:
+		free(d->addr);
+		d->addr = NULL;
+		d->addr_internal = false;
+		break;
+	default:
+		break;
+	}
+	d->stack[d->depth++] = c;
+	d->field = F_NONE;
+	return 1;
+}
+
+static void send_list_meta(struct decoder *d)
+{
+	if (d->meta_sent)
+		return;
+	d->meta_sent = true;
+	if (d->sink.list_meta)
+		d->sink.list_meta(d->sink.ud, d->list_rv,
+				  d->list_continue && *d->list_continue ? d->list_continue : NULL);
+}
+
+static int emit_item(struct decoder *d)
+{
+	int r = 0;
+
+	if (d->node) {
+		struct k8s_node *n = d->node;
+
+		d->node = NULL;
+		if (d->sink.node)
+			r = d->sink.node(d->sink.ud, n, d->err);
+		else
+			k8s_node_free(n);
+	} else if (d->pod) {
+		struct k8s_pod *p = d->pod;
+
+		d->pod = NULL;
+		if (d->sink.pod)
+			r = d->sink.pod(d->sink.ud, p, d->err);
+		else
+			k8s_pod_free(p);
+	}
+	if (r < 0) {
+		d->failed = true;
+		if (d->err && d->err->kind == KERR_NONE)
+			kerr_set(d->err, KERR_OTHER, "decoding stopped");
+		return 0;
+	}
+	return 1;
+}
+
+static int emit_event(struct decoder *d)
+{
+	struct watch_event ev = {.kind = d->kind};
+	const char *rv;
+	int r;
+
+	if (!d->ev_type)
+		return fail(d, KERR_DECODE, "invalid JSON in response: watch event without a type");
+	if (decode_watch_type(d->ev_type, &ev.type) < 0)
+		return fail(d, KERR_DECODE, "invalid JSON in response: unknown watch event type");
+	if (ev.type == WATCH_ERROR) {
+		ev.error_code = d->st_code;
+		ev.error_reason = d->st_reason;
+		ev.error_message = d->st_message;
+		object_clear(d);
+	} else {
+		if (!d->node && !d->pod)
+			return fail(d, KERR_DECODE, "invalid JSON in response: watch event without an object");
+		/* a copy: the receiver may free the object before it is done
+		 * with the event */
+		rv = d->node ? d->node->resource_version : d->pod->resource_version;
+		if (rv && !(ev.resource_version = strdup(rv)))
+			return oom(d);
+		if (ev.type != WATCH_BOOKMARK) {
+			ev.node = d->node;
+			ev.pod = d->pod;
+			d->node = NULL;
+			d->pod = NULL;
+		}
+	}
+	r = d->cb ? d->cb(d->ud, &ev, d->err) : 0;
+	if (!d->cb) {
+		k8s_node_free(ev.node);
+		k8s_pod_free(ev.pod);
+	}
+	free(ev.resource_version);
+	object_clear(d);
+	if (r < 0) {
+		d->failed = true;
+		if (d->err && d->err->kind == KERR_NONE)
+			kerr_set(d->err, KERR_OTHER, "decoding stopped");
+		return 0;
+	}
+	return 1;
+}
+
+static int leave(struct decoder *d)
+{
+	enum ctx c = d->stack[--d->depth];
+	enum ctx parent = top(d);
+
+	d->field = F_NONE;
+	switch (c) {
+	case C_LIST_META:
+		send_list_meta(d);
+		break;
+	case C_LIST:
+		if (d->list_is_status) {
+			/* a failure the server (or something in between)
+			 * sent with a success code */
+			d->failed = true;
+			kerr_set_status(d->err, d->st_code, d->st_reason,
+					d->st_message && *d->st_message ? d->st_message
+									: "the server sent a Status instead of a list");
+			return 0;
+		}
+		send_list_meta(d);
+		d->root_done = true;
+		break;
+	case C_OBJ:
+		if (parent == C_ITEMS)
+			return emit_item(d);
+		if (parent == C_NONE)
+			d->root_done = true;
+		break;
+	case C_EVENT:
+		return emit_event(d);
+	case C_CONDITION:
+		if (d->cond_ready) {
+			if (d->node)
+				d->node->ready = d->cond_true;
+			else if (d->pod)
+				d->pod->ready = d->cond_true;
+		}
+		break;
+	case C_ADDRESS:
+		if (d->addr_internal && d->addr && d->node && !d->node->internal_ip) {
+			d->node->internal_ip = d->addr;
+			d->addr = NULL;
+		}
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+/* --- yajl callbacks ------------------------------------------------------ */
+
+/* Every callback counts itself: a feed() that produced none was spent
+ * inside one token (see decoder_feed()). */
+static struct decoder *seen(void *ctx)
+{
+	struct decoder *d = ctx;
+
+	d->events++;
+	return d;
+}
+
+/* Deeper down a value of the wrong type reads as absent, but a list whose
+ * items are not a list of objects is not the answer to the request (a
+ * proxy's idea of JSON, a wrong server): showing an empty cluster would
+ * hide that. */
+static int bad_items(struct decoder *d)
+{
+	if (top(d) == C_ITEMS)
+		return fail(d, KERR_DECODE, "invalid JSON in response: a list item is not an object");
+	return fail(d, KERR_DECODE, "invalid JSON in response: the list's items are not an array");
+}
+
+/* A scalar where the list's items or an item belong (null is no items). */
+static bool scalar_in_items(const struct decoder *d)
+{
+	return top(d) == C_ITEMS || (top(d) == C_LIST && d->field == F_ITEMS);
+}
+
+static int on_start(struct decoder *d, enum ctx c)
+{
+	if (d->skip) {
+		d->skip++;
+		return 1;
+	}
+	if (c == C_NONE) {
+		if (top(d) == C_NONE)
+			return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+		d->skip = 1;
+		return 1;
+	}
+	if (c == C_BAD_ITEMS)
+		return bad_items(d);
+	if (d->depth == MAX_DEPTH)
+		return fail(d, KERR_DECODE, "invalid JSON in response: nested too deeply");
+	return enter(d, c);
+}
+
+static int cb_start_map(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	return on_start(d, d->skip ? C_NONE : json_child_map(d));
+}
+
+static int cb_start_array(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	return on_start(d, d->skip ? C_NONE : json_child_array(d));
+}
+
+static int cb_end(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	if (d->skip) {
+		d->skip--;
+		return 1;
+	}
+	return leave(d);
+}
+
+/* A node label key the pod's scheduling needs, kept when the filter asks. */
+static int add_node_key(struct decoder *d, const unsigned char *k, size_t len)
+{
+	struct kvlist *l = &d->pod->node_keys;
+
+	if (!decode_filter_match(d->filter->node_keys, (const char *)k, len))
+		return 0;
+	for (size_t i = 0; i < l->len; i++)
+		if (strlen(l->items[i].key) == len && memcmp(l->items[i].key, k, len) == 0)
+			return 0;
+	return kvlist_add(&d->pod->node_keys, (const char *)k, len, "", 0);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
+{
+	struct decoder *d = seen(ctx);
+	enum ctx c;
+
+	if (d->skip)
+		return 1;
+	c = top(d);
+	switch (c) {
+	case C_LABELS:
+	case C_ANNOTATIONS:
+	case C_CAPACITY:
+	case C_ALLOCATABLE:
+	case C_LIMITS:
+	case C_NODE_SELECTOR:
+		d->field = F_NONE;
+		if (c == C_NODE_SELECTOR && d->pod) {
+			d->pod->has_node_selector = true;
+			if (add_node_key(d, k, len) < 0)
+				return oom(d);
+		}
+		if (c != C_NODE_SELECTOR && !want_key(d, c, k, len))
+			return 1;
+		if (len + 1 > d->keycap) {
+			char *p = realloc(d->keybuf, len + 1);
+
+			if (!p)
+				return oom(d);
+			d->keybuf = p;
+			d->keycap = len + 1;
+		}
+		memcpy(d->keybuf, k, len);
+		d->keylen = len;
+		d->field = F_ENTRY;
+		return 1;
+	case C_SELECTOR:
+		if (d->pod) {
+			d->pod->has_node_selector = true;
+			if (add_node_key(d, k, len) < 0)
+				return oom(d);
+		}
+		d->field = F_NONE;
+		return 1;
+	case C_NODE_AFFINITY:
+		if (d->pod)
+			d->pod->has_node_selector = true;
+		d->field = json_lookup_key(d, c, k, len);
+		return 1;
+	default:
+		d->field = json_lookup_key(d, c, k, len);
+		return 1;
+	}
+}
+
+static struct kvlist *entry_list(struct decoder *d)
+{
+	struct k8s_container *ct;
+
+	switch (top(d)) {
+	case C_LABELS:
+		return d->node ? &d->node->labels : d->pod ? &d->pod->labels : NULL;
+	case C_ANNOTATIONS:
+		return d->node ? &d->node->annotations : d->pod ? &d->pod->annotations : NULL;
+	case C_CAPACITY:
+		return d->node ? &d->node->capacity : NULL;
+	case C_ALLOCATABLE:
+		return d->node ? &d->node->allocatable : NULL;
+	case C_LIMITS:
+		ct = cur_container(d);
+		return ct ? &ct->limits : NULL;
+	case C_NODE_SELECTOR:
+		return d->pod ? &d->pod->node_selector : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static int on_entry(struct decoder *d, const unsigned char *s, size_t len)
+{
+	struct kvlist *l = entry_list(d);
+
+	d->field = F_NONE;
+	if (l && kvlist_add(l, d->keybuf, d->keylen, (const char *)s, len) < 0)
+		return oom(d);
+	return 1;
+}
+
+/* A string in a node's taint or a pod's toleration. */
+static int taint_string(struct decoder *d, const unsigned char *s, size_t len)
+{
+	char **key, **value, **effect, **op = NULL;
+
+	if (d->pod && d->pod->ntolerations) {
+		struct k8s_toleration *t = &d->pod->tolerations[d->pod->ntolerations - 1];
+
+		key = &t->key, value = &t->value, effect = &t->effect, op = &t->op;
+	} else if (d->node && d->node->ntaints) {
+		struct k8s_taint *t = &d->node->taints[d->node->ntaints - 1];
+
+		key = &t->key, value = &t->value, effect = &t->effect;
+	} else {
+		return 1;
+	}
+	switch (d->field) {
+	case F_KEY:
+		return set_str(d, key, s, len);
+	case F_VALUE:
+		return set_str(d, value, s, len);
+	case F_EFFECT:
+		return set_str(d, effect, s, len);
+	case F_OPERATOR:
+		return op ? set_str(d, op, s, len) : 1;
+	default:
+		return 1;
+	}
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct decoder *d = seen(ctx);
+	enum ctx c;
+	struct k8s_owner *o;
+	struct k8s_container *ct;
+
+	if (d->skip)
+		return 1;
+	c = top(d);
+	if (c == C_NONE)
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	if (d->field == F_ENTRY)
+		return on_entry(d, s, len);
+	if (scalar_in_items(d))
+		return bad_items(d);
+	switch (c) {
+	case C_LIST:
+		if (d->field == F_KIND)
+			d->list_is_status = KEY_IS(s, len, "Status");
+		else if (d->field == F_REASON)
+			return set_str(d, &d->st_reason, s, len);
+		else if (d->field == F_MESSAGE)
+			return set_str(d, &d->st_message, s, len);
+		break;
+	case C_LIST_META:
+		if (d->field == F_RESOURCE_VERSION)
+			return set_str(d, &d->list_rv, s, len);
+		if (d->field == F_CONTINUE)
+			return set_str(d, &d->list_continue, s, len);
+		break;
+	case C_EVENT:
+		if (d->field == F_TYPE)
+			return set_str(d, &d->ev_type, s, len);
+		break;
+	case C_OBJ:
+		if (d->field == F_REASON)
+			return set_str(d, &d->st_reason, s, len);
+		if (d->field == F_MESSAGE)
+			return set_str(d, &d->st_message, s, len);
+		break;
+	case C_META:
+		if (d->node) {
+			switch (d->field) {
+			case F_NAME:
+				return set_str(d, &d->node->name, s, len);
+			case F_UID:
+				return set_str(d, &d->node->uid, s, len);
+			case F_RESOURCE_VERSION:
+				return set_str(d, &d->node->resource_version, s, len);
+			case F_CREATED:
+				return set_str(d, &d->node->creation_timestamp, s, len);
+			default:
+				break;
+			}
+		} else if (d->pod) {
+			switch (d->field) {
+			case F_NAME:
+				return set_str(d, &d->pod->name, s, len);
+			case F_NAMESPACE:
+				return set_str(d, &d->pod->namespace, s, len);
+			case F_UID:
+				return set_str(d, &d->pod->uid, s, len);
+			case F_RESOURCE_VERSION:
+				return set_str(d, &d->pod->resource_version, s, len);
+			case F_CREATED:
+				return set_str(d, &d->pod->creation_timestamp, s, len);
+			case F_DELETED:
+				d->pod->deleting = true;
+				break;
+			default:
+				break;
+			}
+		}
+		break;
+	case C_OWNER:
+		o = cur_owner(d);
+		if (!o)
+			break;
+		if (d->field == F_KIND)
+			return set_str(d, &o->kind, s, len);
+		if (d->field == F_NAME)
+			return set_str(d, &o->name, s, len);
+		if (d->field == F_UID)
+			return set_str(d, &o->uid, s, len);
+		break;
+	case C_ADDRESS:
+		if (d->field == F_TYPE)
+			d->addr_internal = KEY_IS(s, len, "InternalIP");
+		else if (d->field == F_ADDRESS)
+			return set_str(d, &d->addr, s, len);
+		break;
+	case C_TAINT:
+		return taint_string(d, s, len);
+	case C_CONDITION:
+		if (d->field == F_TYPE)
+			d->cond_ready = KEY_IS(s, len, "Ready");
+		else if (d->field == F_STATUS)
+			d->cond_true = KEY_IS(s, len, "True");
+		break;
+	case C_POD_SPEC:
+		if (d->field == F_NODE_NAME)
+			return set_str(d, &d->pod->node_name, s, len);
+		if (d->field == F_SCHEDULER)
+			return set_str(d, &d->pod->scheduler_name, s, len);
+		break;
+	case C_POD_STATUS:
+		if (d->field == F_PHASE)
+			return set_str(d, &d->pod->phase, s, len);
+		break;
+	case C_CONTAINER:
+		ct = cur_container(d);
+		if (ct && d->field == F_NAME)
+			return set_str(d, &ct->name, s, len);
+		break;
+	case C_EXPR:
+		if (d->pod && d->field == F_KEY && add_node_key(d, s, len) < 0)
+			return oom(d);
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	struct decoder *d = seen(ctx);
+
+	if (d->skip)
+		return 1;
+	if (top(d) == C_NONE)
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	/* Resource maps hold strings, but a number there is still readable. */
+	if (d->field == F_ENTRY)
+		return on_entry(d, (const unsigned char *)s, len);
+	if (scalar_in_items(d))
+		return bad_items(d);
+	if ((top(d) == C_OBJ || top(d) == C_LIST) && d->field == F_CODE) {
+		long code = 0;
+		size_t i = 0;
+
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			if (code < 100000)
+				code = code * 10 + (s[i] - '0');
+		d->st_code = i == len ? code : 0;
+	}
+	return 1;
+}
+
+static int cb_boolean(void *ctx, int value)
+{
+	struct decoder *d = seen(ctx);
+	struct k8s_owner *o;
+
+	if (d->skip)
+		return 1;
+	if (scalar_in_items(d))
+		return bad_items(d);
+	switch (top(d)) {
+	case C_NONE:
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	case C_NODE_SPEC:
+		if (d->field == F_UNSCHEDULABLE && d->node)
+			d->node->unschedulable = value;
+		break;
+	case C_OWNER:
+		o = cur_owner(d);
+		if (o && d->field == F_CONTROLLER)
+			o->controller = value;
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	struct decoder *d = seen(ctx);
+
+	if (!d->skip && top(d) == C_NONE)
+		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_boolean,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_map_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+/* --- driving yajl -------------------------------------------------------- */
+
+int json_decoder_init(struct decoder *d, enum dec_mode mode, enum obj_kind kind,
+		      const struct decode_filter *filter)
+{
+	static const struct decode_filter none;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = mode;
+	d->kind = kind;
+	d->filter = filter ? filter : &none;
+	d->h = yajl_alloc(&callbacks, NULL, d);
+	if (!d->h)
+		return -1;
+	if (mode == DEC_WATCH)
+		yajl_config(d->h, yajl_allow_multiple_values, 1);
+	return 0;
+}
+
+void json_decoder_release(struct decoder *d)
+{
+	if (d->h)
+		yajl_free(d->h);
+	object_clear(d);
+	free(d->keybuf);
+	free(d->held);
+	free(d->addr);
+	free(d->list_rv);
+	free(d->list_continue);
+	free(d->ev_type);
+	free(d->st_reason);
+	free(d->st_message);
+}
