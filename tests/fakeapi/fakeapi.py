@@ -1326,8 +1326,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 	def serve_api(self, path, query, raw_query, body, entry):
 		api = self.api
 		# Like the API server: protobuf for the core kinds (and their errors) when the client
-		# lists it in Accept.
-		self.want_pb = PB_TYPE in (self.headers.get("Accept") or "")
+		# lists it in Accept.  The hostile modes are built on the JSON documents, so a hostile
+		# server answers in JSON, which a client asking for protobuf must take too.
+		self.want_pb = PB_TYPE in (self.headers.get("Accept") or "") and not api.hostile
 		try:
 			user, groups = self.authenticate(entry)
 			entry["user"], entry["groups"] = user, groups
