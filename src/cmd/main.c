@@ -79,8 +79,7 @@ int main(int argc, char **argv)
 		char *one[] = { argv[0], NULL };
 
 		rc = cmd_version.run(&ctx, 1, one, &err);
-		free(prog);
-		return rc;
+		goto out;
 	}
 	/* The completion helper sees the user's half-typed line: it parses it itself. */
 	if (argc > 1 && strcmp(argv[1], cmd_complete.name) == 0) {
@@ -117,10 +116,8 @@ int main(int argc, char **argv)
 	}
 	if (ctx.g.help) {
 		cli_print_help(stdout, ctx.prog, commands, cmd == commands[0] ? NULL : cmd);
-		free(split_argv);
-		free(split_buf);
-		free(prog);
-		return 0;
+		rc = 0;
+		goto out;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	rc = cmd->run(&ctx, argc, argv, &err);
