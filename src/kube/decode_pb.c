@@ -288,7 +288,8 @@ static int take_str(struct pb_decoder *d, char **dst, bool omit_empty)
 	p = malloc(d->len + 1);
 	if (!p)
 		return pb_oom(d);
-	memcpy(p, d->buf, d->len);
+	if (d->len)
+		memcpy(p, d->buf, d->len);
 	p[d->len] = '\0';
 	free(*dst);
 	*dst = p;
@@ -691,7 +692,8 @@ int pb_on_string(struct pb_decoder *d)
 
 		if (!k)
 			return pb_oom(d);
-		memcpy(k, d->buf, d->len);
+		if (d->len) /* an empty string has no bytes behind it */
+			memcpy(k, d->buf, d->len);
 		k[d->len] = '\0';
 		d->ekey = k;
 		d->ekeylen = d->len;
@@ -704,7 +706,8 @@ int pb_on_string(struct pb_decoder *d)
 
 		if (!v)
 			return pb_oom(d);
-		memcpy(v, d->buf, d->len);
+		if (d->len)
+			memcpy(v, d->buf, d->len);
 		v[d->len] = '\0';
 		d->evalue = v;
 		d->evaluelen = d->len;

@@ -14,8 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const labels[] = {"ack.node.gpu.*", "nvidia.com/gpu.memory", NULL};
 static const char *const annotations[] = {"ALIYUN_COM_GPU_MEM_*", "hami.io/*", NULL};
 static const char *const resources[] = {"aliyun.com/gpu-mem", "nvidia.com/*", NULL};
-static const struct decode_filter some = {labels, annotations, resources, false, false, false};
-static const struct decode_filter all = {NULL, NULL, NULL, true, true, true};
+static const struct decode_filter some = {
+	.label_keys = labels, .annotation_keys = annotations, .resource_names = resources,
+};
+static const struct decode_filter all = {.all_labels = true, .all_annotations = true, .all_resources = true};
 
 /* Reads every field, so that a dangling or unterminated string is caught by
  * the sanitizers here and not in a renderer. */

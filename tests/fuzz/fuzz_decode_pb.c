@@ -13,7 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const annotations[] = {"ALIYUN_COM_GPU_MEM_*", NULL};
 static const char *const resources[] = {"aliyun.com/gpu-mem", NULL};
-static const struct decode_filter filter = {NULL, annotations, resources, true, false, false};
+static const struct decode_filter filter = {
+	.annotation_keys = annotations, .resource_names = resources, .all_labels = true,
+};
 
 static size_t touch_node(const struct k8s_node *n)
 {
