@@ -625,6 +625,9 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	t.mopts.keep_pods = true;
 	t.mopts.nodes = nargs > 0 ? (const char *const *)argv : NULL;
 	t.mopts.pod_namespace = ctx->g.ov.namespace;
+	/* the pending pods' reasons need what each asks of a node and where it
+	 * may go, as -d's "Why pending" */
+	t.mopts.scheduling = true;
 
 	/* -v logs and server warnings would scribble over the screen */
 	devnull = fopen("/dev/null", "w");

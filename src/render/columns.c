@@ -293,7 +293,7 @@ const struct column columns[COL_COUNT] = {
 			   cell_unhealthy, NULL},
 	[COL_FREE] = {COL_FREE, "FREE(%s)", "FREE", "free", "free", COLW_NEVER, cell_free, cmp_free},
 	[COL_STATUS] = {COL_STATUS, "STATUS", "STATUS", "status", "status", COLW_WIDE, cell_status, cmp_status},
-	[COL_LARGEST] = {COL_LARGEST, "MAX FREE/GPU(%s)", "MAXFREE", "largestFreeOnOneGPU", "largest",
+	[COL_LARGEST] = {COL_LARGEST, "MAX FREE/GPU(%s)", "MAXFREE/GPU(%s)", "largestFreeOnOneGPU", "largest",
 			 COLW_WIDE, cell_largest, cmp_largest},
 };
 

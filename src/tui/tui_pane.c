@@ -2,6 +2,7 @@
 #include "tui_pane.h"
 
 #include "columns.h"
+#include "fit.h"
 #include "termsafe.h"
 #include "usage.h"
 
@@ -94,16 +95,34 @@ int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, 
 	return x + (int)w;
 }
 
+static char *vstrf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *vstrf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *tui_strf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vstrf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = vstrf(fmt, ap);
 	va_end(ap);
-	if (n < 0) {
+	if (!s) {
 		*oom = true;
 		return x;
 	}
@@ -253,6 +272,70 @@ static void tui_pod_line(struct tui_lines *ls, const struct model_pod *p, int64_
 	tui_put(l, cols, ls->oom, x + 1, TUI_ROLE_DIM, p->phase ? p->phase : "", -1);
 }
 
+/* Why the pod waits, under its line: the words of -d's "Why pending",
+ * broken between its reasons ("; ") where a line would run off the screen. */
+static void tui_pod_reason(struct tui_lines *ls, const struct model *m, const struct model_pod *p)
+{
+	char *why = fit_pending_reason(m, p);
+	const char *part = why, *next;
+	struct tui_line *l = NULL;
+	int x = 0;
+
+	for (; part && *part; part = next) {
+		const char *semi = strstr(part, "; ");
+		int len = semi ? (int)(semi - part) : (int)strlen(part);
+
+		next = semi ? semi + 2 : part + len;
+		if (!l || x + 2 + len > ls->cols) {
+			bool first = !l;
+
+			if (!(l = tui_lines_add(ls)))
+				break;
+			/* later lines line up under the first reason */
+			x = first ? tui_put(l, ls->cols, ls->oom, 6, TUI_ROLE_MID, "why:", -1) + 1 : 11;
+		} else {
+			x = tui_put(l, ls->cols, ls->oom, x, TUI_ROLE_MID, ";", -1) + 1;
+		}
+		x = tui_putf(l, ls->cols, ls->oom, x, TUI_ROLE_MID, -1, "%.*s", len, part);
+	}
+	free(why);
+}
+
+bool tui_pod_waits(const struct model_pod *p)
+{
+	return !p->node || tui_pod_pending(p);
+}
+
+size_t tui_pending_pods(const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->npods; i++)
+		n += tui_pod_waits(&m->pods[i]);
+	return n;
+}
+
+void tui_pending_pane(struct tui_lines *ls, const struct model *m)
+{
+	size_t n = tui_pending_pods(m);
+	struct tui_line *l;
+
+	if (!(l = tui_lines_add(ls)))
+		return;
+	tui_putf(l, ls->cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "%zu pending pod%s: not scheduled, or no GPU chosen yet (u or Esc: back)",
+		 n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < m->npods; i++) {
+		const struct model_pod *p = &m->pods[i];
+
+		if (!tui_pod_waits(p))
+			continue;
+		tui_pod_line(ls, p, p->mem, p->core, p->unit, p->core > 0);
+		tui_pod_reason(ls, m, p);
+	}
+	if (!n && (l = tui_lines_add(ls)))
+		tui_put(l, ls->cols, ls->oom, 1, TUI_ROLE_DIM, "none", -1);
+}
+
 void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct model_node *n)
 {
 	int cols = ls->cols, x;
@@ -363,8 +446,10 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 					core += p->gpus[k].core;
 				}
 			}
-			if (tui_pod_pending(p))
-				tui_pod_line(ls, p, mem, core, n->unit, show_core);
+			if (!tui_pod_pending(p))
+				continue;
+			tui_pod_line(ls, p, mem, core, n->unit, show_core);
+			tui_pod_reason(ls, m, p);
 		}
 	}
 	if (n->npods == 0 && (l = tui_lines_add(ls)))

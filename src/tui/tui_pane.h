@@ -1,6 +1,6 @@
 /* The pieces the live view's screens are built from: printable spans on a
  * line, bars, growable lists of lines, and the pane that shows one node's
- * GPUs and pods.  Internal to tui_layout.c and tui_pane.c. */
+ * GPUs and pods.  Internal to the tui layer. */
 #ifndef TUI_PANE_H
 #define TUI_PANE_H
 
@@ -22,6 +22,8 @@ int tui_screen_width(const char *text, bool utf8);
 int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, const char *text, int maxw);
 int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, int maxw, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* printf into a malloc'd string; NULL when out of memory. */
+char *tui_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "[|||||     ]", width cells including the brackets.  Returns the column after. */
 int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total);
 char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit);
@@ -46,7 +48,14 @@ void tui_lines_blit(struct tui_screen *scr, struct tui_lines *ls, size_t from, i
 
 /* Does the pod hold anything without a GPU index? */
 bool tui_pod_pending(const struct model_pod *p);
-/* The selected node's GPUs and the pods on each. */
+/* Is the pod on no node, or without a GPU index on its node? */
+bool tui_pod_waits(const struct model_pod *p);
+/* Pods that wait so, in the model. */
+size_t tui_pending_pods(const struct model *m);
+/* Those pods, each with the reason it waits (fit_pending_reason). */
+void tui_pending_pane(struct tui_lines *ls, const struct model *m);
+/* The selected node's GPUs and the pods on each; a pod without a GPU
+ * chosen carries the reason it waits. */
 void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct model_node *n);
 
 #endif

@@ -247,6 +247,25 @@ static void key_node(struct tui_state *s, int key)
 	}
 }
 
+/* Help, warnings and pending pods are shown over the list or a node, and
+ * go back to where they were opened from. */
+static bool is_overlay(enum tui_view v)
+{
+	return v == TUI_VIEW_HELP || v == TUI_VIEW_WARNINGS || v == TUI_VIEW_PENDING;
+}
+
+static void toggle_overlay(struct tui_state *s, enum tui_view view)
+{
+	if (s->view == view) {
+		s->view = s->help_from;
+	} else {
+		if (!is_overlay(s->view))
+			s->help_from = s->view;
+		s->view = view;
+	}
+	s->dirty = true;
+}
+
 static void on_key(struct tui_state *s, int key)
 {
 	if (s->editing) {
@@ -258,24 +277,13 @@ static void on_key(struct tui_state *s, int key)
 		s->quit = true;
 		return;
 	case '?':
-		if (s->view == TUI_VIEW_HELP) {
-			s->view = s->help_from;
-		} else {
-			if (s->view != TUI_VIEW_WARNINGS)
-				s->help_from = s->view;
-			s->view = TUI_VIEW_HELP;
-		}
-		s->dirty = true;
+		toggle_overlay(s, TUI_VIEW_HELP);
 		return;
 	case 'w':
-		if (s->view == TUI_VIEW_WARNINGS) {
-			s->view = s->help_from;
-		} else {
-			if (s->view != TUI_VIEW_HELP)
-				s->help_from = s->view;
-			s->view = TUI_VIEW_WARNINGS;
-		}
-		s->dirty = true;
+		toggle_overlay(s, TUI_VIEW_WARNINGS);
+		return;
+	case 'u':
+		toggle_overlay(s, TUI_VIEW_PENDING);
 		return;
 	case 's':
 		s->sort = (enum tui_sort)((s->sort + 1) % TUI_SORT_COUNT);
@@ -289,7 +297,7 @@ static void on_key(struct tui_state *s, int key)
 		return;
 	case '/':
 		start_edit(s);
-		if (s->view == TUI_VIEW_HELP || s->view == TUI_VIEW_WARNINGS)
+		if (is_overlay(s->view))
 			s->view = s->help_from;
 		return;
 	default: break;
@@ -299,6 +307,7 @@ static void on_key(struct tui_state *s, int key)
 	case TUI_VIEW_NODE: key_node(s, key); break;
 	case TUI_VIEW_HELP:
 	case TUI_VIEW_WARNINGS:
+	case TUI_VIEW_PENDING:
 		if (key == TUI_KEY_ESC || key == TUI_KEY_BACKSPACE || key == TUI_KEY_ENTER) {
 			s->view = s->help_from;
 			s->dirty = true;

@@ -21,6 +21,7 @@ enum tui_view {
 	TUI_VIEW_NODE,	/* one node: its GPUs and the pods on each */
 	TUI_VIEW_HELP,
 	TUI_VIEW_WARNINGS, /* the warnings the header counts */
+	TUI_VIEW_PENDING,  /* the pods the header counts pending, and why */
 };
 
 enum tui_sort {
@@ -68,7 +69,7 @@ struct tui_event {
 
 struct tui_state {
 	enum tui_view view;
-	enum tui_view help_from; /* where ? or w was pressed, to go back to */
+	enum tui_view help_from; /* where ?, w or u was pressed, to go back to */
 	enum tui_sort sort;
 	bool group_pools;
 

@@ -397,6 +397,50 @@ class TopTest(unittest.TestCase):
 		sent = [r["query"].get("labelSelector") for r in self.api.requests() if r["path"] == "/api/v1/nodes"]
 		self.assertIn("alibabacloud.com/nodepool-id=np-none", sent)
 
+	@fake_only("the real backend's loader has no path for the fit scenario's Events (test_fit_envtest writes them)")
+	def test_health_fragmentation_and_pending_reasons(self):
+		# The fit scenario: a fragmented pool, a cordoned and a NotReady node, a tainted one, and a pod
+		# pending because its 12 GiB fit on no single GPU.
+		p = self.start("fit", args=["--scheme", "cgpu"], cols=160, lines=24)
+		s = p.wait_text("share-notready ")
+		self.assertRegex(s, r"MEMORY\(GiB\) USE% PODS PENDING\(GiB\) STATUS +MAXFREE/GPU\(GiB\)")
+		# the words and figures of -o wide
+		self.assertRegex(s, r"share-a .* 17/30 +56% +2 +0 Ready +7\n")
+		self.assertRegex(s, r"share-b .* 15/30 +50% +2 +0 Ready +11\n")
+		self.assertRegex(s, r"share-cordoned .* 0/30 +0% +0 +0 Ready,SchedulingDisabled +15\n")
+		self.assertRegex(s, r"share-notready .* 0/30 +0% +0 +0 NotReady +15\n")
+		self.assertIn("pending 1 (u)  largest fit 15 GiB (3 GPUs)  cannot take pods 60 GiB (2 nodes)", s)
+
+		p.keys("u")
+		s = p.wait_text("1 pending pod: not scheduled, or no GPU chosen yet")
+		self.assertRegex(s, r"ml/bigmodel-7c9d8f6b5-x7k2p +12 GiB +Pending")
+		# -d's reason, broken between its parts
+		self.assertIn("why: 2 nodes: no GPU with 12 GiB free (largest free on one GPU: 11 GiB); 1 node: NotReady", s)
+		self.assertIn("1 node: outside nodeSelector alibabacloud.com/nodepool-id=np-share", s)
+		p.keys("u")
+		p.wait_text("share-notready ")
+
+		# a pod on a node with no GPU chosen yet: in the node's view, with its reason
+		waiting = pod("waiting-0", "share-b", 4, 0, ns="ml")
+		del waiting["metadata"]["annotations"]["ALIYUN_COM_GPU_MEM_IDX"]
+		waiting["metadata"]["annotations"]["ALIYUN_COM_GPU_MEM_ASSIGNED"] = "false"
+		self.api.put_object(waiting)
+		p.wait_text("pending 2 (4 GiB without a GPU) (u)")
+		p.keys("/", "share-b", "Enter")
+		p.wait_text("filter share-b (1 of 6 nodes)")
+		p.keys("Enter")
+		s = p.wait_text("pending (no GPU chosen yet)")
+		self.assertRegex(s, r"ml/waiting-0 +4 GiB")
+		self.assertIn("why: on node share-b, waiting for its GPU to be chosen", s)
+
+		# narrower: a bar per GPU stays; STATUS fits beside it, MAXFREE/GPU no longer does
+		p.keys("Escape", "Escape")
+		p.tmux("resize-window", "-t", "top", "-x", "100", "-y", "24")
+		s = p.wait_for(lambda s: "MAXFREE" not in s and "share-notready " in s, what="the narrower list")
+		self.assertRegex(s, r"share-notready +\[ +\] \[ +\] +0/30 +0% +0 +0 NotReady\n")
+		p.keys("q")
+		self.assert_restored(p, 0)
+
 	def test_golden_screen_80x24(self):
 		p = self.start("seed002", cols=80, lines=24)
 		p.wait_text("cn-hangzhou.192.168.2.167 [")

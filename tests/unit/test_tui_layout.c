@@ -30,6 +30,8 @@ static struct model_node *add_node(const char *name, const char *pool, int ngpus
 	n->name = fx->names[i];
 	n->ip = "10.0.0.1";
 	n->unit = UNIT_GIB;
+	n->ready = true;
+	n->info.per_gpu = true;
 	n->pool = (char *)pool;
 	n->gpus = fx->gpus[i];
 	n->ngpus = ngpus;
@@ -381,6 +383,9 @@ Test(tui_layout, node_view_lists_pods_under_their_gpu_and_pending)
 	cr_assert(g1 < pod && pod < pend && pend < waiting, "%s", text);
 	cr_assert_not_null(strstr(text, "6/11178 MiB"), "%s", text);
 	cr_assert_not_null(strstr(text, "pending 1"), "pods without a GPU counted: %s", text);
+	cr_assert_not_null(strstr(text, "\n      why: on node two, waiting for its GPU to be chosen\n"),
+			   "the reason fit gives, under the pod: %s", text);
+	cr_assert(waiting < strstr(text, "why:"), "%s", text);
 	free(text);
 	tui_screen_release(&scr);
 	tui_state_release(&s);
@@ -669,5 +674,93 @@ Test(tui_layout, w_shows_the_warnings_the_header_counts)
 	key(&s, TUI_KEY_ESC);
 	cr_assert_eq(s.view, TUI_VIEW_NODES);
 	warnings_release(&fx->m.warnings);
+	tui_state_release(&s);
+}
+
+/* Lay out s and find want on the screen, and not absent (unless NULL). */
+static void expect_screen(struct tui_state *s, const char *want, const char *absent)
+{
+	struct tui_screen scr;
+	char *text = screen_text(s, &status_ok, &scr);
+
+	cr_assert_not_null(strstr(text, want), "%s", text);
+	if (absent)
+		cr_assert_null(strstr(text, absent), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+}
+
+Test(tui_layout, status_and_largest_free_when_the_bars_keep_their_room)
+{
+	static const int64_t alloc[] = { 10, 4 };
+	struct tui_state s;
+	struct tui_screen scr;
+	struct model_node *n;
+	char *text, *header, *line;
+
+	/* in name order, as the model keeps them */
+	n = add_node("cordoned", NULL, 2, 16, NULL);
+	n->unschedulable = true;
+	n = add_node("down", NULL, 2, 16, alloc);
+	n->ready = false;
+	n->gpus[1].unhealthy = true;
+	add_node("ok", NULL, 2, 16, alloc);
+	tui_state_init(&s, 120, 24);
+	sync_rows(&s);
+	text = screen_text(&s, &status_ok, &scr);
+	header = tui_screen_line_text(&scr, 3);
+	cr_assert_not_null(strstr(header, "PENDING(GiB) STATUS"), "%s", header);
+	cr_assert_not_null(strstr(header, " MAXFREE/GPU(GiB)"), "%s", header);
+	/* -o wide's words, and the largest free on one usable GPU */
+	line = tui_screen_line_text(&scr, 4);
+	cr_assert_not_null(strstr(line, " Ready,SchedulingDisabled "), "%s", line);
+	cr_assert(line[strlen(line) - 3] == ' ' && strcmp(line + strlen(line) - 2, "16") == 0, "%s", line);
+	free(line);
+	line = tui_screen_line_text(&scr, 5);
+	cr_assert_not_null(strstr(line, " NotReady,1 GPU unhealthy "), "%s", line);
+	cr_assert(strcmp(line + strlen(line) - 2, " 6") == 0, "the unhealthy GPU is not offered: %s", line);
+	free(line);
+	line = tui_screen_line_text(&scr, 6);
+	cr_assert(strcmp(line + strlen(line) - 3, " 12") == 0, "%s", line);
+	free(line);
+	cr_assert_eq(scr.line[5].spans[scr.line[5].nspans - 2].role, TUI_ROLE_HIGH, "a node that takes no pods");
+	/* the header's figures: what one GPU of a node that takes pods can get */
+	cr_assert_not_null(strstr(text, "pending 0  largest fit 12 GiB (1 GPU)  cannot take pods 50 GiB (2 nodes)"),
+			   "%s", text);
+	free(header);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+
+	/* 80 columns: the bars keep their room; STATUS is left out, the
+	 * narrower MAXFREE/GPU still fits, and so does a bar per GPU */
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	expect_screen(&s, "PENDING(GiB) MAXFREE/GPU(GiB)", "STATUS");
+	expect_screen(&s, "ok       [|||   ] [|     ]", "SchedulingDisabled");
+	/* a figure that does not fit whole is left out */
+	expect_screen(&s, "largest fit 12 GiB (1 GPU)\n", "cannot take pods");
+	tui_state_release(&s);
+}
+
+Test(tui_layout, u_lists_the_pending_pods_with_their_reasons)
+{
+	static const int64_t alloc[] = { 6, 0 };
+	struct tui_state s;
+	struct model_node *n;
+
+	n = add_node("two", NULL, 2, 16, alloc);
+	add_pod(n, "ml", "trainer", 0, 6);
+	add_pod(n, "ml", "waiting", -1, 3);
+	tui_state_init(&s, 80, 24);
+	sync_rows(&s);
+	expect_screen(&s, "pending 1 (3 GiB without a GPU) (u)", NULL);
+	key(&s, 'u');
+	expect_screen(&s, "1 pending pod: not scheduled, or no GPU chosen yet (u or Esc: back)", NULL);
+	/* a pod with its GPU does not wait */
+	expect_screen(&s, "ml/waiting", "ml/trainer");
+	expect_screen(&s, "why: on node two, waiting for its GPU to be chosen", NULL);
+	key(&s, TUI_KEY_ESC);
+	cr_assert_eq(s.view, TUI_VIEW_NODES);
 	tui_state_release(&s);
 }

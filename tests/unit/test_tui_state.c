@@ -246,6 +246,32 @@ Test(tui_state, help_opens_and_returns_where_it_came_from)
 	cr_assert_eq(st.view, TUI_VIEW_NODE);
 }
 
+Test(tui_state, pending_pods_help_and_warnings_return_where_the_first_opened)
+{
+	static const struct {
+		int key;
+		enum tui_view view;
+	} over[] = { { 'u', TUI_VIEW_PENDING }, { 'w', TUI_VIEW_WARNINGS }, { '?', TUI_VIEW_HELP } };
+
+	rows(&st, abc, 5);
+	key(&st, TUI_KEY_ENTER);
+	for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++) {
+		key(&st, over[i].key);
+		cr_assert_eq(st.view, over[i].view, "key %c", over[i].key);
+	}
+	key(&st, TUI_KEY_ESC);
+	cr_assert_eq(st.view, TUI_VIEW_NODE);
+	for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++) {
+		key(&st, over[i].key);
+		key(&st, over[i].key);
+		cr_assert_eq(st.view, TUI_VIEW_NODE, "key %c twice", over[i].key);
+	}
+	key(&st, 'u');
+	key(&st, '/');
+	cr_assert(st.editing);
+	cr_assert_eq(st.view, TUI_VIEW_NODE, "the filter prompt closes the pending pods");
+}
+
 Test(tui_state, resize_scroll_and_ticks)
 {
 	struct tui_event ev = { .type = TUI_EV_RESIZE, .cols = 200, .lines = 60 };

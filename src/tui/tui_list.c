@@ -1,0 +1,577 @@
+/* The live view's node list: which nodes, in which order, and their rows
+ * (see tui_list.h).  The figures right of the bars are a table of columns;
+ * the bars take the room the columns leave. */
+#include "tui_list.h"
+
+#include "columns.h"
+#include "fit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The figures right of the bars: see live_columns. */
+#define LIVE_COLUMNS 7
+
+/* Node list geometry, shared by the header line and the rows. */
+struct list_geom {
+	bool unit_in_cell; /* nodes disagree on the unit: say it in every row */
+	int name_w, bars_x, bar_w, per, nbars; /* nbars 0 = one bar per node */
+	int x[LIVE_COLUMNS], w[LIVE_COLUMNS];	/* w 0: the column is not shown */
+};
+
+/* --- filter and order ------------------------------------------------------ */
+
+bool tui_node_matches(const struct model_node *n, const char *filter)
+{
+	const char *eq;
+
+	if (!filter || !*filter)
+		return true;
+	eq = strchr(filter, '=');
+	if (eq) {
+		size_t klen = (size_t)(eq - filter);
+		const char *value = eq + 1;
+
+		if (klen == 4 && strncmp(filter, "pool", 4) == 0 && n->pool && strcmp(n->pool, value) == 0)
+			return true;
+		for (size_t i = 0; i < n->labels.len; i++) {
+			const struct kv *kv = &n->labels.items[i];
+
+			if (strlen(kv->key) == klen && strncmp(kv->key, filter, klen) == 0 &&
+			    strcmp(kv->value ? kv->value : "", value) == 0)
+				return true;
+		}
+		return false;
+	}
+	if (strstr(n->name, filter) || (n->pool && strstr(n->pool, filter)))
+		return true;
+	for (size_t i = 0; i < n->labels.len; i++) {
+		const struct kv *kv = &n->labels.items[i];
+
+		if (strstr(kv->key, filter) || (kv->value && strstr(kv->value, filter)))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_str_last_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a == NULL) - (b == NULL);
+	return strcmp(a, b);
+}
+
+/* The sort orders are the columns table's (columns.h); the live view shows
+ * the fullest, freest or most pending node first. */
+static const char *const sort_keys[TUI_SORT_COUNT] = {
+	[TUI_SORT_NAME] = "name",
+	[TUI_SORT_ALLOC] = "memory",
+	[TUI_SORT_FREE] = "free",
+	[TUI_SORT_PENDING] = "pending",
+};
+
+static int cmp_nodes(const void *pa, const void *pb, void *ctx)
+{
+	const struct model_node *a = *(const struct model_node *const *)pa;
+	const struct model_node *b = *(const struct model_node *const *)pb;
+	const struct tui_state *s = ctx;
+	const struct column *col;
+	int c = 0;
+
+	if (s->group_pools && (c = cmp_str_last_null(a->pool, b->pool)) != 0)
+		return c;
+	if (s->sort > TUI_SORT_NAME && s->sort < TUI_SORT_COUNT && (col = column_by_sort_key(sort_keys[s->sort])) &&
+	    col->compare)
+		c = col->compare(b, a);
+	return c ? c : strcmp(a->name, b->name);
+}
+
+long tui_layout_rows(const struct model *m, const struct tui_state *s, const char ***ret)
+{
+	const struct model_node **nodes;
+	const char **names;
+	size_t n = 0;
+
+	*ret = NULL;
+	if (!m || !m->nnodes)
+		return 0;
+	nodes = calloc(m->nnodes, sizeof(*nodes));
+	if (!nodes)
+		return -1;
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (tui_node_matches(&m->nodes[i], s->filter))
+			nodes[n++] = &m->nodes[i];
+	qsort_r(nodes, n, sizeof(*nodes), cmp_nodes, (void *)s);
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names) {
+		free(nodes);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = nodes[i]->name;
+	free(nodes);
+	*ret = names;
+	return (long)n;
+}
+
+static int cmp_name_node(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct model_node *)elem)->name);
+}
+
+/* The model keeps its nodes sorted by name (model_finish). */
+struct tui_line *tui_frame_row(struct tui_frame *f, int y)
+{
+	return y >= 0 && y < f->scr->lines ? &f->scr->line[y] : NULL;
+}
+
+const struct model_node *tui_find_node(const struct model *m, const char *name)
+{
+	if (!m || !m->nnodes || !name)
+		return NULL;
+	return bsearch(name, m->nodes, m->nnodes, sizeof(m->nodes[0]), cmp_name_node);
+}
+
+/* --- the columns right of the bars -------------------------------------------- */
+
+/* "MEMORY(%s)" from the columns table with the unit in it; without a single
+ * unit (the unit is then in every cell), just "MEMORY". */
+static char *unit_header(const struct tui_frame *f, const struct list_geom *g, enum column_id id)
+{
+	const char *h = columns[id].live_header, *p = strstr(h, "(%s)");
+
+	if (!p)
+		return strdup(h);
+	if (g->unit_in_cell)
+		return tui_strf("%.*s", (int)(p - h), h);
+	return tui_strf("%.*s(%s)%s", (int)(p - h), h, tui_unit_name(f->m->totals.unit), p + 4);
+}
+
+static char *head_memory(const struct tui_frame *f, const struct list_geom *g)
+{
+	return unit_header(f, g, COL_MEMORY);
+}
+
+static char *cell_memory(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	if (g->unit_in_cell)
+		return tui_mem_text(n->mem_allocated, n->mem_total, n->unit);
+	return tui_strf("%lld/%lld", (long long)n->mem_allocated, (long long)n->mem_total);
+}
+
+static char *head_used(const struct tui_frame *f, const struct list_geom *g)
+{
+	return strdup(columns[COL_USED].live_header);
+}
+
+static char *cell_used(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	return columns[COL_USED].cell(f->m, n, -1);
+}
+
+static enum tui_role role_used(const struct model_node *n)
+{
+	return n->gpus_used_known ? TUI_ROLE_NORMAL : TUI_ROLE_DIM;
+}
+
+static char *head_use(const struct tui_frame *f, const struct list_geom *g)
+{
+	return strdup("USE%");
+}
+
+static char *cell_use(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	char use[16];
+
+	return strdup(tui_use_text(use, n->mem_allocated, n->mem_total));
+}
+
+static enum tui_role role_use(const struct model_node *n)
+{
+	return tui_level(n->mem_allocated, n->mem_total);
+}
+
+static char *head_pods(const struct tui_frame *f, const struct list_geom *g)
+{
+	return strdup("PODS");
+}
+
+static char *cell_pods(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	return tui_strf("%zu", n->npods);
+}
+
+/* PENDING is memory: "PENDING(GiB)" when every row is in one unit. */
+static char *head_pending(const struct tui_frame *f, const struct list_geom *g)
+{
+	if (g->unit_in_cell)
+		return strdup(columns[COL_PENDING].live_header);
+	return tui_strf("%s(%s)", columns[COL_PENDING].live_header, tui_unit_name(f->m->totals.unit));
+}
+
+static char *cell_pending(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	return tui_strf("%lld", (long long)n->mem_pending);
+}
+
+static enum tui_role role_pending(const struct model_node *n)
+{
+	return n->mem_pending ? TUI_ROLE_MID : TUI_ROLE_DIM;
+}
+
+static char *head_status(const struct tui_frame *f, const struct list_geom *g)
+{
+	return strdup(columns[COL_STATUS].live_header);
+}
+
+/* The words of -o wide's STATUS (fit_node_status). */
+static char *cell_status(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	return fit_node_status(n);
+}
+
+static enum tui_role role_status(const struct model_node *n)
+{
+	return fit_node_schedulable(n) ? TUI_ROLE_NORMAL : TUI_ROLE_HIGH;
+}
+
+static char *head_largest(const struct tui_frame *f, const struct list_geom *g)
+{
+	return unit_header(f, g, COL_LARGEST);
+}
+
+static char *cell_largest(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+{
+	int64_t v = fit_node_largest_free(n);
+
+	if (v < 0)
+		return strdup("-");
+	if (g->unit_in_cell)
+		return tui_strf("%lld %s", (long long)v, tui_unit_name(n->unit));
+	return tui_strf("%lld", (long long)v);
+}
+
+/* In the order shown.  A spare column is shown only where the bars keep
+ * their room beside it; the others take their room from the bars. */
+static const struct live_column {
+	bool left;  /* words, left-aligned; figures are right-aligned */
+	bool spare; /* STATUS and MAX FREE/GPU: left out before the bars shrink */
+	bool usage; /* only with a usage source */
+	char *(*header)(const struct tui_frame *f, const struct list_geom *g);
+	char *(*cell)(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n);
+	enum tui_role (*role)(const struct model_node *n); /* NULL = normal */
+} live_columns[LIVE_COLUMNS] = {
+	{ .header = head_memory, .cell = cell_memory },
+	{ .usage = true, .header = head_used, .cell = cell_used, .role = role_used },
+	{ .header = head_use, .cell = cell_use, .role = role_use },
+	{ .header = head_pods, .cell = cell_pods },
+	{ .header = head_pending, .cell = cell_pending, .role = role_pending },
+	{ .left = true, .spare = true, .header = head_status, .cell = cell_status, .role = role_status },
+	{ .spare = true, .header = head_largest, .cell = cell_largest },
+};
+
+/* Bar room a spare column must leave: a bar per GPU of at least 4 cells. */
+static int spare_room(int maxg)
+{
+	return maxg * 5 > 16 ? maxg * 5 : 16;
+}
+
+/* Each column as wide as its widest cell or its header. */
+static void column_widths(struct tui_frame *f, struct list_geom *g)
+{
+	for (int c = 0; c < LIVE_COLUMNS; c++) {
+		const struct live_column *lc = &live_columns[c];
+		char *t;
+
+		if (lc->usage && !f->m->usage.configured)
+			continue;
+		g->w[c] = (t = lc->header(f, g)) ? (int)strlen(t) : 6;
+		free(t);
+		for (size_t i = 0; i < f->s->nrows; i++) {
+			const struct model_node *n = tui_find_node(f->m, f->s->rows[i]);
+
+			if (n && (t = lc->cell(f, g, n))) {
+				if (tui_screen_width(t, f->st->utf8) > g->w[c])
+					g->w[c] = tui_screen_width(t, f->st->utf8);
+				free(t);
+			}
+		}
+	}
+}
+
+static void list_geometry(struct tui_frame *f, struct list_geom *g)
+{
+	int cols = f->scr->cols, right = -1, avail, maxg = f->m->max_gpus, x;
+
+	memset(g, 0, sizeof(*g));
+	g->unit_in_cell = f->m->totals.mixed_units;
+	g->name_w = (int)strlen(columns[COL_NAME].live_header);
+	for (size_t i = 0; i < f->s->nrows; i++) {
+		const struct model_node *n = tui_find_node(f->m, f->s->rows[i]);
+		int w = n ? tui_screen_width(n->name, f->st->utf8) : 0;
+
+		if (w > g->name_w)
+			g->name_w = w;
+	}
+	column_widths(f, g);
+	if (g->name_w > cols * 2 / 5)
+		g->name_w = cols * 2 / 5 > 8 ? cols * 2 / 5 : 8;
+	if (maxg < 1)
+		maxg = 1;
+	for (int c = 0; c < LIVE_COLUMNS; c++)
+		if (!live_columns[c].spare && g->w[c])
+			right += g->w[c] + 1;
+	g->bars_x = g->name_w + 1;
+	avail = cols - g->bars_x - right - 1;
+	for (int c = 0; c < LIVE_COLUMNS; c++) {
+		if (!live_columns[c].spare || !g->w[c])
+			continue;
+		if (avail - g->w[c] - 1 >= spare_room(maxg))
+			avail -= g->w[c] + 1;
+		else
+			g->w[c] = 0;
+	}
+	g->per = avail / maxg;
+	g->bar_w = g->per - 1;
+	if (maxg == 1)
+		g->bar_w = avail;
+	if (g->bar_w > BAR_MAX)
+		g->bar_w = BAR_MAX;
+	g->nbars = maxg;
+	if (g->bar_w < 4) {
+		/* too many GPUs for one bar each: one bar for the whole node */
+		g->nbars = 0;
+		g->bar_w = avail > BAR_MAX ? BAR_MAX : avail;
+	}
+	if (g->bar_w < 3)
+		g->bar_w = 0;
+	if (g->nbars)
+		g->per = g->bar_w + 1;
+	x = g->bars_x + (g->nbars ? g->per * g->nbars : g->bar_w + 1);
+	for (int c = 0; c < LIVE_COLUMNS; c++) {
+		g->x[c] = x;
+		if (g->w[c])
+			x += g->w[c] + 1;
+	}
+}
+
+/* A column is shown whole or not at all: a figure cut at the screen's
+ * edge would read as another figure. */
+static bool fits(const struct tui_frame *f, int x, int w)
+{
+	return x + w <= f->scr->cols;
+}
+
+/* The longest of the headers that fits in w columns, or NULL. */
+static const char *header_fit(const char *const *choices, int w)
+{
+	for (; *choices; choices++)
+		if ((int)strlen(*choices) <= w)
+			return *choices;
+	return NULL;
+}
+
+/* Text in a column of width w: words on the left, figures on the right. */
+static void put_cell(struct tui_frame *f, struct tui_line *l, const struct list_geom *g, int c,
+		     enum tui_role role, const char *text)
+{
+	tui_putf(l, f->scr->cols, &f->scr->oom, g->x[c], role, -1, live_columns[c].left ? "%-*s" : "%*s", g->w[c],
+		 text);
+}
+
+static void list_header(struct tui_frame *f, const struct list_geom *g, int y)
+{
+	static const char *const per_gpu[] = { "GPUS (allocated/total)", "GPUS", NULL };
+	static const char *const one_bar[] = { "GPU MEMORY", "GPU", NULL };
+	struct tui_line *l = tui_frame_row(f, y);
+	const char *bars;
+
+	if (!l)
+		return;
+	l->fill = TUI_ROLE_HEADER;
+	tui_put(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_HEADER, columns[COL_NAME].live_header, g->name_w);
+	/* the bars' header stops before the first column's */
+	bars = g->bar_w ? header_fit(g->nbars ? per_gpu : one_bar, g->x[0] - g->bars_x - 1) : NULL;
+	if (bars)
+		tui_put(l, f->scr->cols, &f->scr->oom, g->bars_x, TUI_ROLE_HEADER, bars, -1);
+	for (int c = 0; c < LIVE_COLUMNS; c++) {
+		char *h;
+
+		if (!g->w[c] || !fits(f, g->x[c], g->w[c]))
+			continue;
+		if (!(h = live_columns[c].header(f, g))) {
+			f->scr->oom = true;
+			continue;
+		}
+		put_cell(f, l, g, c, TUI_ROLE_HEADER, h);
+		free(h);
+	}
+}
+
+/* A name longer than w keeps its start and its end, cut in the middle:
+ * node names of one cluster often share a long prefix and differ at the
+ * end (cn-shanghai.192.168.7.157, .158, ...). */
+static void put_name(struct tui_line *l, int cols, bool *oom, const char *name, int w)
+{
+	size_t len = strlen(name), head, tail;
+
+	if (w <= 0)
+		return;
+	if (len <= (size_t)w || w < 4) {
+		tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, name, w);
+		return;
+	}
+	head = (size_t)w / 3;
+	tail = (size_t)w - 1 - head;
+	tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, w, "%.*s~%s", (int)head, name, name + len - tail);
+}
+
+static void list_row(struct tui_frame *f, const struct list_geom *g, struct tui_line *l, const struct model_node *n,
+		     bool selected)
+{
+	int cols = f->scr->cols;
+	bool *oom = &f->scr->oom;
+
+	l->selected = selected;
+	put_name(l, cols, oom, n->name, g->name_w);
+	if (g->bar_w && g->nbars && n->gpus) {
+		for (int i = 0; i < n->ngpus && i < g->nbars; i++)
+			tui_put_bar(l, cols, oom, g->bars_x + i * g->per, g->bar_w, n->gpus[i].mem_allocated,
+				n->gpus[i].mem_total);
+	} else if (g->bar_w) {
+		tui_put_bar(l, cols, oom, g->bars_x, g->bar_w, n->mem_allocated, n->mem_total);
+	}
+	for (int c = 0; c < LIVE_COLUMNS; c++) {
+		const struct live_column *lc = &live_columns[c];
+		char *t;
+
+		if (!g->w[c])
+			continue;
+		if (!(t = lc->cell(f, g, n))) {
+			*oom = true;
+			continue;
+		}
+		put_cell(f, l, g, c, lc->role ? lc->role(n) : TUI_ROLE_NORMAL, t);
+		free(t);
+	}
+}
+
+/* The list as display lines: pool headings (when grouped) and nodes. */
+struct dline {
+	const struct model_node *node; /* NULL = pool heading */
+	const char *pool;
+	size_t row;
+};
+
+static struct dline *display_lines(struct tui_frame *f, size_t *ret_n, size_t *ret_sel)
+{
+	struct dline *d = calloc(f->s->nrows * 2 + 1, sizeof(*d));
+	size_t n = 0;
+	const char *prev = NULL;
+
+	*ret_sel = 0;
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < f->s->nrows; i++) {
+		const struct model_node *node = tui_find_node(f->m, f->s->rows[i]);
+
+		if (!node)
+			continue;
+		if (f->s->group_pools && (i == 0 || cmp_str_last_null(prev, node->pool) != 0))
+			d[n++] = (struct dline){ .pool = node->pool ? node->pool : "(no pool)", .row = i };
+		prev = node->pool;
+		if (i == f->s->sel)
+			*ret_sel = n;
+		d[n++] = (struct dline){ .node = node, .row = i };
+	}
+	*ret_n = n;
+	return d;
+}
+
+static void pool_heading(struct tui_frame *f, struct tui_line *l, const struct dline *d, size_t i, size_t n)
+{
+	size_t count = 0, gpus = 0, pods = 0;
+	int64_t alloc = 0, total = 0;
+	bool one_unit = true;
+	int x;
+
+	for (size_t j = i + 1; j < n && d[j].node; j++) {
+		const struct model_node *node = d[j].node;
+
+		count++;
+		gpus += node->gpus ? (size_t)node->ngpus : 0;
+		pods += node->npods;
+		alloc += node->mem_allocated;
+		total += node->mem_total;
+		one_unit = one_unit && node->unit == d[i + 1].node->unit;
+	}
+	l->fill = TUI_ROLE_POOL;
+	x = tui_putf(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_POOL, -1, "pool %s: %zu node%s, %zu GPU%s, %zu pod%s",
+		     d[i].pool, count, count == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", pods, pods == 1 ? "" : "s");
+	/* the group's totals, where its nodes count in one unit */
+	if (count && one_unit) {
+		char figures[64];
+
+		tui_mem_readable(figures, sizeof(figures), alloc, total, d[i + 1].node->unit);
+		tui_putf(l, f->scr->cols, &f->scr->oom, x, TUI_ROLE_POOL, -1, ", memory %s (%d%%)", figures,
+			 tui_percent(alloc, total));
+	}
+}
+
+void tui_list_draw(struct tui_frame *f, int y0, int height)
+{
+	struct list_geom g;
+	struct dline *d;
+	size_t n, sel, top;
+
+	list_geometry(f, &g);
+	list_header(f, &g, y0);
+	y0++;
+	height--;
+	if (height < 1)
+		return;
+	f->scr->page = (size_t)height;
+	if (!f->s->nrows) {
+		struct tui_line *l = tui_frame_row(f, y0);
+
+		if (l)
+			tui_put(l, f->scr->cols, &f->scr->oom, 1, TUI_ROLE_DIM,
+			    f->s->filter ? "no node matches the filter (Esc clears it)"
+					 : "no node offers shared GPU resources", -1);
+		return;
+	}
+	d = display_lines(f, &n, &sel);
+	if (!d) {
+		f->scr->oom = true;
+		return;
+	}
+	/* a heading right above the selection comes into view with it */
+	if (sel > 0 && !d[sel - 1].node)
+		sel--;
+	top = f->s->top;
+	if (top > sel)
+		top = sel;
+	if (sel >= top + (size_t)height)
+		top = sel - (size_t)height + 1;
+	if (!d[sel].node)
+		sel++;
+	if (sel >= top + (size_t)height)
+		top = sel - (size_t)height + 1;
+	if (n > (size_t)height && top > n - (size_t)height)
+		top = n - (size_t)height;
+	if (n <= (size_t)height)
+		top = 0;
+	f->scr->top = top;
+	for (size_t i = top; i < n && i < top + (size_t)height; i++) {
+		struct tui_line *l = tui_frame_row(f, y0 + (int)(i - top));
+
+		if (!l)
+			break;
+		if (d[i].node)
+			list_row(f, &g, l, d[i].node, d[i].row == f->s->sel);
+		else
+			pool_heading(f, l, d, i, n);
+	}
+	free(d);
+}
