@@ -23,6 +23,31 @@ int decode_watch_type(const char *s, enum watch_type *ret);
  * memory. */
 void *decode_grow(void *items, size_t *cap, size_t len, size_t size);
 
+/* A pod's required node affinity (nodeSelectorTerms and their
+ * matchExpressions), kept by both decoders when the filter asks for
+ * scheduling fields.  Bounded against hostile input: at most
+ * DECODE_MAX_TERMS terms a pod, DECODE_MAX_EXPRS expressions a term and
+ * DECODE_MAX_VALUES values an expression are kept; the rest is read past.
+ * A pod with more is checked against the part kept. */
+#define DECODE_MAX_TERMS 8
+#define DECODE_MAX_EXPRS 16
+#define DECODE_MAX_VALUES 32
+
+/* Where the strings of the expression being read go; NULL = not kept. */
+struct decode_affinity {
+	struct k8s_node_term *term;
+	struct k8s_node_requirement *req;
+};
+
+enum affinity_field { AFF_KEY, AFF_OPERATOR, AFF_VALUE };
+
+/* A term (term true) or an expression of the current term opens in pod p
+ * (NULL: none being read).  0, or -1 when out of memory; nothing is kept
+ * unless the filter asks for scheduling fields, nor past a cap. */
+int decode_affinity_open(struct decode_affinity *a, const struct decode_filter *f, struct k8s_pod *p, bool term);
+/* The key, the operator or one more value of the current expression. */
+int decode_affinity_string(struct decode_affinity *a, enum affinity_field f, const void *s, size_t len);
+
 /* Both decoders: a list (sink), a single object (taken after finish) or a
  * watch stream (cb). */
 struct decoder;

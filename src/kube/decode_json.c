@@ -66,6 +66,7 @@ static void object_clear(struct decoder *d)
 	d->node = NULL;
 	d->pod = NULL;
 	d->containers_cap = d->owners_cap = d->taints_cap = 0;
+	d->aff = (struct decode_affinity){0};
 }
 
 static struct k8s_container *cur_container(struct decoder *d)
@@ -151,6 +152,11 @@ static int enter(struct decoder *d, enum ctx c)
 			d->pod->tolerations = t;
 			memset(&t[d->pod->ntolerations++], 0, sizeof(*t));
 		}
+		break;
+	case C_TERM:
+	case C_EXPR:
+		if (decode_affinity_open(&d->aff, d->filter, d->pod, c == C_TERM) < 0)
+			return oom(d);
 		break;
 	case C_CONDITION:
 		d->cond_ready = d->cond_true = false;
@@ -508,6 +514,12 @@ static int taint_string(struct decoder *d, const unsigned char *s, size_t len)
 	}
 }
 
+/* A string of a required node affinity expression the pod keeps. */
+static int affinity_string(struct decoder *d, enum affinity_field f, const unsigned char *s, size_t len)
+{
+	return decode_affinity_string(&d->aff, f, s, len) < 0 ? oom(d) : 1;
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
 	struct decoder *d = seen(ctx);
@@ -626,7 +638,11 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 	case C_EXPR:
 		if (d->pod && d->field == F_KEY && add_node_key(d, s, len) < 0)
 			return oom(d);
+		if (d->field == F_KEY || d->field == F_OPERATOR)
+			return affinity_string(d, d->field == F_KEY ? AFF_KEY : AFF_OPERATOR, s, len);
 		break;
+	case C_VALUES:
+		return affinity_string(d, AFF_VALUE, s, len);
 	default:
 		break;
 	}

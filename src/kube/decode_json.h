@@ -53,6 +53,7 @@ enum ctx {
 	C_TAINTS,	/* a node's taints or a pod's tolerations */
 	C_TAINT,	/* a node's taint, or a pod's toleration */
 	C_NODE_SELECTOR, /* a pod's nodeSelector, kept when the filter asks for scheduling */
+	C_VALUES,	/* a matchExpressions entry's values, kept when the filter asks for scheduling */
 };
 
 /* The key just read, in the object on top of the stack. */
@@ -103,6 +104,7 @@ enum field {
 	F_EFFECT,
 	F_OPERATOR,
 	F_TOLERATIONS,
+	F_VALUES,
 	F_ENTRY, /* a key of a filtered map that the filter keeps (in keybuf) */
 };
 
@@ -157,6 +159,7 @@ struct decoder {
 	struct k8s_node *node;
 	struct k8s_pod *pod;
 	size_t containers_cap, owners_cap, taints_cap;
+	struct decode_affinity aff;
 	bool cond_ready, cond_true, addr_internal;
 	char *addr;
 

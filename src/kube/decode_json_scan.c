@@ -80,7 +80,9 @@ static const struct json_key node_affinity_keys[] = {
 };
 static const struct json_key required_keys[] = {K("nodeSelectorTerms", F_TERMS), K_END};
 static const struct json_key term_keys[] = {K("matchExpressions", F_EXPRS), K_END};
-static const struct json_key expr_keys[] = {K("key", F_KEY), K_END};
+static const struct json_key expr_keys[] = {
+	K("key", F_KEY), K_ONLY("operator", F_OPERATOR, ONLY_SCHED), K_ONLY("values", F_VALUES, ONLY_SCHED), K_END,
+};
 static const struct json_key pod_status_keys[] = {K("phase", F_PHASE), K("conditions", F_CONDITIONS), K_END};
 static const struct json_key container_keys[] = {K("name", F_NAME), K("resources", F_RESOURCES), K_END};
 static const struct json_key resources_keys[] = {K("limits", F_LIMITS), K_END};
@@ -217,6 +219,8 @@ enum ctx json_child_array(const struct decoder *d)
 		return d->field == F_TERMS ? C_TERMS : C_NONE;
 	case C_TERM:
 		return d->field == F_EXPRS ? C_EXPRS : C_NONE;
+	case C_EXPR:
+		return d->field == F_VALUES ? C_VALUES : C_NONE;
 	default:
 		return C_NONE;
 	}

@@ -184,6 +184,8 @@ static const struct pb_key term_keys[] = {
 };
 static const struct pb_key expr_keys[] = {
 	PK(1, F_EXPR_KEY, H_STR, P_NONE, K_ANY),
+	PK(2, F_EXPR_OP, H_STR, P_NONE, K_ANY | K_SCHED),
+	PK(3, F_EXPR_VALUE, H_STR, P_NONE, K_ANY | K_SCHED),
 	PK_END,
 };
 
@@ -272,6 +274,7 @@ void pb_object_clear(struct pb_decoder *d)
 	d->node = NULL;
 	d->pod = NULL;
 	d->containers_cap = d->owners_cap = d->taints_cap = 0;
+	d->aff = (struct decode_affinity){0};
 }
 
 /* Takes d->buf (len bytes) as a new string; empty strings are NULL when
@@ -482,6 +485,11 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
 	}
+	case P_TERM:
+	case P_EXPR:
+		if (decode_affinity_open(&d->aff, d->filter, d->pod, ctx == P_TERM) < 0)
+			return pb_oom(d);
+		break;
 	case P_TAINT: {
 		struct k8s_taint *t;
 
@@ -686,7 +694,15 @@ int pb_on_string(struct pb_decoder *d)
 	case F_RV:
 		return take_str(d, n ? &n->resource_version : &p->resource_version, true);
 	case F_EXPR_KEY:
-		return add_node_key(d, d->buf, d->len);
+		if (add_node_key(d, d->buf, d->len) < 0)
+			return -1;
+		/* fall through */
+	case F_EXPR_OP:
+	case F_EXPR_VALUE:
+		if (decode_affinity_string(&d->aff, d->key->field == F_EXPR_KEY ? AFF_KEY
+					   : d->key->field == F_EXPR_OP ? AFF_OPERATOR : AFF_VALUE, d->buf, d->len) < 0)
+			return pb_oom(d);
+		return 0;
 	case F_KEY: {
 		char *k = realloc(d->ekey, d->len + 1);
 

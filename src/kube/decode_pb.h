@@ -40,7 +40,7 @@ enum pctx {
 	P_NODE_AFFINITY, /* 1 requiredDuringSchedulingIgnoredDuringExecution */
 	P_REQUIRED,	/* NodeSelector: 1 nodeSelectorTerms */
 	P_TERM,		/* NodeSelectorTerm: 1 matchExpressions */
-	P_EXPR,		/* NodeSelectorRequirement: 1 key */
+	P_EXPR,		/* NodeSelectorRequirement: 1 key, 2 operator, 3 values */
 	P_TAINT,	/* Taint: 1 key, 2 value, 3 effect */
 	P_TOLERATION,	/* Toleration: 1 key, 2 operator, 3 value, 4 effect */
 };
@@ -57,7 +57,7 @@ enum pfield {
 	F_UNSCHEDULABLE, F_CAPACITY, F_ALLOCATABLE, F_ADDRESSES, F_CONDITIONS,
 	F_ADDR_TYPE, F_ADDR, F_COND_TYPE, F_COND_STATUS,
 	F_CONTAINERS, F_NODE_SELECTOR, F_NODE_NAME, F_AFFINITY, F_SCHEDULER,
-	F_NODE_AFFINITY, F_REQUIRED, F_TERMS, F_EXPRS, F_EXPR_KEY, F_PHASE, F_CT_NAME, F_RESOURCES, F_LIMITS,
+	F_NODE_AFFINITY, F_REQUIRED, F_TERMS, F_EXPRS, F_EXPR_KEY, F_EXPR_OP, F_EXPR_VALUE, F_PHASE, F_CT_NAME, F_RESOURCES, F_LIMITS,
 	F_ST_MESSAGE, F_ST_REASON, F_ST_CODE,
 	F_EV_TYPE, F_EV_OBJECT,
 	F_META, F_SPEC, F_STATUS, F_ITEMS,
@@ -135,6 +135,7 @@ struct pb_decoder {
 	struct k8s_node *node;
 	struct k8s_pod *pod;
 	size_t containers_cap, owners_cap, taints_cap;
+	struct decode_affinity aff;
 
 	/* the entry being read */
 	char *ekey, *evalue;

@@ -215,8 +215,14 @@ void k8s_pod_free(struct k8s_pod *p)
 		free(p->tolerations[i].effect);
 	}
 	free(p->tolerations);
-	for (size_t i = 0; i < p->nnode_terms; i++) {
-		struct k8s_node_term *t = &p->node_terms[i];
+	k8s_node_terms_free(p->node_terms, p->nnode_terms);
+	free(p);
+}
+
+void k8s_node_terms_free(struct k8s_node_term *terms, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct k8s_node_term *t = &terms[i];
 
 		for (size_t j = 0; j < t->nreqs; j++) {
 			free(t->reqs[j].key);
@@ -227,8 +233,54 @@ void k8s_pod_free(struct k8s_pod *p)
 		}
 		free(t->reqs);
 	}
-	free(p->node_terms);
-	free(p);
+	free(terms);
+}
+
+static int copy_str(char **dst, const char *s)
+{
+	return s && !(*dst = strdup(s)) ? -1 : 0;
+}
+
+static int copy_requirement(struct k8s_node_requirement *c, const struct k8s_node_requirement *r)
+{
+	if (copy_str(&c->key, r->key) < 0 || copy_str(&c->op, r->op) < 0)
+		return -1;
+	if (!r->nvalues)
+		return 0;
+	if (!(c->values = calloc(r->nvalues, sizeof(*c->values))))
+		return -1;
+	for (; c->nvalues < r->nvalues; c->nvalues++)
+		if (copy_str(&c->values[c->nvalues], r->values[c->nvalues]) < 0)
+			return -1;
+	return 0;
+}
+
+int k8s_node_terms_copy(struct k8s_node_term **ret, size_t *ret_n, const struct k8s_node_term *terms, size_t n)
+{
+	struct k8s_node_term *c = n ? calloc(n, sizeof(*c)) : NULL;
+	size_t done = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (n && !c)
+		return -1;
+	for (; done < n; done++) {
+		const struct k8s_node_term *t = &terms[done];
+
+		if (t->nreqs && !(c[done].reqs = calloc(t->nreqs, sizeof(*c[done].reqs))))
+			goto fail;
+		for (; c[done].nreqs < t->nreqs; c[done].nreqs++)
+			if (copy_requirement(&c[done].reqs[c[done].nreqs], &t->reqs[c[done].nreqs]) < 0) {
+				c[done].nreqs++;
+				goto fail;
+			}
+	}
+	*ret = c;
+	*ret_n = n;
+	return 0;
+fail:
+	k8s_node_terms_free(c, done + 1);
+	return -1;
 }
 
 bool k8s_node_selector_match(const struct kvlist *labels, const struct kvlist *selector)

@@ -39,7 +39,8 @@ struct decode_filter {
 	const char *const *node_keys;	   /* node label keys a pod's nodeSelector or required
 					    * node affinity names (struct k8s_pod.node_keys) */
 	bool all_labels, all_annotations, all_resources;
-	bool scheduling; /* node taints; pod tolerations and nodeSelector (where a pod may go) */
+	bool scheduling; /* node taints; pod tolerations, nodeSelector and required node
+			  * affinity terms (where a pod may go) */
 };
 
 bool decode_filter_match(const char *const *patterns, const char *key, size_t keylen);
@@ -112,8 +113,9 @@ struct k8s_pod {
 	struct k8s_owner *owners;
 	size_t nowners;
 	/* Where the pod may go: filled by manifest_read_pod(); the list decoders
-	 * keep nodeSelector and tolerations when the filter asks for scheduling,
-	 * never the node affinity terms. */
+	 * keep them when the filter asks for scheduling, the node affinity
+	 * terms up to the caps of decode_internal.h (8 terms, 16 expressions
+	 * a term, 32 values an expression). */
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
 	size_t ntolerations;
@@ -123,6 +125,10 @@ struct k8s_pod {
 
 void k8s_node_free(struct k8s_node *n);
 void k8s_pod_free(struct k8s_pod *p);
+/* Required node affinity terms: a deep copy (0, or -1 when out of memory,
+ * nothing then kept), and their release. */
+int k8s_node_terms_copy(struct k8s_node_term **ret, size_t *ret_n, const struct k8s_node_term *terms, size_t n);
+void k8s_node_terms_free(struct k8s_node_term *terms, size_t n);
 /* Does the node's label set satisfy the selector / the term?  Gt and Lt
  * compare integers as the scheduler does; a bad number never matches. */
 bool k8s_node_selector_match(const struct kvlist *labels, const struct kvlist *selector);

@@ -659,6 +659,8 @@ char *fit_pending_reason(const struct model *m, const struct model_pod *p)
 	r.core = p->ask_core;
 	r.gpus = p->ask_gpus;
 	r.node_selector = &p->node_selector;
+	r.terms = p->node_terms;
+	r.nterms = p->nnode_terms;
 	r.tols = p->tolerations;
 	r.ntols = p->ntolerations;
 	if (fit_check(m, &r, &res) < 0)

@@ -123,9 +123,9 @@ struct fit_frag {
 void fit_fragmentation(const struct model *m, enum mem_unit unit, struct fit_frag *ret);
 
 /* Why a pod is pending, in one line: for a pod on no node, fit's reasons
- * for its request, nodeSelector and tolerations (the model must keep them:
- * opts.scheduling; required node affinity is checked by fit on the pod
- * itself); for a pod on a node without a GPU, that.  malloc'd; NULL when
+ * for its request, nodeSelector, required node affinity and tolerations
+ * (the model must keep them: opts.scheduling), by the same node checks as
+ * fit_check; for a pod on a node without a GPU, that.  malloc'd; NULL when
  * there is nothing to say or out of memory. */
 char *fit_pending_reason(const struct model *m, const struct model_pod *p);
 

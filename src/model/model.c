@@ -182,6 +182,7 @@ void model_pod_free_fields(struct model_pod *mp)
 		free(mp->tolerations[i].effect);
 	}
 	free(mp->tolerations);
+	k8s_node_terms_free(mp->node_terms, mp->nnode_terms);
 	memset(mp, 0, sizeof(*mp));
 }
 
@@ -481,7 +482,8 @@ static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struc
 	mp->ask_mem = r.mem;
 	mp->ask_core = r.core;
 	mp->ask_gpus = r.gpus;
-	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0)
+	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0 ||
+	    k8s_node_terms_copy(&mp->node_terms, &mp->nnode_terms, pod->node_terms, pod->nnode_terms) < 0)
 		return -1;
 	if (!pod->ntolerations)
 		return 0;

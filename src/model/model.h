@@ -57,6 +57,8 @@ struct model_pod {
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
 	size_t ntolerations;
+	struct k8s_node_term *node_terms; /* required node affinity */
+	size_t nnode_terms;
 	/* GPU memory in use over the usage window (src/usage), when known */
 	bool used_known;
 	int64_t used_bytes;

@@ -192,6 +192,26 @@ class Fit(unittest.TestCase):
 			"Free on nodes that cannot take pods: 60 GiB (2 nodes)\n", r.stdout)
 		self.assertRegex(r.stdout, r"share-notready .* NotReady +15\n")
 
+	def test_required_affinity_in_pending_reasons(self):
+		# ml/zonal-0 asks 4 GiB, which three GPUs have free, but no node satisfies its required node affinity:
+		# the list decoders keep the terms, so -d and JSON say what fit says of the pod itself.
+		want = ("3 nodes: outside the required node affinity; 1 node: NotReady; 1 node: cordoned "
+			"(SchedulingDisabled); 1 node: taint dedicated=training:NoSchedule not tolerated")
+		r = self.fit("ml/zonal-0")
+		self.assertEqual(r.returncode, 3, r.stderr)
+		self.assertIn("  3 nodes: outside the required node affinity\n", r.stdout)
+		# protobuf, then JSON (-v 9 asks the server for JSON only)
+		for extra, protobuf in (([], True), (["-v", "9"], False)):
+			self.api.clear_requests()
+			r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"] + extra, env=ENV)
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertIn("\n  ml/zonal-0: %s\n" % want, r.stdout)
+			accepts = [q["headers"].get("accept", "") for q in self.api.requests() if q["path"] == "/api/v1/pods"]
+			self.assertTrue(accepts and all(("protobuf" in a) == protobuf for a in accepts), accepts)
+			r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "json"] + extra, env=ENV)
+			pods = {p["name"]: p for p in json.loads(r.stdout)["unscheduledPods"]}
+			self.assertEqual(pods["zonal-0"]["pendingReason"], want)
+
 	def test_by_owner_pool_and_namespace(self):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "--by", "owner", "--scheme", "cgpu"], env=ENV)
 		self.assertEqual(r.returncode, 0, r.stderr)

@@ -57,6 +57,13 @@ class FitRealServer(unittest.TestCase):
 		self.assertEqual(len(d["failedSchedulingEvents"]), 2)
 		self.assertIn("untolerated taint", d["failedSchedulingEvents"][0])
 
+	def test_required_affinity_read_from_the_server_s_protobuf(self):
+		# the list decoders keep the pending pod's required node affinity as the API server encodes it
+		for extra in ([], ["-v", "9"]):
+			r = run_plugin(["--kubeconfig", self.cluster.kubeconfig, "--context", "admin", "-d"] + extra, env=ENV)
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertRegex(r.stdout, r"\n  ml/zonal-0: 3 nodes: outside the required node affinity; ")
+
 	def test_manifest_with_toleration(self):
 		doc = ("kind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  tolerations:\n"
 			"  - {key: dedicated, operator: Exists}\n  nodeSelector: {alibabacloud.com/nodepool-id: np-train}\n"

@@ -399,8 +399,8 @@ class TopTest(unittest.TestCase):
 
 	@fake_only("the real backend's loader has no path for the fit scenario's Events (test_fit_envtest writes them)")
 	def test_health_fragmentation_and_pending_reasons(self):
-		# The fit scenario: a fragmented pool, a cordoned and a NotReady node, a tainted one, and a pod
-		# pending because its 12 GiB fit on no single GPU.
+		# The fit scenario: a fragmented pool, a cordoned and a NotReady node, a tainted one, a pod pending
+		# because its 12 GiB fit on no single GPU, and one pending for its required node affinity.
 		p = self.start("fit", args=["--scheme", "cgpu"], cols=160, lines=24)
 		s = p.wait_text("share-notready ")
 		self.assertRegex(s, r"MEMORY\(GiB\) USE% PODS PENDING\(GiB\) STATUS +MAXFREE/GPU\(GiB\)")
@@ -409,14 +409,16 @@ class TopTest(unittest.TestCase):
 		self.assertRegex(s, r"share-b .* 15/30 +50% +2 +0 Ready +11\n")
 		self.assertRegex(s, r"share-cordoned .* 0/30 +0% +0 +0 Ready,SchedulingDisabled +15\n")
 		self.assertRegex(s, r"share-notready .* 0/30 +0% +0 +0 NotReady +15\n")
-		self.assertIn("pending 1 (u)  largest fit 15 GiB (3 GPUs)  cannot take pods 60 GiB (2 nodes)", s)
+		self.assertIn("pending 2 (u)  largest fit 15 GiB (3 GPUs)  cannot take pods 60 GiB (2 nodes)", s)
 
 		p.keys("u")
-		s = p.wait_text("1 pending pod: not scheduled, or no GPU chosen yet")
+		s = p.wait_text("2 pending pods: not scheduled, or no GPU chosen yet")
 		self.assertRegex(s, r"ml/bigmodel-7c9d8f6b5-x7k2p +12 GiB +Pending")
 		# -d's reason, broken between its parts
 		self.assertIn("why: 2 nodes: no GPU with 12 GiB free (largest free on one GPU: 11 GiB); 1 node: NotReady", s)
 		self.assertIn("1 node: outside nodeSelector alibabacloud.com/nodepool-id=np-share", s)
+		self.assertRegex(s, r"ml/zonal-0 +4 GiB +Pending\n +why: 3 nodes: outside the required node affinity; 1 node: "
+			r"NotReady")
 		p.keys("u")
 		p.wait_text("share-notready ")
 
@@ -425,7 +427,7 @@ class TopTest(unittest.TestCase):
 		del waiting["metadata"]["annotations"]["ALIYUN_COM_GPU_MEM_IDX"]
 		waiting["metadata"]["annotations"]["ALIYUN_COM_GPU_MEM_ASSIGNED"] = "false"
 		self.api.put_object(waiting)
-		p.wait_text("pending 2 (4 GiB without a GPU) (u)")
+		p.wait_text("pending 3 (4 GiB without a GPU) (u)")
 		p.keys("/", "share-b", "Enter")
 		p.wait_text("filter share-b (1 of 6 nodes)")
 		p.keys("Enter")

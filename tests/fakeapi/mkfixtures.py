@@ -164,7 +164,7 @@ def container(name, image, limits=None, command=None, env=None):
 
 def pod(c, name, ns, node_name, containers, node_ip=None, labels=None, annotations=None, phase="Running",
 		init_containers=None, node_selector=None, owner=None, scheduler="default-scheduler", generate_name=None,
-		affinity_node=False, tolerations=None, host_network=False, service_account="default"):
+		affinity_node=False, tolerations=None, host_network=False, service_account="default", required_terms=None):
 	labels = dict(sorted((labels or {}).items()))
 	meta = {"name": name}
 	if generate_name:
@@ -210,6 +210,9 @@ def pod(c, name, ns, node_name, containers, node_ip=None, labels=None, annotatio
 	if affinity_node and node_name:
 		spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
 			{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}}}
+	if required_terms:
+		spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+			"nodeSelectorTerms": required_terms}}}
 	spec["schedulerName"] = scheduler
 	spec["tolerations"] = tolerations or [
 		{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
@@ -784,6 +787,14 @@ def s_fit(c):
 		"volcano.sh/gpu-core.percentage": 50}))
 	objs.append(node(c, "whole-1", "10.6.4.1", ms.gfd_labels(ms.T4, 15360, 4), {"nvidia.com/gpu": "4"}))
 	objs.append(ms.nv_pod(c, "render-0", "vision", "whole-1", "10.6.4.1", 3))
+	# Pending for its required node affinity alone: 4 GiB would fit on three GPUs, but no node is in its zone
+	# (or has the eight cards its second term asks for).
+	objs.append(pod(c, "zonal-0", "ml", None, [container("zonal", "cheyang/gpu-player:v2", {"aliyun.com/gpu-mem": 4})],
+		labels={"app": "zonal"}, phase="Pending", required_terms=[
+			{"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In",
+				"values": ["cn-hangzhou-k", "cn-hangzhou-j"]}]},
+			{"matchExpressions": [{"key": "aliyun.accelerator/nvidia_count", "operator": "Gt", "values": ["7"]},
+				{"key": "ack.node.gpu.schedule", "operator": "Exists"}]}]))
 	return objs, {}
 
 

@@ -17,7 +17,9 @@ static const char *const resources[] = {"aliyun.com/gpu-mem", "nvidia.com/*", NU
 static const struct decode_filter some = {
 	.label_keys = labels, .annotation_keys = annotations, .resource_names = resources,
 };
-static const struct decode_filter all = {.all_labels = true, .all_annotations = true, .all_resources = true};
+static const struct decode_filter all = {
+	.all_labels = true, .all_annotations = true, .all_resources = true, .scheduling = true,
+};
 
 /* Reads every field, so that a dangling or unterminated string is caught by
  * the sanitizers here and not in a renderer. */
@@ -58,6 +60,13 @@ static int on_pod(void *ud, struct k8s_pod *p, struct kerr *err)
 		*sum += touch_str(p->containers[i].name) + touch_kv(&p->containers[i].limits);
 	for (size_t i = 0; i < p->nowners; i++)
 		*sum += touch_str(p->owners[i].kind) + touch_str(p->owners[i].name) + touch_str(p->owners[i].uid);
+	for (size_t i = 0; i < p->nnode_terms; i++) {
+		const struct k8s_node_term *t = &p->node_terms[i];
+
+		for (size_t k = 0; k < t->nreqs; k++)
+			*sum += touch_str(t->reqs[k].key) + touch_str(t->reqs[k].op) +
+				(t->reqs[k].nvalues ? touch_str(t->reqs[k].values[t->reqs[k].nvalues - 1]) : 0);
+	}
 	k8s_pod_free(p);
 	return 0;
 }

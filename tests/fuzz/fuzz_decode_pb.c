@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const annotations[] = {"ALIYUN_COM_GPU_MEM_*", NULL};
 static const char *const resources[] = {"aliyun.com/gpu-mem", NULL};
 static const struct decode_filter filter = {
-	.annotation_keys = annotations, .resource_names = resources, .all_labels = true,
+	.annotation_keys = annotations, .resource_names = resources, .all_labels = true, .scheduling = true,
 };
 
 static size_t touch_node(const struct k8s_node *n)
@@ -38,6 +38,11 @@ static size_t touch_pod(const struct k8s_pod *p)
 		sum += p->containers[i].limits.len + (p->containers[i].name ? strlen(p->containers[i].name) : 0);
 	for (size_t i = 0; i < p->nowners; i++)
 		sum += p->owners[i].uid ? strlen(p->owners[i].uid) : 0;
+	/* the affinity kept: every value of every expression */
+	for (size_t t = 0; t < p->nnode_terms; t++)
+		for (size_t k = 0; k < p->node_terms[t].nreqs; k++)
+			for (size_t v = 0; v < p->node_terms[t].reqs[k].nvalues; v++)
+				sum += strlen(p->node_terms[t].reqs[k].values[v]);
 	return sum + (p->creation_timestamp ? strlen(p->creation_timestamp) : 0);
 }
 

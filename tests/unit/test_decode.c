@@ -10,289 +10,7 @@
 #include <time.h>
 
 #include "decode.h"
-
-/* --- helpers ------------------------------------------------------------- */
-
-static char *slurp(const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/api/%s", FIXTURES_DIR, name);
-	f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	cr_assert_not_null(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-struct collect {
-	struct k8s_node **nodes;
-	struct k8s_pod **pods;
-	size_t nnodes, npods;
-	int meta_calls;
-	size_t items_before_meta;
-	char *rv, *cont;
-	int stop_after; /* > 0: the sink fails on that item */
-};
-
-static int sink_node(void *ud, struct k8s_node *n, struct kerr *err)
-{
-	struct collect *c = ud;
-
-	c->nodes = realloc(c->nodes, (c->nnodes + 1) * sizeof(*c->nodes));
-	c->nodes[c->nnodes++] = n;
-	if (c->stop_after && (int)c->nnodes == c->stop_after)
-		return kerr_set(err, KERR_OTHER, "enough nodes");
-	return 0;
-}
-
-static int sink_pod(void *ud, struct k8s_pod *p, struct kerr *err)
-{
-	struct collect *c = ud;
-
-	c->pods = realloc(c->pods, (c->npods + 1) * sizeof(*c->pods));
-	c->pods[c->npods++] = p;
-	if (c->stop_after && (int)c->npods == c->stop_after)
-		return kerr_set(err, KERR_OTHER, "enough pods");
-	return 0;
-}
-
-static void sink_meta(void *ud, const char *rv, const char *cont)
-{
-	struct collect *c = ud;
-
-	c->meta_calls++;
-	c->items_before_meta = c->nnodes + c->npods;
-	free(c->rv);
-	free(c->cont);
-	c->rv = rv ? strdup(rv) : NULL;
-	c->cont = cont ? strdup(cont) : NULL;
-}
-
-static void collect_release(struct collect *c)
-{
-	for (size_t i = 0; i < c->nnodes; i++)
-		k8s_node_free(c->nodes[i]);
-	for (size_t i = 0; i < c->npods; i++)
-		k8s_pod_free(c->pods[i]);
-	free(c->nodes);
-	free(c->pods);
-	free(c->rv);
-	free(c->cont);
-	memset(c, 0, sizeof(*c));
-}
-
-/* chunk: 0 = all at once, 1 = byte by byte, else random sizes from that seed */
-static int feed_list(enum obj_kind kind, const struct decode_filter *f, const char *buf, size_t len,
-		     unsigned chunk, struct collect *c, struct kerr *err)
-{
-	struct decode_sink sink = {sink_node, sink_pod, sink_meta, c};
-	struct list_decoder *d = list_decoder_new(kind, f, &sink);
-	size_t off = 0;
-	int r = 0;
-
-	cr_assert_not_null(d);
-	srand(chunk);
-	while (off < len && r == 0) {
-		size_t n = chunk == 0 ? len : chunk == 1 ? 1 : 1 + (size_t)rand() % 700;
-
-		if (n > len - off)
-			n = len - off;
-		r = list_decoder_feed(d, buf + off, n, err);
-		off += n;
-	}
-	if (r == 0)
-		r = list_decoder_finish(d, err);
-	list_decoder_free(d);
-	return r;
-}
-
-static const char *const cgpu_annotations[] = {"ALIYUN_COM_GPU_MEM_*", NULL};
-static const char *const cgpu_resources[] = {"aliyun.com/gpu-mem", "aliyun.com/gpu-count", NULL};
-static const char *const cgpu_labels[] = {"ack.node.gpu.*", "aliyun.accelerator/*", NULL};
-static const struct decode_filter cgpu_filter = {
-	.label_keys = cgpu_labels,
-	.annotation_keys = cgpu_annotations,
-	.resource_names = cgpu_resources,
-};
-static const struct decode_filter all_filter = {
-	.all_labels = true,
-	.all_annotations = true,
-	.all_resources = true,
-};
-static const struct decode_filter none_filter = {0};
-
-/* --- the reference: jansson ---------------------------------------------- */
-
-static const char *jstr(json_t *o, const char *path)
-{
-	char key[256];
-	const char *dot;
-
-	while ((dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	o = json_object_get(o, path);
-	return json_is_string(o) ? json_string_value(o) : NULL;
-}
-
-static void check_str(const char *got, const char *want, const char *what)
-{
-	if (!want)
-		cr_assert_null(got, "%s: got \"%s\", want none", what, got);
-	else
-		cr_assert(got && strcmp(got, want) == 0, "%s: got \"%s\", want \"%s\"", what,
-			  got ? got : "(null)", want);
-}
-
-static void check_map(const struct kvlist *got, json_t *obj, const char *const *patterns, bool all,
-		      const char *what)
-{
-	const char *k;
-	json_t *v;
-	size_t want = 0;
-
-	json_object_foreach(obj, k, v) {
-		if (!json_is_string(v) || !(all || decode_filter_match(patterns, k, strlen(k))))
-			continue;
-		want++;
-		check_str(kvlist_get(got, k), json_string_value(v), what);
-	}
-	cr_assert_eq(got->len, want, "%s: %zu keys, want %zu", what, got->len, want);
-}
-
-static bool ready_of(json_t *conds)
-{
-	size_t i;
-	json_t *c;
-	bool ready = false;
-
-	json_array_foreach(conds, i, c) {
-		const char *t = jstr(c, "type"), *s = jstr(c, "status");
-
-		if (t && strcmp(t, "Ready") == 0)
-			ready = s && strcmp(s, "True") == 0;
-	}
-	return ready;
-}
-
-static void check_node(const struct k8s_node *n, json_t *j, const struct decode_filter *f)
-{
-	json_t *meta = json_object_get(j, "metadata"), *status = json_object_get(j, "status");
-	const char *ip = NULL;
-	size_t i;
-	json_t *a;
-
-	check_str(n->name, jstr(j, "metadata.name"), "node name");
-	check_str(n->uid, jstr(j, "metadata.uid"), "node uid");
-	check_str(n->resource_version, jstr(j, "metadata.resourceVersion"), "node rv");
-	check_str(n->creation_timestamp, jstr(j, "metadata.creationTimestamp"), "node created");
-	check_map(&n->labels, json_object_get(meta, "labels"), f->label_keys, f->all_labels, "labels");
-	check_map(&n->annotations, json_object_get(meta, "annotations"), f->annotation_keys,
-		  f->all_annotations, "annotations");
-	check_map(&n->capacity, json_object_get(status, "capacity"), f->resource_names, f->all_resources,
-		  "capacity");
-	check_map(&n->allocatable, json_object_get(status, "allocatable"), f->resource_names,
-		  f->all_resources, "allocatable");
-	json_array_foreach(json_object_get(status, "addresses"), i, a) {
-		const char *t = jstr(a, "type");
-
-		if (!ip && t && strcmp(t, "InternalIP") == 0)
-			ip = jstr(a, "address");
-	}
-	check_str(n->internal_ip, ip, "internal ip");
-	cr_assert_eq(n->unschedulable, json_is_true(json_object_get(json_object_get(j, "spec"), "unschedulable")));
-	cr_assert_eq(n->ready, ready_of(json_object_get(status, "conditions")));
-}
-
-static void check_pod(const struct k8s_pod *p, json_t *j, const struct decode_filter *f)
-{
-	json_t *meta = json_object_get(j, "metadata"), *spec = json_object_get(j, "spec");
-	json_t *owners = json_object_get(meta, "ownerReferences"), *containers = json_object_get(spec, "containers");
-	json_t *sel = json_object_get(spec, "nodeSelector");
-	json_t *aff = json_object_get(json_object_get(spec, "affinity"), "nodeAffinity");
-	size_t i;
-	json_t *o;
-
-	check_str(p->name, jstr(j, "metadata.name"), "pod name");
-	check_str(p->namespace, jstr(j, "metadata.namespace"), "pod namespace");
-	check_str(p->uid, jstr(j, "metadata.uid"), "pod uid");
-	check_str(p->resource_version, jstr(j, "metadata.resourceVersion"), "pod rv");
-	check_str(p->creation_timestamp, jstr(j, "metadata.creationTimestamp"), "pod created");
-	check_str(p->node_name, jstr(j, "spec.nodeName"), "node name");
-	check_str(p->scheduler_name, jstr(j, "spec.schedulerName"), "scheduler");
-	check_str(p->phase, jstr(j, "status.phase"), "phase");
-	cr_assert_eq(p->deleting, jstr(j, "metadata.deletionTimestamp") != NULL);
-	cr_assert_eq(p->ready, ready_of(json_object_get(json_object_get(j, "status"), "conditions")));
-	cr_assert_eq(p->has_node_selector, json_object_size(sel) > 0 || json_object_size(aff) > 0);
-	check_map(&p->labels, json_object_get(meta, "labels"), f->label_keys, f->all_labels, "labels");
-	check_map(&p->annotations, json_object_get(meta, "annotations"), f->annotation_keys,
-		  f->all_annotations, "annotations");
-	cr_assert_eq(p->nowners, json_array_size(owners));
-	json_array_foreach(owners, i, o) {
-		check_str(p->owners[i].kind, jstr(o, "kind"), "owner kind");
-		check_str(p->owners[i].name, jstr(o, "name"), "owner name");
-		check_str(p->owners[i].uid, jstr(o, "uid"), "owner uid");
-		cr_assert_eq(p->owners[i].controller, json_is_true(json_object_get(o, "controller")));
-	}
-	cr_assert_eq(p->ncontainers, json_array_size(containers));
-	json_array_foreach(containers, i, o) {
-		check_str(p->containers[i].name, jstr(o, "name"), "container name");
-		check_map(&p->containers[i].limits, json_object_get(json_object_get(o, "resources"), "limits"),
-			  f->resource_names, f->all_resources, "limits");
-	}
-}
-
-static void check_list(enum obj_kind kind, const char *file, const struct decode_filter *f, unsigned chunk)
-{
-	size_t len;
-	char *buf = slurp(file, &len);
-	json_t *ref = json_loadb(buf, len, 0, NULL), *items = json_object_get(ref, "items"), *it;
-	struct collect c = {0};
-	struct kerr err = KERR_INIT;
-	size_t i;
-
-	cr_assert_not_null(ref);
-	cr_assert_eq(feed_list(kind, f, buf, len, chunk, &c, &err), 0, "%s: %s", file, err.message);
-	cr_assert_eq(kind == OBJ_NODE ? c.nnodes : c.npods, json_array_size(items));
-	cr_assert_eq(kind == OBJ_NODE ? c.npods : c.nnodes, 0);
-	json_array_foreach(items, i, it) {
-		if (kind == OBJ_NODE)
-			check_node(c.nodes[i], it, f);
-		else
-			check_pod(c.pods[i], it, f);
-	}
-	cr_assert_eq(c.meta_calls, 1);
-	cr_assert_eq(c.items_before_meta, 0, "list metadata must come before the first item");
-	check_str(c.rv, jstr(ref, "metadata.resourceVersion"), "list rv");
-	check_str(c.cont, jstr(ref, "metadata.continue"), "continue");
-	collect_release(&c);
-	json_decref(ref);
-	free(buf);
-}
-
-static const unsigned chunkings[] = {0, 1, 2, 3, 17, 4242};
-
-static void check_list_all_splits(enum obj_kind kind, const char *file)
-{
-	for (size_t i = 0; i < sizeof(chunkings) / sizeof(chunkings[0]); i++) {
-		check_list(kind, file, &cgpu_filter, chunkings[i]);
-		check_list(kind, file, &all_filter, chunkings[i]);
-		check_list(kind, file, &none_filter, chunkings[i]);
-	}
-}
+#include "decode_test_util.h"
 
 /* --- lists --------------------------------------------------------------- */
 
@@ -311,10 +29,65 @@ Test(decode, daemonset_pods_owners)
 	check_list_all_splits(OBJ_POD, "ds-pods-on-node.json");
 }
 
+Test(decode, required_node_affinity_kept_when_asked)
+{
+	struct collect c = {0};
+	struct kerr err = KERR_INIT;
+	size_t len;
+	char *buf = t_read_api_fixture("pods-affinity.json", &len);
+
+	/* every operator, a term of matchFields only, preferred terms, a pod with none */
+	check_list_all_splits(OBJ_POD, "pods-affinity.json");
+	cr_assert_eq(feed_list(OBJ_POD, &sched_filter, buf, len, 0, &c, &err), 0);
+	cr_assert_eq(c.pods[0]->nnode_terms, 3, "the preferred terms are not kept");
+	cr_assert_str_eq(c.pods[0]->node_terms[1].reqs[1].op, "Gt");
+	cr_assert_str_eq(c.pods[0]->node_terms[1].reqs[1].values[0], "3");
+	cr_assert_eq(c.pods[0]->node_terms[2].nreqs, 0, "matchFields: a term no label set satisfies");
+	cr_assert_eq(c.pods[1]->nnode_terms, 0);
+	collect_release(&c);
+	free(buf);
+}
+
+/* More terms, expressions and values than a pod keeps: the first ones are. */
+Test(decode, required_node_affinity_is_bounded)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+	struct collect c = {0};
+	struct kerr err = KERR_INIT;
+	const struct k8s_node_term *t;
+
+	fputs("{\"items\":[{\"metadata\":{\"name\":\"x\"},\"spec\":{\"affinity\":{\"nodeAffinity\":{"
+	      "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[", f);
+	for (int i = 0; i < 20; i++) {
+		fprintf(f, "%s{\"matchExpressions\":[", i ? "," : "");
+		for (int k = 0; k < 40; k++) {
+			fprintf(f, "%s{\"key\":\"k%d\",\"operator\":\"In\",\"values\":[", k ? "," : "", k);
+			for (int v = 0; v < 100; v++)
+				fprintf(f, "%s\"v%d\"", v ? "," : "", v);
+			fputs("]}", f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}}}}}]}", f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(feed_list(OBJ_POD, &sched_filter, doc, len, 4242, &c, &err), 0, "%s", err.message);
+	cr_assert_eq(c.npods, 1);
+	cr_assert_eq(c.pods[0]->nnode_terms, 8);
+	t = &c.pods[0]->node_terms[7];
+	cr_assert_eq(t->nreqs, 16);
+	cr_assert_str_eq(t->reqs[15].key, "k15");
+	cr_assert_eq(t->reqs[15].nvalues, 32);
+	cr_assert_str_eq(t->reqs[15].values[31], "v31");
+	collect_release(&c);
+	free(doc);
+}
+
 Test(decode, pods_page_known_values)
 {
 	size_t len;
-	char *buf = slurp("pods-page1.json", &len);
+	char *buf = t_read_api_fixture("pods-page1.json", &len);
 	struct collect c = {0};
 	struct kerr err = KERR_INIT;
 	const struct k8s_pod *p;
@@ -345,7 +118,7 @@ Test(decode, pods_page_known_values)
 Test(decode, nodes_page_known_values)
 {
 	size_t len;
-	char *buf = slurp("nodes-page1.json", &len);
+	char *buf = t_read_api_fixture("nodes-page1.json", &len);
 	struct collect c = {0};
 	struct kerr err = KERR_INIT;
 	const struct k8s_node *n;
@@ -368,7 +141,7 @@ Test(decode, nodes_page_known_values)
 Test(decode, single_objects)
 {
 	size_t len;
-	char *buf = slurp("node-get.json", &len);
+	char *buf = t_read_api_fixture("node-get.json", &len);
 	json_t *ref = json_loadb(buf, len, 0, NULL);
 	struct k8s_node *n = NULL;
 	struct k8s_pod *p = NULL;
@@ -381,7 +154,7 @@ Test(decode, single_objects)
 	json_decref(ref);
 	free(buf);
 
-	buf = slurp("pod-get.json", &len);
+	buf = t_read_api_fixture("pod-get.json", &len);
 	ref = json_loadb(buf, len, 0, NULL);
 	cr_assert_eq(decode_pod(buf, len, &cgpu_filter, &p, &err), 0, "%s", err.message);
 	check_pod(p, ref, &cgpu_filter);
@@ -390,7 +163,7 @@ Test(decode, single_objects)
 	json_decref(ref);
 	free(buf);
 
-	buf = slurp("delete-ok.json", &len);
+	buf = t_read_api_fixture("delete-ok.json", &len);
 	ref = json_loadb(buf, len, 0, NULL);
 	cr_assert_eq(decode_pod(buf, len, &cgpu_filter, &p, &err), 0, "%s", err.message);
 	check_pod(p, ref, &cgpu_filter);
@@ -582,7 +355,7 @@ Test(decode, deep_nesting_is_skipped)
 Test(decode, truncated_at_every_byte)
 {
 	size_t len;
-	char *buf = slurp("pods-page1.json", &len);
+	char *buf = t_read_api_fixture("pods-page1.json", &len);
 
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
@@ -652,7 +425,7 @@ Test(decode, short_messages)
 Test(decode, sink_can_stop)
 {
 	size_t len;
-	char *buf = slurp("pods-page1.json", &len);
+	char *buf = t_read_api_fixture("pods-page1.json", &len);
 	struct collect c = {.stop_after = 1};
 	struct kerr err = KERR_INIT;
 
@@ -754,22 +527,18 @@ static void events_release(struct events *e)
 	memset(e, 0, sizeof(*e));
 }
 
+static int watch_feed(void *d, const void *buf, size_t n, struct kerr *err)
+{
+	return watch_decoder_feed(d, buf, n, err);
+}
+
 static int feed_watch(const char *buf, size_t len, unsigned chunk, struct events *e, struct kerr *err)
 {
 	struct watch_decoder *d = watch_decoder_new(OBJ_POD, &cgpu_filter, on_event, e);
-	size_t off = 0;
-	int r = 0;
+	int r;
 
 	cr_assert_not_null(d);
-	srand(chunk);
-	while (off < len && r == 0) {
-		size_t n = chunk == 0 ? len : chunk == 1 ? 1 : 1 + (size_t)rand() % 300;
-
-		if (n > len - off)
-			n = len - off;
-		r = watch_decoder_feed(d, buf + off, n, err);
-		off += n;
-	}
+	r = feed_in_chunks(watch_feed, d, buf, len, chunk, 300, err);
 	watch_decoder_free(d);
 	return r;
 }
@@ -777,7 +546,7 @@ static int feed_watch(const char *buf, size_t len, unsigned chunk, struct events
 Test(decode, watch_pods_every_split)
 {
 	size_t len;
-	char *buf = slurp("watch-pods.jsonl", &len);
+	char *buf = t_read_api_fixture("watch-pods.jsonl", &len);
 	static const enum watch_type want[] = {WATCH_ADDED, WATCH_MODIFIED, WATCH_MODIFIED, WATCH_MODIFIED,
 					       WATCH_MODIFIED, WATCH_DELETED, WATCH_BOOKMARK, WATCH_BOOKMARK};
 	static const char *const rvs[] = {"248598", "248618", "248628", "248669",
@@ -815,7 +584,7 @@ Test(decode, watch_pods_every_split)
 Test(decode, watch_error_event)
 {
 	size_t len;
-	char *buf = slurp("watch-too-old.jsonl", &len);
+	char *buf = t_read_api_fixture("watch-too-old.jsonl", &len);
 
 	for (unsigned chunk = 0; chunk < 3; chunk++) {
 		struct events e = {0};
@@ -895,7 +664,7 @@ Test(decode, watch_big_event_not_delayed)
 Test(decode, watch_callback_can_stop)
 {
 	size_t len;
-	char *buf = slurp("watch-pods.jsonl", &len);
+	char *buf = t_read_api_fixture("watch-pods.jsonl", &len);
 	struct events e = {.stop_at = 2};
 	struct kerr err = KERR_INIT;
 

@@ -9,30 +9,11 @@
 #include <string.h>
 
 #include "decode.h"
+#include "decode_filters.h"
+#include "t_read_file.h"
 
 /* --- helpers ------------------------------------------------------------- */
 
-static char *slurp(const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/api/%s", FIXTURES_DIR, name);
-	f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	cr_assert_not_null(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 /* Everything decoded, as text: two decodings agree when their texts do. */
 struct text {
@@ -90,6 +71,17 @@ static void out_pod(struct text *t, const struct k8s_pod *p)
 		out(t, "  container %s\n", S(p->containers[i].name));
 		out_map(t, "limit", &p->containers[i].limits);
 	}
+	for (size_t i = 0; i < p->nnode_terms; i++) {
+		out(t, "  term %zu\n", i);
+		for (size_t k = 0; k < p->node_terms[i].nreqs; k++) {
+			const struct k8s_node_requirement *r = &p->node_terms[i].reqs[k];
+
+			out(t, "    %s %s", S(r->key), S(r->op));
+			for (size_t v = 0; v < r->nvalues; v++)
+				out(t, " %s", r->values[v]);
+			out(t, "\n");
+		}
+	}
 }
 
 static int sink_node(void *ud, struct k8s_node *n, struct kerr *err)
@@ -115,21 +107,7 @@ static void sink_meta(void *ud, const char *rv, const char *cont)
 	out(ud, "list rv=%s continue=%s\n", S(rv), S(cont));
 }
 
-static const char *const cgpu_annotations[] = {"ALIYUN_COM_GPU_MEM_*", NULL};
-static const char *const cgpu_resources[] = {"aliyun.com/gpu-mem", "aliyun.com/gpu-count", NULL};
-static const char *const cgpu_labels[] = {"ack.node.gpu.*", "aliyun.accelerator/*", NULL};
-static const struct decode_filter cgpu_filter = {
-	.label_keys = cgpu_labels,
-	.annotation_keys = cgpu_annotations,
-	.resource_names = cgpu_resources,
-};
-static const struct decode_filter all_filter = {
-	.all_labels = true,
-	.all_annotations = true,
-	.all_resources = true,
-};
-static const struct decode_filter none_filter = {0};
-static const struct decode_filter *const filters[] = {&cgpu_filter, &all_filter, &none_filter};
+static const struct decode_filter *const filters[] = {&cgpu_filter, &all_filter, &none_filter, &sched_filter};
 
 /* Feeds buf in pieces: chunk 0 = whole, 1 = byte by byte, else a split at
  * every offset when split != 0 (two pieces), or random sizes from seed chunk. */
@@ -163,7 +141,7 @@ static int feed_list(enum obj_kind kind, const struct decode_filter *f, const ch
 static struct text whole_list(enum obj_kind kind, const struct decode_filter *f, const char *file)
 {
 	size_t len;
-	char *buf = slurp(file, &len);
+	char *buf = t_read_api_fixture(file, &len);
 	struct text t = {0};
 	struct kerr err = KERR_INIT;
 
@@ -175,7 +153,7 @@ static struct text whole_list(enum obj_kind kind, const struct decode_filter *f,
 static void check_every_split(enum obj_kind kind, const char *file)
 {
 	size_t len;
-	char *buf = slurp(file, &len);
+	char *buf = t_read_api_fixture(file, &len);
 
 	for (size_t fi = 0; fi < sizeof(filters) / sizeof(filters[0]); fi++) {
 		struct text want = whole_list(kind, filters[fi], file);
@@ -249,7 +227,7 @@ Test(decode_pb, nodes_page_known_values)
 Test(decode_pb, single_node)
 {
 	size_t len;
-	char *buf = slurp("protobuf-node-get.pb", &len);
+	char *buf = t_read_api_fixture("protobuf-node-get.pb", &len);
 	struct k8s_node *n = NULL;
 	struct kerr err = KERR_INIT;
 	struct text t = {0};
@@ -279,7 +257,7 @@ Test(decode_pb, lists_cut_anywhere_fail)
 
 	for (size_t f = 0; f < 2; f++) {
 		size_t len;
-		char *buf = slurp(files[f], &len);
+		char *buf = t_read_api_fixture(files[f], &len);
 
 		/* (the last 4 bytes are the envelope's empty contentEncoding and
 		 * contentType, after the list) */
@@ -300,7 +278,7 @@ Test(decode_pb, lists_cut_anywhere_fail)
 Test(decode_pb, status_in_protobuf)
 {
 	size_t len;
-	char *buf = slurp("protobuf-notfound-404.pb", &len);
+	char *buf = t_read_api_fixture("protobuf-notfound-404.pb", &len);
 	char *reason, *message;
 	long code;
 	struct text t = {0};
@@ -321,7 +299,7 @@ Test(decode_pb, status_in_protobuf)
 	free(t.s);
 	/* a list is no Status */
 	free(buf);
-	buf = slurp("protobuf-nodes-page1.pb", &len);
+	buf = t_read_api_fixture("protobuf-nodes-page1.pb", &len);
 	cr_assert_eq(decode_status_pb(buf, len, &code, &reason, &message), -1);
 	cr_assert_not(decode_is_protobuf("{\"kind\":1}", 10));
 	free(buf);
@@ -391,7 +369,7 @@ static int feed_watch(const char *buf, size_t len, size_t split, unsigned chunk,
 Test(decode_pb, watch_every_split)
 {
 	size_t len;
-	char *buf = slurp("protobuf-watch-pods.pb", &len);
+	char *buf = t_read_api_fixture("protobuf-watch-pods.pb", &len);
 	struct text want = {0};
 	struct kerr err = KERR_INIT;
 
@@ -431,7 +409,7 @@ Test(decode_pb, watch_error_event)
 	/* an ERROR event whose object is a 410 Status, built from the
 	 * captured 404 Status with its code changed */
 	size_t len;
-	char *st = slurp("protobuf-notfound-404.pb", &len);
+	char *st = t_read_api_fixture("protobuf-notfound-404.pb", &len);
 	unsigned char raw[512], ev[600], frame[700];
 	size_t nraw = 0, nev = 0, n = 0;
 	char *p;
@@ -473,14 +451,12 @@ static size_t put_field(unsigned char *p, unsigned num, const void *v, size_t le
 /* The magic and a runtime.Unknown of the kind around an encoded object. */
 static size_t wrap_object(unsigned char *out, const char *kind, const unsigned char *obj, size_t len)
 {
-	unsigned char tm[64], unk[1024];
-	size_t ntm = PUT_STR(tm, 2, kind), nunk = 0;
+	unsigned char tm[64];
+	size_t ntm = PUT_STR(tm, 2, kind), n = 4;
 
-	nunk += put_field(unk + nunk, 1, tm, ntm);
-	nunk += put_field(unk + nunk, 2, obj, len);
 	memcpy(out, "k8s\0", 4);
-	memcpy(out + 4, unk, nunk);
-	return 4 + nunk;
+	n += put_field(out + n, 1, tm, ntm);
+	return n + put_field(out + n, 2, obj, len);
 }
 
 Test(decode_pb, scheduling_fields)
@@ -544,4 +520,61 @@ Test(decode_pb, scheduling_fields)
 	cr_assert_eq(p->node_selector.len, 0);
 	cr_assert_eq(p->ntolerations, 0);
 	k8s_pod_free(p);
+}
+
+/* kpb.py's encoding of api/pods-affinity.json: every operator, a term of
+ * matchFields only (no expression kept), preferred terms (not kept). */
+Test(decode_pb, required_node_affinity)
+{
+	struct text t = whole_list(OBJ_POD, &sched_filter, "protobuf-pods-affinity.pb");
+
+	check_every_split(OBJ_POD, "protobuf-pods-affinity.pb");
+	assert_has(&t, "item pod ml/a uid=uid-a rv=5 created=(none) node=(none) phase=Pending "
+		       "scheduler=default-scheduler deleting=0 ready=0 selector=1\n"
+		       "  container main\n"
+		       "  term 0\n    gpu.model In A10 T4\n    zone NotIn b\n    pool Exists\n"
+		       "  term 1\n    spot DoesNotExist\n    cards Gt 3\n    cards Lt 9\n"
+		       "  term 2\nitem pod ml/b ");
+	free(t.s);
+	t = whole_list(OBJ_POD, &cgpu_filter, "protobuf-pods-affinity.pb");
+	cr_assert_null(strstr(t.s, "term "), "kept only when asked: %s", t.s);
+	free(t.s);
+}
+
+/* More terms, expressions and values than a pod keeps: the first ones are. */
+Test(decode_pb, required_node_affinity_is_bounded)
+{
+	unsigned char *a = malloc(1 << 20), *b = malloc(1 << 20);
+	size_t na = 0, nb = 0;
+	struct kerr err = KERR_INIT;
+	struct k8s_pod *p = NULL;
+	char v[16];
+
+	cr_assert(a && b);
+	/* an expression with 40 values, a term of 20 of them, 10 terms */
+	na += PUT_STR(a, 1, "k");
+	na += PUT_STR(a + na, 2, "In");
+	for (int i = 0; i < 40; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		na += PUT_STR(a + na, 3, v);
+	}
+	for (int i = 0; i < 20; i++)
+		nb += put_field(b + nb, 1, a, na);
+	na = 0;
+	for (int i = 0; i < 10; i++)
+		na += put_field(a + na, 1, b, nb);
+	nb = put_field(b, 1, a, na);	/* NodeAffinity.requiredDuringScheduling... */
+	na = put_field(a, 1, b, nb);	/* Affinity.nodeAffinity */
+	nb = put_field(b, 18, a, na);	/* PodSpec.affinity */
+	na = put_field(a, 2, b, nb);	/* Pod.spec */
+	nb = wrap_object(b, "Pod", a, na);
+	cr_assert_eq(decode_pod(b, nb, &sched_filter, &p, &err), 0, "%s", err.message);
+	cr_assert_eq(p->nnode_terms, 8);
+	cr_assert_eq(p->node_terms[7].nreqs, 16);
+	cr_assert_eq(p->node_terms[7].reqs[15].nvalues, 32);
+	cr_assert_str_eq(p->node_terms[7].reqs[15].values[31], "v31");
+	cr_assert_str_eq(p->node_terms[7].reqs[15].op, "In");
+	k8s_pod_free(p);
+	free(a);
+	free(b);
 }
