@@ -150,6 +150,11 @@ static int read_file(const char *path, struct kblob *out, struct kerr *err)
 	return 0;
 }
 
+static int stream_sink(void *ud, const char *p, size_t n, struct kerr *err)
+{
+	return usage_stream_feed(ud, p, n, err);
+}
+
 static void *fetch_main(void *ud)
 {
 	struct usage_fetch *f = ud;
@@ -162,6 +167,7 @@ static void *fetch_main(void *ud)
 	int idx[UQ_COUNT];
 	size_t nreq = 0;
 	char *queries[UQ_COUNT] = {0};
+	struct usage_stream *streams[UQ_COUNT] = {0};
 	const struct kerr *first_fatal = NULL;
 	int fatal = 0;
 	char *path = NULL;
@@ -206,6 +212,11 @@ static void *fetch_main(void *ud)
 			goto fail;
 		}
 		reqs[q].query = queries[q];
+		/* each answer is read as it arrives, never held whole */
+		if (usage_stream_new(&streams[q], q, &s->labels, SERIES_MAX, &err) < 0)
+			goto fail;
+		reqs[q].data = stream_sink;
+		reqs[q].ud = streams[q];
 		idx[nreq++] = q;
 	}
 	for (size_t i = 0; i < nreq; i++)
@@ -238,11 +249,14 @@ static void *fetch_main(void *ud)
 			f->data.problem[q] = describe(&reqs[q].err, where);
 			continue;
 		}
-		if (usage_parse(&f->data, q, &s->labels, reqs[q].result, SERIES_MAX, &err) < 0) {
+		if (usage_stream_finish(streams[q], &f->data, &err) < 0) {
 			f->data.problem[q] = describe(&err, where);
 			kerr_release(&err);
 		}
 	}
+	/* the command asks which pods the answers name while its lists run */
+	if (usage_data_index(&f->data) < 0)
+		f->source_error = strdup("out of memory");
 	goto out;
 fail:
 	f->source_error = describe(&err, where);
@@ -254,6 +268,7 @@ out:
 		json_decref(reqs[q].result);
 		kerr_release(&reqs[q].err);
 		free(queries[q]);
+		usage_stream_free(streams[q]);
 	}
 	free(path);
 	kube_client_free(c);

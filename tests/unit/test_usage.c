@@ -128,6 +128,144 @@ Test(usage, parse_answers)
 	cr_assert(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\"}}", "no result list"));
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void assert_same(const struct usage_data *a, const struct usage_data *b, enum usage_query q, size_t split)
+{
+	cr_assert_eq(a->n[q], b->n[q], "split at %zu", split);
+	for (size_t i = 0; i < a->n[q]; i++) {
+		const struct usage_sample *x = &a->samples[q][i], *y = &b->samples[q][i];
+
+		for (size_t k = 0; k < USAGE_LABEL_VARIANTS; k++)
+			cr_assert(same_str(x->node[k], y->node[k]), "split at %zu", split);
+		cr_assert(same_str(x->uuid, y->uuid) && same_str(x->namespace, y->namespace) &&
+			  same_str(x->pod, y->pod) && x->gpu == y->gpu && x->value == y->value,
+			  "split at %zu, series %zu", split, i);
+	}
+}
+
+/* Feed body in two pieces cut at split (and the second byte by byte when
+ * bytewise); returns what finish returned. */
+static int parse_split(struct usage_data *d, enum usage_query q, const char *body, size_t split, bool bytewise,
+		       struct kerr *err)
+{
+	struct usage_stream *s;
+	size_t len = strlen(body);
+	int r;
+
+	cr_assert_eq(usage_stream_new(&s, q, &labels, 0, err), 0);
+	r = usage_stream_feed(s, body, split, err);
+	for (size_t i = split; r == 0 && i < len; i += bytewise ? 1 : len - split)
+		r = usage_stream_feed(s, body + i, bytewise ? 1 : len - split, err);
+	if (r == 0)
+		r = usage_stream_finish(s, d, err);
+	usage_stream_free(s);
+	return r;
+}
+
+/* An answer cut anywhere reads as the whole one: the same series, the same
+ * labels, the same figures, and the same failures. */
+Test(usage, stream_split_anywhere)
+{
+	static const char *const bodies[] = {
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		"{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\",\"UUID\":\"GPU-1\",\"x\":{\"a\":[1,{}]}},\"value\":[1.5,\"3481.6\"]},"
+		"{\"value\":[1.5,\"12\"],\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"1\",\"exported_pod\":\"p\","
+		"\"exported_namespace\":\"ns\",\"pod\":\"dcgm-exporter-x\",\"namespace\":\"gpu-operator\"}},"
+		"{\"metric\":{\"gpu\":\"0\"},\"value\":[1.5,\"NaN\"]},[1,2],\"x\",null,"
+		"{\"metric\":{\"gpu\":\"0\",\"pod\":\"\"},\"value\":[1.5,\"7\"]}]}}",
+		/* the status last, and the error's text in an escaped string */
+		"{\"data\":{\"result\":[{\"metric\":{\"node\":\"caf\\u00e9\",\"gpu\":\"2\"},\"value\":[1,\"1e3\"]}],"
+		"\"resultType\":\"vector\"},\"warnings\":[\"w\"],\"status\":\"success\"}",
+		"{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error at char 3\"}",
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{}, \"value\":[1,\"1\"]}",
+	};
+
+	for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]); b++) {
+		struct usage_data whole = {0};
+		struct kerr werr = KERR_INIT;
+		size_t len = strlen(bodies[b]);
+		int wr = usage_parse_bytes(&whole, UQ_GPU_USED, &labels, bodies[b], len, &werr);
+
+		cr_assert_eq(wr, b < 2 ? 0 : -1, "body %zu", b);
+		cr_assert_eq(whole.n[UQ_GPU_USED], b == 0 ? 3 : b == 1 ? 1 : 0, "body %zu", b);
+		if (b == 1)
+			cr_assert_str_eq(whole.samples[UQ_GPU_USED][0].node[0], "caf\xc3\xa9");
+
+		for (size_t split = 0; split <= len; split++)
+			for (int bytewise = 0; bytewise < 2; bytewise++) {
+				struct usage_data d = {0};
+				struct kerr err = KERR_INIT;
+				int r = parse_split(&d, UQ_GPU_USED, bodies[b], split, bytewise, &err);
+
+				cr_assert_eq(r, wr, "body %zu split at %zu", b, split);
+				if (r == 0)
+					assert_same(&whole, &d, UQ_GPU_USED, split);
+				else
+					cr_assert_str_eq(err.message, werr.message, "body %zu split at %zu", b, split);
+				kerr_release(&err);
+				usage_data_release(&d);
+			}
+		kerr_release(&werr);
+		usage_data_release(&whole);
+	}
+}
+
+Test(usage, stream_bounds)
+{
+	struct usage_data d = {0};
+	struct usage_stream *s;
+	struct kerr err = KERR_INIT;
+	const char *body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			   "{\"metric\":{\"gpu\":\"0\"},\"value\":[1,\"1\"]},{\"metric\":{\"gpu\":\"1\"},\"value\":[1,\"1\"]},"
+			   "{\"metric\":{\"gpu\":\"2\"},\"value\":[1,\"1\"]}]}}";
+	char deep[1200];
+
+	/* more series than the limit: refused as soon as the one too many starts */
+	cr_assert_eq(usage_stream_new(&s, UQ_GPU_USED, &labels, 2, &err), 0);
+	cr_assert_eq(usage_stream_feed(s, body, strlen(body), &err), -1);
+	cr_assert(strstr(err.message, "more than the 2 series expected"), "%s", err.message);
+	kerr_release(&err);
+	cr_assert_eq(usage_stream_finish(s, &d, &err), -1);
+	kerr_release(&err);
+	usage_stream_free(s);
+	cr_assert_not(d.answered[UQ_GPU_USED]);
+	/* nested past any answer's shape */
+	memset(deep, '[', sizeof(deep));
+	memcpy(deep, "{\"x\":", 5);
+	deep[sizeof(deep) - 1] = '\0';
+	cr_assert(parse_fails(deep, "nested too deeply"));
+	cr_assert(parse_fails("", "not a Prometheus query result"));
+	cr_assert(parse_fails("\"x\"", "not a Prometheus query result"));
+	cr_assert(parse_fails("{\"status\":\"success\"} x", "not JSON"));
+	cr_assert(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":{}}}", "no result list"));
+	cr_assert(parse_fails("{\"status\":\"success\",\"data\":[]}", "not an instant vector"));
+}
+
+/* The pods the answers name: what the command keeps pods for. */
+Test(usage, names_pods)
+{
+	struct usage_data d = {0};
+
+	cr_assert(usage_names_pod(&d, "default", "a")); /* not indexed yet: every pod */
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"a\",\"exported_namespace\":\"default\"},\"value\":[1,\"1\"]},"
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"1\"]}");
+	parse(&d, UQ_VGPU_LIMIT,
+	      "{\"metric\":{\"deviceuuid\":\"GPU-1\",\"podname\":\"c\",\"podnamespace\":\"ml\"},\"value\":[1,\"1\"]},"
+	      "{\"metric\":{\"deviceuuid\":\"GPU-1\",\"podname\":\"b\"},\"value\":[1,\"1\"]}");
+	cr_assert_eq(usage_data_index(&d), 0);
+	cr_assert(usage_names_pod(&d, "default", "a"));
+	cr_assert(usage_names_pod(&d, "ml", "c"));
+	cr_assert_not(usage_names_pod(&d, "default", "b"));
+	cr_assert_not(usage_names_pod(&d, "ml", "a"));
+	cr_assert_not(usage_names_pod(&d, NULL, "a"));
+	usage_data_release(&d);
+}
+
 /* n1: one 15 GiB GPU shared by a and b; n2: two GPUs, c on GPU 0, nothing on
  * GPU 1; n3: one GPU no exporter reports. */
 static void build(struct model *m)
