@@ -615,6 +615,7 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 	a->npods++;
 	if (m->opts.keep_pods && (!m->opts.pod_namespace || (pod->namespace &&
 							      strcmp(m->opts.pod_namespace, pod->namespace) == 0)) &&
+	    (!m->opts.keep_pod_if || m->opts.keep_pod_if(m->opts.keep_pod_ud, pod->namespace, pod->name)) &&
 	    keep_pod(m, pod, sc, &sp, node) < 0)
 		goto fail;
 	scheme_pod_release(&sp);

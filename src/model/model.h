@@ -29,6 +29,10 @@ struct model_options {
 	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
 	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
 	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
+	/* With keep_pods, keep only the pods on a node this says yes to (NULL
+	 * = all); the others count in the per-GPU figures all the same. */
+	bool (*keep_pod_if)(void *ud, const char *namespace, const char *name);
+	void *keep_pod_ud;
 };
 
 struct model_pod_gpu {
