@@ -226,6 +226,13 @@ struct gpu_acc {
 	bool has_total, has_util, has_host_used, has_host_util;
 };
 
+/* What the answers say of one pod: memory in use, and the limit HAMi's
+ * device plugin enforces on its containers. */
+struct pod_fig {
+	double used, limit;
+	bool used_known, limit_known;
+};
+
 struct join {
 	struct model *m;
 	struct key_ref *nodes, *uuids;
@@ -235,8 +242,7 @@ struct join {
 	size_t *gpu_base; /* flat index of node i's first GPU */
 	size_t ngpus;
 	struct gpu_acc *acc;
-	double *pod_used;
-	bool *pod_known;
+	struct pod_fig *pod;
 };
 
 static void join_release(struct join *j)
@@ -246,8 +252,7 @@ static void join_release(struct join *j)
 	free(j->pods);
 	free(j->gpu_base);
 	free(j->acc);
-	free(j->pod_used);
-	free(j->pod_known);
+	free(j->pod);
 }
 
 static int join_init(struct join *j, struct model *m)
@@ -259,9 +264,8 @@ static int join_init(struct join *j, struct model *m)
 	j->gpu_base = calloc(m->nnodes + 1, sizeof(size_t));
 	j->nodes = calloc(2 * m->nnodes + 1, sizeof(*j->nodes));
 	j->pods = calloc(m->npods + 1, sizeof(*j->pods));
-	j->pod_used = calloc(m->npods + 1, sizeof(double));
-	j->pod_known = calloc(m->npods + 1, sizeof(bool));
-	if (!j->gpu_base || !j->nodes || !j->pods || !j->pod_used || !j->pod_known)
+	j->pod = calloc(m->npods + 1, sizeof(*j->pod));
+	if (!j->gpu_base || !j->nodes || !j->pods || !j->pod)
 		return -1;
 	for (size_t i = 0; i < m->nnodes; i++) {
 		const struct model_node *n = &m->nodes[i];
@@ -367,8 +371,8 @@ static void pod_add(struct join *j, long pod, double v)
 {
 	if (pod < 0)
 		return;
-	j->pod_used[pod] += v;
-	j->pod_known[pod] = true;
+	j->pod[pod].used += v;
+	j->pod[pod].used_known = true;
 }
 
 static void read_answers(struct join *j, const struct usage_data *d)
@@ -426,6 +430,15 @@ static void read_answers(struct join *j, const struct usage_data *d)
 	 * (an exporter copying the GPU's figure to each pod sharing it). */
 	for (size_t i = 0; i < d->n[UQ_VGPU_USED]; i++)
 		pod_add(j, pod_of(j, &d->samples[UQ_VGPU_USED][i]), d->samples[UQ_VGPU_USED][i].value);
+	/* a pod's limit: the sum over its containers and GPUs, as its use */
+	for (size_t i = 0; i < d->n[UQ_VGPU_LIMIT]; i++) {
+		long pod = pod_of(j, &d->samples[UQ_VGPU_LIMIT][i]);
+
+		if (pod < 0)
+			continue;
+		j->pod[pod].limit += d->samples[UQ_VGPU_LIMIT][i].value;
+		j->pod[pod].limit_known = true;
+	}
 	for (size_t i = 0; i < d->n[UQ_GPU_USED]; i++) {
 		const struct usage_sample *s = &d->samples[UQ_GPU_USED][i];
 		long g, pod;
@@ -504,6 +517,15 @@ static const char *isolation_note(const struct model_node *n)
 		       : "; memory isolation is off: it takes memory promised to the other pods on the GPU";
 }
 
+/* The limit and the allocation differ by a unit shown or more (the
+ * allocation in GiB is rounded down per GPU). */
+static bool limit_disagrees(int64_t alloc, int64_t limit, enum mem_unit unit)
+{
+	int64_t step = usage_unit_bytes(1, unit);
+
+	return limit <= alloc - step || limit >= alloc + step;
+}
+
 static void findings(struct join *j, const struct usage_options *o)
 {
 	struct model *m = j->m;
@@ -516,13 +538,26 @@ static void findings(struct join *j, const struct usage_options *o)
 		int64_t alloc;
 		char *obj = NULL;
 
-		if (!p->used_known || !n)
+		if (!n)
 			continue;
 		alloc = pod_allocated_bytes(p, n);
-		if (alloc <= 0)
-			continue;
 		if (unit == UNIT_SLOTS)
 			unit = UNIT_GIB;
+		if (alloc > 0 && j->pod[i].limit_known && limit_disagrees(alloc, to_bytes(j->pod[i].limit), unit) &&
+		    asprintf(&obj, "pod/%s/%s", p->namespace, p->name) >= 0) {
+			warnings_add(&m->usage.findings, "LimitMismatch", obj,
+				     "pod %s/%s on node %s: the device plugin limits it to %s %s of GPU memory, %s %s allocated",
+				     p->namespace, p->name, n->name,
+				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), unit_word(unit),
+				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit));
+			free(obj);
+			obj = NULL;
+		}
+		/* no allocation the scheme can say: the device's own limit is one */
+		if (alloc <= 0 && j->pod[i].limit_known && j->pod[i].limit >= 1)
+			alloc = to_bytes(j->pod[i].limit);
+		if (!p->used_known || alloc <= 0)
+			continue;
 		if (asprintf(&obj, "pod/%s/%s", p->namespace, p->name) < 0)
 			continue;
 		if (p->used_bytes > alloc)
@@ -651,8 +686,8 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 		}
 	}
 	for (size_t i = 0; i < m->npods; i++) {
-		m->pods[i].used_known = j.pod_known[i];
-		m->pods[i].used_bytes = j.pod_known[i] ? to_bytes(j.pod_used[i]) : 0;
+		m->pods[i].used_known = j.pod[i].used_known;
+		m->pods[i].used_bytes = j.pod[i].used_known ? to_bytes(j.pod[i].used) : 0;
 	}
 	findings(&j, &o);
 	for (int q = 0; d && q < UQ_COUNT; q++)

@@ -379,6 +379,38 @@ Test(usage, copies_and_hami)
 	model_release(&m);
 }
 
+/* HAMi's per-container limit: a finding where it is not the allocation. */
+Test(usage, hami_limit)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model m;
+	const struct warning *w;
+
+	build(&m);
+	parse(&d, UQ_VGPU_LIMIT,
+	      /* a: 6 GiB against 4 allocated; b: within the GiB rounding; c: two
+	       * containers making up its 4 GiB */
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"a\",\"podnamespace\":\"default\"},\"value\":[1,\"6442450944\"]},"
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"b\",\"podnamespace\":\"default\"},\"value\":[1,\"4831838208\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\"},\"value\":[1,\"2147483648\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\",\"x\":\"1\"},\"value\":[1,\"2147483648\"]}");
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"a\",\"podnamespace\":\"default\"},\"value\":[1,\"3221225472\"]}");
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	w = finding(&m, "LimitMismatch", "pod/default/a");
+	cr_assert(w);
+	cr_assert_str_eq(w->message, "pod default/a on node n1: the device plugin limits it to 6.0 GiB of GPU memory, "
+				     "4.0 GiB allocated");
+	cr_assert_null(finding(&m, "LimitMismatch", "pod/default/b"));
+	cr_assert_null(finding(&m, "LimitMismatch", "pod/default/c"));
+	/* the limit changes nothing of what is measured */
+	cr_assert_eq(pod(&m, "a")->used_bytes, 3 * GIB);
+	cr_assert_not(pod(&m, "c")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
 Test(usage, source_down)
 {
 	struct kerr err = KERR_INIT;
