@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "kube.h"
@@ -150,6 +151,24 @@ static int read_file(const char *path, struct kblob *out, struct kerr *err)
 	return 0;
 }
 
+/* The host of an http(s) URL is this machine. */
+static bool url_loopback(const char *url)
+{
+	const char *h = strstr(url, "://");
+	size_t len;
+
+	if (!h)
+		return false;
+	h += 3;
+	len = strcspn(h, "/?#");
+	if (memchr(h, '@', len)) /* user info */
+		return false;
+	if (len >= 5 && strncmp(h, "[::1]", 5) == 0)
+		return len == 5 || h[5] == ':';
+	len = strcspn(h, ":/?#");
+	return (len == 9 && strncasecmp(h, "localhost", 9) == 0) || (len > 4 && strncmp(h, "127.", 4) == 0);
+}
+
 static int stream_sink(void *ud, const char *p, size_t n, struct kerr *err)
 {
 	return usage_stream_feed(ud, p, n, err);
@@ -185,6 +204,10 @@ static void *fetch_main(void *ud)
 			kerr_set(&err, KERR_CONFIG, "cannot read %s: %s", s->token_file, strerror(errno));
 			goto fail;
 		}
+		/* On this machine (a port-forward) the bytes cost nothing and
+		 * gzip only costs CPU: Prometheus takes about twice as long to
+		 * answer 20,000 series compressed as plain. */
+		f->direct.disable_compression = url_loopback(s->url);
 		cfg = &f->direct;
 	}
 	if (kube_client_new(cfg, &f->opt, &c, &err) < 0)
