@@ -268,11 +268,9 @@ Test(usage, names_pods)
 
 /* n1: one 15 GiB GPU shared by a and b; n2: two GPUs, c on GPU 0, nothing on
  * GPU 1; n3: one GPU no exporter reports. */
-static void build(struct model *m)
+static void build_with(struct model *m, const struct model_options *o)
 {
-	struct model_options o = {.force_unit = -1, .keep_pods = true};
-
-	cr_assert_eq(model_init(m, &o), 0);
+	cr_assert_eq(model_init(m, o), 0);
 	tadd_node(m, tnode("n1", "10.0.0.1", "15", "1"));
 	tadd_node(m, tnode("n2", "10.0.0.2", "30", "2"));
 	tadd_node(m, tnode("n3", "10.0.0.3", "15", "1"));
@@ -281,6 +279,13 @@ static void build(struct model *m)
 	tadd_pod(m, tpod("default", "c", "n2", "Running", "0", "4", NULL));
 	tadd_pod(m, tpod("default", "d", "n3", "Running", "0", "8", NULL));
 	tfinish(m);
+}
+
+static void build(struct model *m)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+
+	build_with(m, &o);
 }
 
 static const struct warning *finding(const struct model *m, const char *code, const char *object)
@@ -407,6 +412,42 @@ Test(usage, hami_limit)
 	/* the limit changes nothing of what is measured */
 	cr_assert_eq(pod(&m, "a")->used_bytes, 3 * GIB);
 	cr_assert_not(pod(&m, "c")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+static bool named(void *ud, const char *ns, const char *name)
+{
+	return usage_names_pod(ud, ns, name);
+}
+
+/* Without -d only the pods the answers name are kept: the per-GPU figures
+ * still count every pod, and the named pod still gets its finding. */
+Test(usage, keeps_named_pods_only)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .keep_pod_if = named, .keep_pod_ud = &d};
+	struct model m;
+	const struct model_node *n1;
+
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"6000\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"pod\":\"c\",\"namespace\":\"default\"},\"value\":[1,\"5000\"]}");
+	cr_assert_eq(usage_data_index(&d), 0);
+	build_with(&m, &o);
+	cr_assert_eq(m.npods, 1);
+	cr_assert_str_eq(m.pods[0].name, "c");
+	n1 = model_find_node(&m, "n1");
+	cr_assert_eq(n1->gpus[0].npods, 2);
+	cr_assert_eq(n1->mem_allocated, 8);
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	cr_assert_eq(pod(&m, "c")->used_bytes, 5000 * MIB);
+	cr_assert(finding(&m, "OverUse", "pod/default/c"));
+	/* n1's pods are not kept, and none has a figure: the GPU speaks for them */
+	cr_assert_eq(n1->gpus[0].used_bytes, 6000 * MIB);
+	cr_assert_null(finding(&m, "OverUse", "node/n1"));
+	cr_assert(finding(&m, "Idle", "node/n1") == NULL);
 	usage_data_release(&d);
 	model_release(&m);
 }
