@@ -326,14 +326,14 @@ bool usage_fetch_done(struct usage_fetch *f)
 	return f && atomic_load(&f->done);
 }
 
-bool usage_fetch_names_pod(void *ud, const char *ns, const char *name)
+enum model_keep usage_fetch_names_pod(void *ud, const char *ns, const char *name)
 {
 	struct usage_fetch *f = ud;
 
 	if (!atomic_load(&f->done))
-		return true;
+		return MODEL_KEEP_MAYBE;
 	/* the answers are complete and no longer written: safe to read here */
-	return !f->source_error && usage_names_pod(&f->data, ns, name);
+	return !f->source_error && usage_names_pod(&f->data, ns, name) ? MODEL_KEEP_YES : MODEL_KEEP_NO;
 }
 
 void usage_fetch_finish(struct usage_fetch *f, struct usage_data *d, char **source_error)

@@ -416,9 +416,13 @@ Test(usage, hami_limit)
 	model_release(&m);
 }
 
-static bool named(void *ud, const char *ns, const char *name)
+static enum model_keep named(void *ud, const char *ns, const char *name)
 {
-	return usage_names_pod(ud, ns, name);
+	const struct usage_data *d = ud;
+
+	if (!d->indexed)
+		return MODEL_KEEP_MAYBE;
+	return usage_names_pod(d, ns, name) ? MODEL_KEEP_YES : MODEL_KEEP_NO;
 }
 
 /* Without -d only the pods the answers name are kept: the per-GPU figures
@@ -448,6 +452,36 @@ Test(usage, keeps_named_pods_only)
 	cr_assert_eq(n1->gpus[0].used_bytes, 6000 * MIB);
 	cr_assert_null(finding(&m, "OverUse", "node/n1"));
 	cr_assert(finding(&m, "Idle", "node/n1") == NULL);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* The answers arrive while the pods are listed: the pods kept until then
+ * are dropped once the answers say they are not named. */
+Test(usage, answers_mid_list)
+{
+	struct usage_data d = {0};
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .keep_pod_if = named, .keep_pod_ud = &d};
+	struct model m;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("n1", "10.0.0.1", "15", "1"));
+	tadd_node(&m, tnode("n2", "10.0.0.2", "30", "2"));
+	tadd_pod(&m, tpod("default", "a", "n1", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("default", "b", "n1", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("default", "p", NULL, "Pending", NULL, "4", NULL));
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"b\",\"podnamespace\":\"default\"},\"value\":[1,\"1\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"d\",\"podnamespace\":\"default\"},\"value\":[1,\"1\"]}");
+	cr_assert_eq(usage_data_index(&d), 0);
+	tadd_pod(&m, tpod("default", "c", "n2", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("default", "d", "n2", "Running", "1", "4", NULL));
+	tfinish(&m);
+	/* b and d are named; the unscheduled p is not the predicate's to drop */
+	cr_assert_eq(m.npods, 3);
+	cr_assert(pod(&m, "b") && pod(&m, "d") && pod(&m, "p"));
+	cr_assert_eq(model_find_node(&m, "n1")->gpus[0].npods, 2);
+	cr_assert_eq(model_find_node(&m, "n2")->mem_allocated, 8);
 	usage_data_release(&d);
 	model_release(&m);
 }
