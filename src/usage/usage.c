@@ -125,24 +125,30 @@ static char *by_clause(const struct usage_labels *l, bool with_pod)
 	return s;
 }
 
+static const struct {
+	const char *fmt; /* by clause, window (or %1$s and %2$s) */
+	bool with_pod;
+} queries[UQ_COUNT] = {
+	[UQ_GPU_USED] = {"max by (%s) (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", true},
+	/* the last figures, not the instant ones: one missed scrape
+	 * marks a series stale */
+	[UQ_GPU_TOTAL] = {"max by (%1$s) (last_over_time(DCGM_FI_DEV_FB_USED[%2$s]) + "
+			  "last_over_time(DCGM_FI_DEV_FB_FREE[%2$s]))",
+			  false},
+	[UQ_GPU_UTIL] = {"max by (%s) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[%s]))", false},
+	[UQ_VGPU_USED] = {"sum by (%s) (max_over_time(vGPU_device_memory_usage_in_bytes[%s]))", true},
+	[UQ_VGPU_LIMIT] = {"sum by (%s) (max_over_time(vGPU_device_memory_limit_in_bytes[%s]))", true},
+	[UQ_HOST_USED] = {"max by (%s) (max_over_time(HostGPUMemoryUsage[%s]))", false},
+	[UQ_HOST_UTIL] = {"max by (%s) (avg_over_time(HostCoreUtilization[%s]))", false},
+};
+
+bool usage_query_names_pods(enum usage_query q)
+{
+	return (unsigned)q < UQ_COUNT && queries[q].with_pod;
+}
+
 char *usage_query_text(enum usage_query q, const struct usage_labels *l, const char *window)
 {
-	static const struct {
-		const char *fmt; /* by clause, window (or %1$s and %2$s) */
-		bool with_pod;
-	} queries[UQ_COUNT] = {
-		[UQ_GPU_USED] = {"max by (%s) (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", true},
-		/* the last figures, not the instant ones: one missed scrape
-		 * marks a series stale */
-		[UQ_GPU_TOTAL] = {"max by (%1$s) (last_over_time(DCGM_FI_DEV_FB_USED[%2$s]) + "
-				  "last_over_time(DCGM_FI_DEV_FB_FREE[%2$s]))",
-				  false},
-		[UQ_GPU_UTIL] = {"max by (%s) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[%s]))", false},
-		[UQ_VGPU_USED] = {"sum by (%s) (max_over_time(vGPU_device_memory_usage_in_bytes[%s]))", true},
-		[UQ_VGPU_LIMIT] = {"sum by (%s) (max_over_time(vGPU_device_memory_limit_in_bytes[%s]))", true},
-		[UQ_HOST_USED] = {"max by (%s) (max_over_time(HostGPUMemoryUsage[%s]))", false},
-		[UQ_HOST_UTIL] = {"max by (%s) (avg_over_time(HostCoreUtilization[%s]))", false},
-	};
 	char *by, *s = NULL;
 
 	if ((unsigned)q >= UQ_COUNT || !l || !window)

@@ -53,6 +53,8 @@ enum usage_query {
 	UQ_COUNT,
 };
 
+/* The query's series may carry pod labels (and so name pods). */
+bool usage_query_names_pods(enum usage_query q);
 /* The PromQL text of one query over the window ("5m"); malloc'd. */
 char *usage_query_text(enum usage_query q, const struct usage_labels *l, const char *window);
 /* A duration Prometheus accepts in a range selector: digits and a unit
@@ -96,13 +98,17 @@ int usage_stream_new(struct usage_stream **ret, enum usage_query q, const struct
 int usage_stream_feed(struct usage_stream *s, const char *p, size_t n, struct kerr *err);
 int usage_stream_finish(struct usage_stream *s, struct usage_data *d, struct kerr *err);
 void usage_stream_free(struct usage_stream *s);
+/* The document has ended (what follows can only be whitespace or an
+ * error): the answer can be finished before its transfer is. */
+bool usage_stream_ended(const struct usage_stream *s);
 /* The same for a whole body at once. */
 int usage_parse_bytes(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const char *body,
 		      size_t len, struct kerr *err);
 void usage_data_release(struct usage_data *d);
 
-/* Index the pods the answers name (-1: out of memory).  Until then every
- * pod counts as named. */
+/* Index the pods the answers name (-1: out of memory), from the queries
+ * that can name pods (usage_query_names_pods) alone: the others' answers
+ * may still be written meanwhile.  Until then every pod counts as named. */
 int usage_data_index(struct usage_data *d);
 /* Whether some answer has a figure for this pod of its own: only such a pod
  * can have a per-pod figure or finding. */

@@ -619,6 +619,11 @@ int usage_stream_feed(struct usage_stream *s, const char *p, size_t n, struct ke
 	return 0;
 }
 
+bool usage_stream_ended(const struct usage_stream *s)
+{
+	return s->where == W_END && !s->failed;
+}
+
 int usage_stream_finish(struct usage_stream *s, struct usage_data *d, struct kerr *err)
 {
 	yajl_status st;
@@ -685,12 +690,12 @@ int usage_data_index(struct usage_data *d)
 	d->pod_index = NULL;
 	d->npod_index = 0;
 	for (int q = 0; q < UQ_COUNT; q++)
-		n += d->n[q];
+		n += usage_query_names_pods(q) ? d->n[q] : 0;
 	d->pod_index = calloc(n + 1, sizeof(*d->pod_index));
 	if (!d->pod_index)
 		return -1;
 	for (int q = 0; q < UQ_COUNT; q++)
-		for (size_t i = 0; i < d->n[q]; i++)
+		for (size_t i = 0; usage_query_names_pods(q) && i < d->n[q]; i++)
 			if (d->samples[q][i].pod && d->samples[q][i].namespace)
 				d->pod_index[d->npod_index++] = &d->samples[q][i];
 	qsort(d->pod_index, d->npod_index, sizeof(*d->pod_index), sample_pod_cmp);
