@@ -416,6 +416,41 @@ Test(usage, hami_limit)
 	model_release(&m);
 }
 
+/* A HAMi pod whose allocation annotations are not written (yet): the
+ * scheme gives it no memory, the device plugin's limit is what it was
+ * given, and its use is judged against that. */
+Test(usage, hami_limit_as_allocation)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+	struct model m;
+	const struct warning *w;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("n2", "10.0.0.2", "30", "2"));
+	{
+		struct k8s_pod *z = tpod("default", "z", "n2", "Running", NULL, "", NULL);
+
+		z->scheduler_name = strdup("hami-scheduler");
+		tkv(&z->containers[0].limits, "nvidia.com/gpu", "1");
+		tadd_pod(&m, z);
+	}
+	tfinish(&m);
+	cr_assert(pod(&m, "z"), "a pod asking no memory is in the model");
+	parse(&d, UQ_VGPU_LIMIT,
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"1\",\"podname\":\"z\",\"podnamespace\":\"default\"},\"value\":[1,\"4294967296\"]}");
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"1\",\"podname\":\"z\",\"podnamespace\":\"default\"},\"value\":[1,\"536870912\"]}");
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	w = finding(&m, "Idle", "pod/default/z");
+	cr_assert(w);
+	cr_assert(strstr(w->message, "uses at most 0.5 of its 4.0 GiB"), "%s", w->message);
+	cr_assert_null(finding(&m, "LimitMismatch", "pod/default/z"));
+	usage_data_release(&d);
+	model_release(&m);
+}
+
 static enum model_keep named(void *ud, const char *ns, const char *name)
 {
 	const struct usage_data *d = ud;
