@@ -107,6 +107,13 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 	connected = true;
 	if (usage_fetch_start(&src, &cfg, ctx, true, &fetch, err) < 0)
 		goto out;
+	/* The table without -d names pods only in findings, and only a pod
+	 * with a figure of its own can have one: the others are not kept once
+	 * the answers say which pods they name.  -d and documents show all. */
+	if (!vals[F_DETAILS] && !json && !yaml) {
+		mo.keep_pod_if = usage_fetch_names_pod;
+		mo.keep_pod_ud = fetch;
+	}
 	if (inspect_load_model(client, &mo, names, nnames, vals[F_SELECTOR], &m, NULL, err) < 0)
 		goto out;
 	have_model = true;

@@ -53,6 +53,10 @@ int usage_fetch_start(const struct usage_source *s, const struct kube_config *cf
 		      bool all, struct usage_fetch **ret, struct kerr *err);
 /* True once every answer is in (never blocks). */
 bool usage_fetch_done(struct usage_fetch *f);
+/* Whether a pod may have a figure of its own: maybe until every answer is
+ * in, then yes only for the pods some answer names (never blocks; for the
+ * model's keep_pod_if, f as its ud). */
+enum model_keep usage_fetch_names_pod(void *f, const char *ns, const char *name);
 /* Wait for the answers and hand them over; *source_error (malloc'd) is set
  * when the source could not be used at all.  Frees f. */
 void usage_fetch_finish(struct usage_fetch *f, struct usage_data *d, char **source_error);

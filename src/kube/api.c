@@ -21,11 +21,21 @@
 
 struct sync_req {
 	bool done;
+	bool streamed; /* the 2xx body went to a data sink */
+	int (*data)(void *ud, const char *p, size_t n, struct kerr *err);
+	void *data_ud;
 	struct kerr err;
 	struct buf body;
 	long code;
 	char *resp_type;
 };
+
+static int sync_data(void *ud, const char *p, size_t n, struct kerr *err)
+{
+	struct sync_req *s = ud;
+
+	return s->data(s->data_ud, p, n, err);
+}
 
 static void sync_done(void *ud, struct xfer *x, const struct kerr *err)
 {
@@ -93,6 +103,10 @@ static int sync_finish(struct sync_req *s, const char *method, const char *path,
 
 	if (s->err.kind != KERR_NONE) {
 		kerr_move(err, &s->err);
+		goto out;
+	}
+	if (s->streamed) {
+		r = 0;
 		goto out;
 	}
 	if (s->body.truncated) {
@@ -210,6 +224,12 @@ int kube_get_json_all(struct kube_client *c, struct kube_get *reqs, size_t n, st
 		}
 		x[i]->done = sync_done;
 		x[i]->ud = &s[i];
+		if (reqs[i].data) {
+			s[i].streamed = true;
+			s[i].data = reqs[i].data;
+			s[i].data_ud = reqs[i].ud;
+			x[i]->data = sync_data;
+		}
 		xfer_queue(x[i], 0);
 	}
 	/* all are queued: waiting for one drives them all */

@@ -110,6 +110,12 @@ int kube_get_json(struct kube_client *c, const char *path, const char *query, js
  * client's timeout and retry rules. */
 struct kube_get {
 	const char *path, *query; /* request; query may be NULL */
+	/* Optional: a 2xx body goes here piece by piece as it arrives instead
+	 * of being decoded (result stays NULL); a sink that fails fails the
+	 * request with its error.  A request that fails after some bytes went
+	 * to the sink is not retried: the sink's consumer drops what it got. */
+	int (*data)(void *ud, const char *p, size_t n, struct kerr *err);
+	void *ud;
 	json_t *result;		  /* owned by the caller after the call */
 	struct kerr err;	  /* release with kerr_release */
 };

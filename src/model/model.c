@@ -239,6 +239,9 @@ void model_reset_pods(struct model *m)
 	if (!p)
 		return;
 	p->pods_cap = 0;
+	free(p->maybe);
+	p->maybe = NULL;
+	p->nmaybe = p->maybe_cap = 0;
 	for (size_t i = 0; i < p->naccs; i++)
 		acc_clear_pods(&p->accs[i]);
 	warnings_release(&p->pod_warnings);
@@ -557,6 +560,58 @@ static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct sch
 	return 0;
 }
 
+/* keep_pod_if has decided: drop the pods it kept on a MAYBE and now refuses
+ * (nothing refers to a pod by index before model_finish). */
+static void drop_maybes(struct model *m)
+{
+	struct model_private *p = m->priv;
+	size_t out = 0, k = 0;
+
+	for (size_t i = 0; i < m->npods; i++) {
+		bool maybe = k < p->nmaybe && p->maybe[k] == i;
+
+		k += maybe;
+		if (maybe && m->opts.keep_pod_if(m->opts.keep_pod_ud, m->pods[i].namespace, m->pods[i].name) ==
+				     MODEL_KEEP_NO) {
+			model_pod_free_fields(&m->pods[i]);
+			continue;
+		}
+		m->pods[out++] = m->pods[i];
+	}
+	m->npods = out;
+	free(p->maybe);
+	p->maybe = NULL;
+	p->nmaybe = p->maybe_cap = 0;
+}
+
+static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const struct scheme *sc,
+			    const struct scheme_pod *sp, const char *node)
+{
+	struct model_private *p = m->priv;
+	enum model_keep k;
+
+	if (!m->opts.keep_pod_if)
+		return keep_pod(m, pod, sc, sp, node);
+	k = m->opts.keep_pod_if(m->opts.keep_pod_ud, pod->namespace, pod->name);
+	if (k != MODEL_KEEP_MAYBE && p->nmaybe)
+		drop_maybes(m);
+	if (k == MODEL_KEEP_NO)
+		return 0;
+	if (k == MODEL_KEEP_MAYBE) {
+		if (p->nmaybe == p->maybe_cap) {
+			size_t cap = p->maybe_cap ? 2 * p->maybe_cap : 64;
+			size_t *t = realloc(p->maybe, cap * sizeof(*t));
+
+			if (!t)
+				return -1;
+			p->maybe = t;
+			p->maybe_cap = cap;
+		}
+		p->maybe[p->nmaybe++] = m->npods;
+	}
+	return keep_pod(m, pod, sc, sp, node);
+}
+
 int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 {
 	struct model_private *p = m->priv;
@@ -617,7 +672,7 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 	a->npods++;
 	if (m->opts.keep_pods && (!m->opts.pod_namespace || (pod->namespace &&
 							      strcmp(m->opts.pod_namespace, pod->namespace) == 0)) &&
-	    keep_pod(m, pod, sc, &sp, node) < 0)
+	    keep_pod_on_node(m, pod, sc, &sp, node) < 0)
 		goto fail;
 	scheme_pod_release(&sp);
 	return 0;

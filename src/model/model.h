@@ -20,6 +20,8 @@
 #include "scheme.h"
 #include "warnings.h"
 
+enum model_keep { MODEL_KEEP_MAYBE, MODEL_KEEP_YES, MODEL_KEEP_NO };
+
 struct model_options {
 	bool keep_pods;		    /* details, JSON, live view: remember each pod */
 	const char *pod_namespace;  /* keep only this namespace's pods for display (NULL = all) */
@@ -29,6 +31,12 @@ struct model_options {
 	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
 	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
 	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
+	/* With keep_pods, which pods on a node to keep (NULL = all); the
+	 * others count in the per-GPU figures all the same.  MAYBE keeps a pod
+	 * for now: at the first YES or NO, the pods kept on a MAYBE are asked
+	 * again and those it now refuses are dropped. */
+	enum model_keep (*keep_pod_if)(void *ud, const char *namespace, const char *name);
+	void *keep_pod_ud;
 };
 
 struct model_pod_gpu {

@@ -51,6 +51,8 @@ struct model_private {
 	const char *model_pod_labels[2];
 	struct decode_filter model_pod_fields;
 	bool finished;
+	size_t *maybe; /* pods kept on a MAYBE of keep_pod_if, until it decides */
+	size_t nmaybe, maybe_cap;
 };
 
 struct node_acc *model_acc_find(struct model_private *p, const char *name);

@@ -119,12 +119,14 @@ static const char *finding_title(const char *code)
 		return "holding GPU memory they hardly use";
 	if (strcmp(code, "Unaccounted") == 0)
 		return "GPU memory in use that no pod was allocated";
+	if (strcmp(code, "LimitMismatch") == 0)
+		return "a device limit other than the allocation";
 	return "";
 }
 
 int render_findings(FILE *out, const struct model *m, struct kerr *err)
 {
-	static const char *const order[] = {"OverUse", "Idle", "Unaccounted", NULL};
+	static const char *const order[] = {"OverUse", "Idle", "Unaccounted", "LimitMismatch", NULL};
 
 	for (size_t o = 0; order[o]; o++) {
 		size_t count = 0;

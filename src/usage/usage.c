@@ -125,24 +125,30 @@ static char *by_clause(const struct usage_labels *l, bool with_pod)
 	return s;
 }
 
+static const struct {
+	const char *fmt; /* by clause, window (or %1$s and %2$s) */
+	bool with_pod;
+} queries[UQ_COUNT] = {
+	[UQ_GPU_USED] = {"max by (%s) (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", true},
+	/* the last figures, not the instant ones: one missed scrape
+	 * marks a series stale */
+	[UQ_GPU_TOTAL] = {"max by (%1$s) (last_over_time(DCGM_FI_DEV_FB_USED[%2$s]) + "
+			  "last_over_time(DCGM_FI_DEV_FB_FREE[%2$s]))",
+			  false},
+	[UQ_GPU_UTIL] = {"max by (%s) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[%s]))", false},
+	[UQ_VGPU_USED] = {"sum by (%s) (max_over_time(vGPU_device_memory_usage_in_bytes[%s]))", true},
+	[UQ_VGPU_LIMIT] = {"sum by (%s) (max_over_time(vGPU_device_memory_limit_in_bytes[%s]))", true},
+	[UQ_HOST_USED] = {"max by (%s) (max_over_time(HostGPUMemoryUsage[%s]))", false},
+	[UQ_HOST_UTIL] = {"max by (%s) (avg_over_time(HostCoreUtilization[%s]))", false},
+};
+
+bool usage_query_names_pods(enum usage_query q)
+{
+	return (unsigned)q < UQ_COUNT && queries[q].with_pod;
+}
+
 char *usage_query_text(enum usage_query q, const struct usage_labels *l, const char *window)
 {
-	static const struct {
-		const char *fmt; /* by clause, window (or %1$s and %2$s) */
-		bool with_pod;
-	} queries[UQ_COUNT] = {
-		[UQ_GPU_USED] = {"max by (%s) (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", true},
-		/* the last figures, not the instant ones: one missed scrape
-		 * marks a series stale */
-		[UQ_GPU_TOTAL] = {"max by (%1$s) (last_over_time(DCGM_FI_DEV_FB_USED[%2$s]) + "
-				  "last_over_time(DCGM_FI_DEV_FB_FREE[%2$s]))",
-				  false},
-		[UQ_GPU_UTIL] = {"max by (%s) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[%s]))", false},
-		[UQ_VGPU_USED] = {"sum by (%s) (max_over_time(vGPU_device_memory_usage_in_bytes[%s]))", true},
-		[UQ_VGPU_LIMIT] = {"sum by (%s) (max_over_time(vGPU_device_memory_limit_in_bytes[%s]))", true},
-		[UQ_HOST_USED] = {"max by (%s) (max_over_time(HostGPUMemoryUsage[%s]))", false},
-		[UQ_HOST_UTIL] = {"max by (%s) (avg_over_time(HostCoreUtilization[%s]))", false},
-	};
 	char *by, *s = NULL;
 
 	if ((unsigned)q >= UQ_COUNT || !l || !window)
@@ -158,177 +164,6 @@ char *usage_query_text(enum usage_query q, const struct usage_labels *l, const c
 #pragma GCC diagnostic pop
 	free(by);
 	return s;
-}
-
-/* --- answers ---------------------------------------------------------------- */
-
-static void sample_release(struct usage_sample *s)
-{
-	for (size_t i = 0; i < USAGE_LABEL_VARIANTS; i++)
-		free(s->node[i]);
-	free(s->uuid);
-	free(s->namespace);
-	free(s->pod);
-}
-
-void usage_data_release(struct usage_data *d)
-{
-	if (!d)
-		return;
-	for (int q = 0; q < UQ_COUNT; q++) {
-		for (size_t i = 0; i < d->n[q]; i++)
-			sample_release(&d->samples[q][i]);
-		free(d->samples[q]);
-		free(d->problem[q]);
-	}
-	memset(d, 0, sizeof(*d));
-}
-
-static const char *label_value(const json_t *metric, const char *name)
-{
-	const char *v = json_string_value(json_object_get(metric, name));
-
-	return v && *v ? v : NULL;
-}
-
-static const char *first_label(const json_t *metric, const char *const *names)
-{
-	for (size_t i = 0; names[i]; i++) {
-		const char *v = label_value(metric, names[i]);
-
-		if (v)
-			return v;
-	}
-	return NULL;
-}
-
-static char *dup_opt(const char *s, bool *oom)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*oom = true;
-	return d;
-}
-
-/* What one unit of the query's values is worth in bytes (0: not memory). */
-static double query_scale(enum usage_query q)
-{
-	switch (q) {
-	case UQ_GPU_USED:
-	case UQ_GPU_TOTAL:
-		return 1048576.0; /* the DCGM exporter counts MiB */
-	case UQ_VGPU_USED:
-	case UQ_VGPU_LIMIT:
-	case UQ_HOST_USED:
-		return 1.0;
-	default:
-		return 0;
-	}
-}
-
-int usage_parse(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const json_t *answer,
-		size_t limit, struct kerr *err)
-{
-	const json_t *data, *result, *item;
-	const char *status;
-	size_t idx, n = 0;
-	struct usage_sample *out;
-	double scale;
-
-	if ((unsigned)q >= UQ_COUNT)
-		return kerr_set(err, KERR_OTHER, "unknown query");
-	status = json_string_value(json_object_get(answer, "status"));
-	if (!status)
-		return kerr_set(err, KERR_DECODE, "the answer is not a Prometheus query result");
-	if (strcmp(status, "success") != 0) {
-		const char *e = json_string_value(json_object_get(answer, "error"));
-
-		return kerr_set(err, KERR_DECODE, "the query failed: %.200s", e ? e : status);
-	}
-	data = json_object_get(answer, "data");
-	if (!json_is_object(data) || !json_is_string(json_object_get(data, "resultType")) ||
-	    strcmp(json_string_value(json_object_get(data, "resultType")), "vector") != 0)
-		return kerr_set(err, KERR_DECODE, "the answer is not an instant vector");
-	result = json_object_get(data, "result");
-	if (!json_is_array(result))
-		return kerr_set(err, KERR_DECODE, "the answer has no result list");
-	if (limit && json_array_size(result) > limit)
-		return kerr_set(err, KERR_DECODE, "the answer has %zu series, more than the %zu expected",
-				json_array_size(result), limit);
-	out = json_array_size(result) ? calloc(json_array_size(result), sizeof(*out)) : NULL;
-	if (json_array_size(result) && !out)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	scale = query_scale(q);
-	json_array_foreach(result, idx, item) {
-		const json_t *metric = json_object_get(item, "metric"), *value = json_object_get(item, "value");
-		const char *vs, *gi;
-		struct usage_sample *s = &out[n];
-		char *end;
-		double v;
-		bool oom = false;
-
-		if (!json_is_object(metric) || !json_is_array(value) || json_array_size(value) != 2)
-			continue;
-		vs = json_string_value(json_array_get(value, 1));
-		if (!vs)
-			continue;
-		v = strtod(vs, &end);
-		if (end == vs || *end || !isfinite(v) || v < 0)
-			continue;
-		if (scale > 0) {
-			v *= scale;
-			if (v >= 9.0e18) /* beyond int64 bytes: not a real card */
-				continue;
-		} else if (v > 1000) {
-			continue; /* utilisation is a percentage */
-		}
-		s->value = v;
-		for (size_t i = 0, k = 0; l->names[UR_NODE][i] && k < USAGE_LABEL_VARIANTS; i++, k++)
-			s->node[k] = dup_opt(label_value(metric, l->names[UR_NODE][i]), &oom);
-		s->uuid = dup_opt(first_label(metric, l->names[UR_UUID]), &oom);
-		s->namespace = dup_opt(first_label(metric, l->names[UR_NAMESPACE]), &oom);
-		s->pod = dup_opt(first_label(metric, l->names[UR_POD]), &oom);
-		s->gpu = -1;
-		gi = first_label(metric, l->names[UR_GPU]);
-		if (gi) {
-			long g = strtol(gi, &end, 10);
-
-			if (end != gi && !*end && g >= 0 && g < 4096)
-				s->gpu = (int)g;
-		}
-		if (oom) {
-			for (size_t i = 0; i <= n; i++)
-				sample_release(&out[i]);
-			free(out);
-			return kerr_set(err, KERR_OTHER, "out of memory");
-		}
-		n++;
-	}
-	for (size_t i = 0; i < d->n[q]; i++)
-		sample_release(&d->samples[q][i]);
-	free(d->samples[q]);
-	d->samples[q] = out;
-	d->n[q] = n;
-	d->answered[q] = true;
-	return 0;
-}
-
-int usage_parse_bytes(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const char *body,
-		      size_t len, struct kerr *err)
-{
-	json_error_t jerr;
-	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
-	int r;
-
-	if (!j)
-		return kerr_set(err, KERR_DECODE, "the answer is not JSON: %.80s", jerr.text);
-	r = usage_parse(d, q, l, j, 0, err);
-	json_decref(j);
-	return r;
 }
 
 /* --- the join ------------------------------------------------------------- */
@@ -397,6 +232,13 @@ struct gpu_acc {
 	bool has_total, has_util, has_host_used, has_host_util;
 };
 
+/* What the answers say of one pod: memory in use, and the limit HAMi's
+ * device plugin enforces on its containers. */
+struct pod_fig {
+	double used, limit;
+	bool used_known, limit_known;
+};
+
 struct join {
 	struct model *m;
 	struct key_ref *nodes, *uuids;
@@ -406,8 +248,7 @@ struct join {
 	size_t *gpu_base; /* flat index of node i's first GPU */
 	size_t ngpus;
 	struct gpu_acc *acc;
-	double *pod_used;
-	bool *pod_known;
+	struct pod_fig *pod;
 };
 
 static void join_release(struct join *j)
@@ -417,8 +258,7 @@ static void join_release(struct join *j)
 	free(j->pods);
 	free(j->gpu_base);
 	free(j->acc);
-	free(j->pod_used);
-	free(j->pod_known);
+	free(j->pod);
 }
 
 static int join_init(struct join *j, struct model *m)
@@ -430,9 +270,8 @@ static int join_init(struct join *j, struct model *m)
 	j->gpu_base = calloc(m->nnodes + 1, sizeof(size_t));
 	j->nodes = calloc(2 * m->nnodes + 1, sizeof(*j->nodes));
 	j->pods = calloc(m->npods + 1, sizeof(*j->pods));
-	j->pod_used = calloc(m->npods + 1, sizeof(double));
-	j->pod_known = calloc(m->npods + 1, sizeof(bool));
-	if (!j->gpu_base || !j->nodes || !j->pods || !j->pod_used || !j->pod_known)
+	j->pod = calloc(m->npods + 1, sizeof(*j->pod));
+	if (!j->gpu_base || !j->nodes || !j->pods || !j->pod)
 		return -1;
 	for (size_t i = 0; i < m->nnodes; i++) {
 		const struct model_node *n = &m->nodes[i];
@@ -538,8 +377,8 @@ static void pod_add(struct join *j, long pod, double v)
 {
 	if (pod < 0)
 		return;
-	j->pod_used[pod] += v;
-	j->pod_known[pod] = true;
+	j->pod[pod].used += v;
+	j->pod[pod].used_known = true;
 }
 
 static void read_answers(struct join *j, const struct usage_data *d)
@@ -597,6 +436,15 @@ static void read_answers(struct join *j, const struct usage_data *d)
 	 * (an exporter copying the GPU's figure to each pod sharing it). */
 	for (size_t i = 0; i < d->n[UQ_VGPU_USED]; i++)
 		pod_add(j, pod_of(j, &d->samples[UQ_VGPU_USED][i]), d->samples[UQ_VGPU_USED][i].value);
+	/* a pod's limit: the sum over its containers and GPUs, as its use */
+	for (size_t i = 0; i < d->n[UQ_VGPU_LIMIT]; i++) {
+		long pod = pod_of(j, &d->samples[UQ_VGPU_LIMIT][i]);
+
+		if (pod < 0)
+			continue;
+		j->pod[pod].limit += d->samples[UQ_VGPU_LIMIT][i].value;
+		j->pod[pod].limit_known = true;
+	}
 	for (size_t i = 0; i < d->n[UQ_GPU_USED]; i++) {
 		const struct usage_sample *s = &d->samples[UQ_GPU_USED][i];
 		long g, pod;
@@ -675,6 +523,15 @@ static const char *isolation_note(const struct model_node *n)
 		       : "; memory isolation is off: it takes memory promised to the other pods on the GPU";
 }
 
+/* The limit and the allocation differ by a unit shown or more (the
+ * allocation in GiB is rounded down per GPU). */
+static bool limit_disagrees(int64_t alloc, int64_t limit, enum mem_unit unit)
+{
+	int64_t step = usage_unit_bytes(1, unit);
+
+	return limit <= alloc - step || limit >= alloc + step;
+}
+
 static void findings(struct join *j, const struct usage_options *o)
 {
 	struct model *m = j->m;
@@ -687,13 +544,26 @@ static void findings(struct join *j, const struct usage_options *o)
 		int64_t alloc;
 		char *obj = NULL;
 
-		if (!p->used_known || !n)
+		if (!n)
 			continue;
 		alloc = pod_allocated_bytes(p, n);
-		if (alloc <= 0)
-			continue;
 		if (unit == UNIT_SLOTS)
 			unit = UNIT_GIB;
+		if (alloc > 0 && j->pod[i].limit_known && limit_disagrees(alloc, to_bytes(j->pod[i].limit), unit) &&
+		    asprintf(&obj, "pod/%s/%s", p->namespace, p->name) >= 0) {
+			warnings_add(&m->usage.findings, "LimitMismatch", obj,
+				     "pod %s/%s on node %s: the device plugin limits it to %s %s of GPU memory, %s %s allocated",
+				     p->namespace, p->name, n->name,
+				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), unit_word(unit),
+				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit));
+			free(obj);
+			obj = NULL;
+		}
+		/* no allocation the scheme can say: the device's own limit is one */
+		if (alloc <= 0 && j->pod[i].limit_known && j->pod[i].limit >= 1)
+			alloc = to_bytes(j->pod[i].limit);
+		if (!p->used_known || alloc <= 0)
+			continue;
 		if (asprintf(&obj, "pod/%s/%s", p->namespace, p->name) < 0)
 			continue;
 		if (p->used_bytes > alloc)
@@ -822,8 +692,8 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 		}
 	}
 	for (size_t i = 0; i < m->npods; i++) {
-		m->pods[i].used_known = j.pod_known[i];
-		m->pods[i].used_bytes = j.pod_known[i] ? to_bytes(j.pod_used[i]) : 0;
+		m->pods[i].used_known = j.pod[i].used_known;
+		m->pods[i].used_bytes = j.pod[i].used_known ? to_bytes(j.pod[i].used) : 0;
 	}
 	findings(&j, &o);
 	for (int q = 0; d && q < UQ_COUNT; q++)

@@ -23,8 +23,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "kube.h"
 #include "model.h"
 
@@ -55,38 +53,66 @@ enum usage_query {
 	UQ_COUNT,
 };
 
+/* The query's series may carry pod labels (and so name pods). */
+bool usage_query_names_pods(enum usage_query q);
 /* The PromQL text of one query over the window ("5m"); malloc'd. */
 char *usage_query_text(enum usage_query q, const struct usage_labels *l, const char *window);
 /* A duration Prometheus accepts in a range selector: digits and a unit
  * (ms, s, m, h, d, w, y), possibly several ("1h30m"). */
 bool usage_window_valid(const char *window);
 
-/* One series of an answer. */
+/* One series of an answer.  The strings live in the answer's arena and go
+ * with usage_data_release(). */
 struct usage_sample {
-	char *node[USAGE_LABEL_VARIANTS]; /* node role values, in variant order; NULL = absent */
-	char *uuid;
+	const char *node[USAGE_LABEL_VARIANTS]; /* node role values, in variant order; NULL = absent */
+	const char *uuid;
 	int gpu; /* -1 = no index label */
-	char *namespace, *pod;
+	const char *namespace, *pod;
 	double value; /* bytes for memory, percent for utilisation */
 };
+
+struct usage_chunk;
 
 struct usage_data {
 	struct usage_sample *samples[UQ_COUNT];
 	size_t n[UQ_COUNT];
+	struct usage_chunk *strings[UQ_COUNT]; /* the samples' strings */
 	bool answered[UQ_COUNT]; /* a well-formed answer arrived (possibly empty) */
 	char *problem[UQ_COUNT]; /* why not: malloc'd, for the grouped warning */
+	/* the series naming a pod, by namespace and name (usage_data_index) */
+	const struct usage_sample **pod_index;
+	size_t npod_index;
+	bool indexed;
 };
 
-/* Read one answer (the JSON document of /api/v1/query) into d.  Returns 0,
- * or -1 with err set when the answer is not a vector result. Series with
- * values that are not finite numbers are skipped.  At most `limit` series
- * are kept (0 = no limit). */
-int usage_parse(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const json_t *answer,
-		size_t limit, struct kerr *err);
-/* The same from the bytes of the body (for the fuzz target). */
+/* Reading one answer (the JSON document of /api/v1/query) as it arrives:
+ * feed the body in pieces of any size, then finish, which hands the series
+ * to d (replacing that query's earlier ones).  Each returns 0, or -1 with
+ * err set: not JSON, not a vector result, the query failed, more than
+ * `limit` series (0 = no limit).  Series with values that are not finite
+ * numbers, or without labels or value, are skipped.  After a failure the
+ * stream only wants freeing; d is left as it was. */
+struct usage_stream;
+int usage_stream_new(struct usage_stream **ret, enum usage_query q, const struct usage_labels *l, size_t limit,
+		     struct kerr *err);
+int usage_stream_feed(struct usage_stream *s, const char *p, size_t n, struct kerr *err);
+int usage_stream_finish(struct usage_stream *s, struct usage_data *d, struct kerr *err);
+void usage_stream_free(struct usage_stream *s);
+/* The document has ended (what follows can only be whitespace or an
+ * error): the answer can be finished before its transfer is. */
+bool usage_stream_ended(const struct usage_stream *s);
+/* The same for a whole body at once. */
 int usage_parse_bytes(struct usage_data *d, enum usage_query q, const struct usage_labels *l, const char *body,
 		      size_t len, struct kerr *err);
 void usage_data_release(struct usage_data *d);
+
+/* Index the pods the answers name (-1: out of memory), from the queries
+ * that can name pods (usage_query_names_pods) alone: the others' answers
+ * may still be written meanwhile.  Until then every pod counts as named. */
+int usage_data_index(struct usage_data *d);
+/* Whether some answer has a figure for this pod of its own: only such a pod
+ * can have a per-pod figure or finding. */
+bool usage_names_pod(const struct usage_data *d, const char *ns, const char *name);
 
 struct usage_options {
 	double idle_percent;	     /* Idle: below this share of the allocation (default 25) */

@@ -113,14 +113,16 @@ def main():
 		shutil.rmtree(tmp, ignore_errors=True)
 	print("%d nodes, %d pods, %d GPUs with metrics; medians of %d runs (load %.2f)" % (a.nodes, a.pods, want,
 		a.repeat, os.getloadavg()[0]))
-	print("| run | wall s | CPU s | peak RSS MiB | wall / summary |")
-	print("|---|---|---|---|---|")
+	# the machine may be shared: CPU time and peak memory do not depend on its load, wall time does
+	print("| run | wall s | CPU s | peak RSS MiB | wall / summary | CPU / summary |")
+	print("|---|---|---|---|---|---|")
 	ref = statistics.median(r[0] for r in results["summary"])
+	ref_cpu = statistics.median(r[1] for r in results["summary"])
 	for name, _ in runs:
 		w = statistics.median(r[0] for r in results[name])
 		c = statistics.median(r[1] for r in results[name])
 		m = statistics.median(r[2] for r in results[name])
-		print("| %s | %.2f | %.2f | %.0f | %.2fx |" % (name, w, c, m, w / ref))
+		print("| %s | %.2f | %.2f | %.0f | %.2fx | %.2fx |" % (name, w, c, m, w / ref, c / ref_cpu))
 
 
 if __name__ == "__main__":

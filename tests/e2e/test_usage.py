@@ -192,6 +192,15 @@ class UsageTest(unittest.TestCase):
 		self.assertEqual(self.gpu_row(r.stdout, "hami-gpu-1", 0)[4:], ["8000", "MiB", "40960", "MiB", "41%", "2"])
 		self.assertIn("pod dev/batch-0 on node hami-gpu-2 uses 7000 MiB of GPU memory, 6000 MiB allocated", r.stdout)
 		self.assertIn("pod ml/trainer-0 on node hami-gpu-1 uses at most 2000 of its 40000 MiB", r.stdout)
+		# the device plugin's limits: batch-0's add up to 7000 MiB, the others' to their allocation
+		mismatch = "pod dev/batch-0 on node hami-gpu-2: the device plugin limits it to 7000 MiB of GPU memory, 6000 MiB allocated"
+		self.assertIn("LimitMismatch (1): a device limit other than the allocation\n  " + mismatch, r.stdout)
+		# without -d the pods the answers name are still there for their findings
+		r = self.run_usage("usage", SVC, api=self.hami)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn(mismatch, r.stdout)
+		self.assertIn("pod dev/batch-0 on node hami-gpu-2 uses 7000 MiB of GPU memory, 6000 MiB allocated", r.stdout)
+		self.assertNotIn("NAMESPACE", r.stdout)
 
 	def test_label_override(self):
 		r = self.run_usage("usage", SVC, "--prometheus-labels=node=kubernetes_node")

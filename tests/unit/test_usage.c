@@ -128,13 +128,149 @@ Test(usage, parse_answers)
 	cr_assert(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\"}}", "no result list"));
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void assert_same(const struct usage_data *a, const struct usage_data *b, enum usage_query q, size_t split)
+{
+	cr_assert_eq(a->n[q], b->n[q], "split at %zu", split);
+	for (size_t i = 0; i < a->n[q]; i++) {
+		const struct usage_sample *x = &a->samples[q][i], *y = &b->samples[q][i];
+
+		for (size_t k = 0; k < USAGE_LABEL_VARIANTS; k++)
+			cr_assert(same_str(x->node[k], y->node[k]), "split at %zu", split);
+		cr_assert(same_str(x->uuid, y->uuid) && same_str(x->namespace, y->namespace) &&
+			  same_str(x->pod, y->pod) && x->gpu == y->gpu && x->value == y->value,
+			  "split at %zu, series %zu", split, i);
+	}
+}
+
+/* Feed body in two pieces cut at split (and the second byte by byte when
+ * bytewise); returns what finish returned. */
+static int parse_split(struct usage_data *d, enum usage_query q, const char *body, size_t split, bool bytewise,
+		       struct kerr *err)
+{
+	struct usage_stream *s;
+	size_t len = strlen(body);
+	int r;
+
+	cr_assert_eq(usage_stream_new(&s, q, &labels, 0, err), 0);
+	r = usage_stream_feed(s, body, split, err);
+	for (size_t i = split; r == 0 && i < len; i += bytewise ? 1 : len - split)
+		r = usage_stream_feed(s, body + i, bytewise ? 1 : len - split, err);
+	if (r == 0)
+		r = usage_stream_finish(s, d, err);
+	usage_stream_free(s);
+	return r;
+}
+
+/* An answer cut anywhere reads as the whole one: the same series, the same
+ * labels, the same figures, and the same failures. */
+Test(usage, stream_split_anywhere)
+{
+	static const char *const bodies[] = {
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		"{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\",\"UUID\":\"GPU-1\",\"x\":{\"a\":[1,{}]}},\"value\":[1.5,\"3481.6\"]},"
+		"{\"value\":[1.5,\"12\"],\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"1\",\"exported_pod\":\"p\","
+		"\"exported_namespace\":\"ns\",\"pod\":\"dcgm-exporter-x\",\"namespace\":\"gpu-operator\"}},"
+		"{\"metric\":{\"gpu\":\"0\"},\"value\":[1.5,\"NaN\"]},[1,2],\"x\",null,"
+		"{\"metric\":{\"gpu\":\"0\",\"pod\":\"\"},\"value\":[1.5,\"7\"]}]}}",
+		/* the status last, and the error's text in an escaped string */
+		"{\"data\":{\"result\":[{\"metric\":{\"node\":\"caf\\u00e9\",\"gpu\":\"2\"},\"value\":[1,\"1e3\"]}],"
+		"\"resultType\":\"vector\"},\"warnings\":[\"w\"],\"status\":\"success\"}",
+		"{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error at char 3\"}",
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{}, \"value\":[1,\"1\"]}",
+	};
+
+	for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]); b++) {
+		struct usage_data whole = {0};
+		struct kerr werr = KERR_INIT;
+		size_t len = strlen(bodies[b]);
+		int wr = usage_parse_bytes(&whole, UQ_GPU_USED, &labels, bodies[b], len, &werr);
+
+		cr_assert_eq(wr, b < 2 ? 0 : -1, "body %zu", b);
+		cr_assert_eq(whole.n[UQ_GPU_USED], b == 0 ? 3 : b == 1 ? 1 : 0, "body %zu", b);
+		if (b == 1)
+			cr_assert_str_eq(whole.samples[UQ_GPU_USED][0].node[0], "caf\xc3\xa9");
+
+		for (size_t split = 0; split <= len; split++)
+			for (int bytewise = 0; bytewise < 2; bytewise++) {
+				struct usage_data d = {0};
+				struct kerr err = KERR_INIT;
+				int r = parse_split(&d, UQ_GPU_USED, bodies[b], split, bytewise, &err);
+
+				cr_assert_eq(r, wr, "body %zu split at %zu", b, split);
+				if (r == 0)
+					assert_same(&whole, &d, UQ_GPU_USED, split);
+				else
+					cr_assert_str_eq(err.message, werr.message, "body %zu split at %zu", b, split);
+				kerr_release(&err);
+				usage_data_release(&d);
+			}
+		kerr_release(&werr);
+		usage_data_release(&whole);
+	}
+}
+
+Test(usage, stream_bounds)
+{
+	struct usage_data d = {0};
+	struct usage_stream *s;
+	struct kerr err = KERR_INIT;
+	const char *body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			   "{\"metric\":{\"gpu\":\"0\"},\"value\":[1,\"1\"]},{\"metric\":{\"gpu\":\"1\"},\"value\":[1,\"1\"]},"
+			   "{\"metric\":{\"gpu\":\"2\"},\"value\":[1,\"1\"]}]}}";
+	char deep[1200];
+
+	/* more series than the limit: refused as soon as the one too many starts */
+	cr_assert_eq(usage_stream_new(&s, UQ_GPU_USED, &labels, 2, &err), 0);
+	cr_assert_eq(usage_stream_feed(s, body, strlen(body), &err), -1);
+	cr_assert(strstr(err.message, "more than the 2 series expected"), "%s", err.message);
+	kerr_release(&err);
+	cr_assert_eq(usage_stream_finish(s, &d, &err), -1);
+	kerr_release(&err);
+	usage_stream_free(s);
+	cr_assert_not(d.answered[UQ_GPU_USED]);
+	/* nested past any answer's shape */
+	memset(deep, '[', sizeof(deep));
+	memcpy(deep, "{\"x\":", 5);
+	deep[sizeof(deep) - 1] = '\0';
+	cr_assert(parse_fails(deep, "nested too deeply"));
+	cr_assert(parse_fails("", "not a Prometheus query result"));
+	cr_assert(parse_fails("\"x\"", "not a Prometheus query result"));
+	cr_assert(parse_fails("{\"status\":\"success\"} x", "not JSON"));
+	cr_assert(parse_fails("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":{}}}", "no result list"));
+	cr_assert(parse_fails("{\"status\":\"success\",\"data\":[]}", "not an instant vector"));
+}
+
+/* The pods the answers name: what the command keeps pods for. */
+Test(usage, names_pods)
+{
+	struct usage_data d = {0};
+
+	cr_assert(usage_names_pod(&d, "default", "a")); /* not indexed yet: every pod */
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"a\",\"exported_namespace\":\"default\"},\"value\":[1,\"1\"]},"
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"1\"]}");
+	parse(&d, UQ_VGPU_LIMIT,
+	      "{\"metric\":{\"deviceuuid\":\"GPU-1\",\"podname\":\"c\",\"podnamespace\":\"ml\"},\"value\":[1,\"1\"]},"
+	      "{\"metric\":{\"deviceuuid\":\"GPU-1\",\"podname\":\"b\"},\"value\":[1,\"1\"]}");
+	cr_assert_eq(usage_data_index(&d), 0);
+	cr_assert(usage_names_pod(&d, "default", "a"));
+	cr_assert(usage_names_pod(&d, "ml", "c"));
+	cr_assert_not(usage_names_pod(&d, "default", "b"));
+	cr_assert_not(usage_names_pod(&d, "ml", "a"));
+	cr_assert_not(usage_names_pod(&d, NULL, "a"));
+	usage_data_release(&d);
+}
+
 /* n1: one 15 GiB GPU shared by a and b; n2: two GPUs, c on GPU 0, nothing on
  * GPU 1; n3: one GPU no exporter reports. */
-static void build(struct model *m)
+static void build_with(struct model *m, const struct model_options *o)
 {
-	struct model_options o = {.force_unit = -1, .keep_pods = true};
-
-	cr_assert_eq(model_init(m, &o), 0);
+	cr_assert_eq(model_init(m, o), 0);
 	tadd_node(m, tnode("n1", "10.0.0.1", "15", "1"));
 	tadd_node(m, tnode("n2", "10.0.0.2", "30", "2"));
 	tadd_node(m, tnode("n3", "10.0.0.3", "15", "1"));
@@ -143,6 +279,13 @@ static void build(struct model *m)
 	tadd_pod(m, tpod("default", "c", "n2", "Running", "0", "4", NULL));
 	tadd_pod(m, tpod("default", "d", "n3", "Running", "0", "8", NULL));
 	tfinish(m);
+}
+
+static void build(struct model *m)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+
+	build_with(m, &o);
 }
 
 static const struct warning *finding(const struct model *m, const char *code, const char *object)
@@ -237,6 +380,143 @@ Test(usage, copies_and_hami)
 	cr_assert(finding(&m, "Idle", "pod/default/c"));
 	cr_assert(finding(&m, "Idle", "node/n3"));
 	cr_assert(strstr(m.warnings.items[0].message, "1 of 4 GPUs (node n2)"), "%s", m.warnings.items[0].message);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* HAMi's per-container limit: a finding where it is not the allocation. */
+Test(usage, hami_limit)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model m;
+	const struct warning *w;
+
+	build(&m);
+	parse(&d, UQ_VGPU_LIMIT,
+	      /* a: 6 GiB against 4 allocated; b: within the GiB rounding; c: two
+	       * containers making up its 4 GiB */
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"a\",\"podnamespace\":\"default\"},\"value\":[1,\"6442450944\"]},"
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"b\",\"podnamespace\":\"default\"},\"value\":[1,\"4831838208\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\"},\"value\":[1,\"2147483648\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\",\"x\":\"1\"},\"value\":[1,\"2147483648\"]}");
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"a\",\"podnamespace\":\"default\"},\"value\":[1,\"3221225472\"]}");
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	w = finding(&m, "LimitMismatch", "pod/default/a");
+	cr_assert(w);
+	cr_assert_str_eq(w->message, "pod default/a on node n1: the device plugin limits it to 6.0 GiB of GPU memory, "
+				     "4.0 GiB allocated");
+	cr_assert_null(finding(&m, "LimitMismatch", "pod/default/b"));
+	cr_assert_null(finding(&m, "LimitMismatch", "pod/default/c"));
+	/* the limit changes nothing of what is measured */
+	cr_assert_eq(pod(&m, "a")->used_bytes, 3 * GIB);
+	cr_assert_not(pod(&m, "c")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* A HAMi pod whose allocation annotations are not written (yet): the
+ * scheme gives it no memory, the device plugin's limit is what it was
+ * given, and its use is judged against that. */
+Test(usage, hami_limit_as_allocation)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+	struct model m;
+	const struct warning *w;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("n2", "10.0.0.2", "30", "2"));
+	{
+		struct k8s_pod *z = tpod("default", "z", "n2", "Running", NULL, "", NULL);
+
+		z->scheduler_name = strdup("hami-scheduler");
+		tkv(&z->containers[0].limits, "nvidia.com/gpu", "1");
+		tadd_pod(&m, z);
+	}
+	tfinish(&m);
+	cr_assert(pod(&m, "z"), "a pod asking no memory is in the model");
+	parse(&d, UQ_VGPU_LIMIT,
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"1\",\"podname\":\"z\",\"podnamespace\":\"default\"},\"value\":[1,\"4294967296\"]}");
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"1\",\"podname\":\"z\",\"podnamespace\":\"default\"},\"value\":[1,\"536870912\"]}");
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	w = finding(&m, "Idle", "pod/default/z");
+	cr_assert(w);
+	cr_assert(strstr(w->message, "uses at most 0.5 of its 4.0 GiB"), "%s", w->message);
+	cr_assert_null(finding(&m, "LimitMismatch", "pod/default/z"));
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+static enum model_keep named(void *ud, const char *ns, const char *name)
+{
+	const struct usage_data *d = ud;
+
+	if (!d->indexed)
+		return MODEL_KEEP_MAYBE;
+	return usage_names_pod(d, ns, name) ? MODEL_KEEP_YES : MODEL_KEEP_NO;
+}
+
+/* Without -d only the pods the answers name are kept: the per-GPU figures
+ * still count every pod, and the named pod still gets its finding. */
+Test(usage, keeps_named_pods_only)
+{
+	struct usage_data d = {0};
+	struct kerr err = KERR_INIT;
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .keep_pod_if = named, .keep_pod_ud = &d};
+	struct model m;
+	const struct model_node *n1;
+
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"6000\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"pod\":\"c\",\"namespace\":\"default\"},\"value\":[1,\"5000\"]}");
+	cr_assert_eq(usage_data_index(&d), 0);
+	build_with(&m, &o);
+	cr_assert_eq(m.npods, 1);
+	cr_assert_str_eq(m.pods[0].name, "c");
+	n1 = model_find_node(&m, "n1");
+	cr_assert_eq(n1->gpus[0].npods, 2);
+	cr_assert_eq(n1->mem_allocated, 8);
+	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	cr_assert_eq(pod(&m, "c")->used_bytes, 5000 * MIB);
+	cr_assert(finding(&m, "OverUse", "pod/default/c"));
+	/* n1's pods are not kept, and none has a figure: the GPU speaks for them */
+	cr_assert_eq(n1->gpus[0].used_bytes, 6000 * MIB);
+	cr_assert_null(finding(&m, "OverUse", "node/n1"));
+	cr_assert(finding(&m, "Idle", "node/n1") == NULL);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* The answers arrive while the pods are listed: the pods kept until then
+ * are dropped once the answers say they are not named. */
+Test(usage, answers_mid_list)
+{
+	struct usage_data d = {0};
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .keep_pod_if = named, .keep_pod_ud = &d};
+	struct model m;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	tadd_node(&m, tnode("n1", "10.0.0.1", "15", "1"));
+	tadd_node(&m, tnode("n2", "10.0.0.2", "30", "2"));
+	tadd_pod(&m, tpod("default", "a", "n1", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("default", "b", "n1", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("default", "p", NULL, "Pending", NULL, "4", NULL));
+	parse(&d, UQ_VGPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"b\",\"podnamespace\":\"default\"},\"value\":[1,\"1\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"d\",\"podnamespace\":\"default\"},\"value\":[1,\"1\"]}");
+	cr_assert_eq(usage_data_index(&d), 0);
+	tadd_pod(&m, tpod("default", "c", "n2", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("default", "d", "n2", "Running", "1", "4", NULL));
+	tfinish(&m);
+	/* b and d are named; the unscheduled p is not the predicate's to drop */
+	cr_assert_eq(m.npods, 3);
+	cr_assert(pod(&m, "b") && pod(&m, "d") && pod(&m, "p"));
+	cr_assert_eq(model_find_node(&m, "n1")->gpus[0].npods, 2);
+	cr_assert_eq(model_find_node(&m, "n2")->mem_allocated, 8);
 	usage_data_release(&d);
 	model_release(&m);
 }
