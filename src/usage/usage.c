@@ -130,11 +130,11 @@ static const struct {
 	bool with_pod;
 } queries[UQ_COUNT] = {
 	[UQ_GPU_USED] = {"max by (%s) (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", true},
-	/* the last figures, not the instant ones: one missed scrape
-	 * marks a series stale */
-	[UQ_GPU_TOTAL] = {"max by (%1$s) (last_over_time(DCGM_FI_DEV_FB_USED[%2$s]) + "
-			  "last_over_time(DCGM_FI_DEV_FB_FREE[%2$s]))",
-			  false},
+	/* Used and free add up to the card at every scrape, so the least free
+	 * memory in the window plus the most used is the card: one series
+	 * selection, where adding the two last figures asks Prometheus to
+	 * match every used series with its free one. */
+	[UQ_GPU_FREE] = {"min by (%s) (min_over_time(DCGM_FI_DEV_FB_FREE[%s]))", false},
 	[UQ_GPU_UTIL] = {"max by (%s) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[%s]))", false},
 	[UQ_VGPU_USED] = {"sum by (%s) (max_over_time(vGPU_device_memory_usage_in_bytes[%s]))", true},
 	[UQ_VGPU_LIMIT] = {"sum by (%s) (max_over_time(vGPU_device_memory_limit_in_bytes[%s]))", true},
@@ -228,8 +228,8 @@ struct gpu_acc {
 	double pod_sum, pod_min, pod_max;
 	double vgpu_sum;
 	size_t vgpu_series;
-	double total, util, host_used, host_util;
-	bool has_total, has_util, has_host_used, has_host_util;
+	double free_min, util, host_used, host_util;
+	bool has_free, has_util, has_host_used, has_host_util;
 };
 
 /* What the answers say of one pod: memory in use, and the limit HAMi's
@@ -407,9 +407,10 @@ static void read_answers(struct join *j, const struct usage_data *d)
 				a->pod_series++;
 				a->pod_sum += s->value;
 				break;
-			case UQ_GPU_TOTAL:
-				a->total = (s->value > a->total ? s->value : a->total);
-				a->has_total = true;
+			case UQ_GPU_FREE:
+				if (!a->has_free || s->value < a->free_min)
+					a->free_min = s->value;
+				a->has_free = true;
 				break;
 			case UQ_GPU_UTIL:
 				a->util = (s->value > a->util ? s->value : a->util);
@@ -459,6 +460,14 @@ static void read_answers(struct join *j, const struct usage_data *d)
 			continue;
 		pod_add(j, pod, s->value);
 	}
+}
+
+/* The most memory any series of the GPU reported in use. */
+static double most_used(const struct gpu_acc *a)
+{
+	if (a->has_level && (!a->pod_series || a->level > a->pod_max))
+		return a->level;
+	return a->pod_series ? a->pod_max : 0;
 }
 
 static int64_t to_bytes(double v)
@@ -668,8 +677,8 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 				gp->used_bytes = to_bytes(a->vgpu_sum);
 			else
 				gp->used_known = false;
-			gp->total_known = a->has_total;
-			gp->total_bytes = to_bytes(a->total);
+			gp->total_known = a->has_free && (a->has_level || a->pod_series);
+			gp->total_bytes = to_bytes(a->free_min + most_used(a));
 			gp->util_known = a->has_util || a->has_host_util;
 			gp->util = a->has_util ? a->util : a->host_util;
 			if (gp->used_known) {
@@ -712,7 +721,7 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 			     problems ? " (some queries failed)" : "");
 	else if (problems)
 		warnings_add(&m->warnings, "UsageIncomplete", NULL, "some usage figures are unknown: %s",
-			     d->problem[UQ_GPU_TOTAL]	? d->problem[UQ_GPU_TOTAL]
+			     d->problem[UQ_GPU_FREE]	? d->problem[UQ_GPU_FREE]
 			     : d->problem[UQ_GPU_UTIL]	? d->problem[UQ_GPU_UTIL]
 			     : d->problem[UQ_VGPU_USED] ? d->problem[UQ_VGPU_USED]
 							: "a query failed");

@@ -44,7 +44,7 @@ void usage_labels_release(struct usage_labels *l);
 
 enum usage_query {
 	UQ_GPU_USED,	 /* DCGM: memory used per GPU, and per pod where labelled */
-	UQ_GPU_TOTAL,	 /* DCGM: used + free per GPU, the last figures in the window */
+	UQ_GPU_FREE,	 /* DCGM: the least memory free per GPU (with the most used: the card) */
 	UQ_GPU_UTIL,	 /* DCGM: utilisation per GPU */
 	UQ_VGPU_USED,	 /* HAMi: memory used per pod and GPU */
 	UQ_VGPU_LIMIT,	 /* HAMi: memory limit per pod and GPU */

@@ -125,7 +125,7 @@ static double query_scale(enum usage_query q)
 {
 	switch (q) {
 	case UQ_GPU_USED:
-	case UQ_GPU_TOTAL:
+	case UQ_GPU_FREE:
 		return 1048576.0; /* the DCGM exporter counts MiB */
 	case UQ_VGPU_USED:
 	case UQ_VGPU_LIMIT:

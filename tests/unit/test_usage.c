@@ -58,8 +58,9 @@ Test(usage, query_text)
 			    "pod_namespace, podnamespace, namespace, exported_pod, PodName, pod_name, podname, pod) "
 			    "(max_over_time(DCGM_FI_DEV_FB_USED[5m]))");
 	free(q);
-	q = usage_query_text(UQ_GPU_TOTAL, &labels, "5m");
-	cr_assert(strstr(q, "(last_over_time(DCGM_FI_DEV_FB_USED[5m]) + last_over_time(DCGM_FI_DEV_FB_FREE[5m]))"), "%s", q);
+	q = usage_query_text(UQ_GPU_FREE, &labels, "5m");
+	cr_assert(strstr(q, "min by (") == q, "%s", q);
+	cr_assert(strstr(q, "(min_over_time(DCGM_FI_DEV_FB_FREE[5m]))"), "%s", q);
 	cr_assert_null(strstr(q, "pod"));
 	free(q);
 	q = usage_query_text(UQ_VGPU_USED, &labels, "10m");
@@ -320,7 +321,9 @@ Test(usage, join_and_findings)
 	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"0\",\"pod\":\"c\",\"namespace\":\"default\"},\"value\":[1,\"6144\"]},"
 	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"1\"},\"value\":[1,\"1024\"]},"
 	      "{\"metric\":{\"node\":\"elsewhere\",\"gpu\":\"0\"},\"value\":[1,\"1024\"]}");
-	parse(&d, UQ_GPU_TOTAL, "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"16384\"]}");
+	parse(&d, UQ_GPU_FREE,
+	      "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"9998\"]},"
+	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"0\"},\"value\":[1,\"10240\"]}");
 	parse(&d, UQ_GPU_UTIL, "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"35.5\"]}");
 	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
 
@@ -336,6 +339,10 @@ Test(usage, join_and_findings)
 	cr_assert(pod(&m, "b")->used_known);
 	cr_assert_eq(pod(&m, "c")->used_bytes, 6 * GIB);
 	cr_assert_eq(n2->gpus[1].used_bytes, GIB);
+	/* the card: the least free plus the most used, by a pod's series too */
+	cr_assert(n2->gpus[0].total_known);
+	cr_assert_eq(n2->gpus[0].total_bytes, 16 * GIB);
+	cr_assert_not(n2->gpus[1].total_known);
 	cr_assert_not(pod(&m, "d")->used_known);
 	cr_assert_eq(m.usage.gpus_known, 3);
 	cr_assert_eq(m.usage.gpus_unknown, 1);
