@@ -197,18 +197,14 @@ static void pods_release(struct pods *p)
 static int pod_sink(void *ud, struct k8s_pod *pod, struct kerr *err)
 {
 	struct pods *p = ud;
+	struct k8s_pod **items;
 
-	if (p->len == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		struct k8s_pod **items = realloc(p->items, cap * sizeof(*items));
-
-		if (!items) {
-			k8s_pod_free(pod);
-			return kerr_set(err, KERR_OTHER, "out of memory");
-		}
-		p->items = items;
-		p->cap = cap;
+	items = kube_array_grow(p->items, &p->cap, p->len + 1, sizeof(*items), 8);
+	if (!items) {
+		k8s_pod_free(pod);
+		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
+	p->items = items;
 	p->items[p->len++] = pod;
 	return 0;
 }

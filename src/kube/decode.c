@@ -37,22 +37,6 @@ struct watch_decoder {
 	struct sniff s;
 };
 
-void *decode_grow(void *items, size_t *cap, size_t len, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (len < *cap)
-		return items;
-	ncap = *cap ? *cap * 2 : 2;
-	if (ncap > SIZE_MAX / size)
-		return NULL;
-	p = realloc(items, ncap * size);
-	if (p)
-		*cap = ncap;
-	return p;
-}
-
 int decode_watch_type(const char *s, enum watch_type *ret)
 {
 	static const char *const names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};

@@ -18,11 +18,6 @@ enum dec_mode { DEC_LIST, DEC_SINGLE, DEC_WATCH };
 /* "ADDED" ... "ERROR"; -1 for anything else. */
 int decode_watch_type(const char *s, enum watch_type *ret);
 
-/* Room for one more element in an array of len elements of size bytes
- * (capacity *cap); returns the (possibly moved) array, or NULL when out of
- * memory. */
-void *decode_grow(void *items, size_t *cap, size_t len, size_t size);
-
 /* Both decoders: a list (sink), a single object (taken after finish) or a
  * watch stream (cb). */
 struct decoder;

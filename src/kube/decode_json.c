@@ -116,7 +116,8 @@ static int enter(struct decoder *d, enum ctx c)
 			return oom(d);
 		break;
 	case C_OWNER: {
-		struct k8s_owner *o = decode_grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
+		struct k8s_owner *o = kube_array_grow(d->pod->owners, &d->owners_cap, d->pod->nowners + 1,
+					sizeof(*o), 2);
 
 		if (!o)
 			return oom(d);
@@ -125,8 +126,8 @@ static int enter(struct decoder *d, enum ctx c)
 		break;
 	}
 	case C_CONTAINER: {
-		struct k8s_container *ct = decode_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers,
-						sizeof(*ct));
+		struct k8s_container *ct = kube_array_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers + 1,
+					sizeof(*ct), 2);
 
 		if (!ct)
 			return oom(d);
@@ -136,15 +137,16 @@ static int enter(struct decoder *d, enum ctx c)
 	}
 	case C_TAINT:
 		if (d->node) {
-			struct k8s_taint *t = decode_grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
+			struct k8s_taint *t = kube_array_grow(d->node->taints, &d->taints_cap, d->node->ntaints + 1,
+						sizeof(*t), 2);
 
 			if (!t)
 				return oom(d);
 			d->node->taints = t;
 			memset(&t[d->node->ntaints++], 0, sizeof(*t));
 		} else if (d->pod) {
-			struct k8s_toleration *t = decode_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations,
-							sizeof(*t));
+			struct k8s_toleration *t = kube_array_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations + 1,
+						sizeof(*t), 2);
 
 			if (!t)
 				return oom(d);

@@ -463,7 +463,7 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 
 		if (!d->pod)
 			break;
-		o = decode_grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
+		o = kube_array_grow(d->pod->owners, &d->owners_cap, d->pod->nowners + 1, sizeof(*o), 2);
 		if (!o)
 			return pb_oom(d);
 		d->pod->owners = o;
@@ -475,7 +475,8 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 
 		if (!d->pod)
 			break;
-		ct = decode_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers, sizeof(*ct));
+		ct = kube_array_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers + 1,
+					sizeof(*ct), 2);
 		if (!ct)
 			return pb_oom(d);
 		d->pod->containers = ct;
@@ -487,7 +488,7 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 
 		if (!d->node)
 			break;
-		t = decode_grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
+		t = kube_array_grow(d->node->taints, &d->taints_cap, d->node->ntaints + 1, sizeof(*t), 2);
 		if (!t)
 			return pb_oom(d);
 		d->node->taints = t;
@@ -499,7 +500,8 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 
 		if (!d->pod)
 			break;
-		t = decode_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations, sizeof(*t));
+		t = kube_array_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations + 1,
+					sizeof(*t), 2);
 		if (!t)
 			return pb_oom(d);
 		d->pod->tolerations = t;

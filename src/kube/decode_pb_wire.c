@@ -193,15 +193,11 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 
 			if (d->phase == PH_COPY) {
 				if (d->len + n > d->cap) {
-					size_t cap = d->cap ? d->cap : 256;
-					char *b;
+					char *b = kube_array_grow(d->buf, &d->cap, d->len + n, 1, 256);
 
-					while (cap < d->len + n)
-						cap *= 2;
-					if (!(b = realloc(d->buf, cap)))
+					if (!b)
 						return pb_oom(d);
 					d->buf = b;
-					d->cap = cap;
 				}
 				memcpy(d->buf + d->len, p + i, n);
 				d->len += n;

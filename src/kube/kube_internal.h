@@ -89,16 +89,11 @@ static inline int buf_add(struct buf *b, const void *p, size_t n, size_t limit)
 	if (n == 0)
 		return 0;
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *d;
+		char *d = kube_array_grow(b->data, &b->cap, b->len + n + 1, 1, 256);
 
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		d = realloc(b->data, cap);
 		if (!d)
 			return -1;
 		b->data = d;
-		b->cap = cap;
 	}
 	memcpy(b->data + b->len, p, n);
 	b->len += n;

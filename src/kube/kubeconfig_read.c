@@ -67,6 +67,7 @@ void msglist_add(struct msglist *l, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
+	char **v;
 
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
@@ -76,18 +77,13 @@ void msglist_add(struct msglist *l, const char *fmt, ...)
 		l->oom = true;
 		return;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			l->oom = true;
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
+	v = kube_array_grow(l->v, &l->cap, l->n + 1, sizeof(*v), 4);
+	if (!v) {
+		free(s);
+		l->oom = true;
+		return;
 	}
+	l->v = v;
 	l->v[l->n++] = s;
 }
 

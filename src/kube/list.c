@@ -64,20 +64,17 @@ static uint64_t fnv(uint64_t h, const char *s)
 /* Remember h; true if it was already there. */
 static bool seen_add(struct list_run *r, uint64_t h, bool *oom)
 {
+	uint64_t *n;
+
 	for (size_t i = 0; i < r->nseen; i++)
 		if (r->seen[i] == h)
 			return true;
-	if (r->nseen == r->seen_cap) {
-		size_t cap = r->seen_cap ? r->seen_cap * 2 : 16;
-		uint64_t *n = realloc(r->seen, cap * sizeof(*n));
-
-		if (!n) {
-			*oom = true;
-			return false;
-		}
-		r->seen = n;
-		r->seen_cap = cap;
+	n = kube_array_grow(r->seen, &r->seen_cap, r->nseen + 1, sizeof(*n), 16);
+	if (!n) {
+		*oom = true;
+		return false;
 	}
+	r->seen = n;
 	r->seen[r->nseen++] = h;
 	return false;
 }
