@@ -121,6 +121,11 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
+/* -o FORMAT of a command whose only formats are documents: none (v NULL),
+ * json or yaml, told by *json and *yaml (either may be NULL).  Any other
+ * format is kubectl's usage error for a printer it does not have. */
+int cli_parse_output(const char *v, bool *json, bool *yaml, struct kerr *err);
+
 /* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
 int cli_parse_duration_ms(const char *s, long *ret);
 

@@ -470,14 +470,9 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 			return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server",
 					vals[F_DRY_RUN]);
 	}
-	if (vals[F_OUTPUT]) {
-		if (strcmp(vals[F_OUTPUT], "json") != 0 && strcmp(vals[F_OUTPUT], "yaml") != 0)
-			return kerr_set(err, KERR_USAGE,
-					"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
-					vals[F_OUTPUT]);
-		r.json = true;
-		r.yaml = strcmp(vals[F_OUTPUT], "yaml") == 0;
-	}
+	if (cli_parse_output(vals[F_OUTPUT], NULL, &r.yaml, err) < 0)
+		return -1;
+	r.json = vals[F_OUTPUT] != NULL;
 	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
 		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
 				vals[F_TIMEOUT]);

@@ -99,6 +99,24 @@ Test(cli, unknown_flags_like_pflag)
 	kerr_release(&err);
 }
 
+Test(cli, document_output_formats)
+{
+	struct kerr err = {0};
+	bool json = true, yaml = true;
+
+	cr_assert_eq(cli_parse_output(NULL, &json, &yaml, &err), 0);
+	cr_assert(!json && !yaml);
+	cr_assert_eq(cli_parse_output("yaml", &json, &yaml, &err), 0);
+	cr_assert(!json && yaml);
+	cr_assert_eq(cli_parse_output("json", &json, NULL, &err), 0);
+	cr_assert(json);
+	cr_assert_eq(cli_parse_output("wide", NULL, NULL, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message,
+			 "unable to match a printer suitable for the output format \"wide\", allowed formats are: json,yaml");
+	kerr_release(&err);
+}
+
 Test(cli, durations)
 {
 	long ms;
