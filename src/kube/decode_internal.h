@@ -18,6 +18,44 @@ enum dec_mode { DEC_LIST, DEC_SINGLE, DEC_WATCH };
 /* "ADDED" ... "ERROR"; -1 for anything else. */
 int decode_watch_type(const char *s, enum watch_type *ret);
 
+/* --- the object being decoded, the same in both decoders ----------------- */
+
+/* The room of the object's arrays. */
+struct decode_room {
+	size_t containers, owners, taints; /* taints: a node's, or a pod's tolerations */
+};
+
+enum decode_array { DECODE_OWNER, DECODE_CONTAINER, DECODE_TAINT };
+
+/* Free the object being decoded (*node or *pod) and forget its room. */
+void decode_object_clear(struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room);
+
+/* Start a new object of kind in place of the one being decoded.  -1 when
+ * out of memory. */
+int decode_object_new(enum obj_kind kind, struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room);
+
+/* One more zeroed element at the end of one of the object's arrays, for the
+ * fields that follow to fill: its owners, its containers, or its taints (a
+ * node's) or tolerations (a pod's).  Nothing when there is no object to
+ * take it.  -1 when out of memory. */
+int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_array a, struct decode_room *room);
+
+/* Hand the finished object of a list over to the sink, or free it when the
+ * sink takes none of its kind; *node and *pod are NULL after.  Returns what
+ * the sink returned. */
+int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, struct k8s_pod **pod,
+		     struct decode_room *room, struct kerr *err);
+
+/* The object of a watch event other than an ERROR: its resourceVersion
+ * copied (the receiver may free the object before it is done with the
+ * event), the object itself moved into ev unless the event is a bookmark.
+ * -1 when out of memory. */
+int decode_event_object(struct watch_event *ev, struct k8s_node **node, struct k8s_pod **pod);
+
+/* Give ev to cb, or free its object when there is no cb; ev's copy of the
+ * resourceVersion is freed after.  Returns what cb returned. */
+int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr *err);
+
 /* Both decoders: a list (sink), a single object (taken after finish) or a
  * watch stream (cb). */
 struct decoder;
