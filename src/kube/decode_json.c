@@ -481,40 +481,32 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		if (d->field == F_MESSAGE)
 			return set_str(d, &d->st_message, s, len);
 		break;
-	case C_META:
-		if (d->node) {
-			switch (d->field) {
-			case F_NAME:
-				return set_str(d, &d->node->name, s, len);
-			case F_UID:
-				return set_str(d, &d->node->uid, s, len);
-			case F_RESOURCE_VERSION:
-				return set_str(d, &d->node->resource_version, s, len);
-			case F_CREATED:
-				return set_str(d, &d->node->creation_timestamp, s, len);
-			default:
-				break;
-			}
-		} else if (d->pod) {
-			switch (d->field) {
-			case F_NAME:
-				return set_str(d, &d->pod->name, s, len);
-			case F_NAMESPACE:
-				return set_str(d, &d->pod->namespace, s, len);
-			case F_UID:
-				return set_str(d, &d->pod->uid, s, len);
-			case F_RESOURCE_VERSION:
-				return set_str(d, &d->pod->resource_version, s, len);
-			case F_CREATED:
-				return set_str(d, &d->pod->creation_timestamp, s, len);
-			case F_DELETED:
-				d->pod->deleting = true;
-				break;
-			default:
-				break;
-			}
+	case C_META: {
+		struct k8s_node *n = d->node;
+		struct k8s_pod *p = d->pod;
+
+		if (!n && !p)
+			break;
+		switch (d->field) {
+		case F_NAME:
+			return set_str(d, n ? &n->name : &p->name, s, len);
+		case F_NAMESPACE:
+			return p ? set_str(d, &p->namespace, s, len) : 1;
+		case F_UID:
+			return set_str(d, n ? &n->uid : &p->uid, s, len);
+		case F_RESOURCE_VERSION:
+			return set_str(d, n ? &n->resource_version : &p->resource_version, s, len);
+		case F_CREATED:
+			return set_str(d, n ? &n->creation_timestamp : &p->creation_timestamp, s, len);
+		case F_DELETED:
+			if (p)
+				p->deleting = true;
+			break;
+		default:
+			break;
 		}
 		break;
+	}
 	case C_OWNER:
 		o = cur_owner(d);
 		if (!o)

@@ -587,6 +587,22 @@ static int taint_string(struct pb_decoder *d)
 }
 
 /* A kept string has been copied into d->buf. */
+/* A map entry's key or value: d->buf copied over *dst, which keeps its
+ * memory from entry to entry; its length in *len. */
+static int take_entry_str(struct pb_decoder *d, char **dst, size_t *len)
+{
+	char *v = realloc(*dst, d->len + 1);
+
+	if (!v)
+		return pb_oom(d);
+	if (d->len) /* an empty string has no bytes behind it */
+		memcpy(v, d->buf, d->len);
+	v[d->len] = '\0';
+	*dst = v;
+	*len = d->len;
+	return 0;
+}
+
 int pb_on_string(struct pb_decoder *d)
 {
 	struct pb_frame *f = pb_top(d);
@@ -613,33 +629,13 @@ int pb_on_string(struct pb_decoder *d)
 		return take_str(d, n ? &n->resource_version : &p->resource_version, true);
 	case F_EXPR_KEY:
 		return add_node_key(d, d->buf, d->len);
-	case F_KEY: {
-		char *k = realloc(d->ekey, d->len + 1);
-
-		if (!k)
-			return pb_oom(d);
-		if (d->len) /* an empty string has no bytes behind it */
-			memcpy(k, d->buf, d->len);
-		k[d->len] = '\0';
-		d->ekey = k;
-		d->ekeylen = d->len;
+	case F_KEY:
 		d->has_key = true;
-		return 0;
-	}
+		return take_entry_str(d, &d->ekey, &d->ekeylen);
 	case F_VALUE:
-	case F_QUANTITY: {
-		char *v = realloc(d->evalue, d->len + 1);
-
-		if (!v)
-			return pb_oom(d);
-		if (d->len)
-			memcpy(v, d->buf, d->len);
-		v[d->len] = '\0';
-		d->evalue = v;
-		d->evaluelen = d->len;
+	case F_QUANTITY:
 		d->has_value = true;
-		return 0;
-	}
+		return take_entry_str(d, &d->evalue, &d->evaluelen);
 	case F_T_KEY:
 	case F_T_VALUE:
 	case F_T_EFFECT:

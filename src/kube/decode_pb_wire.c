@@ -227,19 +227,13 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 			if (d->phase == PH_MAGIC) {
 				if (d->acc != UINT64_C(0x6b387300))
 					return pb_fail(d, "an embedded object without the k8s magic");
-				d->phase = PH_TAG;
-				d->acc = 0;
-				d->shift = 0;
-				if (d->stack[d->depth - 1].end == d->pos && field_done(d) < 0)
-					return -1;
-				break;
-			}
-			if (pb_push(d, P_EVENT, d->pos + d->acc, 0, 0) < 0)
+			} else if (pb_push(d, P_EVENT, d->pos + d->acc, 0, 0) < 0) {
 				return -1;
-			d->phase = PH_TAG;
+			}
+			/* the fields follow, unless the message ends here */
 			d->acc = 0;
 			d->shift = 0;
-			if (d->stack[d->depth - 1].end == d->pos && field_done(d) < 0)
+			if (field_done(d) < 0)
 				return -1;
 			break;
 		}
