@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "decode_test_util.h"
 #include "kerr.h"
 #include "objects.h"
 #include "scheme.h"
@@ -69,25 +70,6 @@ static inline const struct warning *t_warning(const struct warnings *w, const ch
 		if (strcmp(w->items[i].code, code) == 0)
 			return &w->items[i];
 	return NULL;
-}
-
-static inline char *t_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	cr_assert_not_null(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 /* Items of a List document in a scenario file, one object at a time,

@@ -10,30 +10,9 @@
 #include <time.h>
 
 #include "decode.h"
+#include "decode_test_util.h"
 
 /* --- helpers ------------------------------------------------------------- */
-
-static char *slurp(const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/api/%s", FIXTURES_DIR, name);
-	f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	cr_assert_not_null(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 struct collect {
 	struct k8s_node **nodes;
@@ -117,20 +96,6 @@ static int feed_list(enum obj_kind kind, const struct decode_filter *f, const ch
 	return r;
 }
 
-static const char *const cgpu_annotations[] = {"ALIYUN_COM_GPU_MEM_*", NULL};
-static const char *const cgpu_resources[] = {"aliyun.com/gpu-mem", "aliyun.com/gpu-count", NULL};
-static const char *const cgpu_labels[] = {"ack.node.gpu.*", "aliyun.accelerator/*", NULL};
-static const struct decode_filter cgpu_filter = {
-	.label_keys = cgpu_labels,
-	.annotation_keys = cgpu_annotations,
-	.resource_names = cgpu_resources,
-};
-static const struct decode_filter all_filter = {
-	.all_labels = true,
-	.all_annotations = true,
-	.all_resources = true,
-};
-static const struct decode_filter none_filter = {0};
 
 /* --- the reference: jansson ---------------------------------------------- */
 
@@ -258,7 +223,7 @@ static void check_pod(const struct k8s_pod *p, json_t *j, const struct decode_fi
 static void check_list(enum obj_kind kind, const char *file, const struct decode_filter *f, unsigned chunk)
 {
 	size_t len;
-	char *buf = slurp(file, &len);
+	char *buf = t_read_capture(file, &len);
 	json_t *ref = json_loadb(buf, len, 0, NULL), *items = json_object_get(ref, "items"), *it;
 	struct collect c = {0};
 	struct kerr err = KERR_INIT;
@@ -314,7 +279,7 @@ Test(decode, daemonset_pods_owners)
 Test(decode, pods_page_known_values)
 {
 	size_t len;
-	char *buf = slurp("pods-page1.json", &len);
+	char *buf = t_read_capture("pods-page1.json", &len);
 	struct collect c = {0};
 	struct kerr err = KERR_INIT;
 	const struct k8s_pod *p;
@@ -345,7 +310,7 @@ Test(decode, pods_page_known_values)
 Test(decode, nodes_page_known_values)
 {
 	size_t len;
-	char *buf = slurp("nodes-page1.json", &len);
+	char *buf = t_read_capture("nodes-page1.json", &len);
 	struct collect c = {0};
 	struct kerr err = KERR_INIT;
 	const struct k8s_node *n;
@@ -368,7 +333,7 @@ Test(decode, nodes_page_known_values)
 Test(decode, single_objects)
 {
 	size_t len;
-	char *buf = slurp("node-get.json", &len);
+	char *buf = t_read_capture("node-get.json", &len);
 	json_t *ref = json_loadb(buf, len, 0, NULL);
 	struct k8s_node *n = NULL;
 	struct k8s_pod *p = NULL;
@@ -381,7 +346,7 @@ Test(decode, single_objects)
 	json_decref(ref);
 	free(buf);
 
-	buf = slurp("pod-get.json", &len);
+	buf = t_read_capture("pod-get.json", &len);
 	ref = json_loadb(buf, len, 0, NULL);
 	cr_assert_eq(decode_pod(buf, len, &cgpu_filter, &p, &err), 0, "%s", err.message);
 	check_pod(p, ref, &cgpu_filter);
@@ -390,7 +355,7 @@ Test(decode, single_objects)
 	json_decref(ref);
 	free(buf);
 
-	buf = slurp("delete-ok.json", &len);
+	buf = t_read_capture("delete-ok.json", &len);
 	ref = json_loadb(buf, len, 0, NULL);
 	cr_assert_eq(decode_pod(buf, len, &cgpu_filter, &p, &err), 0, "%s", err.message);
 	check_pod(p, ref, &cgpu_filter);
@@ -582,7 +547,7 @@ Test(decode, deep_nesting_is_skipped)
 Test(decode, truncated_at_every_byte)
 {
 	size_t len;
-	char *buf = slurp("pods-page1.json", &len);
+	char *buf = t_read_capture("pods-page1.json", &len);
 
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
@@ -652,7 +617,7 @@ Test(decode, short_messages)
 Test(decode, sink_can_stop)
 {
 	size_t len;
-	char *buf = slurp("pods-page1.json", &len);
+	char *buf = t_read_capture("pods-page1.json", &len);
 	struct collect c = {.stop_after = 1};
 	struct kerr err = KERR_INIT;
 
@@ -777,7 +742,7 @@ static int feed_watch(const char *buf, size_t len, unsigned chunk, struct events
 Test(decode, watch_pods_every_split)
 {
 	size_t len;
-	char *buf = slurp("watch-pods.jsonl", &len);
+	char *buf = t_read_capture("watch-pods.jsonl", &len);
 	static const enum watch_type want[] = {WATCH_ADDED, WATCH_MODIFIED, WATCH_MODIFIED, WATCH_MODIFIED,
 					       WATCH_MODIFIED, WATCH_DELETED, WATCH_BOOKMARK, WATCH_BOOKMARK};
 	static const char *const rvs[] = {"248598", "248618", "248628", "248669",
@@ -815,7 +780,7 @@ Test(decode, watch_pods_every_split)
 Test(decode, watch_error_event)
 {
 	size_t len;
-	char *buf = slurp("watch-too-old.jsonl", &len);
+	char *buf = t_read_capture("watch-too-old.jsonl", &len);
 
 	for (unsigned chunk = 0; chunk < 3; chunk++) {
 		struct events e = {0};
@@ -895,7 +860,7 @@ Test(decode, watch_big_event_not_delayed)
 Test(decode, watch_callback_can_stop)
 {
 	size_t len;
-	char *buf = slurp("watch-pods.jsonl", &len);
+	char *buf = t_read_capture("watch-pods.jsonl", &len);
 	struct events e = {.stop_at = 2};
 	struct kerr err = KERR_INIT;
 

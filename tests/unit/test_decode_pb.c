@@ -9,30 +9,9 @@
 #include <string.h>
 
 #include "decode.h"
+#include "decode_test_util.h"
 
 /* --- helpers ------------------------------------------------------------- */
-
-static char *slurp(const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/api/%s", FIXTURES_DIR, name);
-	f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	cr_assert_not_null(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 /* Everything decoded, as text: two decodings agree when their texts do. */
 struct text {
@@ -115,20 +94,6 @@ static void sink_meta(void *ud, const char *rv, const char *cont)
 	out(ud, "list rv=%s continue=%s\n", S(rv), S(cont));
 }
 
-static const char *const cgpu_annotations[] = {"ALIYUN_COM_GPU_MEM_*", NULL};
-static const char *const cgpu_resources[] = {"aliyun.com/gpu-mem", "aliyun.com/gpu-count", NULL};
-static const char *const cgpu_labels[] = {"ack.node.gpu.*", "aliyun.accelerator/*", NULL};
-static const struct decode_filter cgpu_filter = {
-	.label_keys = cgpu_labels,
-	.annotation_keys = cgpu_annotations,
-	.resource_names = cgpu_resources,
-};
-static const struct decode_filter all_filter = {
-	.all_labels = true,
-	.all_annotations = true,
-	.all_resources = true,
-};
-static const struct decode_filter none_filter = {0};
 static const struct decode_filter *const filters[] = {&cgpu_filter, &all_filter, &none_filter};
 
 /* Feeds buf in pieces: chunk 0 = whole, 1 = byte by byte, else a split at
@@ -163,7 +128,7 @@ static int feed_list(enum obj_kind kind, const struct decode_filter *f, const ch
 static struct text whole_list(enum obj_kind kind, const struct decode_filter *f, const char *file)
 {
 	size_t len;
-	char *buf = slurp(file, &len);
+	char *buf = t_read_capture(file, &len);
 	struct text t = {0};
 	struct kerr err = KERR_INIT;
 
@@ -175,7 +140,7 @@ static struct text whole_list(enum obj_kind kind, const struct decode_filter *f,
 static void check_every_split(enum obj_kind kind, const char *file)
 {
 	size_t len;
-	char *buf = slurp(file, &len);
+	char *buf = t_read_capture(file, &len);
 
 	for (size_t fi = 0; fi < sizeof(filters) / sizeof(filters[0]); fi++) {
 		struct text want = whole_list(kind, filters[fi], file);
@@ -249,7 +214,7 @@ Test(decode_pb, nodes_page_known_values)
 Test(decode_pb, single_node)
 {
 	size_t len;
-	char *buf = slurp("protobuf-node-get.pb", &len);
+	char *buf = t_read_capture("protobuf-node-get.pb", &len);
 	struct k8s_node *n = NULL;
 	struct kerr err = KERR_INIT;
 	struct text t = {0};
@@ -279,7 +244,7 @@ Test(decode_pb, lists_cut_anywhere_fail)
 
 	for (size_t f = 0; f < 2; f++) {
 		size_t len;
-		char *buf = slurp(files[f], &len);
+		char *buf = t_read_capture(files[f], &len);
 
 		/* (the last 4 bytes are the envelope's empty contentEncoding and
 		 * contentType, after the list) */
@@ -300,7 +265,7 @@ Test(decode_pb, lists_cut_anywhere_fail)
 Test(decode_pb, status_in_protobuf)
 {
 	size_t len;
-	char *buf = slurp("protobuf-notfound-404.pb", &len);
+	char *buf = t_read_capture("protobuf-notfound-404.pb", &len);
 	char *reason, *message;
 	long code;
 	struct text t = {0};
@@ -321,7 +286,7 @@ Test(decode_pb, status_in_protobuf)
 	free(t.s);
 	/* a list is no Status */
 	free(buf);
-	buf = slurp("protobuf-nodes-page1.pb", &len);
+	buf = t_read_capture("protobuf-nodes-page1.pb", &len);
 	cr_assert_eq(decode_status_pb(buf, len, &code, &reason, &message), -1);
 	cr_assert_not(decode_is_protobuf("{\"kind\":1}", 10));
 	free(buf);
@@ -391,7 +356,7 @@ static int feed_watch(const char *buf, size_t len, size_t split, unsigned chunk,
 Test(decode_pb, watch_every_split)
 {
 	size_t len;
-	char *buf = slurp("protobuf-watch-pods.pb", &len);
+	char *buf = t_read_capture("protobuf-watch-pods.pb", &len);
 	struct text want = {0};
 	struct kerr err = KERR_INIT;
 
@@ -431,7 +396,7 @@ Test(decode_pb, watch_error_event)
 	/* an ERROR event whose object is a 410 Status, built from the
 	 * captured 404 Status with its code changed */
 	size_t len;
-	char *st = slurp("protobuf-notfound-404.pb", &len);
+	char *st = t_read_capture("protobuf-notfound-404.pb", &len);
 	unsigned char raw[512], ev[600], frame[700];
 	size_t nraw = 0, nev = 0, n = 0;
 	char *p;
