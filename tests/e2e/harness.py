@@ -233,6 +233,40 @@ def APIServer(scenario, **options):
 	return FakeAPI(scenario, **options)
 
 
+class ClusterCase(unittest.TestCase):
+	"""Tests that share one API server: scenario (with options) started once for the class by server
+	(the backend fixture, or FakeAPI for tests of the fake server itself) and reset before each test."""
+
+	scenario = "empty"
+	options = {}
+	server = staticmethod(APIServer)
+
+	@classmethod
+	def setUpClass(cls):
+		cls.api = cls.server(cls.scenario, **cls.options).start()
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.api.stop()
+
+	def setUp(self):
+		self.api.reset()
+
+
+def query_of(r):
+	"""The query parameters of a recorded request, as a dict."""
+	q = r.get("query")
+	if isinstance(q, dict):
+		return q
+	return dict(urllib.parse.parse_qsl(q or ""))
+
+
+def body_of(r):
+	"""The body of a recorded request, decoded when it is JSON text."""
+	b = r.get("body")
+	return json.loads(b) if isinstance(b, str) and b else b
+
+
 _cluster = None
 
 

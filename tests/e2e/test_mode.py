@@ -10,7 +10,7 @@ import time
 import unittest
 import urllib.parse
 
-from harness import ROOT, SCENARIOS, APIServer, fake_only, plugin_path, run_plugin
+from harness import ROOT, SCENARIOS, APIServer, ClusterCase, body_of, fake_only, plugin_path, query_of, run_plugin
 
 try:
 	import yaml
@@ -33,33 +33,9 @@ def patches(reqs):
 	return [r for r in reqs if r["method"] == "PATCH"]
 
 
-def query_of(r):
-	q = r.get("query")
-	if isinstance(q, dict):
-		return q
-	return dict(urllib.parse.parse_qsl(q or ""))
-
-
-def body_of(r):
-	b = r.get("body")
-	return json.loads(b) if isinstance(b, str) and b else b
-
-
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
-class ModeBase(unittest.TestCase):
+class ModeBase(ClusterCase):
 	scenario = "pools-pro"
-	options = {}
-
-	@classmethod
-	def setUpClass(cls):
-		cls.api = APIServer(cls.scenario, **cls.options).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-
-	def setUp(self):
-		self.api.reset()
 
 	def run_mode(self, *args, context=None, timeout=60):
 		a = ["mode"] + list(args) + ["--kubeconfig", self.api.kubeconfig]

@@ -1,43 +1,19 @@
 """kubectl inspect cgpu restart: delete the device-plugin pod on nodes and wait for a Ready replacement."""
 
-import json
 import subprocess
 import time
 import unittest
 import urllib.parse
 
-from harness import APIServer, fake_only, plugin_path, run_plugin
+from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, run_plugin
 
 DS = "gpushare-device-plugin-ds"
 
 
-def query_of(r):
-	q = r.get("query")
-	if isinstance(q, dict):
-		return q
-	return dict(urllib.parse.parse_qsl(q or ""))
-
-
-def body_of(r):
-	b = r.get("body")
-	return json.loads(b) if isinstance(b, str) and b else b
-
-
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
-class RestartBase(unittest.TestCase):
+class RestartBase(ClusterCase):
 	scenario = "opensource"
 	options = {"ds_ready_delay": 0.5}
-
-	@classmethod
-	def setUpClass(cls):
-		cls.api = APIServer(cls.scenario, **cls.options).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-
-	def setUp(self):
-		self.api.reset()
 
 	def restart(self, *args, context=None, timeout=60):
 		a = ["restart"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
