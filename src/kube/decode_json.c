@@ -18,18 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *copy_str(const unsigned char *s, size_t len)
-{
-	char *p = malloc(len + 1);
-
-	if (!p)
-		return NULL;
-	if (len)
-		memcpy(p, s, len);
-	p[len] = '\0';
-	return p;
-}
-
 /* Callbacks return 0 to stop yajl; the reason is then in d->err. */
 static int fail(struct decoder *d, enum kerr_kind kind, const char *msg)
 {
@@ -45,7 +33,7 @@ static int oom(struct decoder *d)
 
 static int set_str(struct decoder *d, char **dst, const unsigned char *s, size_t len)
 {
-	char *p = copy_str(s, len);
+	char *p = kube_strdup_len((const char *)s, len);
 
 	if (!p)
 		return oom(d);

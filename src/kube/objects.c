@@ -24,7 +24,7 @@ void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t
 	return p;
 }
 
-static char *copy_bytes(const char *s, size_t len)
+char *kube_strdup_len(const char *s, size_t len)
 {
 	char *p = malloc(len + 1);
 
@@ -59,8 +59,8 @@ int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *val
 	if (!items)
 		return -1;
 	l->items = items;
-	kv.key = copy_bytes(key, keylen);
-	kv.value = copy_bytes(value ? value : "", value ? valuelen : 0);
+	kv.key = kube_strdup_len(key, keylen);
+	kv.value = kube_strdup_len(value ? value : "", value ? valuelen : 0);
 	if (!kv.key || !kv.value) {
 		free(kv.key);
 		free(kv.value);

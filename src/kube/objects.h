@@ -32,6 +32,10 @@ struct kvlist {
  * growth rule of the program's arrays, for the client and its callers. */
 void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t first);
 
+/* The len bytes at s (which may hold NULs) as a NUL-terminated string;
+ * malloc'd, NULL when out of memory. */
+char *kube_strdup_len(const char *s, size_t len);
+
 /* NULL when absent.  Linear: these maps hold a handful of filtered keys. */
 const char *kvlist_get(const struct kvlist *l, const char *key);
 int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *value, size_t valuelen);
