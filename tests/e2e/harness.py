@@ -50,6 +50,25 @@ def plugin_path():
 	return p if p and os.path.exists(p) else None
 
 
+def built_plugin():
+	"""The plugin under test; in a setUpClass, skips the class when the plugin is not built."""
+	p = plugin_path()
+	if p is None:
+		raise unittest.SkipTest("the plugin is not built")
+	return p
+
+
+def meson_build_dir():
+	"""The meson build directory the plugin was built in, to install from; in a setUpClass, skips the
+	class without one (or without meson)."""
+	build = os.path.dirname(os.path.dirname(os.path.abspath(built_plugin())))
+	if shutil.which("meson") is None:
+		raise unittest.SkipTest("meson is not installed")
+	if not os.path.isdir(os.path.join(build, "meson-private")):
+		raise unittest.SkipTest("%s is not a meson build directory" % build)
+	return build
+
+
 def run_plugin(args, env=None, timeout=60, input=None):
 	"""Runs the plugin with args; returns subprocess.CompletedProcess with text stdout/stderr."""
 	p = plugin_path()
