@@ -21,6 +21,7 @@ started on first use; requests() is read from its audit log.  The tier runs with
 (meson test suite "real").
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -56,6 +57,27 @@ def built_plugin():
 	if p is None:
 		raise unittest.SkipTest("the plugin is not built")
 	return p
+
+
+@contextlib.contextmanager
+def reaped(proc):
+	"""proc (a subprocess.Popen) for the block, killed and waited for at its end if it still runs."""
+	try:
+		yield proc
+	finally:
+		if proc.poll() is None:
+			proc.kill()
+			proc.wait()
+
+
+def wait_for(condition, timeout=10):
+	"""Polls condition() until it is true or timeout seconds have passed; returns its last value."""
+	deadline = time.monotonic() + timeout
+	while True:
+		ok = condition()
+		if ok or time.monotonic() >= deadline:
+			return ok
+		time.sleep(0.05)
 
 
 def meson_build_dir():

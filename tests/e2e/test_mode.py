@@ -10,7 +10,8 @@ import time
 import unittest
 import urllib.parse
 
-from harness import ROOT, SCENARIOS, APIServer, ClusterCase, body_of, fake_only, plugin_path, query_of, run_plugin
+from harness import (ROOT, SCENARIOS, APIServer, ClusterCase, body_of, fake_only, plugin_path, query_of, reaped,
+	run_plugin, wait_for)
 
 try:
 	import yaml
@@ -240,24 +241,15 @@ class ProEdition(ModeBase):
 		self.api.fault({"method": "PATCH", "path_prefix": "/api/v1/nodes/" + PRO_SHARE}, {"type": "delay", "seconds": 2},
 			times=1)
 		a = ["mode", "isolate", PRO_SHARE, "--kubeconfig", self.api.kubeconfig]
-		proc = subprocess.Popen([plugin_path()] + a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-			env={"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
-		try:
+		with reaped(subprocess.Popen([plugin_path()] + a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+				env={"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})) as proc:
 			# wait until the plugin has read the pods (its last read before patching)
-			deadline = time.monotonic() + 10
-			while time.monotonic() < deadline:
-				if any(r["path"] == "/api/v1/pods" for r in self.api.requests()):
-					break
-				time.sleep(0.05)
+			wait_for(lambda: any(r["path"] == "/api/v1/pods" for r in self.api.requests()))
 			time.sleep(0.3)
 			_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
 			node["metadata"]["labels"]["team"] = "vision"
 			self.api.put_object(node)
 			out, err = proc.communicate(timeout=30)
-		finally:
-			if proc.poll() is None:
-				proc.kill()
-				proc.wait()
 		self.assertEqual(proc.returncode, 0, out + err)
 		self.assertIn("node/%s labeled" % PRO_SHARE, out)
 		reqs = self.api.requests()

@@ -1,11 +1,10 @@
 """kubectl inspect cgpu restart: delete the device-plugin pod on nodes and wait for a Ready replacement."""
 
 import subprocess
-import time
 import unittest
 import urllib.parse
 
-from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, run_plugin
+from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, reaped, run_plugin, wait_for
 
 DS = "gpushare-device-plugin-ds"
 
@@ -223,13 +222,9 @@ class Pro(RestartBase):
 		the replacement."""
 		node = "cn-shanghai.192.168.7.159"
 		self.api.settings(never_ready_nodes=[node])
-		proc = subprocess.Popen([plugin_path(), "restart", node, "--timeout", "20s", "--kubeconfig", self.api.kubeconfig],
-			stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-		try:
-			deadline = time.monotonic() + 10
-			while time.monotonic() < deadline and not self.deletes():
-				time.sleep(0.05)
-			self.assertTrue(self.deletes())
+		with reaped(subprocess.Popen([plugin_path(), "restart", node, "--timeout", "20s", "--kubeconfig",
+				self.api.kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) as proc:
+			self.assertTrue(wait_for(self.deletes))
 			q = urllib.parse.urlencode({"labelSelector": "name=gpushare-cgpu-device-plugin-ds"})
 			_, _, pods = self.api.call("GET", "/api/v1/namespaces/kube-system/pods?" + q)
 			pod = pods["items"][0]
@@ -241,10 +236,6 @@ class Pro(RestartBase):
 			pod.setdefault("apiVersion", "v1")
 			self.api.put_object(pod)
 			out, err = proc.communicate(timeout=30)
-		finally:
-			if proc.poll() is None:
-				proc.kill()
-				proc.wait()
 		self.assertEqual(proc.returncode, 0, out + err)
 		self.assertIn("node/%s: restarted gpushare-device-plugin-ds-8kvvd" % node, out)
 		self.assertIn("gpushare-cgpu-device-plugin-ds-moved", out)
