@@ -276,11 +276,13 @@ def APIServer(scenario, **options):
 
 class ClusterCase(unittest.TestCase):
 	"""Tests that share one API server: scenario (with options) started once for the class by server
-	(the backend fixture, or FakeAPI for tests of the fake server itself) and reset before each test."""
+	(the backend fixture, or FakeAPI for tests of the fake server itself) and reset before each test.
+	A class whose setUpClass makes a directory of its own in dir has it removed after its tests."""
 
 	scenario = "empty"
 	options = {}
 	server = staticmethod(APIServer)
+	dir = None
 
 	@classmethod
 	def setUpClass(cls):
@@ -289,9 +291,18 @@ class ClusterCase(unittest.TestCase):
 	@classmethod
 	def tearDownClass(cls):
 		cls.api.stop()
+		if cls.dir:
+			shutil.rmtree(cls.dir, ignore_errors=True)
 
 	def setUp(self):
 		self.api.reset()
+
+	def run_command(self, *args, context=None, timeout=60):
+		"""The plugin run with args against the class's server (as context, when given)."""
+		a = list(args) + ["--kubeconfig", self.api.kubeconfig]
+		if context:
+			a += ["--context", context]
+		return run_plugin(a, timeout=timeout)
 
 
 def query_of(r):

@@ -39,10 +39,7 @@ class ModeBase(ClusterCase):
 	scenario = "pools-pro"
 
 	def run_mode(self, *args, context=None, timeout=60):
-		a = ["mode"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
-		if context:
-			a += ["--context", context]
-		return run_plugin(a, timeout=timeout)
+		return self.run_command("mode", *args, context=context, timeout=timeout)
 
 	def labels(self, node):
 		status, _, body = self.api.call("GET", "/api/v1/nodes/" + node)
@@ -573,7 +570,7 @@ def rbac_user(path):
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
 @unittest.skipIf(yaml is None, "PyYAML is not installed")
-class RbacManifests(unittest.TestCase):
+class RbacManifests(ClusterCase):
 	"""man/rbac-admin.yaml and man/rbac-readonly.yaml grant what the commands use, and no less."""
 
 	@classmethod
@@ -587,14 +584,6 @@ class RbacManifests(unittest.TestCase):
 		with open(os.path.join(cls.dir, "s", "scenario.json"), "w") as f:
 			json.dump({"users": users}, f)
 		cls.api = APIServer(os.path.join(cls.dir, "s"), ds_ready_delay=0.3).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-		shutil.rmtree(cls.dir, ignore_errors=True)
-
-	def setUp(self):
-		self.api.reset()
 
 	def run_as(self, user, *args):
 		return run_plugin(list(args) + ["--kubeconfig", self.api.kubeconfig, "--as", user], timeout=60)

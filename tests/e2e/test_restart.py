@@ -4,7 +4,7 @@ import subprocess
 import unittest
 import urllib.parse
 
-from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, reaped, run_plugin, wait_for
+from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, reaped, wait_for
 
 DS = "gpushare-device-plugin-ds"
 
@@ -15,10 +15,7 @@ class RestartBase(ClusterCase):
 	options = {"ds_ready_delay": 0.5}
 
 	def restart(self, *args, context=None, timeout=60):
-		a = ["restart"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
-		if context:
-			a += ["--context", context]
-		return run_plugin(a, timeout=timeout)
+		return self.run_command("restart", *args, context=context, timeout=timeout)
 
 	def plugin_pods(self, node):
 		q = urllib.parse.urlencode({"labelSelector": "name=" + DS, "fieldSelector": "spec.nodeName=" + node})
