@@ -119,20 +119,17 @@ Test(cli, document_output_formats)
 
 Test(cli, durations)
 {
+	static const struct {
+		const char *text;
+		long ms;
+	} good[] = {{"0", 0}, {"5", 5000}, {"1h30m", 5400000}, {"250ms", 250}, {"1.5s", 1500}};
+	static const char *const bad[] = {"-1", "abc", "5x", ""};
 	long ms;
 
-	cr_assert_eq(cli_parse_duration_ms("0", &ms), 0);
-	cr_assert_eq(ms, 0);
-	cr_assert_eq(cli_parse_duration_ms("5", &ms), 0);
-	cr_assert_eq(ms, 5000);
-	cr_assert_eq(cli_parse_duration_ms("1h30m", &ms), 0);
-	cr_assert_eq(ms, 5400000);
-	cr_assert_eq(cli_parse_duration_ms("250ms", &ms), 0);
-	cr_assert_eq(ms, 250);
-	cr_assert_eq(cli_parse_duration_ms("1.5s", &ms), 0);
-	cr_assert_eq(ms, 1500);
-	cr_assert_eq(cli_parse_duration_ms("-1", &ms), -1);
-	cr_assert_eq(cli_parse_duration_ms("abc", &ms), -1);
-	cr_assert_eq(cli_parse_duration_ms("5x", &ms), -1);
-	cr_assert_eq(cli_parse_duration_ms("", &ms), -1);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cr_assert_eq(cli_parse_duration_ms(good[i].text, &ms), 0, "%s", good[i].text);
+		cr_assert_eq(ms, good[i].ms, "%s", good[i].text);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(cli_parse_duration_ms(bad[i], &ms), -1, "\"%s\"", bad[i]);
 }
