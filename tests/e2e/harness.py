@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import ssl
 import subprocess
 import sys
@@ -101,7 +100,29 @@ def run_plugin(args, env=None, timeout=60, input=None):
 	return subprocess.run([p] + list(args), capture_output=True, text=True, env=e, timeout=timeout, input=input)
 
 
-class FakeAPI:
+class Started:
+	"""A fixture for `with`: start() on entering the block, stop() on leaving it."""
+
+	def __enter__(self):
+		return self.start()
+
+	def __exit__(self, *exc):
+		self.stop()
+		return False
+
+
+def stop_process(proc, timeout):
+	"""Ends proc: SIGTERM, and SIGKILL when it has not exited after timeout seconds."""
+	if proc.poll() is None:
+		proc.terminate()
+		try:
+			proc.wait(timeout)
+		except subprocess.TimeoutExpired:
+			proc.kill()
+			proc.wait()
+
+
+class FakeAPI(Started):
 	backend = "fake"
 
 	def __init__(self, scenario, **options):
@@ -111,13 +132,6 @@ class FakeAPI:
 		self.options = options
 		self.proc = None
 		self.state_dir = None
-
-	def __enter__(self):
-		return self.start()
-
-	def __exit__(self, *exc):
-		self.stop()
-		return False
 
 	def start(self, timeout=10):
 		self.state_dir = tempfile.mkdtemp(prefix="fakeapi-")
@@ -165,13 +179,7 @@ class FakeAPI:
 
 	def stop(self):
 		if self.proc is not None:
-			if self.proc.poll() is None:
-				self.proc.send_signal(signal.SIGTERM)
-				try:
-					self.proc.wait(5)
-				except subprocess.TimeoutExpired:
-					self.proc.kill()
-					self.proc.wait()
+			stop_process(self.proc, 5)
 			self.returncode = self.proc.returncode
 			self.stderr = self.proc.stderr.read() if self.proc.stderr else ""
 			for f in (self.proc.stdout, self.proc.stderr):
@@ -338,7 +346,7 @@ VERB_METHOD = {"get": "GET", "list": "GET", "watch": "GET", "create": "POST", "u
 	"delete": "DELETE", "deletecollection": "DELETE"}
 
 
-class RealAPI:
+class RealAPI(Started):
 	"""A scenario loaded into a real kube-apiserver, with the fake server's test-facing interface where the
 	real server can give it.  Fault injection and the fake server's statistics are not there."""
 
@@ -352,13 +360,6 @@ class RealAPI:
 		self.scenario = scenario
 		self.options = options
 		self.cluster = None
-
-	def __enter__(self):
-		return self.start()
-
-	def __exit__(self, *exc):
-		self.stop()
-		return False
 
 	def start(self):
 		c = self.cluster = real_cluster()
@@ -521,7 +522,8 @@ def prometheus_available():
 	return os.access(PROMETHEUS, os.X_OK)
 
 
-def _free_port():
+def free_port():
+	"""A loopback port nobody listens on (at the time of asking)."""
 	import socket
 	s = socket.socket()
 	s.bind(("127.0.0.1", 0))
@@ -592,7 +594,7 @@ class Exporters:
 		self.server.server_close()
 
 
-class Prometheus:
+class Prometheus(Started):
 	"""A real Prometheus on loopback scraping Exporters every 200 ms.
 
 	    with Prometheus(["usage"]) as prom:
@@ -608,13 +610,6 @@ class Prometheus:
 		self.proc = None
 		self.exporters = None
 		self.dir = None
-
-	def __enter__(self):
-		return self.start()
-
-	def __exit__(self, *exc):
-		self.stop()
-		return False
 
 	def config(self):
 		lines = ["global:", "  scrape_interval: %s" % self.scrape_interval, "  scrape_timeout: %s" % self.scrape_interval,
@@ -633,7 +628,7 @@ class Prometheus:
 		cfg = os.path.join(self.dir, "prometheus.yml")
 		with open(cfg, "w", encoding="utf-8") as f:
 			f.write(self.config())
-		self.port = _free_port()
+		self.port = free_port()
 		self.url = "http://127.0.0.1:%d" % self.port
 		self.log = open(os.path.join(self.dir, "log"), "w+")
 		self.proc = subprocess.Popen([PROMETHEUS, "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
@@ -674,13 +669,7 @@ class Prometheus:
 
 	def stop(self):
 		if self.proc is not None:
-			if self.proc.poll() is None:
-				self.proc.terminate()
-				try:
-					self.proc.wait(10)
-				except subprocess.TimeoutExpired:
-					self.proc.kill()
-					self.proc.wait()
+			stop_process(self.proc, 10)
 			self.proc = None
 		if self.exporters:
 			self.exporters.close()

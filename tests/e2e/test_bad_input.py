@@ -27,7 +27,7 @@ import threading
 import time
 import unittest
 
-from harness import FakeAPI, ROOT, ClusterCase, plugin_path
+from harness import FakeAPI, ROOT, ClusterCase, free_port, plugin_path
 
 BAD = os.path.join(ROOT, "fixtures", "kubeconfig", "bad")
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
@@ -121,14 +121,6 @@ def listen_no_accept():
 	s.bind(("127.0.0.1", 0))
 	s.listen(1)
 	return s
-
-
-def free_port():
-	s = socket.socket()
-	s.bind(("127.0.0.1", 0))
-	port = s.getsockname()[1]
-	s.close()
-	return port
 
 
 class _Plain(http.server.BaseHTTPRequestHandler):
