@@ -237,7 +237,7 @@ static int node_path(const char *name, char **ret)
 static void apply_node(struct mode_run *r, size_t i)
 {
 	struct np_node *node = &r->chosen.items[i];
-	struct kube_write_opts w = { .dry_run = r->dry == DRY_SERVER, .field_manager = "kubectl-inspect-cgpu" };
+	struct kube_write_opts w = { .dry_run = r->dry == CLI_DRY_SERVER, .field_manager = "kubectl-inspect-cgpu" };
 	struct kerr err = KERR_INIT;
 	char *path = NULL;
 
@@ -302,7 +302,7 @@ static void print_node_error(const struct mode_run *r, size_t i)
 
 static void print_result(const struct mode_run *r, size_t i)
 {
-	const char *suffix = r->dry == DRY_CLIENT ? " (dry run)" : r->dry == DRY_SERVER ? " (server dry run)" : "";
+	const char *suffix = r->dry == CLI_DRY_CLIENT ? " (dry run)" : r->dry == CLI_DRY_SERVER ? " (server dry run)" : "";
 	char *node = termsafe_str(r->plans[i].node);
 
 	switch (r->results[i]) {
@@ -327,7 +327,7 @@ static int confirm(struct mode_run *r, bool yes, struct kerr *err)
 	size_t cap = 0;
 	bool ok;
 
-	if (r->dry != DRY_NONE || r->nchanging <= 1 || yes)
+	if (r->dry != CLI_DRY_NONE || r->nchanging <= 1 || yes)
 		return 0;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return kerr_set(err, KERR_OTHER,
@@ -461,21 +461,11 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 			return -1;
 		r.edition_given = true;
 	}
-	if (vals[F_DRY_RUN]) {
-		if (strcmp(vals[F_DRY_RUN], "client") == 0)
-			r.dry = DRY_CLIENT;
-		else if (strcmp(vals[F_DRY_RUN], "server") == 0)
-			r.dry = DRY_SERVER;
-		else if (strcmp(vals[F_DRY_RUN], "none") != 0)
-			return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server",
-					vals[F_DRY_RUN]);
-	}
-	if (cli_parse_output(vals[F_OUTPUT], NULL, &r.yaml, err) < 0)
+	if (cli_parse_dry_run(vals[F_DRY_RUN], &r.dry, err) < 0 ||
+	    cli_parse_output(vals[F_OUTPUT], NULL, &r.yaml, err) < 0 ||
+	    cli_parse_timeout(vals[F_TIMEOUT], &timeout_ms, err) < 0)
 		return -1;
 	r.json = vals[F_OUTPUT] != NULL;
-	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
-		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
-				vals[F_TIMEOUT]);
 	/* with an edition given, a wrong mode or placement is refused before any request */
 	if (override != NP_EDITION_UNKNOWN) {
 		r.target.edition = override;
@@ -509,7 +499,7 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 		goto out;
 
 	for (size_t i = 0; i < r.chosen.len; i++) {
-		if (r.dry == DRY_CLIENT)
+		if (r.dry == CLI_DRY_CLIENT)
 			r.results[i] = r.plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
 		else
 			apply_node(&r, i);
@@ -523,8 +513,8 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 
 	if (restart) {
 		struct restart_opts o = {
-			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == DRY_CLIENT,
-			.server_dry_run = r.dry == DRY_SERVER,
+			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == CLI_DRY_CLIENT,
+			.server_dry_run = r.dry == CLI_DRY_SERVER,
 			.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !r.json,
 			.out = r.json ? ctx->errout : ctx->out, .errout = ctx->errout,
 		};

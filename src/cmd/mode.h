@@ -14,15 +14,13 @@
 #include "nodesel.h"
 #include "warnings.h"
 
-enum dry_run { DRY_NONE, DRY_CLIENT, DRY_SERVER };
-
 enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
 
 struct mode_run {
 	struct cli_ctx *ctx;
 	struct kube_client *c;
 	struct np_target target;
-	enum dry_run dry;
+	enum cli_dry_run dry;
 	bool json, yaml, edition_given; /* json: a document (JSON, or YAML when yaml) */
 	struct np_nodes all, chosen;
 	struct np_plan *plans;	     /* one per chosen node */

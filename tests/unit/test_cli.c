@@ -117,6 +117,35 @@ Test(cli, document_output_formats)
 	kerr_release(&err);
 }
 
+Test(cli, dry_run_and_timeout)
+{
+	struct kerr err = {0};
+	enum cli_dry_run dry = CLI_DRY_SERVER;
+	long ms = 7;
+
+	cr_assert_eq(cli_parse_dry_run(NULL, &dry, &err), 0);
+	cr_assert_eq(dry, CLI_DRY_NONE);
+	cr_assert_eq(cli_parse_dry_run("client", &dry, &err), 0);
+	cr_assert_eq(dry, CLI_DRY_CLIENT);
+	cr_assert_eq(cli_parse_dry_run("server", &dry, &err), 0);
+	cr_assert_eq(dry, CLI_DRY_SERVER);
+	cr_assert_eq(cli_parse_dry_run("none", &dry, &err), 0);
+	cr_assert_eq(dry, CLI_DRY_NONE);
+	cr_assert_eq(cli_parse_dry_run("true", &dry, &err), -1);
+	cr_assert_str_eq(err.message, "invalid --dry-run \"true\": use none, client or server");
+	kerr_release(&err);
+
+	cr_assert_eq(cli_parse_timeout(NULL, &ms, &err), 0);
+	cr_assert_eq(ms, 7, "no --timeout leaves the default");
+	cr_assert_eq(cli_parse_timeout("2m", &ms, &err), 0);
+	cr_assert_eq(ms, 120000);
+	cr_assert_eq(cli_parse_timeout("0", &ms, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message, "invalid --timeout \"0\": use a duration such as 30s or 5m");
+	kerr_release(&err);
+	cr_assert_eq(ms, 120000);
+}
+
 Test(cli, durations)
 {
 	static const struct {
