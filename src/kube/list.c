@@ -112,36 +112,31 @@ static void page_free(struct page *p)
 	free(p);
 }
 
+/* One object of the page (a node or a pod): counted against the list's
+ * budget, then handed to the caller's sink, or freed when the budget is
+ * broken or the caller takes none of its kind. */
+static int sink_object(struct page *p, struct k8s_node *n, struct k8s_pod *pod, struct kerr *err)
+{
+	const struct decode_sink *s = &p->run->l->sink;
+	int r = count_object(p, pod ? pod->namespace : NULL, pod ? pod->name : n->name, err);
+
+	if (r == 0 && n && s->node)
+		return s->node(s->ud, n, err);
+	if (r == 0 && pod && s->pod)
+		return s->pod(s->ud, pod, err);
+	k8s_node_free(n);
+	k8s_pod_free(pod);
+	return r;
+}
+
 static int sink_node(void *ud, struct k8s_node *n, struct kerr *err)
 {
-	struct page *p = ud;
-	struct kube_list *l = p->run->l;
-
-	if (count_object(p, NULL, n->name, err) < 0) {
-		k8s_node_free(n);
-		return -1;
-	}
-	if (!l->sink.node) {
-		k8s_node_free(n);
-		return 0;
-	}
-	return l->sink.node(l->sink.ud, n, err);
+	return sink_object(ud, n, NULL, err);
 }
 
 static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 {
-	struct page *p = ud;
-	struct kube_list *l = p->run->l;
-
-	if (count_object(p, pod->namespace, pod->name, err) < 0) {
-		k8s_pod_free(pod);
-		return -1;
-	}
-	if (!l->sink.pod) {
-		k8s_pod_free(pod);
-		return 0;
-	}
-	return l->sink.pod(l->sink.ud, pod, err);
+	return sink_object(ud, NULL, pod, err);
 }
 
 /* The page's metadata has been read: ask for the next page right away, so it

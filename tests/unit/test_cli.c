@@ -119,18 +119,18 @@ Test(cli, document_output_formats)
 
 Test(cli, dry_run_and_timeout)
 {
+	static const struct {
+		const char *text;
+		enum cli_dry_run dry;
+	} dry_runs[] = {{NULL, CLI_DRY_NONE}, {"client", CLI_DRY_CLIENT}, {"server", CLI_DRY_SERVER}, {"none", CLI_DRY_NONE}};
 	struct kerr err = {0};
 	enum cli_dry_run dry = CLI_DRY_SERVER;
 	long ms = 7;
 
-	cr_assert_eq(cli_parse_dry_run(NULL, &dry, &err), 0);
-	cr_assert_eq(dry, CLI_DRY_NONE);
-	cr_assert_eq(cli_parse_dry_run("client", &dry, &err), 0);
-	cr_assert_eq(dry, CLI_DRY_CLIENT);
-	cr_assert_eq(cli_parse_dry_run("server", &dry, &err), 0);
-	cr_assert_eq(dry, CLI_DRY_SERVER);
-	cr_assert_eq(cli_parse_dry_run("none", &dry, &err), 0);
-	cr_assert_eq(dry, CLI_DRY_NONE);
+	for (size_t i = 0; i < sizeof(dry_runs) / sizeof(dry_runs[0]); i++) {
+		cr_assert_eq(cli_parse_dry_run(dry_runs[i].text, &dry, &err), 0);
+		cr_assert_eq(dry, dry_runs[i].dry, "%s", dry_runs[i].text ? dry_runs[i].text : "(none)");
+	}
 	cr_assert_eq(cli_parse_dry_run("true", &dry, &err), -1);
 	cr_assert_str_eq(err.message, "invalid --dry-run \"true\": use none, client or server");
 	kerr_release(&err);
