@@ -127,6 +127,46 @@ static int match_flag(const struct flag *flags, int argc, char **argv, int *i, c
 	return 1;
 }
 
+int cli_parse_output(const char *v, bool *json, bool *yaml, struct kerr *err)
+{
+	bool j = v && strcmp(v, "json") == 0, y = v && strcmp(v, "yaml") == 0;
+
+	if (v && !j && !y)
+		return kerr_set(err, KERR_USAGE,
+				"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
+				v);
+	if (json)
+		*json = j;
+	if (yaml)
+		*yaml = y;
+	return 0;
+}
+
+int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err)
+{
+	if (!v || strcmp(v, "none") == 0)
+		*ret = CLI_DRY_NONE;
+	else if (strcmp(v, "client") == 0)
+		*ret = CLI_DRY_CLIENT;
+	else if (strcmp(v, "server") == 0)
+		*ret = CLI_DRY_SERVER;
+	else
+		return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server", v);
+	return 0;
+}
+
+int cli_parse_timeout(const char *v, long *ms, struct kerr *err)
+{
+	long t;
+
+	if (!v)
+		return 0;
+	if (cli_parse_duration_ms(v, &t) < 0 || t <= 0)
+		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m", v);
+	*ms = t;
+	return 0;
+}
+
 int cli_parse_duration_ms(const char *s, long *ret)
 {
 	static const struct {

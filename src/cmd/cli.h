@@ -121,6 +121,20 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
+/* -o FORMAT of a command whose only formats are documents: none (v NULL),
+ * json or yaml, told by *json and *yaml (either may be NULL).  Any other
+ * format is kubectl's usage error for a printer it does not have. */
+int cli_parse_output(const char *v, bool *json, bool *yaml, struct kerr *err);
+
+/* --dry-run as kubectl spells it: none (also when v is NULL), client or
+ * server; anything else is a usage error. */
+enum cli_dry_run { CLI_DRY_NONE, CLI_DRY_CLIENT, CLI_DRY_SERVER };
+int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err);
+
+/* --timeout DURATION of the commands that wait: a duration above zero in
+ * *ms, which is left alone when v is NULL. */
+int cli_parse_timeout(const char *v, long *ms, struct kerr *err);
+
 /* --request-timeout syntax: "0", "5" (seconds), "1s", "2m", "3h", "500ms". */
 int cli_parse_duration_ms(const char *s, long *ret);
 

@@ -26,20 +26,17 @@ struct words {
 
 static void words_add(struct words *w, const char *s)
 {
+	char **v;
+
 	if (!s)
 		return;
 	for (size_t i = 0; i < w->len; i++)
 		if (strcmp(w->v[i], s) == 0)
 			return;
-	if (w->len == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		char **v = realloc(w->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		w->v = v;
-		w->cap = cap;
-	}
+	v = kube_array_grow(w->v, &w->cap, w->len + 1, sizeof(*v), 64);
+	if (!v)
+		return;
+	w->v = v;
 	if ((w->v[w->len] = strdup(s)))
 		w->len++;
 }

@@ -394,10 +394,8 @@ static int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	npos = cli_parse_flags(&cmd_fit, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
-	if (vals[F_OUTPUT] && strcmp(vals[F_OUTPUT], "json") != 0 && strcmp(vals[F_OUTPUT], "yaml") != 0)
-		return kerr_set(err, KERR_USAGE,
-				"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
-				vals[F_OUTPUT]);
+	if (cli_parse_output(vals[F_OUTPUT], NULL, NULL, err) < 0)
+		return -1;
 	if (vals[F_SCHEME] && !scheme_find(vals[F_SCHEME]))
 		return usage(err, "scheme", vals[F_SCHEME], "must be cgpu, cce, volcano-vgpu, hami or nvidia");
 	flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];

@@ -7,12 +7,12 @@
  * guarded by the resourceVersion it read (so no node is left half changed and
  * no concurrent edit is overwritten), and says what else must happen.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "mode.h"
 #include "nodepool.h"
 #include "render.h"
 #include "restart.h"
@@ -35,25 +35,6 @@ static const struct flag mode_flags[] = {
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "with --restart: how long to wait for each node's new plugin pod (default 5m)", NULL },
 	[F_OUTPUT] = { "output", 'o', "FORMAT", "json or yaml: print the plan and the results as a document", "json yaml" },
 	{ 0 },
-};
-
-enum dry_run { DRY_NONE, DRY_CLIENT, DRY_SERVER };
-
-enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
-
-struct mode_run {
-	struct cli_ctx *ctx;
-	struct kube_client *c;
-	struct np_target target;
-	enum dry_run dry;
-	bool json, yaml, edition_given; /* json: a document (JSON, or YAML when yaml) */
-	struct np_nodes all, chosen;
-	struct np_plan *plans;	     /* one per chosen node */
-	enum node_result *results;
-	char **errors;		     /* the error line per node, or NULL */
-	struct warnings warnings;
-	size_t unpinned_unlisted; /* NoNodeSelector pods counted but not kept */
-	size_t nchanging;
 };
 
 /* --- evidence and plans ---------------------------------------------------------- */
@@ -165,204 +146,6 @@ static int make_plans(struct mode_run *r, struct kerr *err)
 	return 0;
 }
 
-/* --- warnings --------------------------------------------------------------------------- */
-
-struct pod_scan {
-	struct mode_run *r;
-	size_t unpinned; /* GPU-memory pods without a nodeSelector */
-	size_t shown;
-	size_t base; /* warnings before the pod list began */
-};
-
-static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
-static const struct decode_filter pod_filter = { .resource_names = gpu_resources, .node_keys = np_pin_label_keys };
-
-/* The pod's whole ask for a resource: the sum over its containers (the
- * device plugin gives each container its own share).  False when no
- * container asks for it. */
-static bool pod_gpu_limit(const struct k8s_pod *p, const char *name, int64_t *ret)
-{
-	bool found = false;
-
-	*ret = 0;
-	for (size_t i = 0; i < p->ncontainers; i++) {
-		const char *v = kvlist_get(&p->containers[i].limits, name);
-		int64_t q;
-
-		if (!v)
-			continue;
-		found = true;
-		if (quantity_parse_int(v, &q) == 0 && q > 0 && *ret <= INT64_MAX - q)
-			*ret += q;
-	}
-	return found;
-}
-
-static const struct np_plan *changing_plan(const struct mode_run *r, const char *node)
-{
-	for (size_t i = 0; node && i < r->chosen.len; i++)
-		if (r->plans[i].nchanges && strcmp(r->plans[i].node, node) == 0)
-			return &r->plans[i];
-	return NULL;
-}
-
-#define MAX_UNPINNED_SHOWN 10
-
-static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
-{
-	struct pod_scan *s = ud;
-	int64_t memq, wholeq;
-	bool mem = pod_gpu_limit(p, "aliyun.com/gpu-mem", &memq);
-	bool whole = pod_gpu_limit(p, "nvidia.com/gpu", &wholeq);
-	const struct np_plan *plan = changing_plan(s->r, p->node_name);
-	char *object = NULL;
-
-	/* only pods on the changing nodes, or not yet on any node (they may
-	 * land on one), concern this change: the rest of a large cluster
-	 * would bury what matters */
-	if (!plan && p->node_name && *p->node_name) {
-		k8s_pod_free(p);
-		return 0;
-	}
-
-	if (asprintf(&object, "pod/%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "") < 0) {
-		k8s_pod_free(p);
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	}
-	if (plan && (mem || whole))
-		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
-			     "runs on node %s with %s=%lld of the old mode (%s); it keeps it until it ends: "
-			     "let it finish or move it before relying on mode %s",
-			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", (long long)(mem ? memq : wholeq),
-			     np_mode_name(plan->before), np_mode_name(plan->after));
-	/* a selector on kubernetes.io/os or a zone does not keep a pod out of a
-	 * pool in another mode: only the pool and mode labels do */
-	if (mem && p->node_keys.len == 0) {
-		if (s->shown < MAX_UNPINNED_SHOWN) {
-			warnings_add(&s->r->warnings, "NoNodeSelector", object,
-				     "asks for aliyun.com/gpu-mem without a nodeSelector or required node affinity on a pool "
-				     "or sharing-mode label: with pools in different modes its next pods may land in the "
-				     "wrong pool");
-			s->shown++;
-		}
-		s->unpinned++;
-	}
-	free(object);
-	k8s_pod_free(p);
-	return 0;
-}
-
-static void pod_list_reset(void *ud, const char *rv, const char *cont)
-{
-	struct pod_scan *s = ud;
-	struct warnings *w = &s->r->warnings;
-
-	/* the list starts again after 410 Expired: forget what its pods said */
-	if (rv || cont)
-		return;
-	for (size_t i = s->base; i < w->len; i++) {
-		free(w->items[i].code);
-		free(w->items[i].object);
-		free(w->items[i].message);
-	}
-	w->len = s->base;
-	s->unpinned = 0;
-	s->shown = 0;
-}
-
-static void plan_warnings(struct mode_run *r)
-{
-	for (size_t i = 0; i < r->chosen.len; i++) {
-		const struct np_plan *p = &r->plans[i];
-		char *object = NULL;
-
-		if (!p->nchanges || asprintf(&object, "node/%s", p->node) < 0)
-			continue;
-		if (p->isolation_stays)
-			warnings_add(&r->warnings, "IsolationStays", object,
-				     "leaving mode %s does not turn memory isolation off: uninstall the cGPU kernel "
-				     "module on the node and reboot it",
-				     np_mode_name(p->before));
-		if (p->region_unsupported)
-			warnings_add(&r->warnings, "RegionUnsupported", object,
-				     "region %s is not one where cGPU memory isolation is offered", p->region);
-		free(object);
-	}
-}
-
-static int pod_warnings(struct mode_run *r, struct kerr *err)
-{
-	struct pod_scan s = { .r = r, .base = r->warnings.len };
-	struct kube_list l = {
-		.path = "/api/v1/pods",
-		.field_selector = "status.phase!=Succeeded,status.phase!=Failed",
-		.kind = OBJ_POD,
-		.filter = &pod_filter,
-		.sink = { .pod = pod_seen, .list_meta = pod_list_reset, .ud = &s },
-	};
-	int rc = kube_list_run(r->c, &l, 1, err);
-
-	kube_list_release(&l);
-	r->unpinned_unlisted = s.unpinned - s.shown;
-	if (rc == 0 && s.unpinned > s.shown)
-		warnings_add(&r->warnings, "NoNodeSelector", NULL,
-			     "%zu more pods ask for aliyun.com/gpu-mem without a nodeSelector", s.unpinned - s.shown);
-	return rc;
-}
-
-/* Each kind of warning shows this many in full; the rest are counted and
- * a few named, so that the warnings fit on a screen (-o json has them all). */
-#define WARN_FULL_PER_KIND 3
-#define WARN_NAMED_MORE 3
-
-static bool code_seen_before(const struct warnings *w, size_t i)
-{
-	for (size_t k = 0; k < i; k++)
-		if (strcmp(w->items[k].code, w->items[i].code) == 0)
-			return true;
-	return false;
-}
-
-/* Grouped by kind, in the order each kind first appeared: at most
- * WARN_FULL_PER_KIND + 1 lines per kind. */
-static void print_warnings(const struct mode_run *r)
-{
-	const struct warnings *w = &r->warnings;
-	FILE *f = r->ctx->errout;
-
-	for (size_t i = 0; i < w->len; i++) {
-		const char *code = w->items[i].code;
-		size_t total = 0, full = 0, named = 0;
-
-		if (code_seen_before(w, i))
-			continue;
-		for (size_t k = i; k < w->len; k++) {
-			const struct warning *x = &w->items[k];
-
-			if (strcmp(x->code, code) != 0 || !x->object)
-				continue;
-			if (total++ < WARN_FULL_PER_KIND) {
-				termsafe_printf(f, "Warning: %s: %s\n", x->object, x->message);
-				full++;
-			}
-		}
-		if (strcmp(code, "NoNodeSelector") == 0)
-			total += r->unpinned_unlisted;
-		if (total <= full)
-			continue;
-		fprintf(f, "Warning: %zu more %s:", total - full, code);
-		for (size_t k = i, seen = 0; k < w->len && named < WARN_NAMED_MORE; k++) {
-			const struct warning *x = &w->items[k];
-
-			if (strcmp(x->code, code) != 0 || !x->object || seen++ < full)
-				continue;
-			termsafe_printf(f, "%s %s", named ? "," : "", x->object);
-			named++;
-		}
-		fprintf(f, "%s (-o json has them all)\n", total > full + named ? " ..." : "");
-	}
-}
-
 /* --- plan text ------------------------------------------------------------------------- */
 
 static size_t restart_count(const struct mode_run *r)
@@ -454,7 +237,7 @@ static int node_path(const char *name, char **ret)
 static void apply_node(struct mode_run *r, size_t i)
 {
 	struct np_node *node = &r->chosen.items[i];
-	struct kube_write_opts w = { .dry_run = r->dry == DRY_SERVER, .field_manager = "kubectl-inspect-cgpu" };
+	struct kube_write_opts w = { .dry_run = r->dry == CLI_DRY_SERVER, .field_manager = "kubectl-inspect-cgpu" };
 	struct kerr err = KERR_INIT;
 	char *path = NULL;
 
@@ -519,7 +302,7 @@ static void print_node_error(const struct mode_run *r, size_t i)
 
 static void print_result(const struct mode_run *r, size_t i)
 {
-	const char *suffix = r->dry == DRY_CLIENT ? " (dry run)" : r->dry == DRY_SERVER ? " (server dry run)" : "";
+	const char *suffix = r->dry == CLI_DRY_CLIENT ? " (dry run)" : r->dry == CLI_DRY_SERVER ? " (server dry run)" : "";
 	char *node = termsafe_str(r->plans[i].node);
 
 	switch (r->results[i]) {
@@ -544,7 +327,7 @@ static int confirm(struct mode_run *r, bool yes, struct kerr *err)
 	size_t cap = 0;
 	bool ok;
 
-	if (r->dry != DRY_NONE || r->nchanging <= 1 || yes)
+	if (r->dry != CLI_DRY_NONE || r->nchanging <= 1 || yes)
 		return 0;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return kerr_set(err, KERR_OTHER,
@@ -678,26 +461,11 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 			return -1;
 		r.edition_given = true;
 	}
-	if (vals[F_DRY_RUN]) {
-		if (strcmp(vals[F_DRY_RUN], "client") == 0)
-			r.dry = DRY_CLIENT;
-		else if (strcmp(vals[F_DRY_RUN], "server") == 0)
-			r.dry = DRY_SERVER;
-		else if (strcmp(vals[F_DRY_RUN], "none") != 0)
-			return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server",
-					vals[F_DRY_RUN]);
-	}
-	if (vals[F_OUTPUT]) {
-		if (strcmp(vals[F_OUTPUT], "json") != 0 && strcmp(vals[F_OUTPUT], "yaml") != 0)
-			return kerr_set(err, KERR_USAGE,
-					"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
-					vals[F_OUTPUT]);
-		r.json = true;
-		r.yaml = strcmp(vals[F_OUTPUT], "yaml") == 0;
-	}
-	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &timeout_ms) < 0 || timeout_ms <= 0))
-		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
-				vals[F_TIMEOUT]);
+	if (cli_parse_dry_run(vals[F_DRY_RUN], &r.dry, err) < 0 ||
+	    cli_parse_output(vals[F_OUTPUT], NULL, &r.yaml, err) < 0 ||
+	    cli_parse_timeout(vals[F_TIMEOUT], &timeout_ms, err) < 0)
+		return -1;
+	r.json = vals[F_OUTPUT] != NULL;
 	/* with an edition given, a wrong mode or placement is refused before any request */
 	if (override != NP_EDITION_UNKNOWN) {
 		r.target.edition = override;
@@ -717,8 +485,8 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 		goto out;
 	if (make_plans(&r, err) < 0)
 		goto out;
-	plan_warnings(&r);
-	if (r.nchanging && pod_warnings(&r, err) < 0)
+	mode_plan_warnings(&r);
+	if (r.nchanging && mode_pod_warnings(&r, err) < 0)
 		goto out;
 	if (!r.json)
 		print_plan(&r, restart);
@@ -726,12 +494,12 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	/* the plan, then what to mind, then the question; that a restart is
 	 * needed is said once, in the plan */
 	if (!r.json)
-		print_warnings(&r);
+		mode_print_warnings(&r);
 	if (confirm(&r, yes, err) < 0)
 		goto out;
 
 	for (size_t i = 0; i < r.chosen.len; i++) {
-		if (r.dry == DRY_CLIENT)
+		if (r.dry == CLI_DRY_CLIENT)
 			r.results[i] = r.plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
 		else
 			apply_node(&r, i);
@@ -745,8 +513,8 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 
 	if (restart) {
 		struct restart_opts o = {
-			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == DRY_CLIENT,
-			.server_dry_run = r.dry == DRY_SERVER,
+			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == CLI_DRY_CLIENT,
+			.server_dry_run = r.dry == CLI_DRY_SERVER,
 			.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !r.json,
 			.out = r.json ? ctx->errout : ctx->out, .errout = ctx->errout,
 		};

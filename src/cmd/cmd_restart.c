@@ -197,18 +197,14 @@ static void pods_release(struct pods *p)
 static int pod_sink(void *ud, struct k8s_pod *pod, struct kerr *err)
 {
 	struct pods *p = ud;
+	struct k8s_pod **items;
 
-	if (p->len == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		struct k8s_pod **items = realloc(p->items, cap * sizeof(*items));
-
-		if (!items) {
-			k8s_pod_free(pod);
-			return kerr_set(err, KERR_OTHER, "out of memory");
-		}
-		p->items = items;
-		p->cap = cap;
+	items = kube_array_grow(p->items, &p->cap, p->len + 1, sizeof(*items), 8);
+	if (!items) {
+		k8s_pod_free(pod);
+		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
+	p->items = items;
 	p->items[p->len++] = pod;
 	return 0;
 }
@@ -703,6 +699,7 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	struct np_nodes all = { 0 }, chosen = { 0 };
 	char *pool_sel = NULL, **names = NULL;
 	const char *selector;
+	enum cli_dry_run dry;
 	int npos, rc = -1;
 
 	restart_fix_dry_run(argc, argv);
@@ -717,18 +714,10 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 			return kerr_set(err, KERR_USAGE, "--max-parallel must be a number from 1 to 1000");
 		o.max_parallel = (int)v;
 	}
-	if (vals[F_TIMEOUT] && (cli_parse_duration_ms(vals[F_TIMEOUT], &o.timeout_ms) < 0 || o.timeout_ms <= 0))
-		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m",
-				vals[F_TIMEOUT]);
-	if (vals[F_DRY_RUN]) {
-		if (strcmp(vals[F_DRY_RUN], "client") == 0)
-			o.dry_run = true;
-		else if (strcmp(vals[F_DRY_RUN], "server") == 0)
-			o.server_dry_run = true;
-		else if (strcmp(vals[F_DRY_RUN], "none") != 0)
-			return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server",
-					vals[F_DRY_RUN]);
-	}
+	if (cli_parse_timeout(vals[F_TIMEOUT], &o.timeout_ms, err) < 0 || cli_parse_dry_run(vals[F_DRY_RUN], &dry, err) < 0)
+		return -1;
+	o.dry_run = dry == CLI_DRY_CLIENT;
+	o.server_dry_run = dry == CLI_DRY_SERVER;
 	o.daemonset = vals[F_DAEMONSET];
 	o.continue_on_error = vals[F_CONTINUE] && strcmp(vals[F_CONTINUE], "true") == 0;
 	/* its spelling is checked here, before the cluster is asked anything */

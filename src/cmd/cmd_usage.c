@@ -60,14 +60,8 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 	npos = cli_parse_flags(&cmd_usage, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
-	if (vals[F_OUTPUT]) {
-		json = strcmp(vals[F_OUTPUT], "json") == 0;
-		yaml = strcmp(vals[F_OUTPUT], "yaml") == 0;
-		if (!json && !yaml)
-			return kerr_set(err, KERR_USAGE,
-					"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
-					vals[F_OUTPUT]);
-	}
+	if (cli_parse_output(vals[F_OUTPUT], &json, &yaml, err) < 0)
+		return -1;
 	if (parse_percent(vals[F_IDLE], &uo.idle_percent, err) < 0)
 		return -1;
 	if (npos > 0 && vals[F_SELECTOR])

@@ -66,15 +66,12 @@ void np_nodes_release(struct np_nodes *l)
 
 static int nodes_push(struct np_nodes *l, struct np_node *n)
 {
-	if (l->len == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct np_node *items = realloc(l->items, cap * sizeof(*items));
+	struct np_node *items;
 
-		if (!items)
-			return -1;
-		l->items = items;
-		l->cap = cap;
-	}
+	items = kube_array_grow(l->items, &l->cap, l->len + 1, sizeof(*items), 16);
+	if (!items)
+		return -1;
+	l->items = items;
 	l->items[l->len++] = *n;
 	memset(n, 0, sizeof(*n));
 	return 0;

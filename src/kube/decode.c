@@ -37,20 +37,118 @@ struct watch_decoder {
 	struct sniff s;
 };
 
-void *decode_grow(void *items, size_t *cap, size_t len, size_t size)
+void decode_object_clear(struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
 {
-	size_t ncap;
-	void *p;
+	k8s_node_free(*node);
+	k8s_pod_free(*pod);
+	*node = NULL;
+	*pod = NULL;
+	memset(room, 0, sizeof(*room));
+}
 
-	if (len < *cap)
-		return items;
-	ncap = *cap ? *cap * 2 : 2;
-	if (ncap > SIZE_MAX / size)
-		return NULL;
-	p = realloc(items, ncap * size);
-	if (p)
-		*cap = ncap;
-	return p;
+int decode_object_new(enum obj_kind kind, struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
+{
+	decode_object_clear(node, pod, room);
+	if (kind == OBJ_POD)
+		*pod = calloc(1, sizeof(**pod));
+	else
+		*node = calloc(1, sizeof(**node));
+	return *pod || *node ? 0 : -1;
+}
+
+/* items grown by one zeroed element of size bytes, *n counting it; NULL
+ * when out of memory, items then unchanged. */
+static void *append_zeroed(void *items, size_t *n, size_t *cap, size_t size)
+{
+	char *v = kube_array_grow(items, cap, *n + 1, size, 2);
+
+	if (v)
+		memset(v + (*n)++ * size, 0, size);
+	return v;
+}
+
+int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_array a, struct decode_room *room)
+{
+	void *v = NULL;
+
+	switch (a) {
+	case DECODE_OWNER:
+		if (!pod)
+			return 0;
+		if ((v = append_zeroed(pod->owners, &pod->nowners, &room->owners, sizeof(*pod->owners))))
+			pod->owners = v;
+		break;
+	case DECODE_CONTAINER:
+		if (!pod)
+			return 0;
+		if ((v = append_zeroed(pod->containers, &pod->ncontainers, &room->containers, sizeof(*pod->containers))))
+			pod->containers = v;
+		break;
+	case DECODE_TAINT:
+		if (node) {
+			if ((v = append_zeroed(node->taints, &node->ntaints, &room->taints, sizeof(*node->taints))))
+				node->taints = v;
+		} else if (pod) {
+			if ((v = append_zeroed(pod->tolerations, &pod->ntolerations, &room->taints,
+					       sizeof(*pod->tolerations))))
+				pod->tolerations = v;
+		} else {
+			return 0;
+		}
+		break;
+	}
+	return v ? 0 : -1;
+}
+
+int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, struct k8s_pod **pod,
+		     struct decode_room *room, struct kerr *err)
+{
+	struct k8s_node *n = *node;
+	struct k8s_pod *p = *pod;
+	int r = 0;
+
+	*node = NULL;
+	*pod = NULL;
+	memset(room, 0, sizeof(*room));
+	if (n) {
+		if (sink->node)
+			r = sink->node(sink->ud, n, err);
+		else
+			k8s_node_free(n);
+	} else if (p) {
+		if (sink->pod)
+			r = sink->pod(sink->ud, p, err);
+		else
+			k8s_pod_free(p);
+	}
+	return r;
+}
+
+int decode_event_object(struct watch_event *ev, struct k8s_node **node, struct k8s_pod **pod)
+{
+	const char *rv = *node ? (*node)->resource_version : (*pod)->resource_version;
+
+	if (rv && !(ev->resource_version = strdup(rv)))
+		return -1;
+	if (ev->type != WATCH_BOOKMARK) {
+		ev->node = *node;
+		ev->pod = *pod;
+		*node = NULL;
+		*pod = NULL;
+	}
+	return 0;
+}
+
+int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr *err)
+{
+	int r = cb ? cb(ud, ev, err) : 0;
+
+	if (!cb) {
+		k8s_node_free(ev->node);
+		k8s_pod_free(ev->pod);
+	}
+	free(ev->resource_version);
+	return r;
 }
 
 int decode_watch_type(const char *s, enum watch_type *ret)

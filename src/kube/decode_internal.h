@@ -18,10 +18,7 @@ enum dec_mode { DEC_LIST, DEC_SINGLE, DEC_WATCH };
 /* "ADDED" ... "ERROR"; -1 for anything else. */
 int decode_watch_type(const char *s, enum watch_type *ret);
 
-/* Room for one more element in an array of len elements of size bytes
- * (capacity *cap); returns the (possibly moved) array, or NULL when out of
- * memory. */
-void *decode_grow(void *items, size_t *cap, size_t len, size_t size);
+/* --- the object being decoded, the same in both decoders ----------------- */
 
 /* A pod's required node affinity (nodeSelectorTerms and their
  * matchExpressions), kept by both decoders when the filter asks for
@@ -38,6 +35,44 @@ struct decode_affinity {
 	struct k8s_node_term *term;
 	struct k8s_node_requirement *req;
 };
+
+/* What the decoders track of the object being built: the room of its arrays,
+ * and the affinity term and expression being read. */
+struct decode_room {
+	size_t containers, owners, taints; /* taints: a node's, or a pod's tolerations */
+	struct decode_affinity aff;
+};
+
+enum decode_array { DECODE_OWNER, DECODE_CONTAINER, DECODE_TAINT };
+
+/* Free the object being decoded (*node or *pod) and forget its room. */
+void decode_object_clear(struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room);
+
+/* Start a new object of kind in place of the one being decoded.  -1 when
+ * out of memory. */
+int decode_object_new(enum obj_kind kind, struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room);
+
+/* One more zeroed element at the end of one of the object's arrays, for the
+ * fields that follow to fill: its owners, its containers, or its taints (a
+ * node's) or tolerations (a pod's).  Nothing when there is no object to
+ * take it.  -1 when out of memory. */
+int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_array a, struct decode_room *room);
+
+/* Hand the finished object of a list over to the sink, or free it when the
+ * sink takes none of its kind; *node and *pod are NULL after.  Returns what
+ * the sink returned. */
+int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, struct k8s_pod **pod,
+		     struct decode_room *room, struct kerr *err);
+
+/* The object of a watch event other than an ERROR: its resourceVersion
+ * copied (the receiver may free the object before it is done with the
+ * event), the object itself moved into ev unless the event is a bookmark.
+ * -1 when out of memory. */
+int decode_event_object(struct watch_event *ev, struct k8s_node **node, struct k8s_pod **pod);
+
+/* Give ev to cb, or free its object when there is no cb; ev's copy of the
+ * resourceVersion is freed after.  Returns what cb returned. */
+int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr *err);
 
 enum affinity_field { AFF_KEY, AFF_OPERATOR, AFF_VALUE };
 

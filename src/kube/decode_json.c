@@ -18,18 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *copy_str(const unsigned char *s, size_t len)
-{
-	char *p = malloc(len + 1);
-
-	if (!p)
-		return NULL;
-	if (len)
-		memcpy(p, s, len);
-	p[len] = '\0';
-	return p;
-}
-
 /* Callbacks return 0 to stop yajl; the reason is then in d->err. */
 static int fail(struct decoder *d, enum kerr_kind kind, const char *msg)
 {
@@ -45,7 +33,7 @@ static int oom(struct decoder *d)
 
 static int set_str(struct decoder *d, char **dst, const unsigned char *s, size_t len)
 {
-	char *p = copy_str(s, len);
+	char *p = kube_strdup_len((const char *)s, len);
 
 	if (!p)
 		return oom(d);
@@ -61,12 +49,7 @@ static enum ctx top(const struct decoder *d)
 
 static void object_clear(struct decoder *d)
 {
-	k8s_node_free(d->node);
-	k8s_pod_free(d->pod);
-	d->node = NULL;
-	d->pod = NULL;
-	d->containers_cap = d->owners_cap = d->taints_cap = 0;
-	d->aff = (struct decode_affinity){0};
+	decode_object_clear(&d->node, &d->pod, &d->room);
 }
 
 static struct k8s_container *cur_container(struct decoder *d)
@@ -108,54 +91,24 @@ static int enter(struct decoder *d, enum ctx c)
 		break;
 	case C_OBJ:
 		/* a second "object" in one event replaces the first */
-		object_clear(d);
-		if (d->kind == OBJ_POD)
-			d->pod = calloc(1, sizeof(*d->pod));
-		else
-			d->node = calloc(1, sizeof(*d->node));
-		if (!d->pod && !d->node)
+		if (decode_object_new(d->kind, &d->node, &d->pod, &d->room) < 0)
 			return oom(d);
 		break;
-	case C_OWNER: {
-		struct k8s_owner *o = decode_grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
-
-		if (!o)
+	case C_OWNER:
+		if (decode_array_add(d->node, d->pod, DECODE_OWNER, &d->room) < 0)
 			return oom(d);
-		d->pod->owners = o;
-		memset(&o[d->pod->nowners++], 0, sizeof(*o));
 		break;
-	}
-	case C_CONTAINER: {
-		struct k8s_container *ct = decode_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers,
-						sizeof(*ct));
-
-		if (!ct)
+	case C_CONTAINER:
+		if (decode_array_add(d->node, d->pod, DECODE_CONTAINER, &d->room) < 0)
 			return oom(d);
-		d->pod->containers = ct;
-		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
-	}
 	case C_TAINT:
-		if (d->node) {
-			struct k8s_taint *t = decode_grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
-
-			if (!t)
-				return oom(d);
-			d->node->taints = t;
-			memset(&t[d->node->ntaints++], 0, sizeof(*t));
-		} else if (d->pod) {
-			struct k8s_toleration *t = decode_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations,
-							sizeof(*t));
-
-			if (!t)
-				return oom(d);
-			d->pod->tolerations = t;
-			memset(&t[d->pod->ntolerations++], 0, sizeof(*t));
-		}
+		if (decode_array_add(d->node, d->pod, DECODE_TAINT, &d->room) < 0)
+			return oom(d);
 		break;
 	case C_TERM:
 	case C_EXPR:
-		if (decode_affinity_open(&d->aff, d->filter, d->pod, c == C_TERM) < 0)
+		if (decode_affinity_open(&d->room.aff, d->filter, d->pod, c == C_TERM) < 0)
 			return oom(d);
 		break;
 	case C_CONDITION:
@@ -184,40 +137,26 @@ static void send_list_meta(struct decoder *d)
 				  d->list_continue && *d->list_continue ? d->list_continue : NULL);
 }
 
+/* A sink or the watch callback returned r: yajl goes on while it is 0 or
+ * more. */
+static int stopped_if(struct decoder *d, int r)
+{
+	if (r >= 0)
+		return 1;
+	d->failed = true;
+	if (d->err && d->err->kind == KERR_NONE)
+		kerr_set(d->err, KERR_OTHER, "decoding stopped");
+	return 0;
+}
+
 static int emit_item(struct decoder *d)
 {
-	int r = 0;
-
-	if (d->node) {
-		struct k8s_node *n = d->node;
-
-		d->node = NULL;
-		if (d->sink.node)
-			r = d->sink.node(d->sink.ud, n, d->err);
-		else
-			k8s_node_free(n);
-	} else if (d->pod) {
-		struct k8s_pod *p = d->pod;
-
-		d->pod = NULL;
-		if (d->sink.pod)
-			r = d->sink.pod(d->sink.ud, p, d->err);
-		else
-			k8s_pod_free(p);
-	}
-	if (r < 0) {
-		d->failed = true;
-		if (d->err && d->err->kind == KERR_NONE)
-			kerr_set(d->err, KERR_OTHER, "decoding stopped");
-		return 0;
-	}
-	return 1;
+	return stopped_if(d, decode_emit_item(&d->sink, &d->node, &d->pod, &d->room, d->err));
 }
 
 static int emit_event(struct decoder *d)
 {
 	struct watch_event ev = {.kind = d->kind};
-	const char *rv;
 	int r;
 
 	if (!d->ev_type)
@@ -232,32 +171,12 @@ static int emit_event(struct decoder *d)
 	} else {
 		if (!d->node && !d->pod)
 			return fail(d, KERR_DECODE, "invalid JSON in response: watch event without an object");
-		/* a copy: the receiver may free the object before it is done
-		 * with the event */
-		rv = d->node ? d->node->resource_version : d->pod->resource_version;
-		if (rv && !(ev.resource_version = strdup(rv)))
+		if (decode_event_object(&ev, &d->node, &d->pod) < 0)
 			return oom(d);
-		if (ev.type != WATCH_BOOKMARK) {
-			ev.node = d->node;
-			ev.pod = d->pod;
-			d->node = NULL;
-			d->pod = NULL;
-		}
 	}
-	r = d->cb ? d->cb(d->ud, &ev, d->err) : 0;
-	if (!d->cb) {
-		k8s_node_free(ev.node);
-		k8s_pod_free(ev.pod);
-	}
-	free(ev.resource_version);
+	r = decode_event_send(d->cb, d->ud, &ev, d->err);
 	object_clear(d);
-	if (r < 0) {
-		d->failed = true;
-		if (d->err && d->err->kind == KERR_NONE)
-			kerr_set(d->err, KERR_OTHER, "decoding stopped");
-		return 0;
-	}
-	return 1;
+	return stopped_if(d, r);
 }
 
 static int leave(struct decoder *d)
@@ -517,7 +436,7 @@ static int taint_string(struct decoder *d, const unsigned char *s, size_t len)
 /* A string of a required node affinity expression the pod keeps. */
 static int affinity_string(struct decoder *d, enum affinity_field f, const unsigned char *s, size_t len)
 {
-	return decode_affinity_string(&d->aff, f, s, len) < 0 ? oom(d) : 1;
+	return decode_affinity_string(&d->room.aff, f, s, len) < 0 ? oom(d) : 1;
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
@@ -561,40 +480,32 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		if (d->field == F_MESSAGE)
 			return set_str(d, &d->st_message, s, len);
 		break;
-	case C_META:
-		if (d->node) {
-			switch (d->field) {
-			case F_NAME:
-				return set_str(d, &d->node->name, s, len);
-			case F_UID:
-				return set_str(d, &d->node->uid, s, len);
-			case F_RESOURCE_VERSION:
-				return set_str(d, &d->node->resource_version, s, len);
-			case F_CREATED:
-				return set_str(d, &d->node->creation_timestamp, s, len);
-			default:
-				break;
-			}
-		} else if (d->pod) {
-			switch (d->field) {
-			case F_NAME:
-				return set_str(d, &d->pod->name, s, len);
-			case F_NAMESPACE:
-				return set_str(d, &d->pod->namespace, s, len);
-			case F_UID:
-				return set_str(d, &d->pod->uid, s, len);
-			case F_RESOURCE_VERSION:
-				return set_str(d, &d->pod->resource_version, s, len);
-			case F_CREATED:
-				return set_str(d, &d->pod->creation_timestamp, s, len);
-			case F_DELETED:
-				d->pod->deleting = true;
-				break;
-			default:
-				break;
-			}
+	case C_META: {
+		struct k8s_node *n = d->node;
+		struct k8s_pod *p = d->pod;
+
+		if (!n && !p)
+			break;
+		switch (d->field) {
+		case F_NAME:
+			return set_str(d, n ? &n->name : &p->name, s, len);
+		case F_NAMESPACE:
+			return p ? set_str(d, &p->namespace, s, len) : 1;
+		case F_UID:
+			return set_str(d, n ? &n->uid : &p->uid, s, len);
+		case F_RESOURCE_VERSION:
+			return set_str(d, n ? &n->resource_version : &p->resource_version, s, len);
+		case F_CREATED:
+			return set_str(d, n ? &n->creation_timestamp : &p->creation_timestamp, s, len);
+		case F_DELETED:
+			if (p)
+				p->deleting = true;
+			break;
+		default:
+			break;
 		}
 		break;
+	}
 	case C_OWNER:
 		o = cur_owner(d);
 		if (!o)

@@ -158,8 +158,7 @@ struct decoder {
 	/* the object being read */
 	struct k8s_node *node;
 	struct k8s_pod *pod;
-	size_t containers_cap, owners_cap, taints_cap;
-	struct decode_affinity aff;
+	struct decode_room room;
 	bool cond_ready, cond_true, addr_internal;
 	char *addr;
 

@@ -297,18 +297,13 @@ static int feed_raw(struct decoder *d, const unsigned char *p, size_t len, struc
 	if (d->run < HOLD_AFTER && !d->held_len)
 		return parse(d, p, len, err);
 	if (d->held_len + len > d->held_cap) {
-		size_t cap = d->held_cap ? d->held_cap : 4096;
-		unsigned char *q;
+		unsigned char *q = kube_array_grow(d->held, &d->held_cap, d->held_len + len, 1, 4096);
 
-		while (cap < d->held_len + len)
-			cap *= 2;
-		q = realloc(d->held, cap);
 		if (!q) {
 			d->failed = true;
 			return kerr_set(err, KERR_OTHER, "out of memory");
 		}
 		d->held = q;
-		d->held_cap = cap;
 	}
 	memcpy(d->held + d->held_len, p, len);
 	d->held_len += len;

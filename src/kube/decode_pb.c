@@ -269,12 +269,7 @@ struct pb_frame *pb_top(struct pb_decoder *d)
 
 void pb_object_clear(struct pb_decoder *d)
 {
-	k8s_node_free(d->node);
-	k8s_pod_free(d->pod);
-	d->node = NULL;
-	d->pod = NULL;
-	d->containers_cap = d->owners_cap = d->taints_cap = 0;
-	d->aff = (struct decode_affinity){0};
+	decode_object_clear(&d->node, &d->pod, &d->room);
 }
 
 /* Takes d->buf (len bytes) as a new string; empty strings are NULL when
@@ -371,33 +366,12 @@ static int stopped(struct pb_decoder *d)
 
 static int emit_item(struct pb_decoder *d)
 {
-	int r = 0;
-
-	if (d->node) {
-		struct k8s_node *n = d->node;
-
-		d->node = NULL;
-		if (d->sink.node)
-			r = d->sink.node(d->sink.ud, n, d->err);
-		else
-			k8s_node_free(n);
-	} else if (d->pod) {
-		struct k8s_pod *p = d->pod;
-
-		d->pod = NULL;
-		if (d->sink.pod)
-			r = d->sink.pod(d->sink.ud, p, d->err);
-		else
-			k8s_pod_free(p);
-	}
-	d->containers_cap = d->owners_cap = d->taints_cap = 0;
-	return r < 0 ? stopped(d) : 0;
+	return decode_emit_item(&d->sink, &d->node, &d->pod, &d->room, d->err) < 0 ? stopped(d) : 0;
 }
 
 static int emit_event(struct pb_decoder *d)
 {
 	struct watch_event ev = {.kind = d->kind};
-	const char *rv;
 	int r;
 
 	if (!d->ev_type)
@@ -412,22 +386,10 @@ static int emit_event(struct pb_decoder *d)
 	} else {
 		if (!d->node && !d->pod)
 			return pb_fail(d, "watch event without an object");
-		rv = d->node ? d->node->resource_version : d->pod->resource_version;
-		if (rv && !(ev.resource_version = strdup(rv)))
+		if (decode_event_object(&ev, &d->node, &d->pod) < 0)
 			return pb_oom(d);
-		if (ev.type != WATCH_BOOKMARK) {
-			ev.node = d->node;
-			ev.pod = d->pod;
-			d->node = NULL;
-			d->pod = NULL;
-		}
 	}
-	r = d->cb ? d->cb(d->ud, &ev, d->err) : 0;
-	if (!d->cb) {
-		k8s_node_free(ev.node);
-		k8s_pod_free(ev.pod);
-	}
-	free(ev.resource_version);
+	r = decode_event_send(d->cb, d->ud, &ev, d->err);
 	pb_object_clear(d);
 	free(d->ev_type);
 	free(d->st_reason);
@@ -453,67 +415,30 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 	f->field = (unsigned char)field;
 	switch (ctx) {
 	case P_OBJ:
-		pb_object_clear(d);
-		if (d->kind == OBJ_POD)
-			d->pod = calloc(1, sizeof(*d->pod));
-		else
-			d->node = calloc(1, sizeof(*d->node));
-		if (!d->pod && !d->node)
+		if (decode_object_new(d->kind, &d->node, &d->pod, &d->room) < 0)
 			return pb_oom(d);
 		break;
-	case P_OWNER: {
-		struct k8s_owner *o;
-
-		if (!d->pod)
-			break;
-		o = decode_grow(d->pod->owners, &d->owners_cap, d->pod->nowners, sizeof(*o));
-		if (!o)
+	case P_OWNER:
+		if (decode_array_add(NULL, d->pod, DECODE_OWNER, &d->room) < 0)
 			return pb_oom(d);
-		d->pod->owners = o;
-		memset(&o[d->pod->nowners++], 0, sizeof(*o));
 		break;
-	}
-	case P_CONTAINER: {
-		struct k8s_container *ct;
-
-		if (!d->pod)
-			break;
-		ct = decode_grow(d->pod->containers, &d->containers_cap, d->pod->ncontainers, sizeof(*ct));
-		if (!ct)
+	case P_CONTAINER:
+		if (decode_array_add(NULL, d->pod, DECODE_CONTAINER, &d->room) < 0)
 			return pb_oom(d);
-		d->pod->containers = ct;
-		memset(&ct[d->pod->ncontainers++], 0, sizeof(*ct));
 		break;
-	}
 	case P_TERM:
 	case P_EXPR:
-		if (decode_affinity_open(&d->aff, d->filter, d->pod, ctx == P_TERM) < 0)
+		if (decode_affinity_open(&d->room.aff, d->filter, d->pod, ctx == P_TERM) < 0)
 			return pb_oom(d);
 		break;
-	case P_TAINT: {
-		struct k8s_taint *t;
-
-		if (!d->node)
-			break;
-		t = decode_grow(d->node->taints, &d->taints_cap, d->node->ntaints, sizeof(*t));
-		if (!t)
+	case P_TAINT:
+		if (decode_array_add(d->node, NULL, DECODE_TAINT, &d->room) < 0)
 			return pb_oom(d);
-		d->node->taints = t;
-		memset(&t[d->node->ntaints++], 0, sizeof(*t));
 		break;
-	}
-	case P_TOLERATION: {
-		struct k8s_toleration *t;
-
-		if (!d->pod)
-			break;
-		t = decode_grow(d->pod->tolerations, &d->taints_cap, d->pod->ntolerations, sizeof(*t));
-		if (!t)
+	case P_TOLERATION:
+		if (decode_array_add(NULL, d->pod, DECODE_TAINT, &d->room) < 0)
 			return pb_oom(d);
-		d->pod->tolerations = t;
-		memset(&t[d->pod->ntolerations++], 0, sizeof(*t));
 		break;
-	}
 	case P_ENTRY:
 		d->has_key = d->has_value = d->key_unwanted = false;
 		d->ekeylen = d->evaluelen = 0;
@@ -669,6 +594,22 @@ static int taint_string(struct pb_decoder *d)
 }
 
 /* A kept string has been copied into d->buf. */
+/* A map entry's key or value: d->buf copied over *dst, which keeps its
+ * memory from entry to entry; its length in *len. */
+static int take_entry_str(struct pb_decoder *d, char **dst, size_t *len)
+{
+	char *v = realloc(*dst, d->len + 1);
+
+	if (!v)
+		return pb_oom(d);
+	if (d->len) /* an empty string has no bytes behind it */
+		memcpy(v, d->buf, d->len);
+	v[d->len] = '\0';
+	*dst = v;
+	*len = d->len;
+	return 0;
+}
+
 int pb_on_string(struct pb_decoder *d)
 {
 	struct pb_frame *f = pb_top(d);
@@ -699,37 +640,17 @@ int pb_on_string(struct pb_decoder *d)
 		/* fall through */
 	case F_EXPR_OP:
 	case F_EXPR_VALUE:
-		if (decode_affinity_string(&d->aff, d->key->field == F_EXPR_KEY ? AFF_KEY
+		if (decode_affinity_string(&d->room.aff, d->key->field == F_EXPR_KEY ? AFF_KEY
 					   : d->key->field == F_EXPR_OP ? AFF_OPERATOR : AFF_VALUE, d->buf, d->len) < 0)
 			return pb_oom(d);
 		return 0;
-	case F_KEY: {
-		char *k = realloc(d->ekey, d->len + 1);
-
-		if (!k)
-			return pb_oom(d);
-		if (d->len) /* an empty string has no bytes behind it */
-			memcpy(k, d->buf, d->len);
-		k[d->len] = '\0';
-		d->ekey = k;
-		d->ekeylen = d->len;
+	case F_KEY:
 		d->has_key = true;
-		return 0;
-	}
+		return take_entry_str(d, &d->ekey, &d->ekeylen);
 	case F_VALUE:
-	case F_QUANTITY: {
-		char *v = realloc(d->evalue, d->len + 1);
-
-		if (!v)
-			return pb_oom(d);
-		if (d->len)
-			memcpy(v, d->buf, d->len);
-		v[d->len] = '\0';
-		d->evalue = v;
-		d->evaluelen = d->len;
+	case F_QUANTITY:
 		d->has_value = true;
-		return 0;
-	}
+		return take_entry_str(d, &d->evalue, &d->evaluelen);
 	case F_T_KEY:
 	case F_T_VALUE:
 	case F_T_EFFECT:

@@ -134,8 +134,7 @@ struct pb_decoder {
 	/* the object being built */
 	struct k8s_node *node;
 	struct k8s_pod *pod;
-	size_t containers_cap, owners_cap, taints_cap;
-	struct decode_affinity aff;
+	struct decode_room room;
 
 	/* the entry being read */
 	char *ekey, *evalue;

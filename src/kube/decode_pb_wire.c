@@ -193,15 +193,11 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 
 			if (d->phase == PH_COPY) {
 				if (d->len + n > d->cap) {
-					size_t cap = d->cap ? d->cap : 256;
-					char *b;
+					char *b = kube_array_grow(d->buf, &d->cap, d->len + n, 1, 256);
 
-					while (cap < d->len + n)
-						cap *= 2;
-					if (!(b = realloc(d->buf, cap)))
+					if (!b)
 						return pb_oom(d);
 					d->buf = b;
-					d->cap = cap;
 				}
 				memcpy(d->buf + d->len, p + i, n);
 				d->len += n;
@@ -231,19 +227,13 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 			if (d->phase == PH_MAGIC) {
 				if (d->acc != UINT64_C(0x6b387300))
 					return pb_fail(d, "an embedded object without the k8s magic");
-				d->phase = PH_TAG;
-				d->acc = 0;
-				d->shift = 0;
-				if (d->stack[d->depth - 1].end == d->pos && field_done(d) < 0)
-					return -1;
-				break;
-			}
-			if (pb_push(d, P_EVENT, d->pos + d->acc, 0, 0) < 0)
+			} else if (pb_push(d, P_EVENT, d->pos + d->acc, 0, 0) < 0) {
 				return -1;
-			d->phase = PH_TAG;
+			}
+			/* the fields follow, unless the message ends here */
 			d->acc = 0;
 			d->shift = 0;
-			if (d->stack[d->depth - 1].end == d->pos && field_done(d) < 0)
+			if (field_done(d) < 0)
 				return -1;
 			break;
 		}

@@ -410,17 +410,12 @@ static int exec_spawn(const struct kube_config *cfg, const struct cred_cache *ca
 			}
 			if (cap - len < 65536) {
 				size_t ncap = cap ? cap * 2 : 65536 * 2;
-				char *nb = malloc(ncap + 1);
+				char *nb = kblob_grow_wiped(buf, len, ncap);
 
 				if (!nb) {
 					kill(pid, SIGKILL);
 					waitpid(pid, &status, 0);
 					goto oom_env;
-				}
-				if (buf) {
-					memcpy(nb, buf, len);
-					explicit_bzero(buf, len);
-					free(buf);
 				}
 				buf = nb;
 				cap = ncap;

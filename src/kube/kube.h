@@ -8,8 +8,9 @@
  * The library knows nothing of what the program does with the objects
  * and never prints or exits.  It may
  * use libcurl, jansson, yajl and libyaml; nothing of the rest of src/.
- * A new credential type goes in credentials.c, a new API call in api.c, a
- * new decoded field in decode.c and objects.h.
+ * A new credential type goes in credentials.c, a new API call in api.c
+ * (lists in list.c, watches in watch.c), a new decoded field in decode.c
+ * and objects.h.
  *
  * The HTTP client: libcurl with kubectl's manners.
  *

@@ -1,6 +1,6 @@
 /* Inside the client library: what its own files (protocol.c, transport.c,
- * loop.c, api.c) share, and the pure rules of the protocol exposed for the
- * unit tests and the fuzz targets.  Nothing outside src/kube includes this.
+ * loop.c, api.c, list.c, watch.c) share, and the pure rules of the protocol
+ * exposed for the unit tests and the fuzz targets.  Nothing outside src/kube includes this.
  */
 #ifndef KUBE_INTERNAL_H
 #define KUBE_INTERNAL_H
@@ -42,7 +42,7 @@ char *kube_query_build(const char *const *kv, size_t n);
  * path is not an API path. */
 int kube_path_resource(const char *path, char **resource, char **name);
 
-/* --- shared by the client's own files (transport.c, loop.c, api.c) --------- */
+/* --- shared by the client's own files (transport.c, loop.c, the calls) ----- */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,16 +89,11 @@ static inline int buf_add(struct buf *b, const void *p, size_t n, size_t limit)
 	if (n == 0)
 		return 0;
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *d;
+		char *d = kube_array_grow(b->data, &b->cap, b->len + n + 1, 1, 256);
 
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		d = realloc(b->data, cap);
 		if (!d)
 			return -1;
 		b->data = d;
-		b->cap = cap;
 	}
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
@@ -238,5 +233,8 @@ int xfer_start(struct xfer *x, struct kerr *err);
 int client_run_until(struct kube_client *c, const bool *flag, struct kerr *err);
 int client_perform(struct kube_client *c, struct kerr *err);
 int client_wait(struct kube_client *c, int fd, long timeout_ms, bool *fd_ready, struct kerr *err);
+/* A list or watch went over one of the client's budgets: KERR_BUDGET with
+ * reason (KERR_REASON_...), the limit as code, path as message.  Returns -1. */
+int kube_budget_error(struct kerr *err, const char *reason, long code, const char *path);
 
 #endif

@@ -48,6 +48,10 @@ struct merged {
 char *errno_text(int e);
 void wipe_free(char *s);
 void kblob_wipe(struct kblob *b);
+/* A buffer that may hold a key or a token, moved into a new one of cap
+ * (+1) bytes: the old one's len bytes are wiped before it is freed, which
+ * realloc would not do.  NULL when out of memory, buf then untouched. */
+void *kblob_grow_wiped(void *buf, size_t len, size_t cap);
 char *path_join(const char *dir, const char *rel);
 char *file_dir(const char *path);
 int read_all(const char *path, struct kblob *ret);

@@ -297,18 +297,15 @@ static int check_fields(struct yfile *f, yaml_node_t *map, const struct field *f
 
 static int namedlist_add(struct namedlist *l, const char *name, struct yfile *f, yaml_node_t *node)
 {
+	struct named *v;
+
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].name, name) == 0)
 			return 0; /* the first file that defines a name wins */
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct named *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	v = kube_array_grow(l->v, &l->cap, l->n + 1, sizeof(*v), 8);
+	if (!v)
+		return -1;
+	l->v = v;
 	l->v[l->n++] = (struct named){name, f, ynull(node) ? NULL : node};
 	return 0;
 }

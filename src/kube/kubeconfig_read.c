@@ -67,6 +67,7 @@ void msglist_add(struct msglist *l, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
+	char **v;
 
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
@@ -76,18 +77,13 @@ void msglist_add(struct msglist *l, const char *fmt, ...)
 		l->oom = true;
 		return;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			l->oom = true;
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
+	v = kube_array_grow(l->v, &l->cap, l->n + 1, sizeof(*v), 4);
+	if (!v) {
+		free(s);
+		l->oom = true;
+		return;
 	}
+	l->v = v;
 	l->v[l->n++] = s;
 }
 
@@ -202,6 +198,18 @@ char *file_dir(const char *path)
  * limit only stops a path like /dev/zero from eating all memory. */
 #define REFERENCED_FILE_MAX (16u << 20)
 
+void *kblob_grow_wiped(void *buf, size_t len, size_t cap)
+{
+	unsigned char *nbuf = malloc(cap + 1);
+
+	if (nbuf && buf) {
+		memcpy(nbuf, buf, len);
+		explicit_bzero(buf, len);
+		free(buf);
+	}
+	return nbuf;
+}
+
 int kblob_read_fd(int fd, size_t max, struct kblob *ret)
 {
 	unsigned char *buf = NULL;
@@ -212,19 +220,13 @@ int kblob_read_fd(int fd, size_t max, struct kblob *ret)
 
 		if (cap - len < 4096) {
 			size_t ncap = cap ? cap * 2 : 8192;
-			unsigned char *nbuf = malloc(ncap + 1);
+			unsigned char *nbuf = kblob_grow_wiped(buf, len, ncap);
 
 			if (!nbuf) {
 				if (buf)
 					explicit_bzero(buf, len);
 				free(buf);
 				return ENOMEM;
-			}
-			/* the old buffer may hold a key or a token: wipe it before freeing */
-			if (buf) {
-				memcpy(nbuf, buf, len);
-				explicit_bzero(buf, len);
-				free(buf);
 			}
 			buf = nbuf;
 			cap = ncap;

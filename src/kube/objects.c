@@ -4,7 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *copy_bytes(const char *s, size_t len)
+void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap : first ? first : 1;
+	void *p;
+
+	if (need <= *cap)
+		return items;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return NULL;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	p = realloc(items, ncap * size);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
+char *kube_strdup_len(const char *s, size_t len)
 {
 	char *p = malloc(len + 1);
 
@@ -31,24 +51,16 @@ const char *kvlist_get(const struct kvlist *l, const char *key)
 
 int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *value, size_t valuelen)
 {
-	struct kv kv;
+	struct kv kv, *items;
 
 	if (!l || !key)
 		return -1;
-	if (l->len == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4;
-		struct kv *items;
-
-		if (cap > SIZE_MAX / sizeof(*items))
-			return -1;
-		items = realloc(l->items, cap * sizeof(*items));
-		if (!items)
-			return -1;
-		l->items = items;
-		l->cap = cap;
-	}
-	kv.key = copy_bytes(key, keylen);
-	kv.value = copy_bytes(value ? value : "", value ? valuelen : 0);
+	items = kube_array_grow(l->items, &l->cap, l->len + 1, sizeof(*items), 4);
+	if (!items)
+		return -1;
+	l->items = items;
+	kv.key = kube_strdup_len(key, keylen);
+	kv.value = kube_strdup_len(value ? value : "", value ? valuelen : 0);
 	if (!kv.key || !kv.value) {
 		free(kv.key);
 		free(kv.value);

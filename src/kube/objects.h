@@ -24,6 +24,18 @@ struct kvlist {
 	size_t len, cap;
 };
 
+/* Room in a growing array: items (elements of size bytes, room for *cap of
+ * them) as it is when it holds need already, else reallocated to the first
+ * of first, 2 * first, 4 * first... (doubling *cap when it is not 0) that
+ * does, with *cap updated.  NULL when out of memory or when the size would
+ * pass SIZE_MAX: items is then unchanged and still the caller's.  The one
+ * growth rule of the program's arrays, for the client and its callers. */
+void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t first);
+
+/* The len bytes at s (which may hold NULs) as a NUL-terminated string;
+ * malloc'd, NULL when out of memory. */
+char *kube_strdup_len(const char *s, size_t len);
+
 /* NULL when absent.  Linear: these maps hold a handful of filtered keys. */
 const char *kvlist_get(const struct kvlist *l, const char *key);
 int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *value, size_t valuelen);

@@ -294,7 +294,7 @@ static int judge(const struct model_node *n, const struct fit_request *r, struct
 
 static int add_group(struct fit_result *res, size_t *cap, const struct model_node *n, const struct verdict *v)
 {
-	struct fit_group *g;
+	struct fit_group *g, *ng;
 
 	for (size_t i = 0; i < res->ngroups; i++) {
 		g = &res->groups[i];
@@ -310,15 +310,10 @@ static int add_group(struct fit_result *res, size_t *cap, const struct model_nod
 			g->largest_free = v->place.largest_free;
 		return 0;
 	}
-	if (res->ngroups == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		struct fit_group *ng = realloc(res->groups, ncap * sizeof(*ng));
-
-		if (!ng)
-			return -1;
-		res->groups = ng;
-		*cap = ncap;
-	}
+	ng = kube_array_grow(res->groups, cap, res->ngroups + 1, sizeof(*ng), 8);
+	if (!ng)
+		return -1;
+	res->groups = ng;
 	g = &res->groups[res->ngroups];
 	memset(g, 0, sizeof(*g));
 	g->reason = (enum fit_reason)v->reason;

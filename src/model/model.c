@@ -50,22 +50,17 @@ struct node_acc *model_acc_find(struct model_private *p, const char *name)
 
 static struct node_acc *acc_get(struct model_private *p, const char *name)
 {
-	struct node_acc *a = model_acc_find(p, name);
+	struct node_acc *a = model_acc_find(p, name), *na;
 	size_t j;
 
 	if (a)
 		return a;
 	if ((p->naccs + 1) * 2 > p->table_size && !table_grow(p))
 		return NULL;
-	if (p->naccs == p->accs_cap) {
-		size_t ncap = p->accs_cap ? p->accs_cap * 2 : 16;
-		struct node_acc *na = realloc(p->accs, ncap * sizeof(*na));
-
-		if (!na)
-			return NULL;
-		p->accs = na;
-		p->accs_cap = ncap;
-	}
+	na = kube_array_grow(p->accs, &p->accs_cap, p->naccs + 1, sizeof(*na), 16);
+	if (!na)
+		return NULL;
+	p->accs = na;
 	a = &p->accs[p->naccs];
 	memset(a, 0, sizeof(*a));
 	if (!(a->name = strdup(name)))
@@ -292,7 +287,7 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 	struct scheme_node info;
 	const struct scheme *sc = NULL;
 	struct node_acc *a;
-	struct model_node *n;
+	struct model_node *n, *nn;
 	const char *v;
 	int rc = 0;
 
@@ -325,17 +320,12 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 	}
 	if (!sc)
 		return 0;
-	if (m->nnodes == p->nodes_cap) {
-		size_t ncap = p->nodes_cap ? p->nodes_cap * 2 : 16;
-		struct model_node *nn = realloc(m->nodes, ncap * sizeof(*nn));
-
-		if (!nn) {
-			scheme_node_release(&info);
-			return oom(err);
-		}
-		m->nodes = nn;
-		p->nodes_cap = ncap;
+	nn = kube_array_grow(m->nodes, &p->nodes_cap, m->nnodes + 1, sizeof(*nn), 16);
+	if (!nn) {
+		scheme_node_release(&info);
+		return oom(err);
 	}
+	m->nodes = nn;
 	n = &m->nodes[m->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->info = info;
@@ -398,15 +388,12 @@ static bool same_gpu(const struct scheme_claim *x, const struct scheme_claim *y)
 
 static int add_dev_claim(struct node_acc *a, const struct scheme_claim *c, bool first)
 {
-	if (a->ndevs == a->devs_cap) {
-		size_t ncap = a->devs_cap ? a->devs_cap * 2 : 8;
-		struct dev_claim *nd = realloc(a->devs, ncap * sizeof(*nd));
+	struct dev_claim *nd;
 
-		if (!nd)
-			return -1;
-		a->devs = nd;
-		a->devs_cap = ncap;
-	}
+	nd = kube_array_grow(a->devs, &a->devs_cap, a->ndevs + 1, sizeof(*nd), 8);
+	if (!nd)
+		return -1;
+	a->devs = nd;
 	a->devs[a->ndevs++] = (struct dev_claim){c->device_id, c->mem, c->core, first};
 	return 0;
 }
@@ -511,17 +498,12 @@ static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct sch
 		    const struct scheme_pod *sp, const char *node)
 {
 	struct model_private *p = m->priv;
-	struct model_pod *mp;
+	struct model_pod *mp, *np;
 
-	if (m->npods == p->pods_cap) {
-		size_t ncap = p->pods_cap ? p->pods_cap * 2 : 16;
-		struct model_pod *np = realloc(m->pods, ncap * sizeof(*np));
-
-		if (!np)
-			return -1;
-		m->pods = np;
-		p->pods_cap = ncap;
-	}
+	np = kube_array_grow(m->pods, &p->pods_cap, m->npods + 1, sizeof(*np), 16);
+	if (!np)
+		return -1;
+	m->pods = np;
 	mp = &m->pods[m->npods++];
 	memset(mp, 0, sizeof(*mp));
 	mp->namespace = strdup(pod->namespace ? pod->namespace : "");

@@ -55,6 +55,7 @@ static void sbuf_add(struct sbuf *b, const char *fmt, ...) __attribute__((format
 static void sbuf_add(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
 	int n;
 
 	if (b->failed)
@@ -66,20 +67,12 @@ static void sbuf_add(struct sbuf *b, const char *fmt, ...)
 		b->failed = true;
 		return;
 	}
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *s;
-
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->failed = true;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
+	s = kube_array_grow(b->s, &b->cap, b->len + (size_t)n + 1, 1, 64);
+	if (!s) {
+		b->failed = true;
+		return;
 	}
+	b->s = s;
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);

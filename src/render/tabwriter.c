@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube.h"
 #include "termsafe.h"
 
 struct tw_cell {
@@ -48,22 +49,11 @@ struct tabwriter *tabwriter_new(int minwidth, int padding, unsigned flags)
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap;
-	void *np;
+	void *np = kube_array_grow(*p, cap, need, elem, 16);
 
-	if (need <= *cap)
-		return true;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > ((size_t)-1) / 2 / elem)
-			return false;
-		ncap *= 2;
-	}
-	np = realloc(*p, ncap * elem);
 	if (!np)
 		return false;
 	*p = np;
-	*cap = ncap;
 	return true;
 }
 

@@ -8,7 +8,7 @@
  * lines that all have a terminated cell in that column, and every cell of
  * a block is padded to the block's widest cell plus the padding.
  *
- * Uses nothing but libc.
+ * Uses nothing but libc and the client's array growth (kube.h).
  */
 #ifndef TABWRITER_H
 #define TABWRITER_H

@@ -64,27 +64,16 @@ struct sbuf {
 
 static void sb_put(struct sbuf *b, const char *s, size_t n)
 {
+	char *np;
+
 	if (b->failed)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *np;
-
-		while (cap < b->len + n + 1) {
-			if (cap > ((size_t)-1) / 2) {
-				b->failed = true;
-				return;
-			}
-			cap *= 2;
-		}
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
+	np = n > SIZE_MAX - b->len - 1 ? NULL : kube_array_grow(b->p, &b->cap, b->len + n + 1, 1, 64);
+	if (!np) {
+		b->failed = true;
+		return;
 	}
+	b->p = np;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';

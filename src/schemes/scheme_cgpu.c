@@ -95,6 +95,7 @@ int cgpu_allocation_parse(const char *text, struct cgpu_alloc **ret, size_t *ret
 	struct cgpu_alloc *items = NULL;
 	size_t n = 0, cap = 0;
 	json_error_t jerr;
+	struct cgpu_alloc *ni;
 
 	if (!text)
 		return -1;
@@ -112,15 +113,10 @@ int cgpu_allocation_parse(const char *text, struct cgpu_alloc **ret, size_t *ret
 
 			if (cgpu_index_parse(gkey, &g) < 0 || amount_of(v, &amount) < 0)
 				goto fail;
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 4;
-				struct cgpu_alloc *ni = realloc(items, ncap * sizeof(*ni));
-
-				if (!ni)
-					goto fail;
-				items = ni;
-				cap = ncap;
-			}
+			ni = kube_array_grow(items, &cap, n + 1, sizeof(*ni), 4);
+			if (!ni)
+				goto fail;
+			items = ni;
 			items[n++] = (struct cgpu_alloc){c, g, amount};
 		}
 	}
@@ -310,18 +306,15 @@ oom:
 
 static struct scheme_claim *claim_at(struct scheme_pod *out, size_t *cap, int container, int gpu)
 {
+	struct scheme_claim *nc;
+
 	for (size_t i = 0; i < out->nclaims; i++)
 		if (out->claims[i].container == container && out->claims[i].gpu == gpu)
 			return &out->claims[i];
-	if (out->nclaims == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 4;
-		struct scheme_claim *nc = realloc(out->claims, ncap * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		out->claims = nc;
-		*cap = ncap;
-	}
+	nc = kube_array_grow(out->claims, cap, out->nclaims + 1, sizeof(*nc), 4);
+	if (!nc)
+		return NULL;
+	out->claims = nc;
 	out->claims[out->nclaims] = (struct scheme_claim){.container = container, .gpu = gpu};
 	return &out->claims[out->nclaims++];
 }

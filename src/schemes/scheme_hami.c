@@ -78,18 +78,15 @@ static void hami_devs_release(struct hami_devs *d)
 /* Takes ownership of dev's strings, also on failure. */
 static int hami_devs_add(struct hami_devs *d, struct hami_dev *dev)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 8;
-		struct hami_dev *v = realloc(d->v, cap * sizeof(*v));
-		if (!v) {
-			free(dev->id);
-			free(dev->type);
-			free(dev->mode);
-			return -1;
-		}
-		d->v = v;
-		d->cap = cap;
+	struct hami_dev *v = kube_array_grow(d->v, &d->cap, d->n + 1, sizeof(*v), 8);
+
+	if (!v) {
+		free(dev->id);
+		free(dev->type);
+		free(dev->mode);
+		return -1;
 	}
+	d->v = v;
 	d->v[d->n++] = *dev;
 	return 0;
 }

@@ -443,14 +443,11 @@ struct claim_list {
 static inline int claim_list_add(struct claim_list *l, int container, int gpu, struct sspan device,
 				 int64_t mem, int64_t core)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct claim_tmp *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	struct claim_tmp *v = kube_array_grow(l->v, &l->cap, l->n + 1, sizeof(*v), 8);
+
+	if (!v)
+		return -1;
+	l->v = v;
 	l->v[l->n].container = container;
 	l->v[l->n].gpu = gpu;
 	l->v[l->n].device = device;

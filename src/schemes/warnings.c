@@ -1,3 +1,4 @@
+#include "kube.h"
 #include "warnings.h"
 
 #include <stdarg.h>
@@ -10,23 +11,15 @@
  * stored for lack of memory is dropped rather than stopping the report. */
 void warnings_add(struct warnings *w, const char *code, const char *object, const char *fmt, ...)
 {
-	struct warning item = {0};
+	struct warning item = {0}, *items;
 	va_list ap;
 
 	if (!w || !fmt)
 		return;
-	if (w->len == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 8;
-		struct warning *items;
-
-		if (cap > SIZE_MAX / sizeof(*items))
-			return;
-		items = realloc(w->items, cap * sizeof(*items));
-		if (!items)
-			return;
-		w->items = items;
-		w->cap = cap;
-	}
+	items = kube_array_grow(w->items, &w->cap, w->len + 1, sizeof(*items), 8);
+	if (!items)
+		return;
+	w->items = items;
 	va_start(ap, fmt);
 	if (vasprintf(&item.message, fmt, ap) < 0)
 		item.message = NULL;

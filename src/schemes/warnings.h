@@ -1,7 +1,7 @@
 /* Warnings found while reading the cluster: printed to stderr after the
  * tables, and carried in JSON output.
  *
- * Uses nothing but libc.
+ * Uses nothing but libc and the client's array growth (kube.h).
  */
 #ifndef WARNINGS_H
 #define WARNINGS_H

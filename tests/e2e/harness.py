@@ -21,10 +21,10 @@ started on first use; requests() is read from its audit log.  The tier runs with
 (meson test suite "real").
 """
 
+import contextlib
 import json
 import os
 import shutil
-import signal
 import ssl
 import subprocess
 import sys
@@ -50,6 +50,46 @@ def plugin_path():
 	return p if p and os.path.exists(p) else None
 
 
+def built_plugin():
+	"""The plugin under test; in a setUpClass, skips the class when the plugin is not built."""
+	p = plugin_path()
+	if p is None:
+		raise unittest.SkipTest("the plugin is not built")
+	return p
+
+
+@contextlib.contextmanager
+def reaped(proc):
+	"""proc (a subprocess.Popen) for the block, killed and waited for at its end if it still runs."""
+	try:
+		yield proc
+	finally:
+		if proc.poll() is None:
+			proc.kill()
+			proc.wait()
+
+
+def wait_for(condition, timeout=10):
+	"""Polls condition() until it is true or timeout seconds have passed; returns its last value."""
+	deadline = time.monotonic() + timeout
+	while True:
+		ok = condition()
+		if ok or time.monotonic() >= deadline:
+			return ok
+		time.sleep(0.05)
+
+
+def meson_build_dir():
+	"""The meson build directory the plugin was built in, to install from; in a setUpClass, skips the
+	class without one (or without meson)."""
+	build = os.path.dirname(os.path.dirname(os.path.abspath(built_plugin())))
+	if shutil.which("meson") is None:
+		raise unittest.SkipTest("meson is not installed")
+	if not os.path.isdir(os.path.join(build, "meson-private")):
+		raise unittest.SkipTest("%s is not a meson build directory" % build)
+	return build
+
+
 def run_plugin(args, env=None, timeout=60, input=None):
 	"""Runs the plugin with args; returns subprocess.CompletedProcess with text stdout/stderr."""
 	p = plugin_path()
@@ -60,7 +100,29 @@ def run_plugin(args, env=None, timeout=60, input=None):
 	return subprocess.run([p] + list(args), capture_output=True, text=True, env=e, timeout=timeout, input=input)
 
 
-class FakeAPI:
+class Started:
+	"""A fixture for `with`: start() on entering the block, stop() on leaving it."""
+
+	def __enter__(self):
+		return self.start()
+
+	def __exit__(self, *exc):
+		self.stop()
+		return False
+
+
+def stop_process(proc, timeout):
+	"""Ends proc: SIGTERM, and SIGKILL when it has not exited after timeout seconds."""
+	if proc.poll() is None:
+		proc.terminate()
+		try:
+			proc.wait(timeout)
+		except subprocess.TimeoutExpired:
+			proc.kill()
+			proc.wait()
+
+
+class FakeAPI(Started):
 	backend = "fake"
 
 	def __init__(self, scenario, **options):
@@ -70,13 +132,6 @@ class FakeAPI:
 		self.options = options
 		self.proc = None
 		self.state_dir = None
-
-	def __enter__(self):
-		return self.start()
-
-	def __exit__(self, *exc):
-		self.stop()
-		return False
 
 	def start(self, timeout=10):
 		self.state_dir = tempfile.mkdtemp(prefix="fakeapi-")
@@ -124,13 +179,7 @@ class FakeAPI:
 
 	def stop(self):
 		if self.proc is not None:
-			if self.proc.poll() is None:
-				self.proc.send_signal(signal.SIGTERM)
-				try:
-					self.proc.wait(5)
-				except subprocess.TimeoutExpired:
-					self.proc.kill()
-					self.proc.wait()
+			stop_process(self.proc, 5)
 			self.returncode = self.proc.returncode
 			self.stderr = self.proc.stderr.read() if self.proc.stderr else ""
 			for f in (self.proc.stdout, self.proc.stderr):
@@ -233,6 +282,51 @@ def APIServer(scenario, **options):
 	return FakeAPI(scenario, **options)
 
 
+class ClusterCase(unittest.TestCase):
+	"""Tests that share one API server: scenario (with options) started once for the class by server
+	(the backend fixture, or FakeAPI for tests of the fake server itself) and reset before each test.
+	A class whose setUpClass makes a directory of its own in dir has it removed after its tests."""
+
+	scenario = "empty"
+	options = {}
+	server = staticmethod(APIServer)
+	dir = None
+
+	@classmethod
+	def setUpClass(cls):
+		cls.api = cls.server(cls.scenario, **cls.options).start()
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.api.stop()
+		if cls.dir:
+			shutil.rmtree(cls.dir, ignore_errors=True)
+
+	def setUp(self):
+		self.api.reset()
+
+	def run_command(self, *args, context=None, timeout=60):
+		"""The plugin run with args against the class's server (as context, when given)."""
+		a = list(args) + ["--kubeconfig", self.api.kubeconfig]
+		if context:
+			a += ["--context", context]
+		return run_plugin(a, timeout=timeout)
+
+
+def query_of(r):
+	"""The query parameters of a recorded request, as a dict."""
+	q = r.get("query")
+	if isinstance(q, dict):
+		return q
+	return dict(urllib.parse.parse_qsl(q or ""))
+
+
+def body_of(r):
+	"""The body of a recorded request, decoded when it is JSON text."""
+	b = r.get("body")
+	return json.loads(b) if isinstance(b, str) and b else b
+
+
 _cluster = None
 
 
@@ -252,7 +346,7 @@ VERB_METHOD = {"get": "GET", "list": "GET", "watch": "GET", "create": "POST", "u
 	"delete": "DELETE", "deletecollection": "DELETE"}
 
 
-class RealAPI:
+class RealAPI(Started):
 	"""A scenario loaded into a real kube-apiserver, with the fake server's test-facing interface where the
 	real server can give it.  Fault injection and the fake server's statistics are not there."""
 
@@ -266,13 +360,6 @@ class RealAPI:
 		self.scenario = scenario
 		self.options = options
 		self.cluster = None
-
-	def __enter__(self):
-		return self.start()
-
-	def __exit__(self, *exc):
-		self.stop()
-		return False
 
 	def start(self):
 		c = self.cluster = real_cluster()
@@ -435,7 +522,8 @@ def prometheus_available():
 	return os.access(PROMETHEUS, os.X_OK)
 
 
-def _free_port():
+def free_port():
+	"""A loopback port nobody listens on (at the time of asking)."""
 	import socket
 	s = socket.socket()
 	s.bind(("127.0.0.1", 0))
@@ -506,7 +594,7 @@ class Exporters:
 		self.server.server_close()
 
 
-class Prometheus:
+class Prometheus(Started):
 	"""A real Prometheus on loopback scraping Exporters every 200 ms.
 
 	    with Prometheus(["usage"]) as prom:
@@ -522,13 +610,6 @@ class Prometheus:
 		self.proc = None
 		self.exporters = None
 		self.dir = None
-
-	def __enter__(self):
-		return self.start()
-
-	def __exit__(self, *exc):
-		self.stop()
-		return False
 
 	def config(self):
 		lines = ["global:", "  scrape_interval: %s" % self.scrape_interval, "  scrape_timeout: %s" % self.scrape_interval,
@@ -547,7 +628,7 @@ class Prometheus:
 		cfg = os.path.join(self.dir, "prometheus.yml")
 		with open(cfg, "w", encoding="utf-8") as f:
 			f.write(self.config())
-		self.port = _free_port()
+		self.port = free_port()
 		self.url = "http://127.0.0.1:%d" % self.port
 		self.log = open(os.path.join(self.dir, "log"), "w+")
 		self.proc = subprocess.Popen([PROMETHEUS, "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
@@ -588,13 +669,7 @@ class Prometheus:
 
 	def stop(self):
 		if self.proc is not None:
-			if self.proc.poll() is None:
-				self.proc.terminate()
-				try:
-					self.proc.wait(10)
-				except subprocess.TimeoutExpired:
-					self.proc.kill()
-					self.proc.wait()
+			stop_process(self.proc, 10)
 			self.proc = None
 		if self.exporters:
 			self.exporters.close()

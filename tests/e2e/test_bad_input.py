@@ -27,7 +27,7 @@ import threading
 import time
 import unittest
 
-from harness import FakeAPI, ROOT, plugin_path
+from harness import FakeAPI, ROOT, ClusterCase, free_port, plugin_path
 
 BAD = os.path.join(ROOT, "fixtures", "kubeconfig", "bad")
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
@@ -123,14 +123,6 @@ def listen_no_accept():
 	return s
 
 
-def free_port():
-	s = socket.socket()
-	s.bind(("127.0.0.1", 0))
-	port = s.getsockname()[1]
-	s.close()
-	return port
-
-
 class _Plain(http.server.BaseHTTPRequestHandler):
 	def do_GET(self):
 		body = b'{"kind":"NodeList","apiVersion":"v1","items":[]}'
@@ -195,21 +187,13 @@ def kubeconfig_text(server, cluster_extra="", user="    token: abc\n", current="
 
 
 @unittest.skipUnless(plugin_path(), "plugin not built")
-class BadInput(unittest.TestCase):
+class BadInput(ClusterCase):
 	@classmethod
 	def setUpClass(cls):
 		cls.api = FakeAPI("seed002").start()
 		cls.dir = tempfile.mkdtemp(prefix="cgpu-bad-")
 		with open(cls.api.ca, "rb") as f:
 			cls.ca_data = base64.b64encode(f.read()).decode()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-		shutil.rmtree(cls.dir, ignore_errors=True)
-
-	def setUp(self):
-		self.api.reset()
 
 	# -- helpers -------------------------------------------------------------------------------------------
 

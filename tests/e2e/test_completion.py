@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ROOT, SCENARIOS, APIServer, fake_only, plugin_path
+from harness import ROOT, SCENARIOS, APIServer, built_plugin, fake_only
 
 SCENARIO = "pools-pro"
 BASH_SCRIPT = os.path.join(ROOT, "completions", "kubectl-inspect-cgpu.bash")
@@ -49,9 +49,7 @@ def kubectl_minor():
 class CompletionTest(unittest.TestCase):
 	@classmethod
 	def setUpClass(cls):
-		plugin = plugin_path()
-		if plugin is None:
-			raise unittest.SkipTest("the plugin is not built")
+		plugin = built_plugin()
 		cls.tmp = tempfile.mkdtemp(prefix="cgpu-complete-")
 		# an install as `meson install` lays it out: plugin and helper side by side
 		cls.bin = os.path.join(cls.tmp, "bin")

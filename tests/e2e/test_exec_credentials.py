@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import FakeAPI, ROOT, plugin_path, run_plugin
+from harness import ROOT, ClusterCase, FakeAPI, plugin_path, run_plugin
 
 FAKE_PLUGIN = os.path.join(ROOT, "fixtures", "kubeconfig", "exec", "fake-credential-plugin.py")
 
@@ -19,14 +19,9 @@ def auth_of(req):
 
 
 @unittest.skipUnless(plugin_path(), "plugin not built")
-class ExecCredentials(unittest.TestCase):
-	@classmethod
-	def setUpClass(cls):
-		cls.api = FakeAPI("empty").start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
+class ExecCredentials(ClusterCase):
+	scenario = "empty"
+	server = FakeAPI
 
 	def setUp(self):
 		self.dir = tempfile.mkdtemp(prefix="cgpu-cred-")

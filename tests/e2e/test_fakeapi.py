@@ -12,7 +12,7 @@ import time
 import unittest
 import urllib.parse
 
-from harness import SCENARIOS, APIServer, FakeAPI, backend, real_cluster, real_only
+from harness import SCENARIOS, APIServer, ClusterCase, FakeAPI, backend, real_cluster, real_only
 
 # Bodies as captured from a real kube-apiserver v1.26 (names adapted where the request differs), each ending
 # with the newline Go's JSON encoder writes.
@@ -45,20 +45,9 @@ def status_bytes(obj):
 	return jbytes(obj) + b"\n"
 
 
-class Base(unittest.TestCase):
+class Base(ClusterCase):
 	scenario = "seed002"
-	options = {}
-
-	@classmethod
-	def setUpClass(cls):
-		cls.api = FakeAPI(cls.scenario, **cls.options).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-
-	def setUp(self):
-		self.api.reset()
+	server = FakeAPI
 
 	def raw(self, method, path, body=None, headers=None, token=None, cert=True):
 		"""One request on a fresh connection with http.client: (status, headers, body bytes)."""

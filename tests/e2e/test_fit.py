@@ -10,7 +10,7 @@ import os
 import tempfile
 import unittest
 
-from harness import FakeAPI, plugin_path, run_plugin
+from harness import ClusterCase, FakeAPI, plugin_path, run_plugin
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
 PENDING = "ml/bigmodel-7c9d8f6b5-x7k2p"
@@ -49,14 +49,9 @@ spec:
 
 
 @unittest.skipUnless(plugin_path(), "CGPU_PLUGIN not built")
-class Fit(unittest.TestCase):
-	@classmethod
-	def setUpClass(cls):
-		cls.api = FakeAPI("fit").start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
+class Fit(ClusterCase):
+	scenario = "fit"
+	server = FakeAPI
 
 	def fit(self, *args, input=None):
 		return run_plugin(["--kubeconfig", self.api.kubeconfig, "fit"] + list(args), env=ENV, input=input)

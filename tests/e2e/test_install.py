@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import ROOT, plugin_path
+from harness import ROOT, meson_build_dir
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1"}
 
@@ -33,14 +33,7 @@ def strip_overstrike(text):
 class InstallTest(unittest.TestCase):
 	@classmethod
 	def setUpClass(cls):
-		plugin = plugin_path()
-		if plugin is None:
-			raise unittest.SkipTest("the plugin is not built")
-		if shutil.which("meson") is None:
-			raise unittest.SkipTest("meson is not installed")
-		cls.build = os.path.dirname(os.path.dirname(os.path.abspath(plugin)))
-		if not os.path.isdir(os.path.join(cls.build, "meson-private")):
-			raise unittest.SkipTest("%s is not a meson build directory" % cls.build)
+		cls.build = meson_build_dir()
 		cls.tmp = tempfile.mkdtemp(prefix="cgpu-install-")
 		cls.dest = os.path.join(cls.tmp, "dest")
 		# --no-rebuild: install what was built, without compiling the rest of the tree

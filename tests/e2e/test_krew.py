@@ -23,7 +23,7 @@ import tempfile
 import unittest
 import glob
 
-from harness import ROOT, plugin_path
+from harness import ROOT, meson_build_dir, plugin_path
 
 TEMPLATE = os.path.join(ROOT, ".krew.yaml")
 LICENSE = os.path.join(ROOT, "LICENSE")
@@ -256,12 +256,7 @@ class MiniYAMLTest(unittest.TestCase):
 class KrewManifestTest(unittest.TestCase):
 	@classmethod
 	def setUpClass(cls):
-		plugin = plugin_path()
-		if plugin is None:
-			raise unittest.SkipTest("the plugin is not built")
-		cls.build = os.path.dirname(os.path.dirname(os.path.abspath(plugin)))
-		if shutil.which("meson") is None or not os.path.isdir(os.path.join(cls.build, "meson-private")):
-			raise unittest.SkipTest("no meson build directory to install from")
+		cls.build = meson_build_dir()
 		cls.tmp = tempfile.mkdtemp(prefix="cgpu-krew-")
 		dest = os.path.join(cls.tmp, "dest")
 		r = subprocess.run(["meson", "install", "-C", cls.build, "--no-rebuild", "--destdir", dest],
@@ -277,7 +272,7 @@ class KrewManifestTest(unittest.TestCase):
 		# by the file meson installs (the bash completion is also installed as "kubectl-inspect-cgpu")
 		staged = {os.path.basename(k): dest + v for k, v in installed.items()}
 		cls.payload = [
-			("kubectl-inspect-cgpu", dest + installed[os.path.abspath(plugin)]),
+			("kubectl-inspect-cgpu", dest + installed[os.path.abspath(plugin_path())]),
 			("kubectl_complete-inspect-cgpu", staged["kubectl_complete-inspect-cgpu"]),
 			("kubectl-inspect-cgpu.1", staged["kubectl-inspect-cgpu.1"]),
 			("LICENSE", LICENSE),

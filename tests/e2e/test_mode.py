@@ -10,7 +10,8 @@ import time
 import unittest
 import urllib.parse
 
-from harness import ROOT, SCENARIOS, APIServer, fake_only, plugin_path, run_plugin
+from harness import (ROOT, SCENARIOS, APIServer, ClusterCase, body_of, fake_only, plugin_path, query_of, reaped,
+	run_plugin, wait_for)
 
 try:
 	import yaml
@@ -33,39 +34,12 @@ def patches(reqs):
 	return [r for r in reqs if r["method"] == "PATCH"]
 
 
-def query_of(r):
-	q = r.get("query")
-	if isinstance(q, dict):
-		return q
-	return dict(urllib.parse.parse_qsl(q or ""))
-
-
-def body_of(r):
-	b = r.get("body")
-	return json.loads(b) if isinstance(b, str) and b else b
-
-
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
-class ModeBase(unittest.TestCase):
+class ModeBase(ClusterCase):
 	scenario = "pools-pro"
-	options = {}
-
-	@classmethod
-	def setUpClass(cls):
-		cls.api = APIServer(cls.scenario, **cls.options).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-
-	def setUp(self):
-		self.api.reset()
 
 	def run_mode(self, *args, context=None, timeout=60):
-		a = ["mode"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
-		if context:
-			a += ["--context", context]
-		return run_plugin(a, timeout=timeout)
+		return self.run_command("mode", *args, context=context, timeout=timeout)
 
 	def labels(self, node):
 		status, _, body = self.api.call("GET", "/api/v1/nodes/" + node)
@@ -264,24 +238,15 @@ class ProEdition(ModeBase):
 		self.api.fault({"method": "PATCH", "path_prefix": "/api/v1/nodes/" + PRO_SHARE}, {"type": "delay", "seconds": 2},
 			times=1)
 		a = ["mode", "isolate", PRO_SHARE, "--kubeconfig", self.api.kubeconfig]
-		proc = subprocess.Popen([plugin_path()] + a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-			env={"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
-		try:
+		with reaped(subprocess.Popen([plugin_path()] + a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+				env={"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})) as proc:
 			# wait until the plugin has read the pods (its last read before patching)
-			deadline = time.monotonic() + 10
-			while time.monotonic() < deadline:
-				if any(r["path"] == "/api/v1/pods" for r in self.api.requests()):
-					break
-				time.sleep(0.05)
+			wait_for(lambda: any(r["path"] == "/api/v1/pods" for r in self.api.requests()))
 			time.sleep(0.3)
 			_, _, node = self.api.call("GET", "/api/v1/nodes/" + PRO_SHARE)
 			node["metadata"]["labels"]["team"] = "vision"
 			self.api.put_object(node)
 			out, err = proc.communicate(timeout=30)
-		finally:
-			if proc.poll() is None:
-				proc.kill()
-				proc.wait()
 		self.assertEqual(proc.returncode, 0, out + err)
 		self.assertIn("node/%s labeled" % PRO_SHARE, out)
 		reqs = self.api.requests()
@@ -605,7 +570,7 @@ def rbac_user(path):
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
 @unittest.skipIf(yaml is None, "PyYAML is not installed")
-class RbacManifests(unittest.TestCase):
+class RbacManifests(ClusterCase):
 	"""man/rbac-admin.yaml and man/rbac-readonly.yaml grant what the commands use, and no less."""
 
 	@classmethod
@@ -619,14 +584,6 @@ class RbacManifests(unittest.TestCase):
 		with open(os.path.join(cls.dir, "s", "scenario.json"), "w") as f:
 			json.dump({"users": users}, f)
 		cls.api = APIServer(os.path.join(cls.dir, "s"), ds_ready_delay=0.3).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-		shutil.rmtree(cls.dir, ignore_errors=True)
-
-	def setUp(self):
-		self.api.reset()
 
 	def run_as(self, user, *args):
 		return run_plugin(list(args) + ["--kubeconfig", self.api.kubeconfig, "--as", user], timeout=60)

@@ -1,49 +1,21 @@
 """kubectl inspect cgpu restart: delete the device-plugin pod on nodes and wait for a Ready replacement."""
 
-import json
 import subprocess
-import time
 import unittest
 import urllib.parse
 
-from harness import APIServer, fake_only, plugin_path, run_plugin
+from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, reaped, wait_for
 
 DS = "gpushare-device-plugin-ds"
 
 
-def query_of(r):
-	q = r.get("query")
-	if isinstance(q, dict):
-		return q
-	return dict(urllib.parse.parse_qsl(q or ""))
-
-
-def body_of(r):
-	b = r.get("body")
-	return json.loads(b) if isinstance(b, str) and b else b
-
-
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
-class RestartBase(unittest.TestCase):
+class RestartBase(ClusterCase):
 	scenario = "opensource"
 	options = {"ds_ready_delay": 0.5}
 
-	@classmethod
-	def setUpClass(cls):
-		cls.api = APIServer(cls.scenario, **cls.options).start()
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.api.stop()
-
-	def setUp(self):
-		self.api.reset()
-
 	def restart(self, *args, context=None, timeout=60):
-		a = ["restart"] + list(args) + ["--kubeconfig", self.api.kubeconfig]
-		if context:
-			a += ["--context", context]
-		return run_plugin(a, timeout=timeout)
+		return self.run_command("restart", *args, context=context, timeout=timeout)
 
 	def plugin_pods(self, node):
 		q = urllib.parse.urlencode({"labelSelector": "name=" + DS, "fieldSelector": "spec.nodeName=" + node})
@@ -247,13 +219,9 @@ class Pro(RestartBase):
 		the replacement."""
 		node = "cn-shanghai.192.168.7.159"
 		self.api.settings(never_ready_nodes=[node])
-		proc = subprocess.Popen([plugin_path(), "restart", node, "--timeout", "20s", "--kubeconfig", self.api.kubeconfig],
-			stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-		try:
-			deadline = time.monotonic() + 10
-			while time.monotonic() < deadline and not self.deletes():
-				time.sleep(0.05)
-			self.assertTrue(self.deletes())
+		with reaped(subprocess.Popen([plugin_path(), "restart", node, "--timeout", "20s", "--kubeconfig",
+				self.api.kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) as proc:
+			self.assertTrue(wait_for(self.deletes))
 			q = urllib.parse.urlencode({"labelSelector": "name=gpushare-cgpu-device-plugin-ds"})
 			_, _, pods = self.api.call("GET", "/api/v1/namespaces/kube-system/pods?" + q)
 			pod = pods["items"][0]
@@ -265,10 +233,6 @@ class Pro(RestartBase):
 			pod.setdefault("apiVersion", "v1")
 			self.api.put_object(pod)
 			out, err = proc.communicate(timeout=30)
-		finally:
-			if proc.poll() is None:
-				proc.kill()
-				proc.wait()
 		self.assertEqual(proc.returncode, 0, out + err)
 		self.assertIn("node/%s: restarted gpushare-device-plugin-ds-8kvvd" % node, out)
 		self.assertIn("gpushare-cgpu-device-plugin-ds-moved", out)

@@ -110,6 +110,21 @@ static inline char *tslurp(const char *path)
 	return buf;
 }
 
+/* What one of the renderers that take the whole model (render_json,
+ * render_yaml, render_details, render_warnings) writes for m; malloc'd. */
+static inline char *t_rendered(int (*render)(FILE *, const struct model *, struct kerr *), const struct model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kerr err = KERR_INIT;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(render(f, m, &err), 0, "%s", err.message ? err.message : "");
+	fclose(f);
+	return buf;
+}
+
 #define GOLDEN_DIR FIXTURES_DIR "/../tests/e2e/golden/inspect/"
 
 /* Published examples as model inputs. */

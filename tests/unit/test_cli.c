@@ -99,22 +99,66 @@ Test(cli, unknown_flags_like_pflag)
 	kerr_release(&err);
 }
 
+Test(cli, document_output_formats)
+{
+	struct kerr err = {0};
+	bool json = true, yaml = true;
+
+	cr_assert_eq(cli_parse_output(NULL, &json, &yaml, &err), 0);
+	cr_assert(!json && !yaml);
+	cr_assert_eq(cli_parse_output("yaml", &json, &yaml, &err), 0);
+	cr_assert(!json && yaml);
+	cr_assert_eq(cli_parse_output("json", &json, NULL, &err), 0);
+	cr_assert(json);
+	cr_assert_eq(cli_parse_output("wide", NULL, NULL, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message,
+			 "unable to match a printer suitable for the output format \"wide\", allowed formats are: json,yaml");
+	kerr_release(&err);
+}
+
+Test(cli, dry_run_and_timeout)
+{
+	static const struct {
+		const char *text;
+		enum cli_dry_run dry;
+	} dry_runs[] = {{NULL, CLI_DRY_NONE}, {"client", CLI_DRY_CLIENT}, {"server", CLI_DRY_SERVER}, {"none", CLI_DRY_NONE}};
+	struct kerr err = {0};
+	enum cli_dry_run dry = CLI_DRY_SERVER;
+	long ms = 7;
+
+	for (size_t i = 0; i < sizeof(dry_runs) / sizeof(dry_runs[0]); i++) {
+		cr_assert_eq(cli_parse_dry_run(dry_runs[i].text, &dry, &err), 0);
+		cr_assert_eq(dry, dry_runs[i].dry, "%s", dry_runs[i].text ? dry_runs[i].text : "(none)");
+	}
+	cr_assert_eq(cli_parse_dry_run("true", &dry, &err), -1);
+	cr_assert_str_eq(err.message, "invalid --dry-run \"true\": use none, client or server");
+	kerr_release(&err);
+
+	cr_assert_eq(cli_parse_timeout(NULL, &ms, &err), 0);
+	cr_assert_eq(ms, 7, "no --timeout leaves the default");
+	cr_assert_eq(cli_parse_timeout("2m", &ms, &err), 0);
+	cr_assert_eq(ms, 120000);
+	cr_assert_eq(cli_parse_timeout("0", &ms, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message, "invalid --timeout \"0\": use a duration such as 30s or 5m");
+	kerr_release(&err);
+	cr_assert_eq(ms, 120000);
+}
+
 Test(cli, durations)
 {
+	static const struct {
+		const char *text;
+		long ms;
+	} good[] = {{"0", 0}, {"5", 5000}, {"1h30m", 5400000}, {"250ms", 250}, {"1.5s", 1500}};
+	static const char *const bad[] = {"-1", "abc", "5x", ""};
 	long ms;
 
-	cr_assert_eq(cli_parse_duration_ms("0", &ms), 0);
-	cr_assert_eq(ms, 0);
-	cr_assert_eq(cli_parse_duration_ms("5", &ms), 0);
-	cr_assert_eq(ms, 5000);
-	cr_assert_eq(cli_parse_duration_ms("1h30m", &ms), 0);
-	cr_assert_eq(ms, 5400000);
-	cr_assert_eq(cli_parse_duration_ms("250ms", &ms), 0);
-	cr_assert_eq(ms, 250);
-	cr_assert_eq(cli_parse_duration_ms("1.5s", &ms), 0);
-	cr_assert_eq(ms, 1500);
-	cr_assert_eq(cli_parse_duration_ms("-1", &ms), -1);
-	cr_assert_eq(cli_parse_duration_ms("abc", &ms), -1);
-	cr_assert_eq(cli_parse_duration_ms("5x", &ms), -1);
-	cr_assert_eq(cli_parse_duration_ms("", &ms), -1);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cr_assert_eq(cli_parse_duration_ms(good[i].text, &ms), 0, "%s", good[i].text);
+		cr_assert_eq(ms, good[i].ms, "%s", good[i].text);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(cli_parse_duration_ms(bad[i], &ms), -1, "\"%s\"", bad[i]);
 }

@@ -232,9 +232,20 @@ Test(credentials, cert_and_basic_auth_need_nothing)
 
 Test(credentials, auth_providers)
 {
+	/* the providers client-go no longer has, and an OIDC one without a token */
+	static const struct {
+		const char *context;
+		enum kerr_kind kind;
+		const char *start; /* the message starts with it */
+		const char *part;  /* ...and holds it; NULL: it is all of the message */
+	} refused[] = {
+		{"oidc-noid", KERR_CREDENTIALS, "", "id-token"},
+		{"gcp", KERR_CONFIG, "The gcp auth plugin has been removed.", "\"gke-gcloud-auth-plugin\""},
+		{"azure", KERR_CONFIG, "The azure auth plugin has been removed.", "kubelogin"},
+		{"other", KERR_CONFIG, "no Auth Provider found for name \"mystery\"", NULL},
+	};
 	struct kube_config c;
 	struct kube_credential cred;
-	char *m;
 
 	load(FX "providers.yaml", "oidc", &c);
 	get_ok(&c, NULL, false, &cred);
@@ -242,31 +253,19 @@ Test(credentials, auth_providers)
 	kube_credential_release(&cred);
 	kube_config_release(&c);
 
-	load(FX "providers.yaml", "oidc-noid", &c);
-	m = get_err(&c, NULL, KERR_CREDENTIALS);
-	cr_assert(strstr(m, "id-token"), "%s", m);
-	free(m);
-	kube_config_release(&c);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char *m;
 
-	load(FX "providers.yaml", "gcp", &c);
-	m = get_err(&c, NULL, KERR_CONFIG);
-	cr_assert(strncmp(m, "The gcp auth plugin has been removed.", 37) == 0, "%s", m);
-	cr_assert(strstr(m, "\"gke-gcloud-auth-plugin\""), "%s", m);
-	free(m);
-	kube_config_release(&c);
-
-	load(FX "providers.yaml", "azure", &c);
-	m = get_err(&c, NULL, KERR_CONFIG);
-	cr_assert(strncmp(m, "The azure auth plugin has been removed.", 39) == 0, "%s", m);
-	cr_assert(strstr(m, "kubelogin"), "%s", m);
-	free(m);
-	kube_config_release(&c);
-
-	load(FX "providers.yaml", "other", &c);
-	m = get_err(&c, NULL, KERR_CONFIG);
-	cr_assert_str_eq(m, "no Auth Provider found for name \"mystery\"");
-	free(m);
-	kube_config_release(&c);
+		load(FX "providers.yaml", refused[i].context, &c);
+		m = get_err(&c, NULL, refused[i].kind);
+		cr_assert(strncmp(m, refused[i].start, strlen(refused[i].start)) == 0, "%s: %s", refused[i].context, m);
+		if (refused[i].part)
+			cr_assert(strstr(m, refused[i].part), "%s: %s", refused[i].context, m);
+		else
+			cr_assert_str_eq(m, refused[i].start);
+		free(m);
+		kube_config_release(&c);
+	}
 }
 
 Test(credentials, exec_v1_token_argv_env_and_cluster_info)

@@ -4,85 +4,58 @@
 #include <string.h>
 
 #include "kerr.h"
-
-static char *printed(const struct kerr *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	kerr_print(f, e);
-	fclose(f);
-	return buf;
-}
+#include "kerr_test_util.h"
 
 Test(kerr, forbidden_status_like_kubectl)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	cr_assert_eq(kerr_set_status(&e, 403, "Forbidden",
 				     "nodes is forbidden: User \"viewer\" cannot list resource \"nodes\" in API group \"\" at the cluster scope"),
 		     -1);
-	s = printed(&e);
-	cr_assert_str_eq(s, "Error from server (Forbidden): nodes is forbidden: User \"viewer\" cannot list resource "
-			    "\"nodes\" in API group \"\" at the cluster scope\n");
+	t_assert_printed(&e, "Error from server (Forbidden): nodes is forbidden: User \"viewer\" cannot list resource "
+			     "\"nodes\" in API group \"\" at the cluster scope\n");
 	cr_assert_eq(kerr_exit_code(&e), 1);
-	free(s);
 	kerr_release(&e);
 }
 
 Test(kerr, unauthorized_is_logged_in_message)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	kerr_set_status(&e, 401, "Unauthorized", "Unauthorized");
-	s = printed(&e);
-	cr_assert_str_eq(s, "error: You must be logged in to the server (Unauthorized)\n");
-	free(s);
+	t_assert_printed(&e, "error: You must be logged in to the server (Unauthorized)\n");
 	kerr_release(&e);
 }
 
 Test(kerr, reason_from_code_when_missing)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	kerr_set_status(&e, 404, NULL, "nodes \"x\" not found");
-	s = printed(&e);
-	cr_assert_str_eq(s, "Error from server (NotFound): nodes \"x\" not found\n");
-	free(s);
+	t_assert_printed(&e, "Error from server (NotFound): nodes \"x\" not found\n");
 	kerr_release(&e);
 }
 
 Test(kerr, refused_and_transport)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	kerr_set(&e, KERR_REFUSED, "connection refused");
 	e.host = strdup("127.0.0.1:6443");
-	s = printed(&e);
-	cr_assert_str_eq(s, "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n");
-	free(s);
+	t_assert_printed(&e, "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n");
 	kerr_set(&e, KERR_TRANSPORT, "dial tcp: lookup nowhere.invalid: no such host");
-	s = printed(&e);
-	cr_assert_str_eq(s, "Unable to connect to the server: dial tcp: lookup nowhere.invalid: no such host\n");
-	free(s);
+	t_assert_printed(&e, "Unable to connect to the server: dial tcp: lookup nowhere.invalid: no such host\n");
 	kerr_release(&e);
 }
 
 Test(kerr, usage_exit_code_and_one_line)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	kerr_set(&e, KERR_USAGE, "unknown flag: --%s\nsecond line", "frob");
 	cr_assert_eq(kerr_exit_code(&e), 2);
-	s = printed(&e);
-	cr_assert_str_eq(s, "error: unknown flag: --frob second line\n");
-	free(s);
+	t_assert_printed(&e, "error: unknown flag: --frob second line\n");
 	kerr_prefix(&e, "node %s", "a");
 	cr_assert_str_eq(e.message, "node a: unknown flag: --frob second line");
 	kerr_release(&e);
@@ -92,28 +65,20 @@ Test(kerr, usage_exit_code_and_one_line)
 Test(kerr, credentials_prefix_once)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	kerr_set(&e, KERR_CREDENTIALS, "getting credentials: exec: executable kubelogin not found");
-	s = printed(&e);
-	cr_assert_str_eq(s, "Unable to connect to the server: getting credentials: exec: executable kubelogin not found\n");
-	free(s);
+	t_assert_printed(&e, "Unable to connect to the server: getting credentials: exec: executable kubelogin not found\n");
 	kerr_release(&e);
 }
 
 Test(kerr, invalid_configuration_printed_as_kubectl_does)
 {
 	struct kerr e = KERR_INIT;
-	char *s;
 
 	kerr_set(&e, KERR_CONFIG, "context was not found for specified context: nope");
 	e.reason = strdup(KERR_REASON_INVALID_CONFIGURATION);
-	s = printed(&e);
-	cr_assert_str_eq(s, "Error in configuration: context was not found for specified context: nope\n");
-	free(s);
+	t_assert_printed(&e, "Error in configuration: context was not found for specified context: nope\n");
 	kerr_set(&e, KERR_CONFIG, "auth info \"nope\" does not exist");
-	s = printed(&e);
-	cr_assert_str_eq(s, "error: auth info \"nope\" does not exist\n");
-	free(s);
+	t_assert_printed(&e, "error: auth info \"nope\" does not exist\n");
 	kerr_release(&e);
 }

@@ -20,6 +20,7 @@
 
 #include "kube.h"
 #include "kube_internal.h"
+#include "kerr_test_util.h"
 #include "kubeconfig.h"
 
 /* --- pure helpers ------------------------------------------------------------ */
@@ -124,17 +125,6 @@ Test(path_resource, names_like_client_go)
 	cr_assert_eq(kube_path_resource("/version", &r, &n), -1);
 }
 
-static char *printed(const struct kerr *err)
-{
-	char *s = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&s, &n);
-
-	kerr_print(f, err);
-	fclose(f);
-	return s;
-}
-
 Test(status, forbidden_body_as_kubectl_prints_it)
 {
 	const char *body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
@@ -142,15 +132,12 @@ Test(status, forbidden_body_as_kubectl_prints_it)
 			   "\\\"\\\" at the cluster scope\",\"reason\":\"Forbidden\",\"details\":{\"kind\":\"nodes\"},"
 			   "\"code\":403}";
 	struct kerr err = KERR_INIT;
-	char *s;
 
 	cr_assert_eq(kube_status_error(403, "application/json", "GET", "/api/v1/nodes", body, strlen(body), &err), -1);
 	cr_assert_eq(err.kind, KERR_STATUS);
 	cr_assert_eq(err.code, 403);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Error from server (Forbidden): nodes is forbidden: User \"viewer\" cannot list resource "
-			    "\"nodes\" in API group \"\" at the cluster scope\n");
-	free(s);
+	t_assert_printed(&err, "Error from server (Forbidden): nodes is forbidden: User \"viewer\" cannot list resource "
+			       "\"nodes\" in API group \"\" at the cluster scope\n");
 	kerr_release(&err);
 }
 
@@ -159,12 +146,9 @@ Test(status, unauthorized)
 	const char *body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
 			   "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
 	struct kerr err = KERR_INIT;
-	char *s;
 
 	kube_status_error(401, "application/json", "GET", "/api/v1/nodes", body, strlen(body), &err);
-	s = printed(&err);
-	cr_assert_str_eq(s, "error: You must be logged in to the server (Unauthorized)\n");
-	free(s);
+	t_assert_printed(&err, "error: You must be logged in to the server (Unauthorized)\n");
 	kerr_release(&err);
 }
 
@@ -173,15 +157,12 @@ Test(status, html_from_a_proxy_is_cut_and_cleaned)
 	const char *body = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
 			   "Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
 	struct kerr err = KERR_INIT;
-	char *s;
 
 	kube_status_error(502, "text/html", "GET", "/api/v1/nodes", body, strlen(body), &err);
 	cr_assert_eq(err.kind, KERR_STATUS);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
-			    "Gateway</title></head> <body> <center><h1>502 Bad Gateway</h1></center> <hr><center>nginx"
-			    "</center> </body> </html>\") has prevented the request from succeeding (get nodes)\n");
-	free(s);
+	t_assert_printed(&err, "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
+			       "Gateway</title></head> <body> <center><h1>502 Bad Gateway</h1></center> <hr><center>nginx"
+			       "</center> </body> </html>\") has prevented the request from succeeding (get nodes)\n");
 	kerr_release(&err);
 }
 
@@ -604,7 +585,6 @@ Test(fake, unknown_ca_is_a_certificate_error)
 	struct client cl;
 	struct kerr err = KERR_INIT;
 	json_t *j = NULL;
-	char *s;
 
 	fake_start(&f, 1, 0);
 	client_open(&cl, &f, "admin-token");
@@ -614,10 +594,8 @@ Test(fake, unknown_ca_is_a_certificate_error)
 	cl.cfg.ca.len = 0;
 	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
 	cr_assert_eq(err.kind, KERR_TRANSPORT);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Unable to connect to the server: tls: failed to verify certificate: x509: certificate "
-			    "signed by unknown authority\n");
-	free(s);
+	t_assert_printed(&err, "Unable to connect to the server: tls: failed to verify certificate: x509: certificate "
+			       "signed by unknown authority\n");
 	kerr_release(&err);
 	client_close(&cl);
 	fake_stop(&f);
@@ -665,29 +643,22 @@ Test(fake, errors_401_403_404_as_kubectl_prints_them)
 	struct client cl;
 	struct kerr err = KERR_INIT;
 	json_t *j = NULL;
-	char *s;
 
 	fake_start(&f, 1, 0);
 	client_open(&cl, &f, "badtoken");
 	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	s = printed(&err);
-	cr_assert_str_eq(s, "error: You must be logged in to the server (Unauthorized)\n");
-	free(s);
+	t_assert_printed(&err, "error: You must be logged in to the server (Unauthorized)\n");
 	client_close(&cl);
 
 	client_open(&cl, &f, "nobody");
 	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Error from server (Forbidden): nodes is forbidden: User \"nobody\" cannot list resource "
-			    "\"nodes\" in API group \"\" at the cluster scope\n");
-	free(s);
+	t_assert_printed(&err, "Error from server (Forbidden): nodes is forbidden: User \"nobody\" cannot list resource "
+			       "\"nodes\" in API group \"\" at the cluster scope\n");
 	client_close(&cl);
 
 	client_open(&cl, &f, "viewer");
 	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes/no-such-node", NULL, &j, &err), -1);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Error from server (NotFound): nodes \"no-such-node\" not found\n");
-	free(s);
+	t_assert_printed(&err, "Error from server (NotFound): nodes \"no-such-node\" not found\n");
 	kerr_release(&err);
 	client_close(&cl);
 	fake_stop(&f);
@@ -715,7 +686,7 @@ Test(fake, refused_port)
 	cr_assert_eq(kube_client_new(&cfg, NULL, &c, &err), 0);
 	cr_assert_eq(kube_get_json(c, "/api/v1/nodes", NULL, &j, &err), -1);
 	cr_assert_eq(err.kind, KERR_REFUSED);
-	s = printed(&err);
+	s = t_printed(&err);
 	{
 		char want[160];
 
@@ -798,7 +769,6 @@ Test(fake, retry_after_429_then_success_and_500_without_is_final)
 	struct kerr err = KERR_INIT;
 	json_t *j = NULL, *log;
 	struct timespec t0, t1;
-	char *s;
 
 	fake_start(&f, 1, 0);
 	client_open(&cl, &f, "admin");
@@ -817,9 +787,7 @@ Test(fake, retry_after_429_then_success_and_500_without_is_final)
 	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"status\",\"code\":500},"
 		  "\"times\":1}");
 	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Error from server (InternalError): Internal error occurred: injected fault\n");
-	free(s);
+	t_assert_printed(&err, "Error from server (InternalError): Internal error occurred: injected fault\n");
 	log = requests(&f);
 	cr_assert_eq(count_requests(log, "GET", "/api/v1/nodes"), 1);
 	json_decref(log);
@@ -889,7 +857,7 @@ Test(fake, truncated_malformed_html_bodies_give_short_errors)
 
 	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"html\",\"code\":502},\"times\":1}");
 	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	s = printed(&err);
+	s = t_printed(&err);
 	cr_assert(strncmp(s, "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
 			     "Gateway",
 			  86) == 0,
@@ -943,7 +911,7 @@ Test(fake, patch_conflict_and_delete_precondition)
 	client_open(&cl, &f, "admin");
 	cr_assert_eq(kube_patch(cl.c, "/api/v1/nodes/node-0000", PATCH_MERGE, patch, &w, &j, &err), -1);
 	cr_assert_eq(err.code, 409);
-	s = printed(&err);
+	s = t_printed(&err);
 	cr_assert(strncmp(s, "Error from server (Conflict): ", 30) == 0, "%s", s);
 	free(s);
 	cr_assert_eq(kube_delete(cl.c, "/api/v1/namespaces/default/pods/pod-00000", opts, NULL, &j, &err), -1);
@@ -1249,7 +1217,6 @@ Test(fake, request_timeout_is_a_deadline_and_a_query_parameter)
 	struct timespec t0, t1;
 	struct got g = {0};
 	struct kube_list l;
-	char *s;
 
 	fake_start(&f, 2, 0);
 	client_open_opts(&cl, &f, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
@@ -1274,10 +1241,8 @@ Test(fake, request_timeout_is_a_deadline_and_a_query_parameter)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_assert_lt(t1.tv_sec - t0.tv_sec, 3, "the deadline was not kept");
 	cr_assert_eq(err.kind, KERR_TRANSPORT);
-	s = printed(&err);
-	cr_assert_str_eq(s, "Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded "
-			    "while awaiting headers)\n");
-	free(s);
+	t_assert_printed(&err, "Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded "
+			       "while awaiting headers)\n");
 	kerr_release(&err);
 	client_close(&cl);
 	fake_stop(&f);

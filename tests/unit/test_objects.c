@@ -1,7 +1,9 @@
-/* Filtered maps, filters and their union. */
+/* Filtered maps, filters and their union; the array growth rule. */
 #include <criterion/criterion.h>
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "objects.h"
@@ -34,6 +36,35 @@ Test(objects, kvlist_add_get_release)
 	cr_assert_null(l.items);
 	kvlist_release(&l);
 	kvlist_release(NULL);
+}
+
+Test(objects, array_grow)
+{
+	size_t cap = 0;
+	int *v = kube_array_grow(NULL, &cap, 1, sizeof(*v), 4), *w;
+
+	/* the first room asked for, then doubling until need fits */
+	cr_assert_not_null(v);
+	cr_assert_eq(cap, 4);
+	cr_assert_eq(kube_array_grow(v, &cap, 4, sizeof(*v), 4), v, "room enough: the array as it is");
+	cr_assert_eq(cap, 4);
+	v[3] = 7;
+	v = kube_array_grow(v, &cap, 5, sizeof(*v), 4);
+	cr_assert_not_null(v);
+	cr_assert_eq(cap, 8);
+	cr_assert_eq(v[3], 7);
+	v = kube_array_grow(v, &cap, 33, sizeof(*v), 4);
+	cr_assert_not_null(v);
+	cr_assert_eq(cap, 64);
+	/* a size past SIZE_MAX fails and leaves the array and its room alone */
+	w = kube_array_grow(v, &cap, SIZE_MAX / 2, sizeof(*v), 4);
+	cr_assert_null(w);
+	cr_assert_eq(cap, 64);
+	cr_assert_eq(v[3], 7);
+	free(v);
+	cap = 0;
+	cr_assert_null(kube_array_grow(NULL, &cap, SIZE_MAX, 1, 0));
+	cr_assert_eq(cap, 0);
 }
 
 Test(objects, filter_match)

@@ -22,14 +22,7 @@ static char *summary(struct model *m, bool wide)
 
 static char *details(struct model *m)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct kerr err = KERR_INIT;
-
-	cr_assert_eq(render_details(f, m, &err), 0);
-	fclose(f);
-	return buf;
+	return t_rendered(render_details, m);
 }
 
 static void golden(const char *got, const char *name)
@@ -233,17 +226,13 @@ Test(render_table, empty_cluster)
 Test(render_table, warnings_lines)
 {
 	struct model m;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct kerr err = KERR_INIT;
+	char *buf;
 
 	init(&m, false);
 	tadd_node(&m, tnode("n", "10.0.0.1", "15", "1"));
 	tadd_pod(&m, tpod("d", "p", "n", "Running", "0", "16", NULL));
 	tfinish(&m);
-	cr_assert_eq(render_warnings(f, &m, &err), 0);
-	fclose(f);
+	buf = t_rendered(render_warnings, &m);
 	cr_assert_str_eq(buf, "Warning: node n: GPU0 has 16/15 GiB allocated, more than it offers\n");
 	free(buf);
 	model_release(&m);
@@ -376,16 +365,12 @@ Test(render_table, mixed_units_one_table_each)
 Test(render_table, warnings_name_the_object)
 {
 	struct model m = {0};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct kerr err = KERR_INIT;
+	char *buf;
 
 	warnings_add(&m.warnings, "MalformedAnnotation", "pod/ns/p", "annotation a: cannot be read");
 	warnings_add(&m.warnings, "X", "node/n", "node n: says its name");
 	warnings_add(&m.warnings, "Y", NULL, "about nothing");
-	cr_assert_eq(render_warnings(f, &m, &err), 0);
-	fclose(f);
+	buf = t_rendered(render_warnings, &m);
 	cr_assert_str_eq(buf, "Warning: pod ns/p: annotation a: cannot be read\n"
 			      "Warning: node n: says its name\n"
 			      "Warning: about nothing\n");

@@ -1,0 +1,47 @@
+/* Inside `mode`: the run that cmd_mode.c plans and applies, and the
+ * warnings about it (mode_warn.c): what the change leaves as it was, and the
+ * pods it concerns.
+ */
+#ifndef MODE_H
+#define MODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "kube.h"
+#include "nodepool.h"
+#include "nodesel.h"
+#include "warnings.h"
+
+enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
+
+struct mode_run {
+	struct cli_ctx *ctx;
+	struct kube_client *c;
+	struct np_target target;
+	enum cli_dry_run dry;
+	bool json, yaml, edition_given; /* json: a document (JSON, or YAML when yaml) */
+	struct np_nodes all, chosen;
+	struct np_plan *plans;	     /* one per chosen node */
+	enum node_result *results;
+	char **errors;		     /* the error line per node, or NULL */
+	struct warnings warnings;
+	size_t unpinned_unlisted; /* NoNodeSelector pods counted but not kept */
+	size_t nchanging;
+};
+
+/* Warnings about the changing nodes themselves: isolation that stays, a
+ * region without cGPU isolation. */
+void mode_plan_warnings(struct mode_run *r);
+
+/* Warnings about the pods the change concerns: those holding GPUs of the
+ * old mode on a changing node, and GPU-memory pods pinned to no pool.  Lists
+ * every running pod once. */
+int mode_pod_warnings(struct mode_run *r, struct kerr *err);
+
+/* The warnings on r->ctx->errout, grouped by kind, the longer kinds cut
+ * short (-o json has them all). */
+void mode_print_warnings(const struct mode_run *r);
+
+#endif
