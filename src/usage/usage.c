@@ -528,7 +528,7 @@ static int64_t gpu_allocated_bytes(const struct model_node *n, const struct mode
 	return n->card_mem_mib > 0 ? n->card_mem_mib << 20 : -1;
 }
 
-static const char *unit_word(enum mem_unit unit)
+const char *usage_unit_word(enum mem_unit unit)
 {
 	return unit == UNIT_MIB ? "MiB" : "GiB";
 }
@@ -573,8 +573,8 @@ static void findings(struct join *j, const struct usage_options *o)
 			warnings_add(&m->usage.findings, "LimitMismatch", obj,
 				     "pod %s/%s on node %s: the device plugin limits it to %s %s of GPU memory, %s %s allocated",
 				     p->namespace, p->name, n->name,
-				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), unit_word(unit),
-				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit));
+				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), usage_unit_word(unit),
+				     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit));
 			free(obj);
 			obj = NULL;
 		}
@@ -589,13 +589,13 @@ static void findings(struct join *j, const struct usage_options *o)
 			warnings_add(&m->usage.findings, "OverUse", obj,
 				     "pod %s/%s on node %s uses %s %s of GPU memory, %s %s allocated%s", p->namespace,
 				     p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
-				     unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
-				     unit_word(unit), isolation_note(n));
+				     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
+				     usage_unit_word(unit), isolation_note(n));
 		else if ((double)p->used_bytes * 100.0 < o->idle_percent * (double)alloc)
 			warnings_add(&m->usage.findings, "Idle", obj,
 				     "pod %s/%s on node %s uses at most %s of its %s %s of GPU memory (below %g%%)",
 				     p->namespace, p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
-				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit), o->idle_percent);
+				     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), o->idle_percent);
 		free(obj);
 	}
 	for (size_t i = 0; i < m->nnodes; i++) {
@@ -624,7 +624,7 @@ static void findings(struct join *j, const struct usage_options *o)
 					warnings_add(&m->usage.findings, "Unaccounted", obj,
 						     "node %s GPU %d: %s %s of GPU memory in use with nothing allocated to pods (a process outside Kubernetes?)",
 						     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-						     unit_word(unit));
+						     usage_unit_word(unit));
 				continue;
 			}
 			if (pods_known || alloc == 0)
@@ -633,13 +633,13 @@ static void findings(struct join *j, const struct usage_options *o)
 				warnings_add(&m->usage.findings, "OverUse", obj,
 					     "node %s GPU %d: the pods use %s %s of GPU memory, %s %s allocated%s", n->name,
 					     gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-					     unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
-					     unit_word(unit), isolation_note(n));
+					     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
+					     usage_unit_word(unit), isolation_note(n));
 			else if ((double)gp->used_bytes * 100.0 < o->idle_percent * (double)alloc)
 				warnings_add(&m->usage.findings, "Idle", obj,
 					     "node %s GPU %d: the pods use at most %s of the %s %s allocated (below %g%%)",
 					     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-					     usage_format(b, sizeof(b), alloc, unit), unit_word(unit),
+					     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit),
 					     o->idle_percent);
 		}
 		free(obj);
