@@ -700,14 +700,7 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = 128 + got_signal;
 	got_signal = 0;
 out_feeds:
-	if (t.fetch) {
-		struct usage_data d;
-		char *e = NULL;
-
-		usage_fetch_finish(t.fetch, &d, &e);
-		usage_data_release(&d);
-		free(e);
-	}
+	usage_fetch_free(t.fetch);
 	usage_data_release(&t.usage_data);
 	free(t.usage_error);
 	feed_release(&t.feeds[0]);
