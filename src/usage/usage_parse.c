@@ -236,13 +236,19 @@ static int series_end(struct usage_stream *s)
 	return 1;
 }
 
+/* No label of the series read yet. */
+static void labels_clear(struct usage_stream *s)
+{
+	s->scratch_len = 0;
+	for (size_t i = 0; i < NSLOTS; i++)
+		s->slot_off[i] = -1;
+}
+
 static void series_start(struct usage_stream *s)
 {
 	s->metric_ok = s->value_ok = s->value_str = false;
 	s->value_n = 0;
-	s->scratch_len = 0;
-	for (size_t i = 0; i < NSLOTS; i++)
-		s->slot_off[i] = -1;
+	labels_clear(s);
 }
 
 /* --- yajl callbacks ------------------------------------------------------- */
@@ -395,9 +401,7 @@ static int on_start(struct usage_stream *s, bool map)
 	case W_ITEM:
 		if (s->key == K_METRIC && map) {
 			s->metric_ok = true;
-			s->scratch_len = 0;
-			for (size_t i = 0; i < NSLOTS; i++)
-				s->slot_off[i] = -1;
+			labels_clear(s);
 			s->where = W_METRIC;
 			return 1;
 		}
