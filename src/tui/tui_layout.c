@@ -244,10 +244,7 @@ static void draw_pane(struct tui_frame *f, const char *name, int y0, int height,
 		return;
 	}
 	tui_node_pane(&ls, f->m, n);
-	if (ls.n > (size_t)height && top > ls.n - (size_t)height)
-		top = ls.n - (size_t)height;
-	if (ls.n <= (size_t)height)
-		top = 0;
+	top = tui_scroll_clamp(top, ls.n, height);
 	if (scroll) {
 		f->scr->detail_top = top;
 		f->scr->page = (size_t)height;

@@ -239,6 +239,15 @@ void tui_lines_blit(struct tui_screen *scr, struct tui_lines *ls, size_t from, i
 	}
 }
 
+size_t tui_scroll_clamp(size_t top, size_t n, int height)
+{
+	size_t h = height > 0 ? (size_t)height : 0;
+
+	if (n <= h)
+		return 0;
+	return top > n - h ? n - h : top;
+}
+
 /* --- the selected node's GPUs and pods ---------------------------------------- */
 
 bool tui_pod_pending(const struct model_pod *p)

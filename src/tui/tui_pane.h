@@ -45,6 +45,9 @@ struct tui_line *tui_lines_add(struct tui_lines *ls);
 void tui_lines_release(struct tui_lines *ls);
 /* Move lines [from, from+count) of ls into the screen starting at row y. */
 void tui_lines_blit(struct tui_screen *scr, struct tui_lines *ls, size_t from, int y, int count);
+/* The first of n lines to show in height rows: top, but never past the
+ * last screenful. */
+size_t tui_scroll_clamp(size_t top, size_t n, int height);
 
 /* Does the pod hold anything without a GPU index? */
 bool tui_pod_pending(const struct model_pod *p);

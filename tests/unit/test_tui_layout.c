@@ -412,6 +412,14 @@ Test(tui_layout, node_view_scroll_is_clamped)
 	tui_state_release(&s);
 }
 
+Test(tui_layout, scroll_stops_at_the_last_screenful)
+{
+	cr_assert_eq(tui_scroll_clamp(5, 10, 20), 0, "all of it fits");
+	cr_assert_eq(tui_scroll_clamp(5, 20, 20), 0);
+	cr_assert_eq(tui_scroll_clamp(30, 50, 20), 30);
+	cr_assert_eq(tui_scroll_clamp(45, 50, 20), 30, "never past the last screenful");
+}
+
 Test(tui_layout, long_list_scrolls_to_keep_the_selection_visible)
 {
 	struct tui_state s;
