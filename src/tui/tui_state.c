@@ -69,6 +69,14 @@ static void set_str(struct tui_state *s, char **dst, const char *src)
 	*dst = copy;
 }
 
+/* The rows' order or filter changed: ask for new rows (TUI_EV_ROWS), then
+ * draw again. */
+static void ask_rows(struct tui_state *s)
+{
+	s->relayout = true;
+	s->dirty = true;
+}
+
 static void select_row(struct tui_state *s, size_t i)
 {
 	if (!s->nrows) {
@@ -233,8 +241,7 @@ static void key_nodes(struct tui_state *s, int key)
 		/* Esc in the list undoes a filter, the one thing there is to go back from. */
 		if (s->filter) {
 			set_str(s, &s->filter, NULL);
-			s->relayout = true;
-			s->dirty = true;
+			ask_rows(s);
 		}
 		break;
 	default: break;
@@ -295,13 +302,11 @@ static void on_key(struct tui_state *s, int key)
 		return;
 	case 's':
 		s->sort = (enum tui_sort)((s->sort + 1) % TUI_SORT_COUNT);
-		s->relayout = true;
-		s->dirty = true;
+		ask_rows(s);
 		return;
 	case 'p':
 		s->group_pools = !s->group_pools;
-		s->relayout = true;
-		s->dirty = true;
+		ask_rows(s);
 		return;
 	case '/':
 		start_edit(s);
@@ -340,8 +345,7 @@ void tui_reduce(struct tui_state *s, const struct tui_event *ev)
 		break;
 	case TUI_EV_DATA:
 		/* a node may have come, gone or moved in the order */
-		s->relayout = true;
-		s->dirty = true;
+		ask_rows(s);
 		break;
 	case TUI_EV_TICK:
 		s->dirty = true;
