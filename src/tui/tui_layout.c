@@ -158,7 +158,7 @@ static void draw_header(struct tui_frame *f)
 		return;
 	{
 		const struct model_totals *t = &m->totals;
-		int barw = cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
+		int barw = tui_bar_width(cols);
 
 		x = tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, "GPU memory ", -1);
 		x = tui_put_bar(l, cols, oom, x, barw, t->mem_allocated, t->mem_total);

@@ -24,6 +24,9 @@ int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role,
 	__attribute__((format(printf, 7, 8)));
 /* printf into a malloc'd string; NULL when out of memory. */
 char *tui_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A bar's width beside its figures on a screen cols wide: a third of it,
+ * at most BAR_MAX. */
+int tui_bar_width(int cols);
 /* "[|||||     ]", width cells including the brackets.  Returns the column after. */
 int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total);
 char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit);
