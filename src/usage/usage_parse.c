@@ -244,6 +244,15 @@ static void labels_clear(struct usage_stream *s)
 		s->slot_off[i] = -1;
 }
 
+/* The slots of the label whose value comes next stay empty unless that
+ * value is a string to keep. */
+static void label_forget(struct usage_stream *s)
+{
+	for (size_t i = 0; i < NSLOTS; i++)
+		if (s->label_slots & (1ull << i))
+			s->slot_off[i] = -1;
+}
+
 static void series_start(struct usage_stream *s)
 {
 	s->metric_ok = s->value_ok = s->value_str = false;
@@ -321,11 +330,9 @@ static int on_scalar(struct usage_stream *s, const unsigned char *v, size_t len)
 			s->value_ok = false;
 		break;
 	case W_METRIC:
-		for (size_t i = 0; i < NSLOTS; i++) {
+		label_forget(s);
+		for (size_t i = 0; v && len && i < NSLOTS; i++) {
 			if (!(s->label_slots & (1ull << i)))
-				continue;
-			s->slot_off[i] = -1;
-			if (!v || len == 0)
 				continue;
 			if (s->scratch_cap - s->scratch_len < len + 1) {
 				size_t cap = (s->scratch_len + len + 1) * 2;
@@ -418,9 +425,7 @@ static int on_start(struct usage_stream *s, bool map)
 			s->value_ok = false;
 		return skip_one(s);
 	case W_METRIC:
-		for (size_t i = 0; i < NSLOTS; i++)
-			if (s->label_slots & (1ull << i))
-				s->slot_off[i] = -1;
+		label_forget(s);
 		return skip_one(s);
 	case W_VALUE:
 		if (++s->value_n == 2)
