@@ -551,6 +551,13 @@ static bool limit_disagrees(int64_t alloc, int64_t limit, enum mem_unit unit)
 	return limit <= alloc - step || limit >= alloc + step;
 }
 
+/* Memory held but hardly used: less than the idle share of what was
+ * allocated. */
+static bool idle(int64_t used, int64_t alloc, const struct usage_options *o)
+{
+	return (double)used * 100.0 < o->idle_percent * (double)alloc;
+}
+
 static void findings(struct join *j, const struct usage_options *o)
 {
 	struct model *m = j->m;
@@ -591,7 +598,7 @@ static void findings(struct join *j, const struct usage_options *o)
 				     p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
 				     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
 				     usage_unit_word(unit), isolation_note(n));
-		else if ((double)p->used_bytes * 100.0 < o->idle_percent * (double)alloc)
+		else if (idle(p->used_bytes, alloc, o))
 			warnings_add(&m->usage.findings, "Idle", obj,
 				     "pod %s/%s on node %s uses at most %s of its %s %s of GPU memory (below %g%%)",
 				     p->namespace, p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
@@ -635,7 +642,7 @@ static void findings(struct join *j, const struct usage_options *o)
 					     gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
 					     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
 					     usage_unit_word(unit), isolation_note(n));
-			else if ((double)gp->used_bytes * 100.0 < o->idle_percent * (double)alloc)
+			else if (idle(gp->used_bytes, alloc, o))
 				warnings_add(&m->usage.findings, "Idle", obj,
 					     "node %s GPU %d: the pods use at most %s of the %s %s allocated (below %g%%)",
 					     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
