@@ -165,22 +165,22 @@ static void keep_end_error(struct kerr *dst, const struct kerr *err)
 		copy_kerr(dst, err);
 }
 
-static int sink_node(void *ud, struct k8s_node *node, struct kerr *err)
+/* store_put, said as an error for the list or the watch to stop on. */
+static int keep(struct store *s, void *obj, struct kerr *err)
 {
-	struct feed *f = ud;
-
-	if (store_put(&f->fresh, node) < 0)
+	if (store_put(s, obj) < 0)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	return 0;
 }
 
+static int sink_node(void *ud, struct k8s_node *node, struct kerr *err)
+{
+	return keep(&((struct feed *)ud)->fresh, node, err);
+}
+
 static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 {
-	struct feed *f = ud;
-
-	if (store_put(&f->fresh, pod) < 0)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	return 0;
+	return keep(&((struct feed *)ud)->fresh, pod, err);
 }
 
 static void sink_meta(void *ud, const char *rv, const char *cont)
@@ -231,9 +231,9 @@ static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
 	switch (ev->type) {
 	case WATCH_ADDED:
 	case WATCH_MODIFIED:
-		if (obj && store_put(f->live, obj) < 0) {
+		if (obj && keep(f->live, obj, err) < 0) {
 			free(rv);
-			return kerr_set(err, KERR_OTHER, "out of memory");
+			return -1;
 		}
 		f->t->changed = true;
 		break;
