@@ -156,22 +156,31 @@ static void copy_kerr(struct kerr *dst, const struct kerr *src)
 		dst->kind = KERR_OTHER;
 }
 
-static int sink_node(void *ud, struct k8s_node *node, struct kerr *err)
+/* The error an asynchronous list or watch ended with, kept for feed_step;
+ * none when it ended well. */
+static void keep_end_error(struct kerr *dst, const struct kerr *err)
 {
-	struct feed *f = ud;
+	kerr_release(dst);
+	if (err && err->kind != KERR_NONE)
+		copy_kerr(dst, err);
+}
 
-	if (store_put(&f->fresh, node) < 0)
+/* store_put, said as an error for the list or the watch to stop on. */
+static int keep(struct store *s, void *obj, struct kerr *err)
+{
+	if (store_put(s, obj) < 0)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	return 0;
 }
 
+static int sink_node(void *ud, struct k8s_node *node, struct kerr *err)
+{
+	return keep(&((struct feed *)ud)->fresh, node, err);
+}
+
 static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 {
-	struct feed *f = ud;
-
-	if (store_put(&f->fresh, pod) < 0)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	return 0;
+	return keep(&((struct feed *)ud)->fresh, pod, err);
 }
 
 static void sink_meta(void *ud, const char *rv, const char *cont)
@@ -188,9 +197,7 @@ static void list_done(void *ud, const struct kerr *err)
 	struct feed *f = ud;
 
 	f->list_finished = true;
-	kerr_release(&f->list_err);
-	if (err && err->kind != KERR_NONE)
-		copy_kerr(&f->list_err, err);
+	keep_end_error(&f->list_err, err);
 }
 
 static int list_start(struct feed *f, struct kerr *err)
@@ -224,9 +231,9 @@ static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
 	switch (ev->type) {
 	case WATCH_ADDED:
 	case WATCH_MODIFIED:
-		if (obj && store_put(f->live, obj) < 0) {
+		if (obj && keep(f->live, obj, err) < 0) {
 			free(rv);
-			return kerr_set(err, KERR_OTHER, "out of memory");
+			return -1;
 		}
 		f->t->changed = true;
 		break;
@@ -266,9 +273,7 @@ static void watch_end(void *ud, const struct kerr *err)
 	struct feed *f = ud;
 
 	f->watch_ended = true;
-	kerr_release(&f->watch_err);
-	if (err && err->kind != KERR_NONE)
-		copy_kerr(&f->watch_err, err);
+	keep_end_error(&f->watch_err, err);
 }
 
 static int watch_start(struct feed *f, struct kerr *err)
@@ -298,6 +303,14 @@ static bool fatal_error(const struct kerr *err)
 	return err->kind == KERR_STATUS && (err->code == 401 || err->code == 403 || err->code == 404);
 }
 
+/* Show the error (when there is one) and list again after an interval. */
+static void retry_later(struct feed *f, const struct kerr *err, long long now)
+{
+	if (err)
+		feed_set_error(f, err);
+	f->next_list = now + f->t->refresh_ms;
+}
+
 /* Move one feed on after the client ran.  -1 only for a fatal error. */
 static int feed_step(struct feed *f, long long now)
 {
@@ -312,8 +325,7 @@ static int feed_step(struct feed *f, long long now)
 				copy_kerr(&t->fatal, &f->list_err);
 				return -1;
 			}
-			feed_set_error(f, &f->list_err);
-			f->next_list = now + t->refresh_ms;
+			retry_later(f, &f->list_err, now);
 		} else {
 			/* the new list replaces the old store in one go, so the
 			 * screen never shows half a list */
@@ -327,11 +339,10 @@ static int feed_step(struct feed *f, long long now)
 			t->changed = true;
 			feed_clear_error(f);
 			if (f->polling) {
-				f->next_list = now + t->refresh_ms;
+				retry_later(f, NULL, now);
 			} else if (watch_start(f, &err) < 0) {
-				feed_set_error(f, &err);
 				f->polling = true;
-				f->next_list = now + t->refresh_ms;
+				retry_later(f, &err, now);
 			}
 		}
 	}
@@ -350,28 +361,22 @@ static int feed_step(struct feed *f, long long now)
 			/* the same as an ERROR event 410, said with the HTTP status */
 			f->next_list = now;
 		} else if (f->watch_err.kind == KERR_STATUS && (f->watch_err.code == 403 || f->watch_err.code == 405)) {
-			feed_set_error(f, &f->watch_err);
 			f->polling = true;
-			f->next_list = now + t->refresh_ms;
+			retry_later(f, &f->watch_err, now);
 		} else if (failed) {
-			if (f->watch_err.kind != KERR_NONE)
-				feed_set_error(f, &f->watch_err);
 			if (++f->watch_failures >= WATCH_MAX_FAILURES)
 				f->polling = true;
-			f->next_list = now + t->refresh_ms;
+			retry_later(f, f->watch_err.kind != KERR_NONE ? &f->watch_err : NULL, now);
 		} else if (watch_start(f, &err) < 0) {
 			/* a stream that ended in time (timeoutSeconds): go on from where it was */
-			feed_set_error(f, &err);
-			f->next_list = now + t->refresh_ms;
+			retry_later(f, &err, now);
 		}
 	}
 	if (f->watch && !f->watch_ended)
 		f->ok_since = now;
 	if (!f->alist && !f->watch && f->next_list && now >= f->next_list) {
-		if (list_start(f, &err) < 0) {
-			feed_set_error(f, &err);
-			f->next_list = now + t->refresh_ms;
-		}
+		if (list_start(f, &err) < 0)
+			retry_later(f, &err, now);
 	}
 	kerr_release(&err);
 	return 0;
@@ -695,14 +700,7 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = 128 + got_signal;
 	got_signal = 0;
 out_feeds:
-	if (t.fetch) {
-		struct usage_data d;
-		char *e = NULL;
-
-		usage_fetch_finish(t.fetch, &d, &e);
-		usage_data_release(&d);
-		free(e);
-	}
+	usage_fetch_free(t.fetch);
 	usage_data_release(&t.usage_data);
 	free(t.usage_error);
 	feed_release(&t.feeds[0]);

@@ -111,19 +111,10 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 	if (inspect_load_model(client, &mo, names, nnames, vals[F_SELECTOR], &m, NULL, err) < 0)
 		goto out;
 	have_model = true;
-	{
-		struct usage_data d;
-		char *source_error = NULL;
-		int arc;
-
-		usage_fetch_finish(fetch, &d, &source_error);
-		fetch = NULL;
-		arc = usage_apply(&m, &d, &uo, source_error, err);
-		usage_data_release(&d);
-		free(source_error);
-		if (arc < 0)
-			goto out;
-	}
+	rc = usage_fetch_apply(fetch, &m, &uo, err);
+	fetch = NULL;
+	if (rc < 0)
+		goto out;
 	/* documents carry the exact values: they bypass the visible form */
 	fflush(ctx->out);
 	if (json)
@@ -144,14 +135,7 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 	if (m.usage.gpus_known == 0 && m.usage.gpus_unknown > 0)
 		rc = 1;
 out:
-	if (fetch) {
-		struct usage_data d;
-		char *source_error = NULL;
-
-		usage_fetch_finish(fetch, &d, &source_error);
-		usage_data_release(&d);
-		free(source_error);
-	}
+	usage_fetch_free(fetch);
 	if (have_model)
 		model_release(&m);
 	if (connected) {

@@ -48,6 +48,13 @@ static char *obj_key(enum obj_kind kind, const void *obj)
 	return key;
 }
 
+static void entry_free(const struct store *s, struct entry *e)
+{
+	top_obj_free(s->kind, e->obj);
+	free(e->key);
+	free(e);
+}
+
 void store_init(struct store *s, enum obj_kind kind)
 {
 	memset(s, 0, sizeof(*s));
@@ -59,9 +66,7 @@ void store_release(struct store *s)
 	for (size_t i = 0; i < s->nb; i++) {
 		for (struct entry *e = s->b[i], *next; e; e = next) {
 			next = e->next;
-			top_obj_free(s->kind, e->obj);
-			free(e->key);
-			free(e);
+			entry_free(s, e);
 		}
 	}
 	free(s->b);
@@ -96,11 +101,8 @@ int store_put(struct store *s, void *obj)
 	struct entry *e;
 	size_t h;
 
-	if (!key || (s->n >= s->nb && store_grow(s) < 0)) {
-		free(key);
-		top_obj_free(s->kind, obj);
-		return -1;
-	}
+	if (!key || (s->n >= s->nb && store_grow(s) < 0))
+		goto fail;
 	h = hash_str(key) % s->nb;
 	for (e = s->b[h]; e; e = e->next) {
 		if (strcmp(e->key, key) == 0) {
@@ -110,17 +112,19 @@ int store_put(struct store *s, void *obj)
 			return 0;
 		}
 	}
-	if (!(e = calloc(1, sizeof(*e)))) {
-		free(key);
-		top_obj_free(s->kind, obj);
-		return -1;
-	}
+	if (!(e = calloc(1, sizeof(*e))))
+		goto fail;
 	e->key = key;
 	e->obj = obj;
 	e->next = s->b[h];
 	s->b[h] = e;
 	s->n++;
 	return 0;
+fail:
+	/* the store owns obj from the call on, put or not */
+	free(key);
+	top_obj_free(s->kind, obj);
+	return -1;
 }
 
 void store_del(struct store *s, void *obj)
@@ -137,9 +141,7 @@ void store_del(struct store *s, void *obj)
 
 		if (strcmp(e->key, key) == 0) {
 			*pp = e->next;
-			top_obj_free(s->kind, e->obj);
-			free(e->key);
-			free(e);
+			entry_free(s, e);
 			s->n--;
 			break;
 		}

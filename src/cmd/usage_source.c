@@ -395,3 +395,28 @@ void usage_fetch_finish(struct usage_fetch *f, struct usage_data *d, char **sour
 	kube_config_release(&f->direct);
 	free(f);
 }
+
+int usage_fetch_apply(struct usage_fetch *f, struct model *m, const struct usage_options *o, struct kerr *err)
+{
+	struct usage_data d;
+	char *source_error = NULL;
+	int rc;
+
+	usage_fetch_finish(f, &d, &source_error);
+	rc = usage_apply(m, &d, o, source_error, err);
+	usage_data_release(&d);
+	free(source_error);
+	return rc;
+}
+
+void usage_fetch_free(struct usage_fetch *f)
+{
+	struct usage_data d;
+	char *source_error = NULL;
+
+	if (!f)
+		return;
+	usage_fetch_finish(f, &d, &source_error);
+	usage_data_release(&d);
+	free(source_error);
+}

@@ -60,5 +60,11 @@ enum model_keep usage_fetch_names_pod(void *f, const char *ns, const char *name)
 /* Wait for the answers and hand them over; *source_error (malloc'd) is set
  * when the source could not be used at all.  Frees f. */
 void usage_fetch_finish(struct usage_fetch *f, struct usage_data *d, char **source_error);
+/* Wait for the answers and join them with the finished model m
+ * (usage_apply with o).  Frees f. */
+int usage_fetch_apply(struct usage_fetch *f, struct model *m, const struct usage_options *o, struct kerr *err);
+/* Wait for the answers and drop them, on a way out that does not use them.
+ * Frees f; NULL is fine. */
+void usage_fetch_free(struct usage_fetch *f);
 
 #endif

@@ -14,99 +14,99 @@ static int fail(struct kerr *err)
 	return kerr_set(err, KERR_OTHER, "cannot write the table");
 }
 
-/* Memory in the node's unit, with the unit; whole-GPU nodes show GiB. */
-static const char *mem_text(char *buf, size_t size, int64_t bytes, enum mem_unit unit)
+/* Memory in the node's unit, with the unit; whole-GPU nodes show GiB.
+ * "unknown" where nothing measured it. */
+static const char *mem_text(char *buf, size_t size, bool known, int64_t bytes, enum mem_unit unit)
 {
 	char b[32];
 
+	if (!known)
+		return strcpy(buf, "unknown");
 	if (unit == UNIT_SLOTS)
 		unit = UNIT_GIB;
-	snprintf(buf, size, "%s %s", usage_format(b, sizeof(b), bytes, unit), unit == UNIT_MIB ? "MiB" : "GiB");
+	snprintf(buf, size, "%s %s", usage_format(b, sizeof(b), bytes, unit), usage_unit_word(unit));
 	return buf;
 }
 
-static const char *alloc_text(char *buf, size_t size, const struct model_node *n, int64_t alloc, int64_t total)
+/* An amount as the node counts it: "4 GiB", or on a whole-GPU node
+ * "1/2 slots" of total. */
+static const char *amount_text(char *buf, size_t size, const struct model_node *n, int64_t v, int64_t total)
 {
 	if (n->unit == UNIT_SLOTS)
-		snprintf(buf, size, "%lld/%lld slots", (long long)alloc, (long long)total);
+		snprintf(buf, size, "%lld/%lld slots", (long long)v, (long long)total);
 	else
-		snprintf(buf, size, "%lld %s", (long long)alloc, n->unit == UNIT_MIB ? "MiB" : "GiB");
+		snprintf(buf, size, "%lld %s", (long long)v, usage_unit_word(n->unit));
 	return buf;
 }
 
-static int gpu_rows(struct tabwriter *tw, const struct model *m)
+/* One node's rows of a table. */
+typedef int node_rows_fn(struct tabwriter *tw, const struct model *m, const struct model_node *n);
+
+/* The header, then the rows of every node in the model's order. */
+static int table(struct tabwriter *tw, const struct model *m, const char *header, node_rows_fn *rows)
 {
-	if (tabwriter_puts(tw, "NODE\tGPU\tALLOCATED\tUSED\tTOTAL\tUTIL\tPODS\n") < 0)
+	if (tabwriter_puts(tw, header) < 0)
 		return -1;
-	for (size_t i = 0; i < m->nnodes; i++) {
-		const struct model_node *n = &m->nodes[i];
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (rows(tw, m, &m->nodes[i]) < 0)
+			return -1;
+	return 0;
+}
 
-		for (int g = 0; g < n->ngpus; g++) {
-			const struct model_gpu *gp = &n->gpus[g];
-			char a[48], u[48], t[48], ut[16];
+static int gpu_rows(struct tabwriter *tw, const struct model *m, const struct model_node *n)
+{
+	for (int g = 0; g < n->ngpus; g++) {
+		const struct model_gpu *gp = &n->gpus[g];
+		char a[48], u[48], t[48], ut[16];
 
-			/* where the scheme does not say which GPU a pod holds, a
-			 * one-GPU node's figure is still that GPU's */
-			if (!n->info.per_gpu && n->ngpus == 1)
-				alloc_text(a, sizeof(a), n, n->mem_allocated, n->mem_total);
-			else if (!n->info.per_gpu)
-				strcpy(a, "-");
-			else
-				alloc_text(a, sizeof(a), n, n->unit == UNIT_SLOTS ? gp->slots_used : gp->mem_allocated,
-					   n->unit == UNIT_SLOTS ? gp->slots : gp->mem_total);
-			if (gp->used_known)
-				mem_text(u, sizeof(u), gp->used_bytes, n->unit);
-			else
-				strcpy(u, "unknown");
-			if (gp->total_known)
-				mem_text(t, sizeof(t), gp->total_bytes, n->unit);
-			else if (n->unit != UNIT_SLOTS)
-				snprintf(t, sizeof(t), "%lld %s", (long long)gp->mem_total, n->unit == UNIT_MIB ? "MiB" : "GiB");
-			else
-				strcpy(t, "-");
-			if (gp->util_known)
-				snprintf(ut, sizeof(ut), "%.0f%%", gp->util);
-			else
-				strcpy(ut, "-");
-			if (tabwriter_printf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%zu\n", n->name, gp->index, a, u, t, ut,
-					     gp->npods) < 0)
-				return -1;
-		}
+		/* where the scheme does not say which GPU a pod holds, a
+		 * one-GPU node's figure is still that GPU's */
+		if (!n->info.per_gpu && n->ngpus == 1)
+			amount_text(a, sizeof(a), n, n->mem_allocated, n->mem_total);
+		else if (!n->info.per_gpu)
+			strcpy(a, "-");
+		else
+			amount_text(a, sizeof(a), n, n->unit == UNIT_SLOTS ? gp->slots_used : gp->mem_allocated,
+				    n->unit == UNIT_SLOTS ? gp->slots : gp->mem_total);
+		mem_text(u, sizeof(u), gp->used_known, gp->used_bytes, n->unit);
+		if (gp->total_known)
+			mem_text(t, sizeof(t), true, gp->total_bytes, n->unit);
+		else if (n->unit != UNIT_SLOTS)
+			amount_text(t, sizeof(t), n, gp->mem_total, 0);
+		else
+			strcpy(t, "-");
+		if (gp->util_known)
+			snprintf(ut, sizeof(ut), "%.0f%%", gp->util);
+		else
+			strcpy(ut, "-");
+		if (tabwriter_printf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%zu\n", n->name, gp->index, a, u, t, ut, gp->npods) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-static int pod_rows(struct tabwriter *tw, const struct model *m)
+static int pod_rows(struct tabwriter *tw, const struct model *m, const struct model_node *n)
 {
-	if (tabwriter_puts(tw, "NAMESPACE\tPOD\tNODE\tGPU\tALLOCATED\tUSED\n") < 0)
-		return -1;
-	for (size_t i = 0; i < m->nnodes; i++) {
-		const struct model_node *n = &m->nodes[i];
+	for (size_t k = 0; k < n->npods; k++) {
+		const struct model_pod *p = &m->pods[n->pods[k]];
+		char gpus[64] = "", a[48], u[48];
+		size_t len = 0;
 
-		for (size_t k = 0; k < n->npods; k++) {
-			const struct model_pod *p = &m->pods[n->pods[k]];
-			char gpus[64] = "", a[48], u[48];
-			size_t len = 0;
-
-			for (size_t g = 0; g < p->ngpus && len < sizeof(gpus) - 8; g++) {
-				if (p->gpus[g].gpu < 0)
-					len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%spending", len ? "," : "");
-				else
-					len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%d", len ? "," : "",
-								p->gpus[g].gpu);
-			}
-			if (n->unit == UNIT_SLOTS)
-				snprintf(a, sizeof(a), "%lld GPU%s", (long long)p->mem, p->mem == 1 ? "" : "s");
+		for (size_t g = 0; g < p->ngpus && len < sizeof(gpus) - 8; g++) {
+			if (p->gpus[g].gpu < 0)
+				len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%spending", len ? "," : "");
 			else
-				alloc_text(a, sizeof(a), n, p->mem, 0);
-			if (p->used_known)
-				mem_text(u, sizeof(u), p->used_bytes, n->unit);
-			else
-				strcpy(u, "unknown");
-			if (tabwriter_printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p->namespace, p->name, n->name,
-					     *gpus ? gpus : "-", a, u) < 0)
-				return -1;
+				len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%d", len ? "," : "",
+							p->gpus[g].gpu);
 		}
+		if (n->unit == UNIT_SLOTS)
+			snprintf(a, sizeof(a), "%lld GPU%s", (long long)p->mem, p->mem == 1 ? "" : "s");
+		else
+			amount_text(a, sizeof(a), n, p->mem, 0);
+		mem_text(u, sizeof(u), p->used_known, p->used_bytes, n->unit);
+		if (tabwriter_printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p->namespace, p->name, n->name,
+				     *gpus ? gpus : "-", a, u) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -152,9 +152,9 @@ int render_usage(FILE *out, const struct model *m, bool details, struct kerr *er
 
 	if (!tw)
 		return fail(err);
-	rc = gpu_rows(tw, m);
+	rc = table(tw, m, "NODE\tGPU\tALLOCATED\tUSED\tTOTAL\tUTIL\tPODS\n", gpu_rows);
 	if (rc == 0 && details)
-		rc = tabwriter_puts(tw, "\n") < 0 ? -1 : pod_rows(tw, m);
+		rc = tabwriter_puts(tw, "\n") < 0 ? -1 : table(tw, m, "NAMESPACE\tPOD\tNODE\tGPU\tALLOCATED\tUSED\n", pod_rows);
 	if (rc == 0)
 		rc = tabwriter_flush_to(tw, out);
 	tabwriter_free(tw);

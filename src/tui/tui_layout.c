@@ -158,7 +158,7 @@ static void draw_header(struct tui_frame *f)
 		return;
 	{
 		const struct model_totals *t = &m->totals;
-		int barw = cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
+		int barw = tui_bar_width(cols);
 
 		x = tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, "GPU memory ", -1);
 		x = tui_put_bar(l, cols, oom, x, barw, t->mem_allocated, t->mem_total);
@@ -244,10 +244,7 @@ static void draw_pane(struct tui_frame *f, const char *name, int y0, int height,
 		return;
 	}
 	tui_node_pane(&ls, f->m, n);
-	if (ls.n > (size_t)height && top > ls.n - (size_t)height)
-		top = ls.n - (size_t)height;
-	if (ls.n <= (size_t)height)
-		top = 0;
+	top = tui_scroll_clamp(top, ls.n, height);
 	if (scroll) {
 		f->scr->detail_top = top;
 		f->scr->page = (size_t)height;

@@ -558,10 +558,7 @@ void tui_list_draw(struct tui_frame *f, int y0, int height)
 		sel++;
 	if (sel >= top + (size_t)height)
 		top = sel - (size_t)height + 1;
-	if (n > (size_t)height && top > n - (size_t)height)
-		top = n - (size_t)height;
-	if (n <= (size_t)height)
-		top = 0;
+	top = tui_scroll_clamp(top, n, height);
 	f->scr->top = top;
 	for (size_t i = top; i < n && i < top + (size_t)height; i++) {
 		struct tui_line *l = tui_frame_row(f, y0 + (int)(i - top));

@@ -131,6 +131,11 @@ int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role,
 	return x;
 }
 
+int tui_bar_width(int cols)
+{
+	return cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
+}
+
 /* "[|||||     ]", width cells including the brackets.  Returns the column after. */
 int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total)
 {
@@ -239,6 +244,15 @@ void tui_lines_blit(struct tui_screen *scr, struct tui_lines *ls, size_t from, i
 	}
 }
 
+size_t tui_scroll_clamp(size_t top, size_t n, int height)
+{
+	size_t h = height > 0 ? (size_t)height : 0;
+
+	if (n <= h)
+		return 0;
+	return top > n - h ? n - h : top;
+}
+
 /* --- the selected node's GPUs and pods ---------------------------------------- */
 
 bool tui_pod_pending(const struct model_pod *p)
@@ -343,7 +357,7 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 	struct tui_line *l;
 	bool show_core = n->core_total > 0;
 	bool pending = false;
-	int barw = cols / 3 > BAR_MAX ? BAR_MAX : cols / 3;
+	int barw = tui_bar_width(cols);
 
 	if (!(l = tui_lines_add(ls)))
 		return;

@@ -24,6 +24,9 @@ int tui_putf(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role,
 	__attribute__((format(printf, 7, 8)));
 /* printf into a malloc'd string; NULL when out of memory. */
 char *tui_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A bar's width beside its figures on a screen cols wide: a third of it,
+ * at most BAR_MAX. */
+int tui_bar_width(int cols);
 /* "[|||||     ]", width cells including the brackets.  Returns the column after. */
 int tui_put_bar(struct tui_line *l, int cols, bool *oom, int x, int width, int64_t allocated, int64_t total);
 char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit);
@@ -45,6 +48,9 @@ struct tui_line *tui_lines_add(struct tui_lines *ls);
 void tui_lines_release(struct tui_lines *ls);
 /* Move lines [from, from+count) of ls into the screen starting at row y. */
 void tui_lines_blit(struct tui_screen *scr, struct tui_lines *ls, size_t from, int y, int count);
+/* The first of n lines to show in height rows: top, but never past the
+ * last screenful. */
+size_t tui_scroll_clamp(size_t top, size_t n, int height);
 
 /* Does the pod hold anything without a GPU index? */
 bool tui_pod_pending(const struct model_pod *p);

@@ -69,6 +69,14 @@ static void set_str(struct tui_state *s, char **dst, const char *src)
 	*dst = copy;
 }
 
+/* The rows' order or filter changed: ask for new rows (TUI_EV_ROWS), then
+ * draw again. */
+static void ask_rows(struct tui_state *s)
+{
+	s->relayout = true;
+	s->dirty = true;
+}
+
 static void select_row(struct tui_state *s, size_t i)
 {
 	if (!s->nrows) {
@@ -205,15 +213,27 @@ static void edit_key(struct tui_state *s, int key)
 	s->dirty = true;
 }
 
-static void key_nodes(struct tui_state *s, int key)
+/* Up, Down, PgUp and PgDn move the selection in the list and the scroll
+ * position in a node's pane by the same steps, with move.  True when key
+ * was one of them. */
+static bool move_key(struct tui_state *s, int key, void (*move)(struct tui_state *s, long delta))
 {
 	long page = s->page > 1 ? (long)s->page : 1;
 
 	switch (key) {
-	case TUI_KEY_UP: case 'k': move_sel(s, -1); break;
-	case TUI_KEY_DOWN: case 'j': move_sel(s, 1); break;
-	case TUI_KEY_PGUP: move_sel(s, -page); break;
-	case TUI_KEY_PGDN: case ' ': move_sel(s, page); break;
+	case TUI_KEY_UP: case 'k': move(s, -1); return true;
+	case TUI_KEY_DOWN: case 'j': move(s, 1); return true;
+	case TUI_KEY_PGUP: move(s, -page); return true;
+	case TUI_KEY_PGDN: case ' ': move(s, page); return true;
+	default: return false;
+	}
+}
+
+static void key_nodes(struct tui_state *s, int key)
+{
+	if (move_key(s, key, move_sel))
+		return;
+	switch (key) {
 	case TUI_KEY_HOME: case 'g': move_sel(s, -(long)s->nrows); break;
 	case TUI_KEY_END: case 'G': move_sel(s, (long)s->nrows); break;
 	case TUI_KEY_ENTER: case TUI_KEY_RIGHT: open_selected(s); break;
@@ -221,8 +241,7 @@ static void key_nodes(struct tui_state *s, int key)
 		/* Esc in the list undoes a filter, the one thing there is to go back from. */
 		if (s->filter) {
 			set_str(s, &s->filter, NULL);
-			s->relayout = true;
-			s->dirty = true;
+			ask_rows(s);
 		}
 		break;
 	default: break;
@@ -231,13 +250,9 @@ static void key_nodes(struct tui_state *s, int key)
 
 static void key_node(struct tui_state *s, int key)
 {
-	long page = s->page > 1 ? (long)s->page : 1;
-
+	if (move_key(s, key, move_detail))
+		return;
 	switch (key) {
-	case TUI_KEY_UP: case 'k': move_detail(s, -1); break;
-	case TUI_KEY_DOWN: case 'j': move_detail(s, 1); break;
-	case TUI_KEY_PGUP: move_detail(s, -page); break;
-	case TUI_KEY_PGDN: case ' ': move_detail(s, page); break;
 	case TUI_KEY_HOME: case 'g': s->detail_top = 0; s->dirty = true; break;
 	case TUI_KEY_ESC: case TUI_KEY_BACKSPACE: case TUI_KEY_LEFT: case 'h':
 		s->view = TUI_VIEW_NODES;
@@ -287,13 +302,11 @@ static void on_key(struct tui_state *s, int key)
 		return;
 	case 's':
 		s->sort = (enum tui_sort)((s->sort + 1) % TUI_SORT_COUNT);
-		s->relayout = true;
-		s->dirty = true;
+		ask_rows(s);
 		return;
 	case 'p':
 		s->group_pools = !s->group_pools;
-		s->relayout = true;
-		s->dirty = true;
+		ask_rows(s);
 		return;
 	case '/':
 		start_edit(s);
@@ -332,8 +345,7 @@ void tui_reduce(struct tui_state *s, const struct tui_event *ev)
 		break;
 	case TUI_EV_DATA:
 		/* a node may have come, gone or moved in the order */
-		s->relayout = true;
-		s->dirty = true;
+		ask_rows(s);
 		break;
 	case TUI_EV_TICK:
 		s->dirty = true;

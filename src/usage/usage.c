@@ -220,16 +220,35 @@ static int pod_ref_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+/* The highest or the lowest figure of a GPU's series so far. */
+struct extreme {
+	double v;
+	bool known; /* a series gave a figure */
+};
+
+static void extreme_max(struct extreme *e, double v)
+{
+	if (!e->known || v > e->v)
+		e->v = v;
+	e->known = true;
+}
+
+static void extreme_min(struct extreme *e, double v)
+{
+	if (!e->known || v < e->v)
+		e->v = v;
+	e->known = true;
+}
+
 /* Per-GPU sums while reading the answers. */
 struct gpu_acc {
-	double level; /* highest series with no pod label */
-	bool has_level;
+	struct extreme level; /* highest series with no pod label */
 	size_t pod_series;
-	double pod_sum, pod_min, pod_max;
+	double pod_sum;
+	struct extreme pod_min, pod_max;
 	double vgpu_sum;
 	size_t vgpu_series;
-	double free_min, util, host_used, host_util;
-	bool has_free, has_util, has_host_used, has_host_util;
+	struct extreme free_min, util, host_used, host_util;
 };
 
 /* What the answers say of one pod: memory in use, and the limit HAMi's
@@ -370,7 +389,7 @@ static long pod_of(const struct join *j, const struct usage_sample *s)
  * one: an exporter copying the GPU's figure to each pod sharing it. */
 static bool copies(const struct gpu_acc *a)
 {
-	return a->pod_series > 1 && a->pod_min == a->pod_max && (!a->has_level || a->pod_max == a->level);
+	return a->pod_series > 1 && a->pod_min.v == a->pod_max.v && (!a->level.known || a->pod_max.v == a->level.v);
 }
 
 static void pod_add(struct join *j, long pod, double v)
@@ -395,38 +414,29 @@ static void read_answers(struct join *j, const struct usage_data *d)
 			switch ((enum usage_query)q) {
 			case UQ_GPU_USED:
 				if (!s->pod) {
-					if (!a->has_level || s->value > a->level)
-						a->level = s->value;
-					a->has_level = true;
+					extreme_max(&a->level, s->value);
 					break;
 				}
-				if (!a->pod_series || s->value < a->pod_min)
-					a->pod_min = s->value;
-				if (!a->pod_series || s->value > a->pod_max)
-					a->pod_max = s->value;
+				extreme_min(&a->pod_min, s->value);
+				extreme_max(&a->pod_max, s->value);
 				a->pod_series++;
 				a->pod_sum += s->value;
 				break;
 			case UQ_GPU_FREE:
-				if (!a->has_free || s->value < a->free_min)
-					a->free_min = s->value;
-				a->has_free = true;
+				extreme_min(&a->free_min, s->value);
 				break;
 			case UQ_GPU_UTIL:
-				a->util = (s->value > a->util ? s->value : a->util);
-				a->has_util = true;
+				extreme_max(&a->util, s->value);
 				break;
 			case UQ_VGPU_USED:
 				a->vgpu_sum += s->value;
 				a->vgpu_series++;
 				break;
 			case UQ_HOST_USED:
-				a->host_used = (s->value > a->host_used ? s->value : a->host_used);
-				a->has_host_used = true;
+				extreme_max(&a->host_used, s->value);
 				break;
 			case UQ_HOST_UTIL:
-				a->host_util = (s->value > a->host_util ? s->value : a->host_util);
-				a->has_host_util = true;
+				extreme_max(&a->host_util, s->value);
 				break;
 			default:
 				break;
@@ -465,9 +475,9 @@ static void read_answers(struct join *j, const struct usage_data *d)
 /* The most memory any series of the GPU reported in use. */
 static double most_used(const struct gpu_acc *a)
 {
-	if (a->has_level && (!a->pod_series || a->level > a->pod_max))
-		return a->level;
-	return a->pod_series ? a->pod_max : 0;
+	if (a->level.known && (!a->pod_max.known || a->level.v > a->pod_max.v))
+		return a->level.v;
+	return a->pod_max.known ? a->pod_max.v : 0;
 }
 
 static int64_t to_bytes(double v)
@@ -518,7 +528,7 @@ static int64_t gpu_allocated_bytes(const struct model_node *n, const struct mode
 	return n->card_mem_mib > 0 ? n->card_mem_mib << 20 : -1;
 }
 
-static const char *unit_word(enum mem_unit unit)
+const char *usage_unit_word(enum mem_unit unit)
 {
 	return unit == UNIT_MIB ? "MiB" : "GiB";
 }
@@ -539,6 +549,13 @@ static bool limit_disagrees(int64_t alloc, int64_t limit, enum mem_unit unit)
 	int64_t step = usage_unit_bytes(1, unit);
 
 	return limit <= alloc - step || limit >= alloc + step;
+}
+
+/* Memory held but hardly used: less than the idle share of what was
+ * allocated. */
+static bool idle(int64_t used, int64_t alloc, const struct usage_options *o)
+{
+	return (double)used * 100.0 < o->idle_percent * (double)alloc;
 }
 
 static void findings(struct join *j, const struct usage_options *o)
@@ -563,8 +580,8 @@ static void findings(struct join *j, const struct usage_options *o)
 			warnings_add(&m->usage.findings, "LimitMismatch", obj,
 				     "pod %s/%s on node %s: the device plugin limits it to %s %s of GPU memory, %s %s allocated",
 				     p->namespace, p->name, n->name,
-				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), unit_word(unit),
-				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit));
+				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), usage_unit_word(unit),
+				     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit));
 			free(obj);
 			obj = NULL;
 		}
@@ -579,13 +596,13 @@ static void findings(struct join *j, const struct usage_options *o)
 			warnings_add(&m->usage.findings, "OverUse", obj,
 				     "pod %s/%s on node %s uses %s %s of GPU memory, %s %s allocated%s", p->namespace,
 				     p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
-				     unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
-				     unit_word(unit), isolation_note(n));
-		else if ((double)p->used_bytes * 100.0 < o->idle_percent * (double)alloc)
+				     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
+				     usage_unit_word(unit), isolation_note(n));
+		else if (idle(p->used_bytes, alloc, o))
 			warnings_add(&m->usage.findings, "Idle", obj,
 				     "pod %s/%s on node %s uses at most %s of its %s %s of GPU memory (below %g%%)",
 				     p->namespace, p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
-				     usage_format(b, sizeof(b), alloc, unit), unit_word(unit), o->idle_percent);
+				     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), o->idle_percent);
 		free(obj);
 	}
 	for (size_t i = 0; i < m->nnodes; i++) {
@@ -614,7 +631,7 @@ static void findings(struct join *j, const struct usage_options *o)
 					warnings_add(&m->usage.findings, "Unaccounted", obj,
 						     "node %s GPU %d: %s %s of GPU memory in use with nothing allocated to pods (a process outside Kubernetes?)",
 						     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-						     unit_word(unit));
+						     usage_unit_word(unit));
 				continue;
 			}
 			if (pods_known || alloc == 0)
@@ -623,13 +640,13 @@ static void findings(struct join *j, const struct usage_options *o)
 				warnings_add(&m->usage.findings, "OverUse", obj,
 					     "node %s GPU %d: the pods use %s %s of GPU memory, %s %s allocated%s", n->name,
 					     gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-					     unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
-					     unit_word(unit), isolation_note(n));
-			else if ((double)gp->used_bytes * 100.0 < o->idle_percent * (double)alloc)
+					     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
+					     usage_unit_word(unit), isolation_note(n));
+			else if (idle(gp->used_bytes, alloc, o))
 				warnings_add(&m->usage.findings, "Idle", obj,
 					     "node %s GPU %d: the pods use at most %s of the %s %s allocated (below %g%%)",
 					     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-					     usage_format(b, sizeof(b), alloc, unit), unit_word(unit),
+					     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit),
 					     o->idle_percent);
 		}
 		free(obj);
@@ -665,22 +682,22 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 			const struct gpu_acc *a = &j.acc[j.gpu_base[i] + (size_t)g];
 
 			gp->used_known = true;
-			if (a->has_level)
-				gp->used_bytes = to_bytes(a->level);
+			if (a->level.known)
+				gp->used_bytes = to_bytes(a->level.v);
 			else if (copies(a))
-				gp->used_bytes = to_bytes(a->pod_max);
+				gp->used_bytes = to_bytes(a->pod_max.v);
 			else if (a->pod_series)
 				gp->used_bytes = to_bytes(a->pod_sum);
-			else if (a->has_host_used)
-				gp->used_bytes = to_bytes(a->host_used);
+			else if (a->host_used.known)
+				gp->used_bytes = to_bytes(a->host_used.v);
 			else if (a->vgpu_series)
 				gp->used_bytes = to_bytes(a->vgpu_sum);
 			else
 				gp->used_known = false;
-			gp->total_known = a->has_free && (a->has_level || a->pod_series);
-			gp->total_bytes = to_bytes(a->free_min + most_used(a));
-			gp->util_known = a->has_util || a->has_host_util;
-			gp->util = a->has_util ? a->util : a->host_util;
+			gp->total_known = a->free_min.known && (a->level.known || a->pod_series);
+			gp->total_bytes = to_bytes(a->free_min.v + most_used(a));
+			gp->util_known = a->util.known || a->host_util.known;
+			gp->util = a->util.known ? a->util.v : a->host_util.v;
 			if (gp->used_known) {
 				n->used_bytes += gp->used_bytes;
 				n->gpus_used_known++;

@@ -132,6 +132,8 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 /* Bytes as the node's unit shows them: "6.0" (GiB, one decimal), "6144" (MiB).
  * Writes into buf. */
 const char *usage_format(char *buf, size_t size, int64_t bytes, enum mem_unit unit);
+/* The unit usage_format's figures are in: "MiB", else "GiB". */
+const char *usage_unit_word(enum mem_unit unit);
 /* A model figure (in unit) in bytes. */
 int64_t usage_unit_bytes(int64_t v, enum mem_unit unit);
 

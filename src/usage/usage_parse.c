@@ -236,13 +236,28 @@ static int series_end(struct usage_stream *s)
 	return 1;
 }
 
+/* No label of the series read yet. */
+static void labels_clear(struct usage_stream *s)
+{
+	s->scratch_len = 0;
+	for (size_t i = 0; i < NSLOTS; i++)
+		s->slot_off[i] = -1;
+}
+
+/* The slots of the label whose value comes next stay empty unless that
+ * value is a string to keep. */
+static void label_forget(struct usage_stream *s)
+{
+	for (size_t i = 0; i < NSLOTS; i++)
+		if (s->label_slots & (1ull << i))
+			s->slot_off[i] = -1;
+}
+
 static void series_start(struct usage_stream *s)
 {
 	s->metric_ok = s->value_ok = s->value_str = false;
 	s->value_n = 0;
-	s->scratch_len = 0;
-	for (size_t i = 0; i < NSLOTS; i++)
-		s->slot_off[i] = -1;
+	labels_clear(s);
 }
 
 /* --- yajl callbacks ------------------------------------------------------- */
@@ -315,11 +330,9 @@ static int on_scalar(struct usage_stream *s, const unsigned char *v, size_t len)
 			s->value_ok = false;
 		break;
 	case W_METRIC:
-		for (size_t i = 0; i < NSLOTS; i++) {
+		label_forget(s);
+		for (size_t i = 0; v && len && i < NSLOTS; i++) {
 			if (!(s->label_slots & (1ull << i)))
-				continue;
-			s->slot_off[i] = -1;
-			if (!v || len == 0)
 				continue;
 			if (s->scratch_cap - s->scratch_len < len + 1) {
 				size_t cap = (s->scratch_len + len + 1) * 2;
@@ -395,9 +408,7 @@ static int on_start(struct usage_stream *s, bool map)
 	case W_ITEM:
 		if (s->key == K_METRIC && map) {
 			s->metric_ok = true;
-			s->scratch_len = 0;
-			for (size_t i = 0; i < NSLOTS; i++)
-				s->slot_off[i] = -1;
+			labels_clear(s);
 			s->where = W_METRIC;
 			return 1;
 		}
@@ -414,9 +425,7 @@ static int on_start(struct usage_stream *s, bool map)
 			s->value_ok = false;
 		return skip_one(s);
 	case W_METRIC:
-		for (size_t i = 0; i < NSLOTS; i++)
-			if (s->label_slots & (1ull << i))
-				s->slot_off[i] = -1;
+		label_forget(s);
 		return skip_one(s);
 	case W_VALUE:
 		if (++s->value_n == 2)

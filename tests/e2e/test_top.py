@@ -56,7 +56,6 @@ class Pane:
 			f.write(SCRIPT)
 		e = {"D": self.dir, "PLUGIN": plugin_path(), "NO_COLOR": "1", "LC_ALL": "C", "TZ": "UTC"}
 		e.update(env or {})
-		exports = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in e.items())
 		argv = ["--kubeconfig", api.kubeconfig] + list(args)
 		# ncurses takes COLUMNS and LINES over the real size: a value the
 		# test runner exported must not reach the pane.
@@ -136,9 +135,19 @@ class TopTest(unittest.TestCase):
 		self.addCleanup(self.api.stop)
 		for match, fault in faults:
 			self.api.fault(match, fault, times=0)
-		self.pane = Pane(self.api, args, cols, lines, env, unset)
-		self.addCleanup(self.pane.close)
+		self.pane = self.open_pane(args, cols, lines, env, unset)
 		return self.pane
+
+	def open_pane(self, *args, **kw):
+		"""`top` in a pane against the running server (Pane's arguments), closed with the test."""
+		pane = Pane(self.api, *args, **kw)
+		self.addCleanup(pane.close)
+		return pane
+
+	def quit(self, pane):
+		"""q ends the view normally and gives the terminal back."""
+		pane.keys("q")
+		return self.assert_restored(pane, 0)
 
 	def assert_restored(self, pane, rc):
 		self.assertEqual(pane.wait_exit(), rc)
@@ -163,8 +172,7 @@ class TopTest(unittest.TestCase):
 		self.assertIn("default/app-3g-v1-0", s)
 		self.assertIn("default/app-3g-v1-1", s)
 		self.assertRegex(s, r"data \d+s old, watching")
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_navigation_sort_and_filter(self):
 		p = self.start("multi-gpu")
@@ -220,8 +228,7 @@ class TopTest(unittest.TestCase):
 		p.wait_text("gpu-zero ")
 		p.keys("p")
 		p.wait_text("pool (no pool): 4 nodes")
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_a_new_pod_appears_within_seconds(self):
 		p = self.start("multi-gpu")
@@ -240,8 +247,7 @@ class TopTest(unittest.TestCase):
 		lists = [r for r in self.api.requests() if r["method"] == "GET" and r["path"] in ("/api/v1/pods", "/api/v1/nodes")
 			and "watch" not in (r.get("query") or {})]
 		self.assertEqual(len(lists), 2, lists)
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_expired_watch_lists_again(self):
 		# The pods watch waits two seconds before it is served; meanwhile three pods are added and the
@@ -254,8 +260,7 @@ class TopTest(unittest.TestCase):
 		p.wait_text("11/15 GiB (73%)", timeout=8)
 		self.api.put_object(pod("after-0", "cn-hangzhou.192.168.2.167", 2, 0))
 		p.wait_text("13/15 GiB (86%)", timeout=5)
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 		# a watch is logged when its stream ends, which the server notices at its next bookmark
 		end = time.monotonic() + 5
 		while True:
@@ -276,8 +281,7 @@ class TopTest(unittest.TestCase):
 		p.wait_text("polling every 0.5s")
 		self.api.put_object(pod("late-0", "cn-hangzhou.192.168.2.167", 2, 0))
 		p.wait_text("10/15 GiB (66%)", timeout=5)
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_failing_server_keeps_the_last_good_data(self):
 		p = self.start("seed002", args=["-r", "500ms"],
@@ -289,8 +293,7 @@ class TopTest(unittest.TestCase):
 			what="an old age and the error")
 		self.assertIn("Error from server (InternalError)", s)
 		self.assertRegex(s, r"cn-hangzhou\.192\.168\.2\.167 \[\|+ +\] +8/15 +53%", "the last good data stays")
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_slow_server_does_not_freeze_the_keyboard(self):
 		p = self.start("seed002", faults=[({"path_prefix": "/api/v1/pods"}, {"type": "delay", "seconds": 20})])
@@ -298,8 +301,7 @@ class TopTest(unittest.TestCase):
 		p.keys("?")
 		p.wait_text("group nodes by pool", timeout=2)
 		t0 = time.monotonic()
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 		self.assertLess(time.monotonic() - t0, 3.0)
 
 	def test_ctrl_c_and_sigterm_restore_the_terminal(self):
@@ -308,8 +310,7 @@ class TopTest(unittest.TestCase):
 		p.keys("C-c")
 		self.assert_restored(p, 130)
 
-		p2 = Pane(self.api)
-		self.addCleanup(p2.close)
+		p2 = self.open_pane()
 		p2.wait_text("cn-hangzhou.192.168.2.167 [")
 		os.kill(p2.pid(), signal.SIGTERM)
 		self.assert_restored(p2, 143)
@@ -342,17 +343,14 @@ class TopTest(unittest.TestCase):
 		self.assertRegex(s, r"\x1b\[[0-9;]*33m(\x1b\[[0-9;]*m)*\|")
 		# (beyond the total the fill is '!' marks)
 		self.assertRegex(s, r"\x1b\[[0-9;]*31m(\x1b\[[0-9;]*m)*[|!]")
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
-		p2 = Pane(self.api, env={"TERM": "screen", "NO_COLOR": "1"})
-		self.addCleanup(p2.close)
+		p2 = self.open_pane(env={"TERM": "screen", "NO_COLOR": "1"})
 		p2.wait_text("gpu-zero ")
 		s = p2.screen(escapes=True)
 		self.assertNotRegex(s, r"\x1b\[([0-9]+;)*[34][0-7]m", "monochrome with NO_COLOR")
 		self.assertRegex(s, r"\x1b\[([0-9]+;)*7m", "reverse video still marks headers and the selection")
-		p2.keys("q")
-		self.assert_restored(p2, 0)
+		self.quit(p2)
 
 	def test_resize_redraws(self):
 		p = self.start("seed002", cols=120, lines=40)
@@ -368,32 +366,26 @@ class TopTest(unittest.TestCase):
 		p.tmux("resize-window", "-t", "top", "-x", "200", "-y", "50")
 		s = p.wait_text("node cn-hangzhou.192.168.2.167  ip")
 		self.assertEqual(len(s.rstrip("\n").split("\n")[49]), 200)
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_selection_flags(self):
 		p = self.start("multi-gpu", args=["-l", "cgpu=true"])
 		s = p.wait_text("nodes 3 ")
 		self.assertEqual(row_order(s, ["gpu-8x"]), [-1])
 		self.assertNotEqual(row_order(s, ["gpu-zero"]), [-1])
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 		sent = [r for r in self.api.requests() if r["path"] == "/api/v1/nodes"]
 		self.assertTrue(sent and all(r["query"].get("labelSelector") == "cgpu=true" for r in sent), sent)
 
-		p2 = Pane(self.api, args=["gpu-2x", "gpu-8x"])
-		self.addCleanup(p2.close)
+		p2 = self.open_pane(args=["gpu-2x", "gpu-8x"])
 		s = p2.wait_text("nodes 2 ")
 		self.assertEqual(row_order(s, ["gpu-4x", "gpu-zero"]), [-1, -1])
 		self.assertNotIn(-1, row_order(s, ["gpu-2x", "gpu-8x"]))
-		p2.keys("q")
-		self.assert_restored(p2, 0)
+		self.quit(p2)
 
-		p3 = Pane(self.api, args=["--pool", "np-none"])
-		self.addCleanup(p3.close)
+		p3 = self.open_pane(args=["--pool", "np-none"])
 		p3.wait_text("no node offers shared GPU resources")
-		p3.keys("q")
-		self.assert_restored(p3, 0)
+		self.quit(p3)
 		sent = [r["query"].get("labelSelector") for r in self.api.requests() if r["path"] == "/api/v1/nodes"]
 		self.assertIn("alibabacloud.com/nodepool-id=np-none", sent)
 
@@ -440,15 +432,13 @@ class TopTest(unittest.TestCase):
 		p.tmux("resize-window", "-t", "top", "-x", "100", "-y", "24")
 		s = p.wait_for(lambda s: "MAXFREE" not in s and "share-notready " in s, what="the narrower list")
 		self.assertRegex(s, r"share-notready +\[ +\] \[ +\] +0/30 +0% +0 +0 NotReady\n")
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 
 	def test_golden_screen_80x24(self):
 		p = self.start("seed002", cols=80, lines=24)
 		p.wait_text("cn-hangzhou.192.168.2.167 [")
 		s = p.wait_for(lambda s: re.search(r"data \d+s old, watching", s), what="status line")
-		p.keys("q")
-		self.assert_restored(p, 0)
+		self.quit(p)
 		s = re.sub(r"data \d+s old", "data 0s old", s)
 		if os.environ.get("UPDATE_GOLDEN"):
 			os.makedirs(os.path.dirname(GOLDEN), exist_ok=True)

@@ -60,6 +60,18 @@ class UsageTest(unittest.TestCase):
 		api = api or self.api
 		return run_plugin(["--kubeconfig", api.kubeconfig] + list(args), env=env)
 
+	def usage_ok(self, *args, **kw):
+		r = self.run_usage(*args, **kw)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return r
+
+	def one_warning(self, r, want):
+		"""The one warning r printed, which says want."""
+		w = warnings(r.stderr)
+		self.assertEqual(len(w), 1, r.stderr)
+		self.assertIn(want, w[0])
+		return w[0]
+
 	def gpu_row(self, out, node, gpu):
 		for r in rows(out):
 			if len(r) > 2 and r[0] == node and r[1] == str(gpu):
@@ -69,8 +81,7 @@ class UsageTest(unittest.TestCase):
 	# -- the figures -------------------------------------------------------------------------------------
 
 	def test_usage_through_the_service_proxy(self):
-		r = self.run_usage("usage", SVC)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", SVC)
 		self.assertEqual(warnings(r.stderr), [])
 		self.assertEqual(rows(r.stdout)[0], ["NODE", "GPU", "ALLOCATED", "USED", "TOTAL", "UTIL", "PODS"])
 		# the guide's two 3-GiB pods: 6386 MiB on a 16160-MiB card
@@ -97,8 +108,7 @@ class UsageTest(unittest.TestCase):
 		self.assertTrue(any("max_over_time(DCGM_FI_DEV_FB_USED[5m])" in q["query"]["query"] for q in reqs))
 
 	def test_details_per_pod(self):
-		r = self.run_usage("usage", "-d", SVC, "--window=10m")
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", "-d", SVC, "--window=10m")
 		pods = {(x[0], x[1]): x for x in rows(r.stdout) if len(x) >= 7 and x[0] in ("default", "whole", "ml")}
 		self.assertEqual(pods[("default", "app-3g-v1-0")][3:], ["0", "4", "GiB", "3.1", "GiB"])
 		self.assertEqual(pods[("default", "app-6g-v1-0")][3:], ["0", "4", "GiB", "6.0", "GiB"])
@@ -107,8 +117,7 @@ class UsageTest(unittest.TestCase):
 		self.assertTrue(any("[10m]" in q["query"]["query"] for q in self.proxied()))
 
 	def test_json_and_yaml(self):
-		r = self.run_usage("usage", SVC, "-o", "json")
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", SVC, "-o", "json")
 		d = json.loads(r.stdout)
 		nodes = {n["name"]: n for n in d["nodes"]}
 		g = nodes["cn-hangzhou.192.168.2.167"]["gpus"][0]["usage"]
@@ -128,15 +137,12 @@ class UsageTest(unittest.TestCase):
 		self.assertIn("code: OverUse", y.stdout)
 
 	def test_direct_url_and_environment(self):
-		r = self.run_usage("usage", "--prometheus-url=" + self.prom.url)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", "--prometheus-url=" + self.prom.url)
 		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.168", 0)[4], "6.0")
 		self.assertEqual(self.proxied(), [])
-		r = self.run_usage("usage", env={"CGPU_PROMETHEUS_URL": self.prom.url})
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", env={"CGPU_PROMETHEUS_URL": self.prom.url})
 		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4], "6.2")
-		r = self.run_usage("usage", env={"CGPU_PROMETHEUS": "monitoring/prometheus-server:9090"})
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", env={"CGPU_PROMETHEUS": "monitoring/prometheus-server:9090"})
 		self.assertEqual(len(self.proxied()), 7)
 		# a bearer token is never sent over plain http to another host than the API server
 		with tempfile.NamedTemporaryFile("w", suffix=".token") as tok:
@@ -162,8 +168,7 @@ class UsageTest(unittest.TestCase):
 			self.assertIn(msg, r.stderr)
 
 	def test_wide_has_used_column(self):
-		r = self.run_usage("-o", "wide", SVC)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("-o", "wide", SVC)
 		lines = [re.split(r"\s{2,}", l) for l in r.stdout.splitlines()]
 		head = lines[0]
 		self.assertIn("USED(GiB)", head)
@@ -183,8 +188,7 @@ class UsageTest(unittest.TestCase):
 		self.assertEqual(json.loads(r.stdout)["usage"]["gpusKnown"], 5)
 
 	def test_hami_vgpu_metrics(self):
-		r = self.run_usage("usage", "-d", SVC, api=self.hami)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", "-d", SVC, api=self.hami)
 		pods = {(x[0], x[1]): x for x in rows(r.stdout) if len(x) >= 7 and x[0] in ("ml", "dev")}
 		self.assertEqual(pods[("ml", "llm-infer-0")][4:], ["10000", "MiB", "7000", "MiB"])
 		self.assertEqual(pods[("ml", "trainer-0")][4:], ["40000", "MiB", "2000", "MiB"])
@@ -196,20 +200,16 @@ class UsageTest(unittest.TestCase):
 		mismatch = "pod dev/batch-0 on node hami-gpu-2: the device plugin limits it to 7000 MiB of GPU memory, 6000 MiB allocated"
 		self.assertIn("LimitMismatch (1): a device limit other than the allocation\n  " + mismatch, r.stdout)
 		# without -d the pods the answers name are still there for their findings
-		r = self.run_usage("usage", SVC, api=self.hami)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", SVC, api=self.hami)
 		self.assertIn(mismatch, r.stdout)
 		self.assertIn("pod dev/batch-0 on node hami-gpu-2 uses 7000 MiB of GPU memory, 6000 MiB allocated", r.stdout)
 		self.assertNotIn("NAMESPACE", r.stdout)
 
 	def test_label_override(self):
-		r = self.run_usage("usage", SVC, "--prometheus-labels=node=kubernetes_node")
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", SVC, "--prometheus-labels=node=kubernetes_node")
 		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.169", 0)[4], "3.4")
 		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4], "unknown")
-		w = warnings(r.stderr)
-		self.assertEqual(len(w), 1, r.stderr)
-		self.assertIn("GPU memory in use is unknown for 4 of 5 GPUs", w[0])
+		self.one_warning(r, "GPU memory in use is unknown for 4 of 5 GPUs")
 
 	@unittest.skipUnless(shutil.which("tmux"), "tmux is not installed")
 	def test_top_shows_used(self):
@@ -236,15 +236,12 @@ class UsageTest(unittest.TestCase):
 		r = self.run_usage("usage", *source_args, **kw)
 		self.assertEqual(r.returncode, usage_rc, r.stderr)
 		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[2:5], ["8", "GiB", "unknown"])
-		w = warnings(r.stderr)
-		self.assertEqual(len(w), 1, r.stderr)
-		self.assertIn(want, w[0])
-		r = self.run_usage("-o", "wide", *source_args, **kw)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		w = self.one_warning(r, want)
+		r = self.usage_ok("-o", "wide", *source_args, **kw)
 		self.assertIn("8/15", r.stdout)
 		self.assertIn("unknown", r.stdout)
 		self.assertEqual(len(warnings(r.stderr)), 1, r.stderr)
-		return w[0]
+		return w
 
 	def test_unreachable(self):
 		import socket
@@ -277,12 +274,9 @@ class UsageTest(unittest.TestCase):
 		# one query refused: the memory figures stand, utilisation is unknown, one warning
 		self.api.fault({"path_prefix": "/api/v1/namespaces/monitoring/services/", "query_contains": "GPU_UTIL"},
 			{"type": "status", "code": 400}, times=0)
-		r = self.run_usage("usage", SVC)
-		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.usage_ok("usage", SVC)
 		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4:9], ["6.2", "GiB", "15.8", "GiB", "-"])
-		w = warnings(r.stderr)
-		self.assertEqual(len(w), 1, r.stderr)
-		self.assertIn("some usage figures are unknown", w[0])
+		self.one_warning(r, "some usage figures are unknown")
 
 	def test_gpus_without_metrics(self):
 		with open(os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "scenarios", "usage",
@@ -293,13 +287,10 @@ class UsageTest(unittest.TestCase):
 		del node["metadata"]["uid"], node["metadata"]["resourceVersion"]
 		self.api.put_object(node)
 		try:
-			r = self.run_usage("usage", SVC)
-			self.assertEqual(r.returncode, 0, r.stderr)
+			r = self.usage_ok("usage", SVC)
 			self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.199", 0)[4], "unknown")
 			self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[4], "6.2")
-			w = warnings(r.stderr)
-			self.assertEqual(len(w), 1, r.stderr)
-			self.assertIn("unknown for 1 of 6 GPUs (node cn-hangzhou.192.168.2.199)", w[0])
+			self.one_warning(r, "unknown for 1 of 6 GPUs (node cn-hangzhou.192.168.2.199)")
 		finally:
 			self.api.delete_object("nodes", None, "cn-hangzhou.192.168.2.199")
 

@@ -123,6 +123,20 @@ static void key(struct tui_state *s, int k)
 		sync_rows(s);
 }
 
+/* A terminal of cols x lines showing the fixture's nodes. */
+static void open_state(struct tui_state *s, int cols, int lines)
+{
+	tui_state_init(s, cols, lines);
+	sync_rows(s);
+}
+
+/* Done with a screen and its text (screen_text). */
+static void screen_done(char *text, struct tui_screen *scr)
+{
+	free(text);
+	tui_screen_release(scr);
+}
+
 /* Lay out and return the whole screen as text, one '\n' per line. */
 static char *screen_text(struct tui_state *s, const struct tui_status *st, struct tui_screen *scr)
 {
@@ -146,6 +160,18 @@ static char *screen_text(struct tui_state *s, const struct tui_status *st, struc
 }
 
 static const struct tui_status status_ok = { .context = "admin", .age_s = 3, .mode = "watching" };
+
+/* Lay out s and find want on the screen, and not absent (unless NULL). */
+static void expect_screen(struct tui_state *s, const char *want, const char *absent)
+{
+	struct tui_screen scr;
+	char *text = screen_text(s, &status_ok, &scr);
+
+	cr_assert_not_null(strstr(text, want), "%s", text);
+	if (absent)
+		cr_assert_null(strstr(text, absent), "%s", text);
+	screen_done(text, &scr);
+}
 
 Test(tui_layout, levels_follow_the_thresholds)
 {
@@ -265,8 +291,7 @@ Test(tui_layout, screen_80x24_shows_the_cluster)
 	char *text;
 
 	seed002();
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	text = screen_text(&s, &status_ok, &scr);
 	cr_assert_not_null(strstr(text, "cgpu top  context admin  sort name"), "%s", text);
 	cr_assert_not_null(strstr(text, "8/15 GiB (53%)"), "%s", text);
@@ -281,8 +306,7 @@ Test(tui_layout, screen_80x24_shows_the_cluster)
 	cr_assert(scr.line[4].selected, "the first node is highlighted");
 	cr_assert_eq(scr.line[3].fill, TUI_ROLE_HEADER);
 	cr_assert_eq(scr.page, 19);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -290,19 +314,12 @@ Test(tui_layout, allocations_on_a_total_of_zero_show_as_over_allocated)
 {
 	static const int64_t alloc[] = { 2 };
 	struct tui_state s;
-	struct tui_screen scr;
-	char *text;
 
 	add_node("zero", NULL, 1, 0, alloc);
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
-	text = screen_text(&s, &status_ok, &scr);
-	cr_assert_not_null(strstr(text, "2/0 over"), "%s", text);
-	cr_assert_null(strstr(text, "  0%"), "%s", text);
-	cr_assert_not_null(strstr(text, "[!"), "an over-allocated bar is drawn apart: %s", text);
-	cr_assert_null(strstr(text, "[|"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	open_state(&s, 80, 24);
+	expect_screen(&s, "2/0 over", "  0%");
+	/* an over-allocated bar is drawn apart */
+	expect_screen(&s, "[!", "[|");
 	tui_state_release(&s);
 }
 
@@ -315,8 +332,7 @@ Test(tui_layout, bars_are_coloured_by_level)
 	int low = 0, mid = 0, high = 0;
 
 	add_node("n", NULL, 3, 15, alloc);
-	tui_state_init(&s, 120, 24);
-	sync_rows(&s);
+	open_state(&s, 120, 24);
 	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
 	l = &scr.line[4];
 	for (size_t i = 0; i < l->nspans; i++) {
@@ -341,21 +357,18 @@ Test(tui_layout, large_terminal_shows_the_selected_node_pane)
 
 	seed002();
 	add_node("other", NULL, 2, 15, NULL);
-	tui_state_init(&s, 200, 50);
-	sync_rows(&s);
+	open_state(&s, 200, 50);
 	text = screen_text(&s, &status_ok, &scr);
 	cr_assert_not_null(strstr(text, "node cn-hangzhou.192.168.2.167  ip 192.168.2.167"), "%s", text);
 	cr_assert_not_null(strstr(text, "GPU0  ["), "%s", text);
 	cr_assert_not_null(strstr(text, "default/app-3g-v1-0"), "%s", text);
 	cr_assert_not_null(strstr(text, "default/app-3g-v1-1"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	key(&s, 'j');
 	text = screen_text(&s, &status_ok, &scr);
 	cr_assert_not_null(strstr(text, "node other"), "%s", text);
 	cr_assert_not_null(strstr(text, "no pods hold GPU resources"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -371,8 +384,7 @@ Test(tui_layout, node_view_lists_pods_under_their_gpu_and_pending)
 	n->unit = UNIT_MIB;
 	add_pod(n, "ml", "trainer", 1, 6);
 	add_pod(n, "ml", "waiting", -1, 3);
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	key(&s, TUI_KEY_ENTER);
 	text = screen_text(&s, &status_ok, &scr);
 	g1 = strstr(text, "GPU1");
@@ -386,8 +398,7 @@ Test(tui_layout, node_view_lists_pods_under_their_gpu_and_pending)
 	cr_assert_not_null(strstr(text, "\n      why: on node two, waiting for its GPU to be chosen\n"),
 			   "the reason fit gives, under the pod: %s", text);
 	cr_assert(waiting < strstr(text, "why:"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -398,8 +409,7 @@ Test(tui_layout, node_view_scroll_is_clamped)
 	struct tui_event ev;
 
 	seed002();
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	key(&s, TUI_KEY_ENTER);
 	for (int i = 0; i < 30; i++)
 		key(&s, 'j');
@@ -412,6 +422,14 @@ Test(tui_layout, node_view_scroll_is_clamped)
 	tui_state_release(&s);
 }
 
+Test(tui_layout, scroll_stops_at_the_last_screenful)
+{
+	cr_assert_eq(tui_scroll_clamp(5, 10, 20), 0, "all of it fits");
+	cr_assert_eq(tui_scroll_clamp(5, 20, 20), 0);
+	cr_assert_eq(tui_scroll_clamp(30, 50, 20), 30);
+	cr_assert_eq(tui_scroll_clamp(45, 50, 20), 30, "never past the last screenful");
+}
+
 Test(tui_layout, long_list_scrolls_to_keep_the_selection_visible)
 {
 	struct tui_state s;
@@ -422,8 +440,7 @@ Test(tui_layout, long_list_scrolls_to_keep_the_selection_visible)
 		snprintf(name, sizeof(name), "node-%02d", i);
 		add_node(name, NULL, 1, 15, NULL);
 	}
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	for (int i = 0; i < 30; i++)
 		key(&s, 'j');
 	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
@@ -456,8 +473,7 @@ Test(tui_layout, pool_headings_when_grouped)
 	add_node("b", "p1", 1, 15, NULL);
 	add_node("c", "p1", 1, 15, NULL);
 	add_node("d", NULL, 1, 15, NULL);
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	key(&s, 'p');
 	text = screen_text(&s, &status_ok, &scr);
 	p1 = strstr(text, "pool p1: 2 nodes");
@@ -468,8 +484,7 @@ Test(tui_layout, pool_headings_when_grouped)
 	cr_assert_not_null(strstr(text, "by pool"), "%s", text);
 	cr_assert(scr.line[8].selected, "the selection follows node a into its group: %s", text);
 	cr_assert_not(scr.line[7].selected);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -477,38 +492,23 @@ Test(tui_layout, many_gpus_fit_in_80_columns)
 {
 	static const int64_t alloc[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	struct tui_state s;
-	struct tui_screen scr;
-	char *text;
 
 	add_node("cn-shanghai.i-uf61h64dz1tmlob9hmtb-long-name", NULL, 8, 11178, alloc);
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
-	text = screen_text(&s, &status_ok, &scr); /* asserts every line fits */
-	cr_assert_not_null(strstr(text, " 36/89424 "), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	open_state(&s, 80, 24);
+	expect_screen(&s, " 36/89424 ", NULL); /* asserts every line fits */
+	/* the unit in each row when nodes disagree */
 	fx->m.totals.mixed_units = true;
-	text = screen_text(&s, &status_ok, &scr);
-	cr_assert_not_null(strstr(text, " 36/89424 GiB "), "the unit in each row when nodes disagree: %s", text);
-	free(text);
-	tui_screen_release(&scr);
+	expect_screen(&s, " 36/89424 GiB ", NULL);
 	tui_state_release(&s);
 }
 
 Test(tui_layout, outside_text_is_made_printable)
 {
 	struct tui_state s;
-	struct tui_screen scr;
-	char *text;
 
 	add_node("evil\x1b[2Jname", NULL, 1, 15, NULL);
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
-	text = screen_text(&s, &status_ok, &scr);
-	cr_assert_null(strchr(text, '\x1b'));
-	cr_assert_not_null(strstr(text, "evil\\x1b[2Jname"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	open_state(&s, 80, 24);
+	expect_screen(&s, "evil\\x1b[2Jname", "\x1b");
 	tui_state_release(&s);
 }
 
@@ -520,13 +520,11 @@ Test(tui_layout, status_line_shows_errors_loading_and_the_prompt)
 	char *text;
 
 	seed002();
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	text = screen_text(&s, &st, &scr);
 	cr_assert_not_null(strstr(text, "data 12s old, polling every 1s  error: connection refused"), "%s", text);
 	cr_assert_eq(scr.cursor_y, -1);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 
 	key(&s, '/');
 	key(&s, 'x');
@@ -534,8 +532,7 @@ Test(tui_layout, status_line_shows_errors_loading_and_the_prompt)
 	cr_assert_not_null(strstr(text, "\nfilter: x\n"), "%s", text);
 	cr_assert_eq(scr.cursor_y, 23);
 	cr_assert_eq(scr.cursor_x, 9);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 
 	st = (struct tui_status){ .loading = true, .age_s = -1 };
 	key(&s, TUI_KEY_ESC);
@@ -545,8 +542,7 @@ Test(tui_layout, status_line_shows_errors_loading_and_the_prompt)
 	free(text);
 	text = tui_screen_line_text(&scr, 23);
 	cr_assert(strncmp(text, "loading...", 10) == 0, "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -557,22 +553,19 @@ Test(tui_layout, help_and_tiny_terminals)
 	char *text;
 
 	seed002();
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	key(&s, '?');
 	text = screen_text(&s, &status_ok, &scr);
 	cr_assert_not_null(strstr(text, "group nodes by pool"), "%s", text);
 	cr_assert_not_null(strstr(text, "sort: name, allocated %, free memory, pending"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 
 	tui_state_init(&s, 10, 3);
 	cr_assert_eq(tui_layout_screen(&scr, &s, &fx->m, &status_ok), 0);
 	text = tui_screen_line_text(&scr, 0);
 	cr_assert_str_eq(text, "terminal t");
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -590,8 +583,7 @@ Test(tui_layout, narrow_screen_keeps_headers_whole_and_names_distinct)
 		char *text, *header, *hit;
 		char shown[4][64];
 
-		tui_state_init(&s, cols, 24);
-		sync_rows(&s);
+		open_state(&s, cols, 24);
 		text = screen_text(&s, &status_ok, &scr);
 		header = tui_screen_line_text(&scr, 3);
 		/* every header there is whole, and they stand apart */
@@ -613,8 +605,7 @@ Test(tui_layout, narrow_screen_keeps_headers_whole_and_names_distinct)
 			for (int k = i + 1; k < 4; k++)
 				cr_assert_str_neq(shown[i], shown[k], "%d columns:\n%s", cols, text);
 		free(header);
-		free(text);
-		tui_screen_release(&scr);
+		screen_done(text, &scr);
 		tui_state_release(&s);
 	}
 }
@@ -638,14 +629,12 @@ Test(tui_layout, units_next_to_figures_ages_and_readable_totals)
 	cr_assert_str_eq(buf, "3d");
 
 	seed002();
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	st.age_s = 2781 * 60;
 	text = screen_text(&s, &st, &scr);
 	cr_assert_not_null(strstr(text, "data 46h old"), "%s", text);
 	cr_assert_not_null(strstr(text, "PENDING(GiB)"), "the pending column is memory: %s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 }
 
@@ -658,36 +647,20 @@ Test(tui_layout, w_shows_the_warnings_the_header_counts)
 	seed002();
 	warnings_add(&fx->m.warnings, "OverAllocated", "node/cn-hangzhou.192.168.2.167", "more memory allocated than the GPUs have");
 	warnings_add(&fx->m.warnings, "PodOnUnknownGPU", "pod/default/x\x1b[2J", "names GPU 7");
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	text = screen_text(&s, &status_ok, &scr);
 	cr_assert_not_null(strstr(text, "warnings 2 (w)"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	key(&s, 'w');
 	text = screen_text(&s, &status_ok, &scr);
 	cr_assert_not_null(strstr(text, "2 warnings"), "%s", text);
 	cr_assert_not_null(strstr(text, "OverAllocated node/cn-hangzhou.192.168.2.167: more memory"), "%s", text);
 	cr_assert_not_null(strstr(text, "PodOnUnknownGPU pod/default/x\\x1b[2J: names GPU 7"), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	key(&s, TUI_KEY_ESC);
 	cr_assert_eq(s.view, TUI_VIEW_NODES);
 	warnings_release(&fx->m.warnings);
 	tui_state_release(&s);
-}
-
-/* Lay out s and find want on the screen, and not absent (unless NULL). */
-static void expect_screen(struct tui_state *s, const char *want, const char *absent)
-{
-	struct tui_screen scr;
-	char *text = screen_text(s, &status_ok, &scr);
-
-	cr_assert_not_null(strstr(text, want), "%s", text);
-	if (absent)
-		cr_assert_null(strstr(text, absent), "%s", text);
-	free(text);
-	tui_screen_release(&scr);
 }
 
 Test(tui_layout, status_and_largest_free_when_the_bars_keep_their_room)
@@ -705,8 +678,7 @@ Test(tui_layout, status_and_largest_free_when_the_bars_keep_their_room)
 	n->ready = false;
 	n->gpus[1].unhealthy = true;
 	add_node("ok", NULL, 2, 16, alloc);
-	tui_state_init(&s, 120, 24);
-	sync_rows(&s);
+	open_state(&s, 120, 24);
 	text = screen_text(&s, &status_ok, &scr);
 	header = tui_screen_line_text(&scr, 3);
 	cr_assert_not_null(strstr(header, "PENDING(GiB) STATUS"), "%s", header);
@@ -728,14 +700,12 @@ Test(tui_layout, status_and_largest_free_when_the_bars_keep_their_room)
 	cr_assert_not_null(strstr(text, "pending 0  largest fit 12 GiB (1 GPU)  cannot take pods 50 GiB (2 nodes)"),
 			   "%s", text);
 	free(header);
-	free(text);
-	tui_screen_release(&scr);
+	screen_done(text, &scr);
 	tui_state_release(&s);
 
 	/* 80 columns: the bars keep their room; STATUS is left out, the
 	 * narrower MAXFREE/GPU still fits, and so does a bar per GPU */
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	expect_screen(&s, "PENDING(GiB) MAXFREE/GPU(GiB)", "STATUS");
 	expect_screen(&s, "ok       [|||   ] [|     ]", "SchedulingDisabled");
 	/* a figure that does not fit whole is left out */
@@ -752,8 +722,7 @@ Test(tui_layout, u_lists_the_pending_pods_with_their_reasons)
 	n = add_node("two", NULL, 2, 16, alloc);
 	add_pod(n, "ml", "trainer", 0, 6);
 	add_pod(n, "ml", "waiting", -1, 3);
-	tui_state_init(&s, 80, 24);
-	sync_rows(&s);
+	open_state(&s, 80, 24);
 	expect_screen(&s, "pending 1 (3 GiB without a GPU) (u)", NULL);
 	key(&s, 'u');
 	expect_screen(&s, "1 pending pod: not scheduled, or no GPU chosen yet (u or Esc: back)", NULL);

@@ -11,6 +11,13 @@ static void key(struct tui_state *s, int k)
 	tui_reduce(s, &ev);
 }
 
+/* The same key, times times. */
+static void press(struct tui_state *s, int k, int times)
+{
+	while (times-- > 0)
+		key(s, k);
+}
+
 static void keys(struct tui_state *s, const char *text)
 {
 	for (; *text; text++)
@@ -71,11 +78,9 @@ Test(tui_state, moves_and_clamps)
 	cr_assert_str_eq(tui_state_selected(&st), "c");
 	key(&st, 'k');
 	cr_assert_str_eq(tui_state_selected(&st), "b");
-	for (int i = 0; i < 10; i++)
-		key(&st, TUI_KEY_UP);
+	press(&st, TUI_KEY_UP, 10);
 	cr_assert_eq(st.sel, 0);
-	for (int i = 0; i < 10; i++)
-		key(&st, 'j');
+	press(&st, 'j', 10);
 	cr_assert_eq(st.sel, 4);
 	key(&st, TUI_KEY_HOME);
 	cr_assert_eq(st.sel, 0);
@@ -96,8 +101,7 @@ Test(tui_state, page_keys_move_by_the_page)
 	tui_state_set_page(&st, 15);
 	key(&st, TUI_KEY_PGDN);
 	cr_assert_eq(st.sel, 15);
-	key(&st, TUI_KEY_PGDN);
-	key(&st, TUI_KEY_PGDN);
+	press(&st, TUI_KEY_PGDN, 2);
 	cr_assert_eq(st.sel, 39);
 	key(&st, TUI_KEY_PGUP);
 	cr_assert_eq(st.sel, 24);
@@ -141,13 +145,10 @@ Test(tui_state, enter_opens_the_node_and_esc_or_backspace_go_back)
 	key(&st, TUI_KEY_ENTER);
 	cr_assert_eq(st.view, TUI_VIEW_NODE);
 	cr_assert_str_eq(st.open_node, "b");
-	key(&st, 'j');
-	key(&st, 'j');
+	press(&st, 'j', 2);
 	cr_assert_eq(st.detail_top, 2, "arrows scroll inside a node");
 	cr_assert_str_eq(tui_state_selected(&st), "b", "and do not move the list");
-	key(&st, 'k');
-	key(&st, 'k');
-	key(&st, 'k');
+	press(&st, 'k', 3);
 	cr_assert_eq(st.detail_top, 0);
 	key(&st, TUI_KEY_ESC);
 	cr_assert_eq(st.view, TUI_VIEW_NODES);
@@ -193,9 +194,7 @@ Test(tui_state, filter_prompt_edits_applies_and_cancels)
 	cr_assert(st.editing);
 	keys(&st, "gpuq=x");
 	cr_assert_not(st.quit, "q is text at the prompt");
-	key(&st, TUI_KEY_BACKSPACE);
-	key(&st, TUI_KEY_BACKSPACE);
-	key(&st, TUI_KEY_BACKSPACE);
+	press(&st, TUI_KEY_BACKSPACE, 3);
 	cr_assert_str_eq(st.edit, "gpu");
 	key(&st, TUI_KEY_ENTER);
 	cr_assert_not(st.editing);
@@ -211,8 +210,7 @@ Test(tui_state, filter_prompt_edits_applies_and_cancels)
 	cr_assert_str_eq(st.filter, "gpu", "Esc cancels the edit");
 
 	key(&st, '/');
-	for (int i = 0; i < 5; i++)
-		key(&st, TUI_KEY_BACKSPACE);
+	press(&st, TUI_KEY_BACKSPACE, 5);
 	cr_assert_str_eq(st.edit, "");
 	key(&st, TUI_KEY_ENTER);
 	cr_assert_null(st.filter, "an empty filter shows every node");
@@ -241,8 +239,7 @@ Test(tui_state, help_opens_and_returns_where_it_came_from)
 	cr_assert_eq(st.view, TUI_VIEW_HELP);
 	key(&st, TUI_KEY_ESC);
 	cr_assert_eq(st.view, TUI_VIEW_NODE);
-	key(&st, '?');
-	key(&st, '?');
+	press(&st, '?', 2);
 	cr_assert_eq(st.view, TUI_VIEW_NODE);
 }
 
@@ -262,8 +259,7 @@ Test(tui_state, pending_pods_help_and_warnings_return_where_the_first_opened)
 	key(&st, TUI_KEY_ESC);
 	cr_assert_eq(st.view, TUI_VIEW_NODE);
 	for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++) {
-		key(&st, over[i].key);
-		key(&st, over[i].key);
+		press(&st, over[i].key, 2);
 		cr_assert_eq(st.view, TUI_VIEW_NODE, "key %c twice", over[i].key);
 	}
 	key(&st, 'u');

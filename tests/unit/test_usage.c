@@ -7,6 +7,11 @@
 #define MIB (1LL << 20)
 #define GIB (1LL << 30)
 
+/* A series of HAMi's vGPU monitor for a pod of the default namespace. */
+#define HAMI_SERIES(node, gpu, pod, value)                                                                           \
+	"{\"metric\":{\"node\":\"" node "\",\"gpu\":\"" gpu "\",\"podname\":\"" pod                                  \
+	"\",\"podnamespace\":\"default\"},\"value\":[1,\"" value "\"]}"
+
 static struct usage_labels labels;
 
 static void setup(void)
@@ -73,13 +78,11 @@ Test(usage, query_text)
 	cr_assert_str_eq(q, "max by (kubernetes_node, gpu, minor_number, deviceidx, UUID, uuid, deviceuuid) "
 			    "(avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h30m]))");
 	free(q);
-	cr_assert_eq(usage_labels_override(&labels, "rack=x", &err), -1);
-	cr_assert_eq(err.kind, KERR_USAGE);
-	kerr_release(&err);
-	cr_assert_eq(usage_labels_override(&labels, "pod=a-b", &err), -1);
-	kerr_release(&err);
-	cr_assert_eq(usage_labels_override(&labels, "pod", &err), -1);
-	kerr_release(&err);
+	for (const char *const *bad = (const char *const[]){"rack=x", "pod=a-b", "pod", NULL}; *bad; bad++) {
+		cr_assert_eq(usage_labels_override(&labels, *bad, &err), -1, "%s", *bad);
+		cr_assert_eq(err.kind, KERR_USAGE, "%s", *bad);
+		kerr_release(&err);
+	}
 
 	cr_assert(usage_window_valid("5m"));
 	cr_assert(usage_window_valid("1h30m"));
@@ -289,6 +292,14 @@ static void build(struct model *m)
 	build_with(m, &o);
 }
 
+/* Join d with m, which succeeds whatever the answers say. */
+static void apply(struct model *m, const struct usage_data *d, const struct usage_options *o)
+{
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(usage_apply(m, d, o, NULL, &err), 0, "%s", err.message ? err.message : "");
+}
+
 static const struct warning *finding(const struct model *m, const char *code, const char *object)
 {
 	for (size_t i = 0; i < m->usage.findings.len; i++)
@@ -309,7 +320,6 @@ static const struct model_pod *pod(const struct model *m, const char *name)
 Test(usage, join_and_findings)
 {
 	struct usage_data d = {0};
-	struct kerr err = KERR_INIT;
 	struct model m;
 	const struct model_node *n1, *n2;
 
@@ -325,7 +335,7 @@ Test(usage, join_and_findings)
 	      "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"9998\"]},"
 	      "{\"metric\":{\"instance\":\"10.0.0.2:9400\",\"gpu\":\"0\"},\"value\":[1,\"10240\"]}");
 	parse(&d, UQ_GPU_UTIL, "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1,\"35.5\"]}");
-	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	apply(&m, &d, NULL);
 
 	n1 = model_find_node(&m, "n1");
 	n2 = model_find_node(&m, "n2");
@@ -366,7 +376,6 @@ Test(usage, join_and_findings)
 Test(usage, copies_and_hami)
 {
 	struct usage_data d = {0};
-	struct kerr err = KERR_INIT;
 	struct usage_options o = {.idle_percent = 50, .unaccounted_bytes = USAGE_UNACCOUNTED_BYTES};
 	struct model m;
 
@@ -374,10 +383,9 @@ Test(usage, copies_and_hami)
 	parse(&d, UQ_GPU_USED,
 	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"a\",\"exported_namespace\":\"default\"},\"value\":[1,\"1000\"]},"
 	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"b\",\"exported_namespace\":\"default\"},\"value\":[1,\"1000\"]}");
-	parse(&d, UQ_VGPU_USED,
-	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\"},\"value\":[1,\"1073741824\"]}");
+	parse(&d, UQ_VGPU_USED, HAMI_SERIES("n2", "0", "c", "1073741824"));
 	parse(&d, UQ_HOST_USED, "{\"metric\":{\"node\":\"n3\",\"deviceidx\":\"0\"},\"value\":[1,\"2147483648\"]}");
-	cr_assert_eq(usage_apply(&m, &d, &o, NULL, &err), 0);
+	apply(&m, &d, &o);
 	cr_assert_eq(model_find_node(&m, "n1")->gpus[0].used_bytes, 1000 * MIB);
 	cr_assert_not(pod(&m, "a")->used_known);
 	cr_assert_eq(pod(&m, "c")->used_bytes, GIB);
@@ -395,7 +403,6 @@ Test(usage, copies_and_hami)
 Test(usage, hami_limit)
 {
 	struct usage_data d = {0};
-	struct kerr err = KERR_INIT;
 	struct model m;
 	const struct warning *w;
 
@@ -403,13 +410,12 @@ Test(usage, hami_limit)
 	parse(&d, UQ_VGPU_LIMIT,
 	      /* a: 6 GiB against 4 allocated; b: within the GiB rounding; c: two
 	       * containers making up its 4 GiB */
-	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"a\",\"podnamespace\":\"default\"},\"value\":[1,\"6442450944\"]},"
-	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"b\",\"podnamespace\":\"default\"},\"value\":[1,\"4831838208\"]},"
-	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\"},\"value\":[1,\"2147483648\"]},"
+	      HAMI_SERIES("n1", "0", "a", "6442450944") ","
+	      HAMI_SERIES("n1", "0", "b", "4831838208") ","
+	      HAMI_SERIES("n2", "0", "c", "2147483648") ","
 	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"c\",\"podnamespace\":\"default\",\"x\":\"1\"},\"value\":[1,\"2147483648\"]}");
-	parse(&d, UQ_VGPU_USED,
-	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"a\",\"podnamespace\":\"default\"},\"value\":[1,\"3221225472\"]}");
-	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	parse(&d, UQ_VGPU_USED, HAMI_SERIES("n1", "0", "a", "3221225472"));
+	apply(&m, &d, NULL);
 	w = finding(&m, "LimitMismatch", "pod/default/a");
 	cr_assert(w);
 	cr_assert_str_eq(w->message, "pod default/a on node n1: the device plugin limits it to 6.0 GiB of GPU memory, "
@@ -429,7 +435,6 @@ Test(usage, hami_limit)
 Test(usage, hami_limit_as_allocation)
 {
 	struct usage_data d = {0};
-	struct kerr err = KERR_INIT;
 	struct model_options o = {.force_unit = -1, .keep_pods = true};
 	struct model m;
 	const struct warning *w;
@@ -445,11 +450,9 @@ Test(usage, hami_limit_as_allocation)
 	}
 	tfinish(&m);
 	cr_assert(pod(&m, "z"), "a pod asking no memory is in the model");
-	parse(&d, UQ_VGPU_LIMIT,
-	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"1\",\"podname\":\"z\",\"podnamespace\":\"default\"},\"value\":[1,\"4294967296\"]}");
-	parse(&d, UQ_VGPU_USED,
-	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"1\",\"podname\":\"z\",\"podnamespace\":\"default\"},\"value\":[1,\"536870912\"]}");
-	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	parse(&d, UQ_VGPU_LIMIT, HAMI_SERIES("n2", "1", "z", "4294967296"));
+	parse(&d, UQ_VGPU_USED, HAMI_SERIES("n2", "1", "z", "536870912"));
+	apply(&m, &d, NULL);
 	w = finding(&m, "Idle", "pod/default/z");
 	cr_assert(w);
 	cr_assert(strstr(w->message, "uses at most 0.5 of its 4.0 GiB"), "%s", w->message);
@@ -472,7 +475,6 @@ static enum model_keep named(void *ud, const char *ns, const char *name)
 Test(usage, keeps_named_pods_only)
 {
 	struct usage_data d = {0};
-	struct kerr err = KERR_INIT;
 	struct model_options o = {.force_unit = -1, .keep_pods = true, .keep_pod_if = named, .keep_pod_ud = &d};
 	struct model m;
 	const struct model_node *n1;
@@ -487,7 +489,7 @@ Test(usage, keeps_named_pods_only)
 	n1 = model_find_node(&m, "n1");
 	cr_assert_eq(n1->gpus[0].npods, 2);
 	cr_assert_eq(n1->mem_allocated, 8);
-	cr_assert_eq(usage_apply(&m, &d, NULL, NULL, &err), 0);
+	apply(&m, &d, NULL);
 	cr_assert_eq(pod(&m, "c")->used_bytes, 5000 * MIB);
 	cr_assert(finding(&m, "OverUse", "pod/default/c"));
 	/* n1's pods are not kept, and none has a figure: the GPU speaks for them */
@@ -513,8 +515,8 @@ Test(usage, answers_mid_list)
 	tadd_pod(&m, tpod("default", "b", "n1", "Running", "0", "4", NULL));
 	tadd_pod(&m, tpod("default", "p", NULL, "Pending", NULL, "4", NULL));
 	parse(&d, UQ_VGPU_USED,
-	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"podname\":\"b\",\"podnamespace\":\"default\"},\"value\":[1,\"1\"]},"
-	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"podname\":\"d\",\"podnamespace\":\"default\"},\"value\":[1,\"1\"]}");
+	      HAMI_SERIES("n1", "0", "b", "1") ","
+	      HAMI_SERIES("n2", "0", "d", "1"));
 	cr_assert_eq(usage_data_index(&d), 0);
 	tadd_pod(&m, tpod("default", "c", "n2", "Running", "0", "4", NULL));
 	tadd_pod(&m, tpod("default", "d", "n2", "Running", "1", "4", NULL));
