@@ -498,14 +498,8 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	}
 	have_model = true;
 	if (fetch) {
-		struct usage_data d;
-		char *source_error = NULL;
-
-		usage_fetch_finish(fetch, &d, &source_error);
+		rc = usage_fetch_apply(fetch, &m, NULL, err);
 		fetch = NULL;
-		rc = usage_apply(&m, &d, NULL, source_error, err);
-		usage_data_release(&d);
-		free(source_error);
 		if (rc < 0)
 			goto out;
 	}
@@ -516,14 +510,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 						       .sort_by = vals[F_SORT_BY] },
 			  err);
 out:
-	if (fetch) {
-		struct usage_data d;
-		char *source_error = NULL;
-
-		usage_fetch_finish(fetch, &d, &source_error);
-		usage_data_release(&d);
-		free(source_error);
-	}
+	usage_fetch_free(fetch);
 	usage_source_release(&usage);
 	if (have_model)
 		model_release(&m);

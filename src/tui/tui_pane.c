@@ -61,6 +61,7 @@ int tui_screen_width(const char *text, bool utf8)
 int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, const char *text, int maxw)
 {
 	char *copy;
+	struct tui_span *sp;
 	size_t len, w;
 
 	if (x < 0 || x >= cols)
@@ -79,18 +80,13 @@ int tui_put(struct tui_line *l, int cols, bool *oom, int x, enum tui_role role, 
 		free(copy);
 		return x;
 	}
-	if (l->nspans == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct tui_span *sp = realloc(l->spans, cap * sizeof(*sp));
-
-		if (!sp) {
-			free(copy);
-			*oom = true;
-			return x + (int)w;
-		}
-		l->spans = sp;
-		l->cap = cap;
+	sp = kube_array_grow(l->spans, &l->cap, l->nspans + 1, sizeof(*sp), 8);
+	if (!sp) {
+		free(copy);
+		*oom = true;
+		return x + (int)w;
 	}
+	l->spans = sp;
 	l->spans[l->nspans++] = (struct tui_span){ .x = x, .role = role, .text = copy, .width = (int)w };
 	return x + (int)w;
 }
@@ -210,17 +206,13 @@ void tui_format_age(char *buf, size_t len, long long s)
 
 struct tui_line *tui_lines_add(struct tui_lines *ls)
 {
-	if (ls->n == ls->cap) {
-		size_t cap = ls->cap ? ls->cap * 2 : 16;
-		struct tui_line *v = realloc(ls->v, cap * sizeof(*v));
+	struct tui_line *v = kube_array_grow(ls->v, &ls->cap, ls->n + 1, sizeof(*v), 16);
 
-		if (!v) {
-			*ls->oom = true;
-			return NULL;
-		}
-		ls->v = v;
-		ls->cap = cap;
+	if (!v) {
+		*ls->oom = true;
+		return NULL;
 	}
+	ls->v = v;
 	memset(&ls->v[ls->n], 0, sizeof(ls->v[0]));
 	return &ls->v[ls->n++];
 }

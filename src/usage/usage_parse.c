@@ -204,15 +204,10 @@ static int series_end(struct usage_stream *s)
 
 	if (!s->metric_ok || !s->value_ok || s->value_n != 2 || !s->value_str || !figure(s->q, s->value, &v))
 		return 1;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct usage_sample *t = realloc(s->samples, cap * sizeof(*t));
-
-		if (!t)
-			return oom(s);
-		s->samples = t;
-		s->cap = cap;
-	}
+	o = kube_array_grow(s->samples, &s->cap, s->n + 1, sizeof(*o), 64);
+	if (!o)
+		return oom(s);
+	s->samples = o;
 	o = &s->samples[s->n];
 	memset(o, 0, sizeof(*o));
 	o->value = v;
@@ -334,15 +329,11 @@ static int on_scalar(struct usage_stream *s, const unsigned char *v, size_t len)
 		for (size_t i = 0; v && len && i < NSLOTS; i++) {
 			if (!(s->label_slots & (1ull << i)))
 				continue;
-			if (s->scratch_cap - s->scratch_len < len + 1) {
-				size_t cap = (s->scratch_len + len + 1) * 2;
-				char *t = realloc(s->scratch, cap);
+			char *t = kube_array_grow(s->scratch, &s->scratch_cap, s->scratch_len + len + 1, 1, 256);
 
-				if (!t)
-					return oom(s);
-				s->scratch = t;
-				s->scratch_cap = cap;
-			}
+			if (!t)
+				return oom(s);
+			s->scratch = t;
 			memcpy(s->scratch + s->scratch_len, v, len);
 			s->scratch[s->scratch_len + len] = '\0';
 			s->slot_off[i] = (long)s->scratch_len;
