@@ -289,40 +289,21 @@ static inline size_t scheme_pod_sum(const struct k8s_pod *pod, const char *name,
 	return found;
 }
 
-/* The current time, for ages such as HAMi's handshake.  The environment
- * variable CGPU_NOW (seconds since the epoch, or "YYYY-MM-DDTHH:MM:SSZ")
- * pins it, so that tests and golden files do not depend on the clock. */
+/* A UTC time in the client's timestamp layouts; times before 1970 are
+ * taken for garbage, as no cluster wrote them. */
 static inline int scheme_parse_utc(const char *s, char date_sep, char mid_sep, time_t *ret)
 {
-	struct tm tm;
-	int y, mo, d, h, mi, se;
-	char c1, c2, c3, c4, c5;
-	int used = 0;
+	long long t;
 
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d%c%2d%c%2d%c%2d%c%2d%c%2d%n", &y, &c1, &mo, &c2, &d, &c3, &h, &c4, &mi, &c5,
-		   &se, &used) != 11)
+	if (kube_time_parse(s, date_sep, mid_sep, true, &t) < 0 || t < 0)
 		return -1;
-	if (c1 != date_sep || c2 != date_sep || c3 != mid_sep || c4 != ':' || c5 != ':')
-		return -1;
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || h < 0 ||
-	    mi > 59 || mi < 0 || se > 60 || se < 0)
-		return -1;
-	s += used;
-	if (*s == 'Z')
-		s++;
-	if (*s)
-		return -1;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	*ret = timegm(&tm);
+	*ret = (time_t)t;
 	return 0;
 }
 
+/* The current time, for ages such as HAMi's handshake.  The environment
+ * variable CGPU_NOW (seconds since the epoch, or "YYYY-MM-DDTHH:MM:SSZ")
+ * pins it, so that tests and golden files do not depend on the clock. */
 static inline time_t scheme_now(void)
 {
 	const char *s = getenv("CGPU_NOW");
