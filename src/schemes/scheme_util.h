@@ -225,6 +225,37 @@ static inline int scheme_quantity(const struct kvlist *l, const char *name, int6
 	return 1;
 }
 
+/* Whether the node lists the resource (allocatable or capacity). */
+static inline bool scheme_node_has(const struct k8s_node *node, const char *res)
+{
+	return kvlist_get(&node->allocatable, res) || kvlist_get(&node->capacity, res);
+}
+
+/* Allocatable and capacity of one resource of a node, each at most max: a
+ * side that is missing, malformed or larger takes the other's value (0 when
+ * neither is usable), and a bad side raises one MalformedQuantity warning.
+ * Returns whether the node lists the resource at all. */
+static inline bool scheme_node_amounts(const struct k8s_node *node, const char *res, int64_t max,
+				       int64_t *alloc, int64_t *cap, struct warnings *w)
+{
+	int ra = scheme_quantity(&node->allocatable, res, alloc);
+	int rc = scheme_quantity(&node->capacity, res, cap);
+	bool listed = ra != 0 || rc != 0;
+
+	if (ra > 0 && *alloc > max)
+		ra = -1;
+	if (rc > 0 && *cap > max)
+		rc = -1;
+	if (ra < 0 || rc < 0)
+		scheme_warn_node(w, "MalformedQuantity", node, "resource %s is not a usable quantity",
+				 res);
+	if (ra <= 0)
+		*alloc = rc > 0 ? *cap : 0;
+	if (rc <= 0)
+		*cap = *alloc;
+	return listed;
+}
+
 /* Whether a quantity names a whole number.  quantity_parse_int rounds
  * down, so "40.5" and "500m" would otherwise pass silently as 40 and 0. */
 static inline bool scheme_quantity_whole(const char *s)
