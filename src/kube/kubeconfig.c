@@ -336,6 +336,22 @@ static const char *pick(const char *flag, const char *conf)
 	return ov_str(flag) ? flag : conf;
 }
 
+/* The file a flag names, else the one the config names under key (relative
+ * to the config) and whether the config also holds the content under
+ * data_key.  -1 when out of memory. */
+static int file_or_data(const char *flag, struct yfile *f, yaml_node_t *map, const char *key, const char *data_key,
+			char **file, bool *data)
+{
+	const char *s;
+
+	if (ov_str(flag))
+		return (*file = strdup(flag)) ? 0 : -1;
+	*data = has_data(f, map, data_key);
+	if ((s = ystr(f, map, key)) && !(*file = resolve_path(f, s)))
+		return -1;
+	return 0;
+}
+
 static int resolve(const struct kube_overrides *ov, struct merged *m, struct kube_config *c, struct kerr *err)
 {
 	struct msglist probs = {0};
@@ -409,22 +425,10 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 		goto oom;
 	if ((s = ystr(uf, un, "password")) && !(c->password = strdup(s)))
 		goto oom;
-	if (ov_str(ov->client_certificate)) {
-		if (!(cert_file = strdup(ov->client_certificate)))
-			goto oom;
-	} else {
-		cert_data = has_data(uf, un, "client-certificate-data");
-		if ((s = ystr(uf, un, "client-certificate")) && !(cert_file = resolve_path(uf, s)))
-			goto oom;
-	}
-	if (ov_str(ov->client_key)) {
-		if (!(key_file = strdup(ov->client_key)))
-			goto oom;
-	} else {
-		key_data = has_data(uf, un, "client-key-data");
-		if ((s = ystr(uf, un, "client-key")) && !(key_file = resolve_path(uf, s)))
-			goto oom;
-	}
+	if (file_or_data(ov->client_certificate, uf, un, "client-certificate", "client-certificate-data",
+			 &cert_file, &cert_data) < 0 ||
+	    file_or_data(ov->client_key, uf, un, "client-key", "client-key-data", &key_file, &key_data) < 0)
+		goto oom;
 	if (c->token && (c->username || c->password))
 		msglist_add(&probs,
 			    "more than one authentication method found for %s; found [token basicAuth], only one is allowed",
