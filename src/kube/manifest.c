@@ -9,75 +9,27 @@
 
 #include <yaml.h>
 
-/* Anchors and aliases can make a small document expand without bound (one
- * alias repeated in a chain doubles it at each step): the tree built from a
- * manifest is capped in nodes and depth. */
-#define MAX_NODES 200000
-#define MAX_DEPTH 64
+#include "yaml_json.h"
 
-struct conv {
-	yaml_document_t *doc;
-	size_t nodes;
-	bool too_big;
-};
-
-static json_t *yaml_to_json(struct conv *c, yaml_node_t *n, int depth)
+/* Plain null spellings are absent values; everything else stays text,
+ * which is how the fields read here are typed anyway. */
+static json_t *text_scalar(const yaml_node_t *n)
 {
-	json_t *out;
+	const char *v = (const char *)n->data.scalar.value;
+	size_t len = n->data.scalar.length;
 
-	if (!n || depth > MAX_DEPTH || ++c->nodes > MAX_NODES) {
-		c->too_big = true;
-		return NULL;
-	}
-	switch (n->type) {
-	case YAML_SCALAR_NODE: {
-		const char *v = (const char *)n->data.scalar.value;
-		size_t len = n->data.scalar.length;
-
-		/* plain null spellings are absent values; everything else stays
-		 * text, which is how the fields read here are typed anyway */
-		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		    (len == 0 || (len == 1 && v[0] == '~') || (len == 4 && memcmp(v, "null", 4) == 0)))
-			return json_null();
-		return json_stringn_nocheck(v, len);
-	}
-	case YAML_SEQUENCE_NODE:
-		out = json_array();
-		for (yaml_node_item_t *i = n->data.sequence.items.start; out && i < n->data.sequence.items.top; i++) {
-			json_t *v = yaml_to_json(c, yaml_document_get_node(c->doc, *i), depth + 1);
-
-			if (!v || json_array_append_new(out, v) < 0) {
-				json_decref(out);
-				return NULL;
-			}
-		}
-		return out;
-	case YAML_MAPPING_NODE:
-		out = json_object();
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; out && p < n->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-			json_t *v;
-
-			if (!k || k->type != YAML_SCALAR_NODE)
-				continue;
-			v = yaml_to_json(c, yaml_document_get_node(c->doc, p->value), depth + 1);
-			if (!v || json_object_setn_new_nocheck(out, (const char *)k->data.scalar.value,
-							       k->data.scalar.length, v) < 0) {
-				json_decref(out);
-				return NULL;
-			}
-		}
-		return out;
-	default:
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (len == 0 || (len == 1 && v[0] == '~') || (len == 4 && memcmp(v, "null", 4) == 0)))
 		return json_null();
-	}
+	return json_stringn_nocheck(v, len);
 }
 
 static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct conv c = {.doc = &doc};
+	/* the tree built from a manifest is capped in nodes and depth */
+	struct yaml_json c = {.doc = &doc, .budget = 200000, .skip_bad_keys = true, .scalar = text_scalar};
 	json_t *out = NULL;
 
 	if (!yaml_parser_initialize(&parser)) {
@@ -106,7 +58,7 @@ static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
 			yaml_document_delete(&doc);
 			continue;
 		}
-		out = yaml_to_json(&c, root, 0);
+		out = yaml_json_build(&c, root, 0);
 		yaml_document_delete(&doc);
 		if (!out)
 			kerr_set(err, KERR_OTHER, c.too_big ? "error parsing manifest: the document is too large or nested too deeply"
