@@ -211,18 +211,10 @@ static int leave(struct decoder *d)
 	case C_EVENT:
 		return emit_event(d);
 	case C_CONDITION:
-		if (d->cond_ready) {
-			if (d->node)
-				d->node->ready = d->cond_true;
-			else if (d->pod)
-				d->pod->ready = d->cond_true;
-		}
+		decode_condition_end(d->node, d->pod, d->cond_ready, d->cond_true);
 		break;
 	case C_ADDRESS:
-		if (d->addr_internal && d->addr && d->node && !d->node->internal_ip) {
-			d->node->internal_ip = d->addr;
-			d->addr = NULL;
-		}
+		decode_address_end(d->node, &d->addr, d->addr_internal);
 		break;
 	default:
 		break;
