@@ -20,6 +20,28 @@ int decode_watch_type(const char *s, enum watch_type *ret);
 
 /* --- the object being decoded, the same in both decoders ----------------- */
 
+/* The end of one of status.conditions: a Ready condition's status is the
+ * node's or the pod's readiness. */
+static inline void decode_condition_end(struct k8s_node *node, struct k8s_pod *pod, bool is_ready, bool is_true)
+{
+	if (!is_ready)
+		return;
+	if (node)
+		node->ready = is_true;
+	else if (pod)
+		pod->ready = is_true;
+}
+
+/* The end of one of a node's status.addresses: the first InternalIP is the
+ * node's, *addr handed over to it. */
+static inline void decode_address_end(struct k8s_node *node, char **addr, bool is_internal)
+{
+	if (is_internal && *addr && node && !node->internal_ip) {
+		node->internal_ip = *addr;
+		*addr = NULL;
+	}
+}
+
 /* A pod's required node affinity (nodeSelectorTerms and their
  * matchExpressions), kept by both decoders when the filter asks for
  * scheduling fields.  Bounded against hostile input: at most

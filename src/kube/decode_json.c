@@ -211,18 +211,10 @@ static int leave(struct decoder *d)
 	case C_EVENT:
 		return emit_event(d);
 	case C_CONDITION:
-		if (d->cond_ready) {
-			if (d->node)
-				d->node->ready = d->cond_true;
-			else if (d->pod)
-				d->pod->ready = d->cond_true;
-		}
+		decode_condition_end(d->node, d->pod, d->cond_ready, d->cond_true);
 		break;
 	case C_ADDRESS:
-		if (d->addr_internal && d->addr && d->node && !d->node->internal_ip) {
-			d->node->internal_ip = d->addr;
-			d->addr = NULL;
-		}
+		decode_address_end(d->node, &d->addr, d->addr_internal);
 		break;
 	default:
 		break;
@@ -439,6 +431,16 @@ static int affinity_string(struct decoder *d, enum affinity_field f, const unsig
 	return decode_affinity_string(&d->room.aff, f, s, len) < 0 ? oom(d) : 1;
 }
 
+/* The reason and message of a Status, in place of a list or of an object. */
+static int status_str(struct decoder *d, const unsigned char *s, size_t len)
+{
+	if (d->field == F_REASON)
+		return set_str(d, &d->st_reason, s, len);
+	if (d->field == F_MESSAGE)
+		return set_str(d, &d->st_message, s, len);
+	return 1;
+}
+
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
 	struct decoder *d = seen(ctx);
@@ -457,13 +459,11 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		return bad_items(d);
 	switch (c) {
 	case C_LIST:
-		if (d->field == F_KIND)
+		if (d->field == F_KIND) {
 			d->list_is_status = KEY_IS(s, len, "Status");
-		else if (d->field == F_REASON)
-			return set_str(d, &d->st_reason, s, len);
-		else if (d->field == F_MESSAGE)
-			return set_str(d, &d->st_message, s, len);
-		break;
+			break;
+		}
+		return status_str(d, s, len);
 	case C_LIST_META:
 		if (d->field == F_RESOURCE_VERSION)
 			return set_str(d, &d->list_rv, s, len);
@@ -475,11 +475,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			return set_str(d, &d->ev_type, s, len);
 		break;
 	case C_OBJ:
-		if (d->field == F_REASON)
-			return set_str(d, &d->st_reason, s, len);
-		if (d->field == F_MESSAGE)
-			return set_str(d, &d->st_message, s, len);
-		break;
+		return status_str(d, s, len);
 	case C_META: {
 		struct k8s_node *n = d->node;
 		struct k8s_pod *p = d->pod;

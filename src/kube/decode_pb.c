@@ -509,18 +509,10 @@ int pb_leave(struct pb_decoder *d)
 			return pb_oom(d);
 		break;
 	case P_CONDITION:
-		if (d->is_ready) {
-			if (d->node)
-				d->node->ready = d->is_true;
-			else if (d->pod)
-				d->pod->ready = d->is_true;
-		}
+		decode_condition_end(d->node, d->pod, d->is_ready, d->is_true);
 		break;
 	case P_ADDRESS:
-		if (d->is_internal && d->addr && d->node && !d->node->internal_ip) {
-			d->node->internal_ip = d->addr;
-			d->addr = NULL;
-		}
+		decode_address_end(d->node, &d->addr, d->is_internal);
 		break;
 	default:
 		break;

@@ -516,59 +516,6 @@ static int decode_error(struct kerr *err, const char *what)
 	return kerr_set(err, KERR_CREDENTIALS, "getting credentials: decoding stdout: %s", what);
 }
 
-/* RFC 3339 date-time to Unix seconds. */
-static int parse_rfc3339(const char *s, long long *ret)
-{
-	struct tm tm = {0};
-	int y, mo, d, h, mi, sec, n = 0;
-	long long t;
-	const char *p;
-
-	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
-		return -1;
-	p = s + 10;
-	if (*p != 'T' && *p != 't' && *p != ' ')
-		return -1;
-	p++;
-	n = 0;
-	if (sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8)
-		return -1;
-	p += 8;
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || h < 0 || mi < 0 || sec < 0)
-		return -1;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	t = (long long)timegm(&tm);
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int oh, om;
-
-		n = 0;
-		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5 || oh > 23 || om > 59)
-			return -1;
-		t -= (*p == '+' ? 1 : -1) * (long long)(oh * 3600 + om * 60);
-		p += 6;
-	} else {
-		return -1;
-	}
-	if (*p)
-		return -1;
-	*ret = t;
-	return 0;
-}
-
 static int exec_decode(const struct kube_exec *x, const char *out, size_t len, struct kube_credential *ret,
 		       struct kerr *err)
 {
@@ -660,7 +607,7 @@ static int exec_decode(const struct kube_exec *x, const char *out, size_t len, s
 		goto out;
 	}
 	v = json_object_get(status, "expirationTimestamp");
-	if (json_string_value(v) && *json_string_value(v) && parse_rfc3339(json_string_value(v), &ret->expires) < 0) {
+	if (json_string_value(v) && *json_string_value(v) && kube_time_parse(json_string_value(v), '-', 'T', false, &ret->expires) < 0) {
 		decode_error(err, "status.expirationTimestamp is not an RFC 3339 time");
 		goto out;
 	}

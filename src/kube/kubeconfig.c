@@ -4,6 +4,7 @@
  */
 #include "kubeconfig.h"
 #include "kubeconfig_internal.h"
+#include "yaml_json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -94,73 +95,33 @@ static char **strv_from(const char *const *src)
 	return v;
 }
 
-/* YAML to JSON for the exec plugin's cluster config; plain scalars keep
- * their YAML types.  The budget stops alias bombs. */
-static json_t *yaml_to_json(struct yfile *f, yaml_node_t *n, int depth, size_t *budget)
+/* The exec plugin's cluster config keeps the YAML types of plain scalars. */
+static json_t *typed_scalar(const yaml_node_t *n)
 {
-	json_t *j;
+	const char *v = (const char *)n->data.scalar.value;
+	bool b;
+	char *end;
 
-	if (!n || depth > 64 || *budget == 0)
-		return NULL;
-	(*budget)--;
-	switch (n->type) {
-	case YAML_SCALAR_NODE: {
-		const char *v = (const char *)n->data.scalar.value;
-		bool b;
-		char *end;
-
-		if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-			return json_stringn(v, n->data.scalar.length);
-		if (ynull(n))
-			return json_null();
-		if (ybool_parse(n, &b) == 0 && strlen(v) > 1)
-			return json_boolean(b);
-		errno = 0;
-		{
-			long long ll = strtoll(v, &end, 10);
-
-			if (*v && !*end && errno == 0)
-				return json_integer(ll);
-		}
-		{
-			double d = strtod(v, &end);
-
-			if (*v && !*end && !isalpha((unsigned char)v[strlen(v) - 1]) && errno == 0)
-				return json_real(d);
-		}
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return json_stringn(v, n->data.scalar.length);
-	}
-	case YAML_SEQUENCE_NODE:
-		j = json_array();
-		for (yaml_node_item_t *i = n->data.sequence.items.start; j && i < n->data.sequence.items.top; i++) {
-			json_t *e = yaml_to_json(f, ynode(f, *i), depth + 1, budget);
+	if (ynull(n))
+		return json_null();
+	if (ybool_parse(n, &b) == 0 && strlen(v) > 1)
+		return json_boolean(b);
+	errno = 0;
+	{
+		long long ll = strtoll(v, &end, 10);
 
-			if (!e || json_array_append_new(j, e) < 0) {
-				json_decref(j);
-				return NULL;
-			}
-		}
-		return j;
-	case YAML_MAPPING_NODE:
-		j = json_object();
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; j && p < n->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = ynode(f, p->key);
-			json_t *e;
-
-			if (!is_scalar(k)) {
-				json_decref(j);
-				return NULL;
-			}
-			e = yaml_to_json(f, ynode(f, p->value), depth + 1, budget);
-			if (!e || json_object_setn_new(j, (const char *)k->data.scalar.value, k->data.scalar.length, e) < 0) {
-				json_decref(j);
-				return NULL;
-			}
-		}
-		return j;
-	default:
-		return NULL;
+		if (*v && !*end && errno == 0)
+			return json_integer(ll);
 	}
+	{
+		double d = strtod(v, &end);
+
+		if (*v && !*end && !isalpha((unsigned char)v[strlen(v) - 1]) && errno == 0)
+			return json_real(d);
+	}
+	return json_stringn(v, n->data.scalar.length);
 }
 
 static char *exec_cluster_config(const struct named *cluster)
@@ -174,13 +135,13 @@ static char *exec_cluster_config(const struct named *cluster)
 		return NULL;
 	for (yaml_node_item_t *i = ext->data.sequence.items.start; i < ext->data.sequence.items.top; i++) {
 		yaml_node_t *e = ynode(cluster->f, *i);
-		size_t budget = 100000;
+		struct yaml_json conv = {.doc = &cluster->f->doc, .budget = 100000, .scalar = typed_scalar};
 		json_t *j;
 		char *s;
 
 		if (!e || !yscalar_is(ymap_get(cluster->f, e, "name"), EXEC_EXTENSION))
 			continue;
-		j = yaml_to_json(cluster->f, ymap_get(cluster->f, e, "extension"), 0, &budget);
+		j = yaml_json_build(&conv, ymap_get(cluster->f, e, "extension"), 0);
 		if (!j)
 			return NULL;
 		s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -336,6 +297,22 @@ static const char *pick(const char *flag, const char *conf)
 	return ov_str(flag) ? flag : conf;
 }
 
+/* The file a flag names, else the one the config names under key (relative
+ * to the config) and whether the config also holds the content under
+ * data_key.  -1 when out of memory. */
+static int file_or_data(const char *flag, struct yfile *f, yaml_node_t *map, const char *key, const char *data_key,
+			char **file, bool *data)
+{
+	const char *s;
+
+	if (ov_str(flag))
+		return (*file = strdup(flag)) ? 0 : -1;
+	*data = has_data(f, map, data_key);
+	if ((s = ystr(f, map, key)) && !(*file = resolve_path(f, s)))
+		return -1;
+	return 0;
+}
+
 static int resolve(const struct kube_overrides *ov, struct merged *m, struct kube_config *c, struct kerr *err)
 {
 	struct msglist probs = {0};
@@ -409,22 +386,10 @@ static int resolve(const struct kube_overrides *ov, struct merged *m, struct kub
 		goto oom;
 	if ((s = ystr(uf, un, "password")) && !(c->password = strdup(s)))
 		goto oom;
-	if (ov_str(ov->client_certificate)) {
-		if (!(cert_file = strdup(ov->client_certificate)))
-			goto oom;
-	} else {
-		cert_data = has_data(uf, un, "client-certificate-data");
-		if ((s = ystr(uf, un, "client-certificate")) && !(cert_file = resolve_path(uf, s)))
-			goto oom;
-	}
-	if (ov_str(ov->client_key)) {
-		if (!(key_file = strdup(ov->client_key)))
-			goto oom;
-	} else {
-		key_data = has_data(uf, un, "client-key-data");
-		if ((s = ystr(uf, un, "client-key")) && !(key_file = resolve_path(uf, s)))
-			goto oom;
-	}
+	if (file_or_data(ov->client_certificate, uf, un, "client-certificate", "client-certificate-data",
+			 &cert_file, &cert_data) < 0 ||
+	    file_or_data(ov->client_key, uf, un, "client-key", "client-key-data", &key_file, &key_data) < 0)
+		goto oom;
 	if (c->token && (c->username || c->password))
 		msglist_add(&probs,
 			    "more than one authentication method found for %s; found [token basicAuth], only one is allowed",

@@ -9,75 +9,27 @@
 
 #include <yaml.h>
 
-/* Anchors and aliases can make a small document expand without bound (one
- * alias repeated in a chain doubles it at each step): the tree built from a
- * manifest is capped in nodes and depth. */
-#define MAX_NODES 200000
-#define MAX_DEPTH 64
+#include "yaml_json.h"
 
-struct conv {
-	yaml_document_t *doc;
-	size_t nodes;
-	bool too_big;
-};
-
-static json_t *yaml_to_json(struct conv *c, yaml_node_t *n, int depth)
+/* Plain null spellings are absent values; everything else stays text,
+ * which is how the fields read here are typed anyway. */
+static json_t *text_scalar(const yaml_node_t *n)
 {
-	json_t *out;
+	const char *v = (const char *)n->data.scalar.value;
+	size_t len = n->data.scalar.length;
 
-	if (!n || depth > MAX_DEPTH || ++c->nodes > MAX_NODES) {
-		c->too_big = true;
-		return NULL;
-	}
-	switch (n->type) {
-	case YAML_SCALAR_NODE: {
-		const char *v = (const char *)n->data.scalar.value;
-		size_t len = n->data.scalar.length;
-
-		/* plain null spellings are absent values; everything else stays
-		 * text, which is how the fields read here are typed anyway */
-		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		    (len == 0 || (len == 1 && v[0] == '~') || (len == 4 && memcmp(v, "null", 4) == 0)))
-			return json_null();
-		return json_stringn_nocheck(v, len);
-	}
-	case YAML_SEQUENCE_NODE:
-		out = json_array();
-		for (yaml_node_item_t *i = n->data.sequence.items.start; out && i < n->data.sequence.items.top; i++) {
-			json_t *v = yaml_to_json(c, yaml_document_get_node(c->doc, *i), depth + 1);
-
-			if (!v || json_array_append_new(out, v) < 0) {
-				json_decref(out);
-				return NULL;
-			}
-		}
-		return out;
-	case YAML_MAPPING_NODE:
-		out = json_object();
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; out && p < n->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-			json_t *v;
-
-			if (!k || k->type != YAML_SCALAR_NODE)
-				continue;
-			v = yaml_to_json(c, yaml_document_get_node(c->doc, p->value), depth + 1);
-			if (!v || json_object_setn_new_nocheck(out, (const char *)k->data.scalar.value,
-							       k->data.scalar.length, v) < 0) {
-				json_decref(out);
-				return NULL;
-			}
-		}
-		return out;
-	default:
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (len == 0 || (len == 1 && v[0] == '~') || (len == 4 && memcmp(v, "null", 4) == 0)))
 		return json_null();
-	}
+	return json_stringn_nocheck(v, len);
 }
 
 static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct conv c = {.doc = &doc};
+	/* the tree built from a manifest is capped in nodes and depth */
+	struct yaml_json c = {.doc = &doc, .budget = 200000, .skip_bad_keys = true, .scalar = text_scalar};
 	json_t *out = NULL;
 
 	if (!yaml_parser_initialize(&parser)) {
@@ -106,7 +58,7 @@ static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
 			yaml_document_delete(&doc);
 			continue;
 		}
-		out = yaml_to_json(&c, root, 0);
+		out = yaml_json_build(&c, root, 0);
 		yaml_document_delete(&doc);
 		if (!out)
 			kerr_set(err, KERR_OTHER, c.too_big ? "error parsing manifest: the document is too large or nested too deeply"
@@ -178,59 +130,61 @@ static int read_map(struct kvlist *dst, const json_t *map)
 	return 0;
 }
 
-static int read_containers(struct k8s_pod *p, const json_t *arr)
+/* Each object of the JSON array arr, read by one() into the next of the
+ * zeroed size-byte elements of *items (allocated here for every entry);
+ * *len counts the objects read.  On failure what was read stays in *items
+ * for the owner's free. */
+static int read_objects(const json_t *arr, size_t size, void **items, size_t *len,
+			int (*one)(void *item, const json_t *obj))
 {
 	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-	bool oom = false;
+	char *v;
 
 	if (!n)
 		return 0;
-	p->containers = calloc(n, sizeof(*p->containers));
-	if (!p->containers)
+	v = calloc(n, size);
+	if (!v)
 		return -1;
+	*items = v;
 	for (size_t i = 0; i < n; i++) {
-		const json_t *c = json_array_get(arr, i);
-		struct k8s_container *ct;
+		const json_t *o = json_array_get(arr, i);
 
-		if (!json_is_object(c))
+		if (!json_is_object(o))
 			continue;
-		ct = &p->containers[p->ncontainers++];
-		ct->name = field_text(c, "name", &oom);
-		if (oom || read_map(&ct->limits, json_object_get(json_object_get(c, "resources"), "limits")) < 0)
+		/* counted first, so that a half-read element is freed with the rest */
+		(*len)++;
+		if (one(v + (*len - 1) * size, o) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int read_tolerations(struct k8s_pod *p, const json_t *arr)
+static int read_container(void *item, const json_t *c)
 {
-	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+	struct k8s_container *ct = item;
 	bool oom = false;
 
-	if (!n)
-		return 0;
-	p->tolerations = calloc(n, sizeof(*p->tolerations));
-	if (!p->tolerations)
+	ct->name = field_text(c, "name", &oom);
+	if (oom || read_map(&ct->limits, json_object_get(json_object_get(c, "resources"), "limits")) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const json_t *t = json_array_get(arr, i);
-		struct k8s_toleration *o;
-
-		if (!json_is_object(t))
-			continue;
-		o = &p->tolerations[p->ntolerations++];
-		o->key = field_text(t, "key", &oom);
-		o->op = field_text(t, "operator", &oom);
-		o->value = field_text(t, "value", &oom);
-		o->effect = field_text(t, "effect", &oom);
-		if (oom)
-			return -1;
-	}
 	return 0;
 }
 
-static int read_requirement(struct k8s_node_requirement *r, const json_t *e)
+static int read_toleration(void *item, const json_t *t)
 {
+	struct k8s_toleration *o = item;
+	bool oom = false;
+
+	o->key = field_text(t, "key", &oom);
+	o->op = field_text(t, "operator", &oom);
+	o->value = field_text(t, "value", &oom);
+	o->effect = field_text(t, "effect", &oom);
+	return oom ? -1 : 0;
+}
+
+static int read_requirement(void *item, const json_t *e)
+{
+	struct k8s_node_requirement *r = item;
 	const json_t *vals = json_object_get(e, "values");
 	size_t n = json_is_array(vals) ? json_array_size(vals) : 0;
 	bool oom = false;
@@ -272,22 +226,13 @@ static int read_node_terms(struct k8s_pod *p, const json_t *spec)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const json_t *exprs = json_object_get(json_array_get(terms, i), "matchExpressions");
-		size_t ne = json_is_array(exprs) ? json_array_size(exprs) : 0;
 		struct k8s_node_term *t = &p->node_terms[p->nnode_terms++];
+		void *reqs = NULL;
+		int rc = read_objects(exprs, sizeof(*t->reqs), &reqs, &t->nreqs, read_requirement);
 
-		if (!ne)
-			continue;
-		t->reqs = calloc(ne, sizeof(*t->reqs));
-		if (!t->reqs)
+		t->reqs = reqs;
+		if (rc < 0)
 			return -1;
-		for (size_t j = 0; j < ne; j++) {
-			const json_t *e = json_array_get(exprs, j);
-
-			if (!json_is_object(e))
-				continue;
-			if (read_requirement(&t->reqs[t->nreqs++], e) < 0)
-				return -1;
-		}
 	}
 	return 0;
 }
@@ -295,7 +240,9 @@ static int read_node_terms(struct k8s_pod *p, const json_t *spec)
 /* The pod object: metadata and spec of a Pod, or of a workload's template. */
 static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, const json_t *owner_meta)
 {
+	void *items = NULL;
 	bool oom = false;
+	int rc;
 
 	/* a template's labels and annotations are the pod's; its name is the workload's */
 	p->name = field_text(meta, "name", &oom);
@@ -311,9 +258,18 @@ static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, c
 		return -1;
 	if (read_map(&p->labels, json_object_get(meta, "labels")) < 0 ||
 	    read_map(&p->annotations, json_object_get(meta, "annotations")) < 0 ||
-	    read_map(&p->node_selector, json_object_get(spec, "nodeSelector")) < 0 ||
-	    read_containers(p, json_object_get(spec, "containers")) < 0 ||
-	    read_tolerations(p, json_object_get(spec, "tolerations")) < 0 || read_node_terms(p, spec) < 0)
+	    read_map(&p->node_selector, json_object_get(spec, "nodeSelector")) < 0)
+		return -1;
+	rc = read_objects(json_object_get(spec, "containers"), sizeof(*p->containers), &items, &p->ncontainers,
+			  read_container);
+	p->containers = items;
+	if (rc < 0)
+		return -1;
+	items = NULL;
+	rc = read_objects(json_object_get(spec, "tolerations"), sizeof(*p->tolerations), &items, &p->ntolerations,
+			  read_toleration);
+	p->tolerations = items;
+	if (rc < 0 || read_node_terms(p, spec) < 0)
 		return -1;
 	p->has_node_selector = p->node_selector.len > 0 || p->nnode_terms > 0;
 	return 0;

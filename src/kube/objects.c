@@ -1,8 +1,11 @@
 #include "objects.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t first)
 {
@@ -22,6 +25,69 @@ void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t
 	if (p)
 		*cap = ncap;
 	return p;
+}
+
+static bool time_mid_sep(char c, char mid_sep)
+{
+	if (mid_sep == 'T')
+		return c == 'T' || c == 't' || c == ' ';
+	return c == mid_sep;
+}
+
+int kube_time_parse(const char *s, char date_sep, char mid_sep, bool zone_optional, long long *ret)
+{
+	struct tm tm = {0};
+	int y, mo, d, h, mi, sec, n = 0;
+	char c1, c2;
+	long long t;
+	const char *p;
+
+	if (sscanf(s, "%4d%c%2d%c%2d%n", &y, &c1, &mo, &c2, &d, &n) != 5 || n != 10 || c1 != date_sep ||
+	    c2 != date_sep)
+		return -1;
+	p = s + 10;
+	if (!time_mid_sep(*p, mid_sep))
+		return -1;
+	p++;
+	n = 0;
+	if (sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8)
+		return -1;
+	p += 8;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || h < 0 ||
+	    mi < 0 || sec < 0)
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	t = (long long)timegm(&tm);
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int oh, om;
+
+		n = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5 || oh > 23 || om > 59 || oh < 0 ||
+		    om < 0)
+			return -1;
+		t -= (*p == '+' ? 1 : -1) * (long long)(oh * 3600 + om * 60);
+		p += 6;
+	} else if (!zone_optional) {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	*ret = t;
+	return 0;
 }
 
 char *kube_strdup_len(const char *s, size_t len)

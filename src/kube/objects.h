@@ -32,6 +32,15 @@ struct kvlist {
  * growth rule of the program's arrays, for the client and its callers. */
 void *kube_array_grow(void *items, size_t *cap, size_t need, size_t size, size_t first);
 
+/* A timestamp to Unix seconds: "2024-05-01T10:00:00Z" as RFC 3339 and
+ * metav1.Time write it, with an optional fraction of a second (dropped) and
+ * "Z" or a "+hh:mm"/"-hh:mm" offset.  date_sep stands between year, month
+ * and day and mid_sep between date and time, so that layouts such as
+ * "2006.01.02 15:04:05" read the same way; a mid_sep of 'T' also takes 't'
+ * and ' ', as RFC 3339 does.  With zone_optional a timestamp without a zone
+ * is UTC.  -1 when s is not such a timestamp, with *ret unchanged. */
+int kube_time_parse(const char *s, char date_sep, char mid_sep, bool zone_optional, long long *ret);
+
 /* The len bytes at s (which may hold NULs) as a NUL-terminated string;
  * malloc'd, NULL when out of memory. */
 char *kube_strdup_len(const char *s, size_t len);

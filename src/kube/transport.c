@@ -81,7 +81,7 @@ static void warning_seen(struct kube_client *c, const char *msg)
 	for (size_t i = 0; i < c->nwarnings; i++)
 		if (strcmp(c->warnings_seen[i], msg) == 0)
 			return;
-	w = realloc(c->warnings_seen, (c->nwarnings + 1) * sizeof(*w));
+	w = kube_array_grow(c->warnings_seen, &c->warnings_cap, c->nwarnings + 1, sizeof(*w), 4);
 	if (!w)
 		return;
 	c->warnings_seen = w;

@@ -512,18 +512,10 @@ int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit
 	struct scheme_pod sp;
 	int rc = 0;
 
-	*ret_sc = NULL;
-	for (size_t i = 0; schemes[i]; i++) {
-		if (only && strcmp(only, schemes[i]->name) != 0)
-			continue;
-		rc = schemes[i]->pod_decode(pod, &sp, w);
-		if (rc < 0)
-			return -1;
-		if (rc > 0) {
-			sc = schemes[i];
-			break;
-		}
-	}
+	rc = scheme_detect_pod(only, pod, &sp, w, ret_sc);
+	if (rc < 0)
+		return -1;
+	sc = *ret_sc;
 	if (!sc)
 		return 0;
 	r->scheme = sc->name;

@@ -307,17 +307,9 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 	}
 	a->have_node = true;
 	a->shares = false;
-	for (size_t i = 0; schemes[i]; i++) {
-		if (m->opts.scheme && strcmp(m->opts.scheme, schemes[i]->name) != 0)
-			continue;
-		rc = schemes[i]->node_decode(node, &info, &p->node_warnings);
-		if (rc < 0)
-			return oom(err);
-		if (rc > 0) {
-			sc = schemes[i];
-			break;
-		}
-	}
+	rc = scheme_detect_node(m->opts.scheme, node, &info, &p->node_warnings, &sc);
+	if (rc < 0)
+		return oom(err);
 	if (!sc)
 		return 0;
 	nn = kube_array_grow(m->nodes, &p->nodes_cap, m->nnodes + 1, sizeof(*nn), 16);
@@ -609,17 +601,9 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 		return 0;
 	if (pod->node_name && !name_selected(m, pod->node_name))
 		return 0;
-	for (size_t i = 0; schemes[i]; i++) {
-		if (m->opts.scheme && strcmp(m->opts.scheme, schemes[i]->name) != 0)
-			continue;
-		rc = schemes[i]->pod_decode(pod, &sp, &p->pod_warnings);
-		if (rc < 0)
-			return oom(err);
-		if (rc > 0) {
-			sc = schemes[i];
-			break;
-		}
-	}
+	rc = scheme_detect_pod(m->opts.scheme, pod, &sp, &p->pod_warnings, &sc);
+	if (rc < 0)
+		return oom(err);
 	if (!sc)
 		return 0;
 	node = sp.node ? sp.node : pod->node_name;

@@ -436,12 +436,13 @@ int model_finish(struct model *m, struct kerr *err)
 	for (size_t i = 0; i < m->npods; i++) {
 		struct model_pod *mp = &m->pods[i];
 		struct model_node *n;
+		struct node_acc *a;
 		size_t *np;
 
 		if (!mp->node) {
 			struct model_totals *ut = &m->units[mp->unit].totals;
 
-			np = realloc(m->unscheduled, (m->nunscheduled + 1) * sizeof(*np));
+			np = kube_array_grow(m->unscheduled, &p->unscheduled_cap, m->nunscheduled + 1, sizeof(*np), 8);
 			if (!np)
 				return oom(err);
 			m->unscheduled = np;
@@ -452,8 +453,9 @@ int model_finish(struct model *m, struct kerr *err)
 			ut->unscheduled++;
 			continue;
 		}
-		n = &m->nodes[model_acc_find(p, mp->node)->node];
-		np = realloc(n->pods, (n->npods + 1) * sizeof(*np));
+		a = model_acc_find(p, mp->node);
+		n = &m->nodes[a->node];
+		np = kube_array_grow(n->pods, &a->node_pods_cap, n->npods + 1, sizeof(*np), 8);
 		if (!np)
 			return oom(err);
 		n->pods = np;

@@ -28,6 +28,7 @@ struct node_acc {
 	 * list, which may arrive later, maps them in join_node() */
 	struct dev_claim *devs;
 	size_t ndevs, devs_cap;
+	size_t node_pods_cap; /* room in m->nodes[node].pods, filled by model_finish() */
 };
 
 struct dev_claim {
@@ -41,7 +42,7 @@ struct model_private {
 	size_t naccs, accs_cap;
 	size_t *table; /* open addressing; entries are acc index + 1, 0 = empty */
 	size_t table_size;
-	size_t nodes_cap, pods_cap;
+	size_t nodes_cap, pods_cap, unscheduled_cap;
 	struct warnings node_warnings, pod_warnings;
 	struct decode_filter node_filter, pod_filter;
 	bool filters_built;

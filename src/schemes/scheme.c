@@ -29,6 +29,38 @@ const struct scheme *scheme_find(const char *name)
 	return NULL;
 }
 
+/* One walk for both detections: node is NULL when a pod is decoded. */
+static int scheme_detect(const char *only, const struct k8s_node *node, const struct k8s_pod *pod, void *out,
+			 struct warnings *w, const struct scheme **ret_sc)
+{
+	*ret_sc = NULL;
+	for (size_t i = 0; schemes[i]; i++) {
+		const struct scheme *sc = schemes[i];
+		int rc;
+
+		if (only && strcmp(only, sc->name) != 0)
+			continue;
+		rc = node ? sc->node_decode(node, out, w) : sc->pod_decode(pod, out, w);
+		if (rc > 0)
+			*ret_sc = sc;
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int scheme_detect_node(const char *only, const struct k8s_node *node, struct scheme_node *out,
+		       struct warnings *w, const struct scheme **ret_sc)
+{
+	return scheme_detect(only, node, NULL, out, w, ret_sc);
+}
+
+int scheme_detect_pod(const char *only, const struct k8s_pod *pod, struct scheme_pod *out,
+		      struct warnings *w, const struct scheme **ret_sc)
+{
+	return scheme_detect(only, NULL, pod, out, w, ret_sc);
+}
+
 void scheme_node_release(struct scheme_node *n)
 {
 	if (!n)

@@ -81,6 +81,14 @@ struct scheme {
 extern const struct scheme *const schemes[];
 const struct scheme *scheme_find(const char *name);
 
+/* Detection: the first scheme in schemes[] (only the one named only, when
+ * only is not NULL) whose decoder accepts the node or pod fills *out and is
+ * *ret_sc.  1 when one did, 0 when none did (*ret_sc NULL), -1 on error. */
+int scheme_detect_node(const char *only, const struct k8s_node *node, struct scheme_node *out,
+		       struct warnings *w, const struct scheme **ret_sc);
+int scheme_detect_pod(const char *only, const struct k8s_pod *pod, struct scheme_pod *out,
+		      struct warnings *w, const struct scheme **ret_sc);
+
 void scheme_node_release(struct scheme_node *n);
 void scheme_pod_release(struct scheme_pod *p);
 

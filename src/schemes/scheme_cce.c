@@ -24,31 +24,6 @@ static const char *const node_labels[] = {"nvidia.com/gpu.count", "aliyun.accele
 static const char *const node_resources[] = {RES_MEM, RES_CORE, RES_GPU, NULL};
 static const char *const pod_resources[] = {RES_MEM, RES_CORE, NULL};
 
-static bool node_has(const struct k8s_node *node, const char *res)
-{
-	return kvlist_get(&node->allocatable, res) || kvlist_get(&node->capacity, res);
-}
-
-/* allocatable and capacity; a missing side takes the other's value. */
-static void amounts(const struct k8s_node *node, const char *res, int64_t *alloc, int64_t *cap,
-		    struct warnings *w)
-{
-	int ra = scheme_quantity(&node->allocatable, res, alloc);
-	int rc = scheme_quantity(&node->capacity, res, cap);
-
-	if (ra > 0 && *alloc > SCHEME_MAX_MIB / BLOCK_MIB)
-		ra = -1;
-	if (rc > 0 && *cap > SCHEME_MAX_MIB / BLOCK_MIB)
-		rc = -1;
-	if (ra < 0 || rc < 0)
-		scheme_warn_node(w, "MalformedQuantity", node, "resource %s is not a usable quantity",
-				 res);
-	if (ra <= 0)
-		*alloc = rc > 0 ? *cap : 0;
-	if (rc <= 0)
-		*cap = *alloc;
-}
-
 static int gpu_count(const struct k8s_node *node)
 {
 	int64_t v;
@@ -67,18 +42,18 @@ static int cce_node_decode(const struct k8s_node *node, struct scheme_node *out,
 {
 	int64_t alloc = 0, cap = 0, core = 0, core_cap = 0;
 
-	if (!node_has(node, RES_MEM))
+	if (!scheme_node_has(node, RES_MEM))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	out->unit = UNIT_MIB;
 	out->unit_from_label = true; /* the resource name carries the unit */
 	out->per_gpu = false;
 	out->isolation = true;
-	amounts(node, RES_MEM, &alloc, &cap, w);
+	scheme_node_amounts(node, RES_MEM, SCHEME_MAX_MIB / BLOCK_MIB, &alloc, &cap, w);
 	out->mem_total = alloc * BLOCK_MIB;
 	out->mem_capacity = cap * BLOCK_MIB;
-	if (node_has(node, RES_CORE))
-		amounts(node, RES_CORE, &core, &core_cap, w);
+	if (scheme_node_has(node, RES_CORE))
+		scheme_node_amounts(node, RES_CORE, SCHEME_MAX_MIB / BLOCK_MIB, &core, &core_cap, w);
 	out->core_total = core;
 	out->ngpus = gpu_count(node);
 	out->mode = strdup(core_cap > 0 ? "memory+compute" : "memory");

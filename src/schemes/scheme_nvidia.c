@@ -59,28 +59,10 @@ static int slots(const struct k8s_node *node, int64_t *alloc, int64_t *cap, stru
 	*alloc = *cap = 0;
 	for (size_t i = 0; i < 2; i++) {
 		int64_t a = 0, c = 0;
-		int ra = scheme_quantity(&node->allocatable, names[i], &a);
-		int rc = scheme_quantity(&node->capacity, names[i], &c);
 
-		if (ra == 0 && rc == 0)
+		if (!scheme_node_amounts(node, names[i], SCHEME_MAX_COUNT, &a, &c, w))
 			continue;
 		found = 1;
-		if (ra < 0 || rc < 0 || a > SCHEME_MAX_COUNT || c > SCHEME_MAX_COUNT) {
-			scheme_warn_node(w, "MalformedQuantity", node,
-					 "resource %s is not a usable quantity", names[i]);
-			if (ra < 0 || a > SCHEME_MAX_COUNT) {
-				ra = 0;
-				a = 0;
-			}
-			if (rc < 0 || c > SCHEME_MAX_COUNT) {
-				rc = 0;
-				c = 0;
-			}
-		}
-		if (ra <= 0)
-			a = c;
-		if (rc <= 0)
-			c = a;
 		*alloc += a;
 		*cap += c;
 	}

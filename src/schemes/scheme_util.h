@@ -225,6 +225,37 @@ static inline int scheme_quantity(const struct kvlist *l, const char *name, int6
 	return 1;
 }
 
+/* Whether the node lists the resource (allocatable or capacity). */
+static inline bool scheme_node_has(const struct k8s_node *node, const char *res)
+{
+	return kvlist_get(&node->allocatable, res) || kvlist_get(&node->capacity, res);
+}
+
+/* Allocatable and capacity of one resource of a node, each at most max: a
+ * side that is missing, malformed or larger takes the other's value (0 when
+ * neither is usable), and a bad side raises one MalformedQuantity warning.
+ * Returns whether the node lists the resource at all. */
+static inline bool scheme_node_amounts(const struct k8s_node *node, const char *res, int64_t max,
+				       int64_t *alloc, int64_t *cap, struct warnings *w)
+{
+	int ra = scheme_quantity(&node->allocatable, res, alloc);
+	int rc = scheme_quantity(&node->capacity, res, cap);
+	bool listed = ra != 0 || rc != 0;
+
+	if (ra > 0 && *alloc > max)
+		ra = -1;
+	if (rc > 0 && *cap > max)
+		rc = -1;
+	if (ra < 0 || rc < 0)
+		scheme_warn_node(w, "MalformedQuantity", node, "resource %s is not a usable quantity",
+				 res);
+	if (ra <= 0)
+		*alloc = rc > 0 ? *cap : 0;
+	if (rc <= 0)
+		*cap = *alloc;
+	return listed;
+}
+
 /* Whether a quantity names a whole number.  quantity_parse_int rounds
  * down, so "40.5" and "500m" would otherwise pass silently as 40 and 0. */
 static inline bool scheme_quantity_whole(const char *s)
@@ -289,40 +320,21 @@ static inline size_t scheme_pod_sum(const struct k8s_pod *pod, const char *name,
 	return found;
 }
 
-/* The current time, for ages such as HAMi's handshake.  The environment
- * variable CGPU_NOW (seconds since the epoch, or "YYYY-MM-DDTHH:MM:SSZ")
- * pins it, so that tests and golden files do not depend on the clock. */
+/* A UTC time in the client's timestamp layouts; times before 1970 are
+ * taken for garbage, as no cluster wrote them. */
 static inline int scheme_parse_utc(const char *s, char date_sep, char mid_sep, time_t *ret)
 {
-	struct tm tm;
-	int y, mo, d, h, mi, se;
-	char c1, c2, c3, c4, c5;
-	int used = 0;
+	long long t;
 
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d%c%2d%c%2d%c%2d%c%2d%c%2d%n", &y, &c1, &mo, &c2, &d, &c3, &h, &c4, &mi, &c5,
-		   &se, &used) != 11)
+	if (kube_time_parse(s, date_sep, mid_sep, true, &t) < 0 || t < 0)
 		return -1;
-	if (c1 != date_sep || c2 != date_sep || c3 != mid_sep || c4 != ':' || c5 != ':')
-		return -1;
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || h < 0 ||
-	    mi > 59 || mi < 0 || se > 60 || se < 0)
-		return -1;
-	s += used;
-	if (*s == 'Z')
-		s++;
-	if (*s)
-		return -1;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	*ret = timegm(&tm);
+	*ret = (time_t)t;
 	return 0;
 }
 
+/* The current time, for ages such as HAMi's handshake.  The environment
+ * variable CGPU_NOW (seconds since the epoch, or "YYYY-MM-DDTHH:MM:SSZ")
+ * pins it, so that tests and golden files do not depend on the clock. */
 static inline time_t scheme_now(void)
 {
 	const char *s = getenv("CGPU_NOW");

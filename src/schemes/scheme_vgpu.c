@@ -47,34 +47,6 @@ static const char *const pod_annotations[] = {VGPU_IDS,	       VGPU_TO_ALLOCATE,
 static const char *const pod_resources[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_VGPU_MEM_PCT,
 					    RES_VGPU_CORES, RES_SHARE_MEMORY, NULL};
 
-/* 1 when the node has the resource (capacity or allocatable). */
-static bool node_has(const struct k8s_node *node, const char *res)
-{
-	return kvlist_get(&node->allocatable, res) || kvlist_get(&node->capacity, res);
-}
-
-/* allocatable (falling back to capacity) and capacity of one resource;
- * malformed values read as 0 with a warning. */
-static void node_amounts(const struct k8s_node *node, const char *res, int64_t *alloc, int64_t *cap,
-			 struct warnings *w)
-{
-	int ra = scheme_quantity(&node->allocatable, res, alloc);
-	int rc = scheme_quantity(&node->capacity, res, cap);
-
-	if (ra < 0 || rc < 0 || (ra > 0 && *alloc > SCHEME_MAX_MIB) || (rc > 0 && *cap > SCHEME_MAX_MIB)) {
-		scheme_warn_node(w, "MalformedQuantity", node, "resource %s is not a usable quantity",
-				 res);
-		if (ra < 0 || (ra > 0 && *alloc > SCHEME_MAX_MIB))
-			ra = 0;
-		if (rc < 0 || (rc > 0 && *cap > SCHEME_MAX_MIB))
-			rc = 0;
-	}
-	if (ra <= 0)
-		*alloc = rc > 0 ? *cap : 0;
-	if (rc <= 0)
-		*cap = *alloc;
-}
-
 struct vdev {
 	struct sspan id, type, mode;
 	int64_t count, devmem;
@@ -172,8 +144,8 @@ static int vgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 {
 	const char *reg = kvlist_get(&node->annotations, VGPU_REGISTER);
 
-	if (!reg && !node_has(node, RES_VGPU_NUMBER) && !node_has(node, RES_VGPU_MEMORY) &&
-	    !node_has(node, RES_SHARE_MEMORY))
+	if (!reg && !scheme_node_has(node, RES_VGPU_NUMBER) && !scheme_node_has(node, RES_VGPU_MEMORY) &&
+	    !scheme_node_has(node, RES_SHARE_MEMORY))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	out->unit = UNIT_MIB;
@@ -186,11 +158,12 @@ static int vgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 			goto oom;
 		return 1;
 	}
-	if (node_has(node, RES_VGPU_NUMBER) || node_has(node, RES_VGPU_MEMORY)) {
+	if (scheme_node_has(node, RES_VGPU_NUMBER) || scheme_node_has(node, RES_VGPU_MEMORY)) {
 		/* The plugin has not registered its devices yet: node totals only. */
 		int64_t cores = 0, cores_cap = 0;
-		node_amounts(node, RES_VGPU_MEMORY, &out->mem_total, &out->mem_capacity, w);
-		node_amounts(node, RES_VGPU_CORES, &cores, &cores_cap, w);
+		scheme_node_amounts(node, RES_VGPU_MEMORY, SCHEME_MAX_MIB, &out->mem_total, &out->mem_capacity,
+				    w);
+		scheme_node_amounts(node, RES_VGPU_CORES, SCHEME_MAX_MIB, &cores, &cores_cap, w);
 		out->core_total = cores;
 		out->mode = strdup("vgpu");
 		if (!out->mode)
@@ -201,8 +174,9 @@ static int vgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 	/* gpu-share: GPUs of equal size, memory and count from the resources. */
 	{
 		int64_t count = 0, count_cap = 0;
-		node_amounts(node, RES_SHARE_MEMORY, &out->mem_total, &out->mem_capacity, w);
-		node_amounts(node, RES_SHARE_NUMBER, &count, &count_cap, w);
+		scheme_node_amounts(node, RES_SHARE_MEMORY, SCHEME_MAX_MIB, &out->mem_total, &out->mem_capacity,
+				    w);
+		scheme_node_amounts(node, RES_SHARE_NUMBER, SCHEME_MAX_MIB, &count, &count_cap, w);
 		if (count_cap > count)
 			count = count_cap;
 		if (count > SCHEME_MAX_DEVICES) {

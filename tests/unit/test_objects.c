@@ -1,4 +1,4 @@
-/* Filtered maps, filters and their union; the array growth rule. */
+/* Filtered maps, filters and their union; the array growth rule; timestamps. */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
@@ -65,6 +65,37 @@ Test(objects, array_grow)
 	cap = 0;
 	cr_assert_null(kube_array_grow(NULL, &cap, SIZE_MAX, 1, 0));
 	cr_assert_eq(cap, 0);
+}
+
+Test(objects, time_parse)
+{
+	long long t = 42;
+
+	cr_assert_eq(kube_time_parse("2024-05-01T10:00:00Z", '-', 'T', false, &t), 0);
+	cr_assert_eq(t, 1714557600LL);
+	cr_assert_eq(kube_time_parse("2024-05-01t10:00:00.123456789z", '-', 'T', false, &t), 0);
+	cr_assert_eq(t, 1714557600LL, "the fraction is dropped");
+	cr_assert_eq(kube_time_parse("2024-05-01 12:30:00+02:30", '-', 'T', false, &t), 0);
+	cr_assert_eq(t, 1714557600LL);
+	cr_assert_eq(kube_time_parse("2024-05-01T07:00:00-03:00", '-', 'T', false, &t), 0);
+	cr_assert_eq(t, 1714557600LL);
+	cr_assert_eq(kube_time_parse("1970-01-01T00:00:00Z", '-', 'T', false, &t), 0);
+	cr_assert_eq(t, 0);
+	/* other separators, and no zone where that is allowed */
+	cr_assert_eq(kube_time_parse("2024.05.01 10:00:00", '.', ' ', true, &t), 0);
+	cr_assert_eq(t, 1714557600LL);
+	t = 42;
+	cr_assert_eq(kube_time_parse("2024-05-01T10:00:00", '-', 'T', false, &t), -1, "a zone is needed");
+	cr_assert_eq(kube_time_parse("2024-05-01T10:00:00Z", '.', ' ', true, &t), -1);
+	cr_assert_eq(kube_time_parse("2024.05.01T10:00:00", '.', ' ', true, &t), -1);
+	cr_assert_eq(kube_time_parse("2024-5-01T10:00:00Z", '-', 'T', false, &t), -1);
+	cr_assert_eq(kube_time_parse("2024-13-01T10:00:00Z", '-', 'T', false, &t), -1);
+	cr_assert_eq(kube_time_parse("2024-05-01T24:00:00Z", '-', 'T', false, &t), -1);
+	cr_assert_eq(kube_time_parse("2024-05-01T10:00:00.Z", '-', 'T', false, &t), -1);
+	cr_assert_eq(kube_time_parse("2024-05-01T10:00:00+2:00", '-', 'T', false, &t), -1);
+	cr_assert_eq(kube_time_parse("2024-05-01T10:00:00Zjunk", '-', 'T', false, &t), -1);
+	cr_assert_eq(kube_time_parse("", '-', 'T', true, &t), -1);
+	cr_assert_eq(t, 42, "a failure leaves the result alone");
 }
 
 Test(objects, filter_match)
