@@ -69,6 +69,7 @@ void restart_format_duration(char *buf, size_t len, long ms)
 
 struct ds {
 	char *ns, *name, *uid, *selector;
+	json_t *node_selector; /* the pod template's, NULL when none: every node */
 };
 
 static void ds_release(struct ds *d)
@@ -77,6 +78,23 @@ static void ds_release(struct ds *d)
 	free(d->name);
 	free(d->uid);
 	free(d->selector);
+	json_decref(d->node_selector);
+}
+
+/* The DaemonSet's nodeSelector picks a node with these labels (a JSON
+ * object), so its controller keeps a pod there. */
+static bool ds_selects(const struct ds *d, const json_t *labels)
+{
+	const char *key;
+	json_t *want;
+
+	json_object_foreach(d->node_selector, key, want) {
+		const char *have = json_string_value(json_object_get(labels, key));
+
+		if (!have || !json_is_string(want) || strcmp(have, json_string_value(want)) != 0)
+			return false;
+	}
+	return true;
 }
 
 static int ds_from_json(const json_t *j, struct ds *ret, struct kerr *err)
@@ -91,6 +109,8 @@ static int ds_from_json(const json_t *j, struct ds *ret, struct kerr *err)
 	d.ns = strdup(str_or(json_string_value(json_object_get(meta, "namespace")), "kube-system"));
 	d.name = strdup(str_or(json_string_value(json_object_get(meta, "name")), ""));
 	d.uid = strdup(str_or(json_string_value(json_object_get(meta, "uid")), ""));
+	d.node_selector = json_incref(json_object_get(
+		json_object_get(json_object_get(json_object_get(j, "spec"), "template"), "spec"), "nodeSelector"));
 	if (!d.ns || !d.name || !d.uid) {
 		ds_release(&d);
 		return kerr_set(err, KERR_OTHER, "out of memory");
@@ -321,8 +341,8 @@ struct node_job {
 	char *new_name;	     /* replacement seen (maybe not Ready yet) */
 	char **old_uids;     /* every deleted pod */
 	size_t nold;
-	bool *need;	     /* per DaemonSet: had a pod here */
-	size_t nneed;	     /* how many DaemonSets had one */
+	bool *need;	     /* per DaemonSet: had a pod here and still picks the node */
+	size_t nneed;	     /* how many DaemonSets had a pod here, then still pick it */
 	bool failed;
 	bool skipped;	     /* nothing to restart here: no plugin pod on the node */
 };
@@ -369,6 +389,37 @@ static void node_error(const struct restart_opts *o, struct node_job *j, const s
 	}
 	j->failed = true;
 	j->state = NS_DONE;
+}
+
+/* Of the DaemonSets that had a pod here, wait only for those whose
+ * nodeSelector still picks the node as it is labelled now.  After a mode
+ * change the old mode's DaemonSet brings nothing back, and the new mode's
+ * may have started its pod before the old one was deleted (so both were):
+ * waiting for the old one would never end. */
+static int expect_selecting(struct kube_client *c, const struct ds *ds, size_t nds, struct node_job *j,
+			    struct kerr *err)
+{
+	char *esc = kube_escape(j->node), *path = NULL;
+	json_t *node = NULL, *labels;
+
+	if (!esc || asprintf(&path, "/api/v1/nodes/%s", esc) < 0)
+		path = NULL;
+	free(esc);
+	if (!path)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (kube_get_json(c, path, NULL, &node, err) < 0) {
+		free(path);
+		return -1;
+	}
+	free(path);
+	labels = json_object_get(json_object_get(node, "metadata"), "labels");
+	for (size_t i = 0; i < nds; i++)
+		if (j->need[i] && !ds_selects(&ds[i], labels)) {
+			j->need[i] = false;
+			j->nneed--;
+		}
+	json_decref(node);
+	return 0;
 }
 
 /* Find the pods, delete them; leaves the job WAITING or DONE. */
@@ -436,6 +487,10 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 					p->namespace, p->name);
 		}
 	}
+	if (j->nneed && !o->dry_run && !o->server_dry_run && expect_selecting(c, ds, nds, j, &err) < 0) {
+		node_error(o, j, &err);
+		goto out;
+	}
 	j->state = (o->dry_run || o->server_dry_run) ? NS_DONE : NS_WAITING;
 out:
 	for (size_t i = 0; pods && i < nds; i++)
@@ -488,7 +543,9 @@ static void job_poll(struct kube_client *c, const struct ds *ds, size_t nds, str
 		if (j->need[i] && !ok)
 			missing++;
 	}
-	all = missing == 0 || nready >= j->nneed;
+	/* every DaemonSet still picking the node is back, and some new pod is
+	 * Ready: after a mode change it is the new mode's */
+	all = missing == 0 && nready > 0;
 	elapsed = now_ms() - j->started;
 	if (all) {
 		restart_format_duration(dur, sizeof(dur), elapsed < 100 ? 100 : elapsed);

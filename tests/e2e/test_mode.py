@@ -525,6 +525,7 @@ class OpenSourceEdition(ModeBase):
 		self.assertIn("Edition: opensource", r.stdout)
 		self.assertEqual(self.labels("cpu-node-1").get("gpushare"), "true")
 
+	@fake_only("a real DaemonSet controller starts a device-plugin pod on the node as soon as it is labelled")
 	def test_restart_without_plugin_pod_fails(self):
 		r = self.run_mode("share", "cpu-node-1", "--restart")
 		self.assertEqual(r.returncode, 1, r.stderr)

@@ -219,6 +219,12 @@ class Pro(RestartBase):
 		the replacement."""
 		node = "cn-shanghai.192.168.7.159"
 		self.api.settings(never_ready_nodes=[node])
+		# the mode change comes first: the share plugin's DaemonSet no longer picks the node
+		_, _, n = self.api.call("GET", "/api/v1/nodes/" + node)
+		n["metadata"]["labels"]["ack.node.gpu.schedule"] = "cgpu"
+		n.setdefault("kind", "Node")
+		n.setdefault("apiVersion", "v1")
+		self.api.put_object(n)
 		with reaped(subprocess.Popen([plugin_path(), "restart", node, "--timeout", "20s", "--kubeconfig",
 				self.api.kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) as proc:
 			self.assertTrue(wait_for(self.deletes))

@@ -822,6 +822,8 @@ class StatusAgent:
 	`terminate_delay` seconds.  It watches pods from the current resourceVersion on, so the scenario's own
 	pods are left as they were loaded."""
 
+	RETRIES = 40  # a failed step is tried again every 0.25 s, for 10 s
+
 	def __init__(self, cluster, delay, terminate_delay):
 		self.cluster = cluster
 		self.delay = delay
@@ -905,22 +907,22 @@ class StatusAgent:
 			# The DaemonSet controller leaves binding to the scheduler, naming the node in an affinity term.
 			target = affinity_node(pod)
 			if target and not md.get("deletionTimestamp"):
-				self.timers.put((time.monotonic(), "bind", pod))
+				self.timers.put((time.monotonic(), "bind", pod, 0))
 			return
 		if md.get("deletionTimestamp"):
-			self.timers.put((time.monotonic() + self.terminate_delay, "remove", pod))
+			self.timers.put((time.monotonic() + self.terminate_delay, "remove", pod, 0))
 			return
 		owned = any(r.get("kind") == "DaemonSet" and r.get("controller") for r in md.get("ownerReferences", []))
 		# Only the controller's own pods: a scenario's pods keep the status they were loaded with.
 		made = any(m.get("manager") == "kube-controller-manager" and m.get("operation") == "Update"
 			for m in md.get("managedFields", []))
 		if owned and made and pod.get("status", {}).get("phase", "Pending") == "Pending" and node not in self.never_ready_nodes:
-			self.timers.put((time.monotonic() + self.delay, "ready", pod))
+			self.timers.put((time.monotonic() + self.delay, "ready", pod, 0))
 
 	def _work(self):
 		pending = []
 		while True:
-			timeout = max(0, min(t for t, _, _ in pending) - time.monotonic()) if pending else None
+			timeout = max(0, min(p[0] for p in pending) - time.monotonic()) if pending else None
 			try:
 				item = self.timers.get(timeout=timeout)
 				if item is None:
@@ -931,48 +933,56 @@ class StatusAgent:
 			now = time.monotonic()
 			due = [p for p in pending if p[0] <= now]
 			pending = [p for p in pending if p[0] > now]
-			for _, what, pod in due:
+			for _, what, pod, tries in due:
+				# A kubelet and a scheduler try again: a conflict, a slow or refused request under load
+				# must not leave a pod unbound, never Ready or terminating for ever.
 				try:
-					if what == "ready":
-						self.mark_ready(pod)
-					elif what == "bind":
-						self.bind(pod)
-					else:
-						self.remove(pod)
+					done = {"ready": self.mark_ready, "bind": self.bind, "remove": self.remove}[what](pod)
 				except Exception:  # pylint: disable=broad-except
-					pass
+					done = False
+				if not done and tries < self.RETRIES and not self.stopping.is_set():
+					pending.append((now + 0.25, what, pod, tries + 1))
 
 	def mark_ready(self, pod):
+		"""True when done or nothing is left to do; False to try again."""
 		md = pod["metadata"]
 		if pod["spec"]["nodeName"] in self.never_ready_nodes:
-			return
+			return True
 		path = "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"])
 		status, _, cur = self.cluster.call("GET", path, ctx=self.cluster.ssl_agent)
-		if status != 200 or cur["metadata"]["uid"] != md["uid"] or cur["metadata"].get("deletionTimestamp") \
+		if status == 404:
+			return True
+		if status != 200:
+			return False
+		if cur["metadata"]["uid"] != md["uid"] or cur["metadata"].get("deletionTimestamp") \
 				or cur.get("status", {}).get("phase", "Pending") != "Pending":
-			return
+			return True
 		patch = running_status(cur)
 		patch["metadata"] = {"resourceVersion": cur["metadata"]["resourceVersion"]}
 		status, _, _ = self.cluster.call("PATCH", path + "/status", patch, ctx=self.cluster.ssl_agent,
 			content_type="application/merge-patch+json")
 		if status == 200:
 			self.marked += 1
+		return status == 200
 
 	def bind(self, pod):
 		"""Binds a pod to the node its affinity names, as the scheduler would."""
 		md = pod["metadata"]
 		body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": md["name"], "uid": md["uid"]},
 			"target": {"apiVersion": "v1", "kind": "Node", "name": affinity_node(pod)}}
-		self.cluster.call("POST", "/api/v1/namespaces/%s/pods/%s/binding" % (md["namespace"], md["name"]), body,
-			ctx=self.cluster.ssl_agent)
+		status, _, _ = self.cluster.call("POST", "/api/v1/namespaces/%s/pods/%s/binding" % (md["namespace"],
+			md["name"]), body, ctx=self.cluster.ssl_agent)
+		return status in (200, 201, 404, 409)  # bound now, gone, or bound already
 
 	def remove(self, pod):
 		md = pod["metadata"]
 		body = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
 			"preconditions": {"uid": md["uid"]}}
-		self.cluster.call("DELETE", "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"]), body,
-			ctx=self.cluster.ssl_agent)
-		self.removed += 1
+		status, _, _ = self.cluster.call("DELETE", "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"]),
+			body, ctx=self.cluster.ssl_agent)
+		if status in (200, 202):
+			self.removed += 1
+		return status in (200, 202, 404, 409)  # removed, gone, or another pod of that name now
 
 
 def affinity_node(pod):
