@@ -179,7 +179,10 @@ static bool url_loopback(const char *url)
 	if (len >= 5 && strncmp(h, "[::1]", 5) == 0)
 		return len == 5 || h[5] == ':';
 	len = strcspn(h, ":/?#");
-	return (len == 9 && strncasecmp(h, "localhost", 9) == 0) || (len > 4 && strncmp(h, "127.", 4) == 0);
+	if (len == 9 && strncasecmp(h, "localhost", 9) == 0)
+		return true;
+	/* 127.0.0.0/8 as an address, not a name that begins "127." */
+	return len > 4 && strncmp(h, "127.", 4) == 0 && strspn(h, "0123456789.") == len;
 }
 
 /* Once every answer that can name pods is in, index them for the pod

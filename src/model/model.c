@@ -222,6 +222,14 @@ void model_reset_nodes(struct model *m)
 	warnings_release(&p->node_warnings);
 }
 
+/* The pods kept on a MAYBE, forgotten. */
+static void forget_maybes(struct model_private *p)
+{
+	free(p->maybe);
+	p->maybe = NULL;
+	p->nmaybe = p->maybe_cap = 0;
+}
+
 void model_reset_pods(struct model *m)
 {
 	struct model_private *p = m->priv;
@@ -234,9 +242,7 @@ void model_reset_pods(struct model *m)
 	if (!p)
 		return;
 	p->pods_cap = 0;
-	free(p->maybe);
-	p->maybe = NULL;
-	p->nmaybe = p->maybe_cap = 0;
+	forget_maybes(p);
 	for (size_t i = 0; i < p->naccs; i++)
 		acc_clear_pods(&p->accs[i]);
 	warnings_release(&p->pod_warnings);
@@ -553,9 +559,7 @@ static void drop_maybes(struct model *m)
 		m->pods[out++] = m->pods[i];
 	}
 	m->npods = out;
-	free(p->maybe);
-	p->maybe = NULL;
-	p->nmaybe = p->maybe_cap = 0;
+	forget_maybes(p);
 }
 
 static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const struct scheme *sc,
@@ -572,15 +576,11 @@ static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const st
 	if (k == MODEL_KEEP_NO)
 		return 0;
 	if (k == MODEL_KEEP_MAYBE) {
-		if (p->nmaybe == p->maybe_cap) {
-			size_t cap = p->maybe_cap ? 2 * p->maybe_cap : 64;
-			size_t *t = realloc(p->maybe, cap * sizeof(*t));
+		size_t *t = kube_array_grow(p->maybe, &p->maybe_cap, p->nmaybe + 1, sizeof(*t), 64);
 
-			if (!t)
-				return -1;
-			p->maybe = t;
-			p->maybe_cap = cap;
-		}
+		if (!t)
+			return -1;
+		p->maybe = t;
 		p->maybe[p->nmaybe++] = m->npods;
 	}
 	return keep_pod(m, pod, sc, sp, node);
