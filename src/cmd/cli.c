@@ -438,18 +438,18 @@ static void print_examples(FILE *f, const char *prog, const struct command *cmd)
 	}
 }
 
-void cli_print_help(FILE *f, const char *prog, const struct command *const *table, const struct command *cmd)
+void cli_print_help(FILE *f, const char *prog, const struct command *table, const struct command *cmd)
 {
 	if (!cmd) {
 		fprintf(f, "Show how the GPUs of a Kubernetes cluster are shared, and change how they are shared.\n\n");
 		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n", prog, prog);
-		print_examples(f, prog, table[0]);
+		print_examples(f, prog, table);
 		fprintf(f, "\nCommands:\n");
-		for (size_t i = 0; table[i]; i++)
-			if (table[i]->name && strncmp(table[i]->name, "__", 2) != 0)
-				fprintf(f, "  %-10s %s\n", table[i]->name, table[i]->summary);
+		for (const struct command *c = table + 1; c->run; c++)
+			if (strncmp(c->name, "__", 2) != 0)
+				fprintf(f, "  %-10s %s\n", c->name, c->summary);
 		fprintf(f, "\nFlags:\n");
-		print_flags(f, table[0]->flags);
+		print_flags(f, table->flags);
 		fprintf(f, "\nGlobal flags (as kubectl's):\n");
 		print_flags(f, global_flags);
 		fprintf(f, "\nUse \"%s COMMAND --help\" for more about a command.\n", prog);
@@ -500,16 +500,16 @@ static size_t edit_distance(const char *a, const char *b, size_t limit)
 	return d[(la + 1) % 3][lb];
 }
 
-const char *cli_suggest_command(const struct command *const *table, const char *word)
+const char *cli_suggest_command(const struct command *table, const char *word)
 {
 	const char *best = NULL;
 	size_t best_d = 3;
 
-	for (size_t i = 0; word && table[i]; i++) {
-		const char *name = table[i]->name;
+	for (const struct command *c = table + 1; word && c->run; c++) {
+		const char *name = c->name;
 		size_t d;
 
-		if (!name || strncmp(name, "__", 2) == 0)
+		if (strncmp(name, "__", 2) == 0)
 			continue;
 		d = edit_distance(word, name, 2);
 		if (d < best_d && d < strlen(name)) {

@@ -38,6 +38,7 @@ struct flag {
 
 struct cli_ctx {
 	const char *prog; /* the name the plugin was run as, for usage lines */
+	const struct command *cmd; /* the command being run */
 	struct global_opts g;
 	/* Human-readable output: streams that show any outside text written
 	 * to them in its visible form (termsafe.h), line breaks kept. */
@@ -64,10 +65,24 @@ struct command {
 	const char *examples;
 };
 
-/* The commands, each defined in its own cmd_*.c; the table is in main.c. */
-extern const struct command cmd_inspect, cmd_top, cmd_usage, cmd_mode, cmd_restart, cmd_fit, cmd_complete;
-extern const struct command cmd_help, cmd_version;
-extern const struct command *const commands[]; /* NULL-terminated; [0] is the default */
+/* Each command's handler and flags, in its cmd_*.c; the table that names
+ * them, with their usage and help, is commands.c. */
+int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int help_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int version_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+extern const struct flag inspect_flags[], top_flags[], usage_flags[], mode_flags[], restart_flags[], fit_flags[],
+	version_flags[];
+
+/* [0] is the default command; a NULL run ends the table. */
+extern const struct command commands[];
+/* The named command (not the default one), or NULL. */
+const struct command *cli_find_command(const char *name);
 extern const struct flag global_flags[];
 
 /* Remove kubectl's global flags from argv (in place) into *g.  Returns the
@@ -90,12 +105,11 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 
 /* Print usage for a command (NULL = overview of the given table) with the
  * name we were run as. */
-void cli_print_help(FILE *f, const char *prog, const struct command *const *table,
-		    const struct command *cmd);
+void cli_print_help(FILE *f, const char *prog, const struct command *table, const struct command *cmd);
 
 /* The visible command of table closest to word (a mistyped command name),
  * or NULL when none is within two edits. */
-const char *cli_suggest_command(const struct command *const *table, const char *word);
+const char *cli_suggest_command(const struct command *table, const char *word);
 
 /* Build the client from the global flags: kubeconfig, credentials, HTTP. */
 int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);

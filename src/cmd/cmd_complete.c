@@ -41,6 +41,14 @@ static void words_add(struct words *w, const char *s)
 		w->len++;
 }
 
+/* The commands people type (not the hidden ones shells call). */
+static void add_commands(struct words *w)
+{
+	for (const struct command *c = commands + 1; c->run; c++)
+		if (strncmp(c->name, "__", 2) != 0)
+			words_add(w, c->name);
+}
+
 static void words_release(struct words *w)
 {
 	for (size_t i = 0; i < w->len; i++)
@@ -223,9 +231,7 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 	} else if (strcmp(values, "daemonsets") == 0) {
 		complete_daemonsets(ctx, out);
 	} else if (strcmp(values, "commands") == 0) {
-		for (size_t c = 1; commands[c]; c++)
-			if (commands[c]->name && strncmp(commands[c]->name, "__", 2) != 0)
-				words_add(out, commands[c]->name);
+		add_commands(out);
 	} else if (strcmp(values, "clusters") == 0 || strcmp(values, "users") == 0) {
 		/* not offered: contexts are what people switch between */
 	} else {
@@ -261,10 +267,10 @@ static void add_flags(const struct flag *flags, struct words *out)
 	}
 }
 
-static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *cur = argc > 1 ? argv[argc - 1] : "";
-	const struct command *cmd = commands[0];
+	const struct command *cmd = commands;
 	const struct flag *pending = NULL;
 	struct words cand = { 0 };
 	size_t npos = 0;
@@ -308,13 +314,13 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 			}
 			continue;
 		}
-		if (npos == 0 && cmd == commands[0]) {
-			for (size_t c = 1; commands[c]; c++)
-				if (commands[c]->name && commands[c] != &cmd_complete &&
-				    strcmp(commands[c]->name, w) == 0)
-					cmd = commands[c];
-			if (cmd != commands[0])
+		if (npos == 0 && cmd == commands) {
+			const struct command *named = cli_find_command(w);
+
+			if (named && strncmp(named->name, "__", 2) != 0) {
+				cmd = named;
 				continue;
+			}
 		}
 		npos++;
 	}
@@ -361,10 +367,8 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 			add_flags(global_flags, &cand);
 		}
 	} else {
-		if (cmd == commands[0] && npos == 0)
-			for (size_t c = 1; commands[c]; c++)
-				if (commands[c]->name && commands[c] != &cmd_complete)
-					words_add(&cand, commands[c]->name);
+		if (cmd == commands && npos == 0)
+			add_commands(&cand);
 		/* The first positional of a command may be a fixed word list
 		 * (the mode command's modes); the rest are node names. */
 		if (npos == 0 && cmd->first_arg_values)
@@ -392,11 +396,3 @@ static int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr 
 	words_release(&cand);
 	return 0;
 }
-
-const struct command cmd_complete = {
-	.name = "__complete",
-	.usage = "WORDS... CURRENT",
-	.summary = "Print completion candidates for the words typed so far (used by shells and kubectl)",
-	.flags = NULL,
-	.run = complete_run,
-};

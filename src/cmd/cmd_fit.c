@@ -24,7 +24,7 @@
 
 enum { F_MEMORY, F_GPUS, F_CORE, F_SCHEME, F_FILENAME, F_OUTPUT, F_SELECTOR, F_POOL, F_COUNT };
 
-static const struct flag fit_flags[] = {
+const struct flag fit_flags[] = {
 	[F_MEMORY] = {"memory", 0, "QUANTITY",
 		      "GPU memory on each GPU: a count in the nodes' own unit (12), or with a unit (12Gi, 12GiB, 512Mi)",
 		      NULL},
@@ -378,7 +378,7 @@ static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit
 	return rc;
 }
 
-static int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_COUNT + 1] = {0};
 	struct fit_run r = {0};
@@ -391,7 +391,7 @@ static int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	int npos, rc = -1;
 	int64_t v;
 
-	npos = cli_parse_flags(&cmd_fit, argc, argv, vals, err);
+	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
 	if (cli_parse_output(vals[F_OUTPUT], NULL, NULL, err) < 0)
@@ -546,12 +546,3 @@ out:
 	free(name);
 	return rc;
 }
-
-const struct command cmd_fit = {
-	.name = "fit",
-	.usage = "[NAMESPACE/NAME | -f FILE | --memory QUANTITY [--gpus N] [--core PCT]] [flags]",
-	.summary = "Tell whether a pod would fit on the GPUs now, where, and if not why",
-	.flags = fit_flags,
-	.run = fit_run,
-	.first_arg_values = "namespaces",
-};

@@ -6,9 +6,10 @@
 #include "cli.h"
 #include "version.h"
 
-static int help_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int help_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	int npos = cli_parse_flags(&cmd_help, argc, argv, (const char *[1]){ 0 }, err);
+	int npos = cli_parse_flags(ctx->cmd, argc, argv, (const char *[1]){ 0 }, err);
+	const struct command *cmd;
 
 	if (npos < 0)
 		return -1;
@@ -18,35 +19,23 @@ static int help_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 		cli_print_help(ctx->out, ctx->prog, commands, NULL);
 		return 0;
 	}
-	for (size_t i = 1; commands[i]; i++)
-		if (commands[i]->name && strncmp(commands[i]->name, "__", 2) != 0 &&
-		    strcmp(commands[i]->name, argv[0]) == 0) {
-			cli_print_help(ctx->out, ctx->prog, commands, commands[i]);
-			return 0;
-		}
+	cmd = cli_find_command(argv[0]);
+	if (cmd && strncmp(cmd->name, "__", 2) != 0) {
+		cli_print_help(ctx->out, ctx->prog, commands, cmd);
+		return 0;
+	}
 	return kerr_set(err, KERR_USAGE, "unknown help topic \"%s\"", argv[0]);
 }
 
-const struct command cmd_help = {
-	.name = "help",
-	.usage = "[COMMAND]",
-	.summary = "Help about any command",
-	.flags = NULL,
-	.run = help_run,
-	.first_arg_values = "commands",
-	.examples = "# What a command does and the flags it takes\n"
-		    "mode",
-};
-
-static const struct flag version_flags[] = {
+const struct flag version_flags[] = {
 	{ "client", 0, NULL, "accepted as kubectl's: the plugin has no server version to show", NULL },
 	{ 0 },
 };
 
-static int version_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int version_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[2] = { 0 };
-	int npos = cli_parse_flags(&cmd_version, argc, argv, vals, err);
+	int npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 
 	if (npos < 0)
 		return -1;
@@ -55,13 +44,3 @@ static int version_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	fprintf(ctx->out, "kubectl-inspect-cgpu %s (commit %s)\n", PLUGIN_VERSION, PLUGIN_COMMIT);
 	return 0;
 }
-
-const struct command cmd_version = {
-	.name = "version",
-	.usage = "[flags]",
-	.summary = "Print the plugin's version and the commit it was built from",
-	.flags = version_flags,
-	.run = version_run,
-	.first_arg_values = "",
-	.examples = "# The version and the commit it was built from\n\n",
-};

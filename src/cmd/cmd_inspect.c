@@ -21,7 +21,7 @@ enum {
 	F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS
 };
 
-static const struct flag inspect_flags[] = {
+const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: wide, json or yaml", "wide json yaml"},
 	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
@@ -416,7 +416,7 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	return 0;
 }
 
-static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_COUNT + 1] = {0};
 	struct inspect_run r = {0};
@@ -433,7 +433,7 @@ static int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	struct inspect_loaded loaded = {0};
 	int npos, rc = -1;
 
-	npos = cli_parse_flags(&cmd_inspect, argc, argv, vals, err);
+	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
 	details = vals[F_DETAILS] != NULL;
@@ -522,21 +522,3 @@ out:
 	free(label_selector);
 	return rc;
 }
-
-const struct command cmd_inspect = {
-	.name = NULL,
-	.usage = "[NODE...] [flags]",
-	.summary = "Show how the GPUs of each node are shared (the default command)",
-	.flags = inspect_flags,
-	.run = inspect_run,
-	.examples = "# Every node that shares GPUs, one line each\n"
-		    "\n"
-		    "# The pods on each GPU of two nodes\n"
-		    "node-a node-b -d\n"
-		    "# One node pool, with its labels and GPU models\n"
-		    "--pool np-cgpu -o wide\n"
-		    "# Pods of one namespace, busiest nodes first, for a script\n"
-		    "-d -n ml --sort-by allocated --no-headers\n"
-		    "# Free GPU memory per node\n"
-		    "-o json | jq -r '.nodes[] | [.name, .memory.free] | @tsv'",
-};

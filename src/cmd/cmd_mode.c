@@ -24,7 +24,7 @@ enum {
 	F_SELECTOR, F_POOL, F_PLACEMENT, F_EDITION, F_DRY_RUN, F_YES, F_RESTART, F_TIMEOUT, F_OUTPUT, F_NFLAGS
 };
 
-static const struct flag mode_flags[] = {
+const struct flag mode_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "change the nodes matching this label selector", "labels" },
 	[F_POOL] = { "pool", 0, "NAME", "change a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
 	[F_PLACEMENT] = { "placement", 0, "binpack|spread", "how GPUs are picked inside a node (pro edition, sharing modes)", "binpack spread" },
@@ -426,7 +426,7 @@ static void mode_run_release(struct mode_run *r)
 	warnings_release(&r->warnings);
 }
 
-static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_NFLAGS + 1] = { 0 };
 	struct mode_run r = { .ctx = ctx };
@@ -440,7 +440,7 @@ static int run_mode(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 	int npos, rc = -1;
 
 	restart_fix_dry_run(argc, argv);
-	npos = cli_parse_flags(&cmd_mode, argc, argv, vals, err);
+	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
 	restart = vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0;
@@ -551,22 +551,3 @@ out:
 	mode_run_release(&r);
 	return rc;
 }
-
-const struct command cmd_mode = {
-	.name = "mode",
-	.usage = "MODE [NODE...] [-l SELECTOR | --pool NAME] [flags]\n\n"
-		 "Modes: exclusive (whole GPUs; label value default), share (GPU memory shared, no isolation),\n"
-		 "       isolate (shared with cGPU memory isolation; cgpu), core (memory and compute isolated; core_mem)",
-	.summary = "Put nodes into a GPU sharing mode by setting their labels",
-	.flags = mode_flags,
-	.run = run_mode,
-	.first_arg_values = "exclusive share isolate core",
-	.examples = "# What would change, without changing anything\n"
-		    "isolate --pool np-cgpu --dry-run=client\n"
-		    "# Ask the API server to check the change\n"
-		    "share --pool np-cgpu-no-isolation --dry-run=server\n"
-		    "# Change a pool without asking, then restart its device plugin\n"
-		    "isolate --pool np-cgpu --yes --restart\n"
-		    "# Give one node whole GPUs again\n"
-		    "exclusive node-a",
-};

@@ -718,7 +718,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 
 enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_NFLAGS };
 
-static const struct flag restart_flags[] = {
+const struct flag restart_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
 	[F_POOL] = { "pool", 0, "NAME", "restart on a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
 	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)",
@@ -746,7 +746,7 @@ void restart_fix_dry_run(int argc, char **argv)
 	}
 }
 
-static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_NFLAGS + 1] = { 0 };
 	struct restart_opts o = { .max_parallel = 1, .timeout_ms = 5 * 60 * 1000, .out = ctx->out,
@@ -760,7 +760,7 @@ static int run_restart(struct cli_ctx *ctx, int argc, char **argv, struct kerr *
 	int npos, rc = -1;
 
 	restart_fix_dry_run(argc, argv);
-	npos = cli_parse_flags(&cmd_restart, argc, argv, vals, err);
+	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
 	if (vals[F_MAX_PARALLEL]) {
@@ -814,17 +814,3 @@ out:
 		kube_config_release(&cfg);
 	return rc;
 }
-
-const struct command cmd_restart = {
-	.name = "restart",
-	.usage = "[NODE...] [-l SELECTOR | --pool NAME] [flags]",
-	.summary = "Restart the GPU device plugin on nodes so that label changes take effect",
-	.flags = restart_flags,
-	.run = run_restart,
-	.examples = "# The device plugin of one node pool, one node at a time\n"
-		    "--pool np-cgpu\n"
-		    "# Two nodes at a time, waiting at most 2 minutes for each\n"
-		    "node-a node-b --timeout 2m --max-parallel 2\n"
-		    "# Which pods would be deleted, with a DaemonSet named\n"
-		    "node-a --daemonset kube-system/gpushare-device-plugin-ds --dry-run",
-};

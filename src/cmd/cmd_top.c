@@ -31,7 +31,7 @@
 
 enum { F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_REFRESH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
-static const struct flag top_flags[] = {
+const struct flag top_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "only nodes matching this label selector", "labels" },
 	[F_POOL] = { "pool", 0, "NAME", "only this node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)",
 		     "pools" },
@@ -601,7 +601,7 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 	}
 }
 
-static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_COUNT + 1] = { 0 };
 	struct top t;
@@ -620,7 +620,7 @@ static int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	tui_state_init(&s, 0, 0);
 	store_init(&t.nodes, OBJ_NODE);
 	store_init(&t.pods, OBJ_POD);
-	nargs = cli_parse_flags(&cmd_top, argc, argv, vals, err);
+	nargs = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (nargs < 0)
 		goto out_state;
 	if (parse_options(&t, vals, &selector, err) < 0)
@@ -726,15 +726,3 @@ out_state:
 	tui_state_release(&s);
 	return rc;
 }
-
-const struct command cmd_top = {
-	.name = "top",
-	.usage = "[NODE...] [flags]",
-	.summary = "Show GPU sharing live, following changes as they happen",
-	.flags = top_flags,
-	.run = top_run,
-	.examples = "# Every GPU node, live\n"
-		    "\n"
-		    "# One node pool, refreshed every 2 seconds where watching is refused\n"
-		    "--pool np-cgpu -r 2s",
-};

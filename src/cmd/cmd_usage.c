@@ -14,7 +14,7 @@
 
 enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_IDLE, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
-static const struct flag usage_flags[] = {
+const struct flag usage_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "also show each pod's allocated and used GPU memory", NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
 	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
@@ -42,7 +42,7 @@ static int parse_percent(const char *v, double *ret, struct kerr *err)
 	return 0;
 }
 
-static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_COUNT + 1] = {0};
 	struct usage_source src = {0};
@@ -57,7 +57,7 @@ static int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *er
 	size_t nnames = 0;
 	int npos, rc = -1;
 
-	npos = cli_parse_flags(&cmd_usage, argc, argv, vals, err);
+	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
 	if (cli_parse_output(vals[F_OUTPUT], &json, &yaml, err) < 0)
@@ -146,11 +146,3 @@ out:
 	free(names);
 	return rc;
 }
-
-const struct command cmd_usage = {
-	.name = "usage",
-	.usage = "[NODE...] [flags]",
-	.summary = "Show GPU memory in use (from Prometheus) beside the allocation",
-	.flags = usage_flags,
-	.run = usage_run,
-};

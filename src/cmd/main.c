@@ -9,21 +9,6 @@
 #include "cli.h"
 #include "termsafe.h"
 
-/* The default command comes first; the completion entry point is hidden
- * from help because shells call it, not people. */
-const struct command *const commands[] = {
-	&cmd_inspect,
-	&cmd_top,
-	&cmd_usage,
-	&cmd_mode,
-	&cmd_restart,
-	&cmd_fit,
-	&cmd_help,
-	&cmd_version,
-	&cmd_complete,
-	NULL,
-};
-
 /* kubectl runs a plugin file kubectl-a-b as `kubectl a b` and a file
  * kubectl-a_b (krew's spelling) as `kubectl a-b`: show the user what they typed. */
 static char *display_name(const char *argv0)
@@ -45,19 +30,11 @@ static char *display_name(const char *argv0)
 	return name;
 }
 
-static const struct command *find_command(const char *name)
-{
-	for (size_t i = 1; commands[i]; i++)
-		if (commands[i]->name && strcmp(commands[i]->name, name) == 0)
-			return commands[i];
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	struct kerr err = KERR_INIT;
 	struct cli_ctx ctx = { .out = stdout, .errout = stderr, .data_out = stdout };
-	const struct command *cmd = commands[0];
+	const struct command *cmd = commands;
 	FILE *safe_out, *safe_err;
 	char *prog, **split_argv = NULL, *split_buf = NULL;
 	int rc;
@@ -78,12 +55,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
 		char *one[] = { argv[0], NULL };
 
-		rc = cmd_version.run(&ctx, 1, one, &err);
+		ctx.cmd = cli_find_command("version");
+		rc = ctx.cmd->run(&ctx, 1, one, &err);
 		goto out;
 	}
 	/* The completion helper sees the user's half-typed line: it parses it itself. */
-	if (argc > 1 && strcmp(argv[1], cmd_complete.name) == 0) {
-		cmd = &cmd_complete;
+	if (argc > 1 && strcmp(argv[1], "__complete") == 0) {
+		ctx.cmd = cmd = cli_find_command(argv[1]);
 		rc = cmd->run(&ctx, argc - 1, argv + 1, &err);
 		goto out;
 	}
@@ -93,7 +71,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (argc > 1 && argv[1][0] != '-') {
-		const struct command *named = find_command(argv[1]);
+		const struct command *named = cli_find_command(argv[1]);
 
 		if (named) {
 			cmd = named;
@@ -115,11 +93,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (ctx.g.help) {
-		cli_print_help(stdout, ctx.prog, commands, cmd == commands[0] ? NULL : cmd);
+		cli_print_help(stdout, ctx.prog, commands, cmd == commands ? NULL : cmd);
 		rc = 0;
 		goto out;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	ctx.cmd = cmd;
 	rc = cmd->run(&ctx, argc, argv, &err);
 	curl_global_cleanup();
 out:
