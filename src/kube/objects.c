@@ -250,12 +250,7 @@ void k8s_node_free(struct k8s_node *n)
 	kvlist_release(&n->annotations);
 	kvlist_release(&n->capacity);
 	kvlist_release(&n->allocatable);
-	for (size_t i = 0; i < n->ntaints; i++) {
-		free(n->taints[i].key);
-		free(n->taints[i].value);
-		free(n->taints[i].effect);
-	}
-	free(n->taints);
+	k8s_taints_free(n->taints, n->ntaints);
 	free(n);
 }
 
@@ -286,13 +281,7 @@ void k8s_pod_free(struct k8s_pod *p)
 	}
 	free(p->owners);
 	kvlist_release(&p->node_selector);
-	for (size_t i = 0; i < p->ntolerations; i++) {
-		free(p->tolerations[i].key);
-		free(p->tolerations[i].op);
-		free(p->tolerations[i].value);
-		free(p->tolerations[i].effect);
-	}
-	free(p->tolerations);
+	k8s_tolerations_free(p->tolerations, p->ntolerations);
 	k8s_node_terms_free(p->node_terms, p->nnode_terms);
 	free(p);
 }
@@ -317,6 +306,65 @@ void k8s_node_terms_free(struct k8s_node_term *terms, size_t n)
 static int copy_str(char **dst, const char *s)
 {
 	return s && !(*dst = strdup(s)) ? -1 : 0;
+}
+
+void k8s_taints_free(struct k8s_taint *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		free(t[i].key);
+		free(t[i].value);
+		free(t[i].effect);
+	}
+	free(t);
+}
+
+int k8s_taints_copy(struct k8s_taint **ret, size_t *ret_n, const struct k8s_taint *t, size_t n)
+{
+	struct k8s_taint *c = n ? calloc(n, sizeof(*c)) : NULL;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (n && !c)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (copy_str(&c[i].key, t[i].key) < 0 || copy_str(&c[i].value, t[i].value) < 0 ||
+		    copy_str(&c[i].effect, t[i].effect) < 0) {
+			k8s_taints_free(c, n);
+			return -1;
+		}
+	*ret = c;
+	*ret_n = n;
+	return 0;
+}
+
+void k8s_tolerations_free(struct k8s_toleration *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		free(t[i].key);
+		free(t[i].op);
+		free(t[i].value);
+		free(t[i].effect);
+	}
+	free(t);
+}
+
+int k8s_tolerations_copy(struct k8s_toleration **ret, size_t *ret_n, const struct k8s_toleration *t, size_t n)
+{
+	struct k8s_toleration *c = n ? calloc(n, sizeof(*c)) : NULL;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (n && !c)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (copy_str(&c[i].key, t[i].key) < 0 || copy_str(&c[i].op, t[i].op) < 0 ||
+		    copy_str(&c[i].value, t[i].value) < 0 || copy_str(&c[i].effect, t[i].effect) < 0) {
+			k8s_tolerations_free(c, n);
+			return -1;
+		}
+	*ret = c;
+	*ret_n = n;
+	return 0;
 }
 
 static int copy_requirement(struct k8s_node_requirement *c, const struct k8s_node_requirement *r)

@@ -150,6 +150,11 @@ void k8s_pod_free(struct k8s_pod *p);
  * nothing then kept), and their release. */
 int k8s_node_terms_copy(struct k8s_node_term **ret, size_t *ret_n, const struct k8s_node_term *terms, size_t n);
 void k8s_node_terms_free(struct k8s_node_term *terms, size_t n);
+/* Taints and tolerations: the same deep copy and release. */
+int k8s_taints_copy(struct k8s_taint **ret, size_t *ret_n, const struct k8s_taint *t, size_t n);
+void k8s_taints_free(struct k8s_taint *t, size_t n);
+int k8s_tolerations_copy(struct k8s_toleration **ret, size_t *ret_n, const struct k8s_toleration *t, size_t n);
+void k8s_tolerations_free(struct k8s_toleration *t, size_t n);
 /* Does the node's label set satisfy the selector / the term?  Gt and Lt
  * compare integers as the scheduler does; a bad number never matches. */
 bool k8s_node_selector_match(const struct kvlist *labels, const struct kvlist *selector);

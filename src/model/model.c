@@ -170,13 +170,7 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->container_core);
 	kvlist_release(&mp->node_selector);
 	free(mp->owner);
-	for (size_t i = 0; i < mp->ntolerations; i++) {
-		free(mp->tolerations[i].key);
-		free(mp->tolerations[i].op);
-		free(mp->tolerations[i].value);
-		free(mp->tolerations[i].effect);
-	}
-	free(mp->tolerations);
+	k8s_tolerations_free(mp->tolerations, mp->ntolerations);
 	k8s_node_terms_free(mp->node_terms, mp->nnode_terms);
 	memset(mp, 0, sizeof(*mp));
 }
@@ -195,12 +189,7 @@ static void node_free_fields(struct model_node *n)
 	free(n->pool);
 	free(n->gpu_model);
 	kvlist_release(&n->labels);
-	for (size_t i = 0; i < n->ntaints; i++) {
-		free(n->taints[i].key);
-		free(n->taints[i].value);
-		free(n->taints[i].effect);
-	}
-	free(n->taints);
+	k8s_taints_free(n->taints, n->ntaints);
 	free(n->pods);
 	memset(n, 0, sizeof(*n));
 }
@@ -256,26 +245,6 @@ static char *xstrdup(const char *s)
 static int oom(struct kerr *err)
 {
 	return kerr_set(err, KERR_OTHER, "out of memory");
-}
-
-static int copy_taints(struct model_node *n, const struct k8s_node *node)
-{
-	if (!node->ntaints)
-		return 0;
-	n->taints = calloc(node->ntaints, sizeof(*n->taints));
-	if (!n->taints)
-		return -1;
-	for (size_t i = 0; i < node->ntaints; i++) {
-		struct k8s_taint *t = &n->taints[n->ntaints++];
-
-		t->key = xstrdup(node->taints[i].key);
-		t->value = xstrdup(node->taints[i].value);
-		t->effect = xstrdup(node->taints[i].effect);
-		if ((node->taints[i].key && !t->key) || (node->taints[i].value && !t->value) ||
-		    (node->taints[i].effect && !t->effect))
-			return -1;
-	}
-	return 0;
 }
 
 static int copy_labels(struct kvlist *dst, const struct kvlist *src)
@@ -349,7 +318,8 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 	m->nnodes++;
 	a->shares = true;
 	a->node = m->nnodes - 1;
-	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0 || copy_taints(n, node) < 0)
+	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0 ||
+	    k8s_taints_copy(&n->taints, &n->ntaints, node->taints, node->ntaints) < 0)
 		return oom(err);
 	return 0;
 }
@@ -471,24 +441,9 @@ static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struc
 	mp->ask_core = r.core;
 	mp->ask_gpus = r.gpus;
 	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0 ||
-	    k8s_node_terms_copy(&mp->node_terms, &mp->nnode_terms, pod->node_terms, pod->nnode_terms) < 0)
+	    k8s_node_terms_copy(&mp->node_terms, &mp->nnode_terms, pod->node_terms, pod->nnode_terms) < 0 ||
+	    k8s_tolerations_copy(&mp->tolerations, &mp->ntolerations, pod->tolerations, pod->ntolerations) < 0)
 		return -1;
-	if (!pod->ntolerations)
-		return 0;
-	mp->tolerations = calloc(pod->ntolerations, sizeof(*mp->tolerations));
-	if (!mp->tolerations)
-		return -1;
-	for (size_t i = 0; i < pod->ntolerations; i++) {
-		const struct k8s_toleration *t = &pod->tolerations[i];
-		struct k8s_toleration *c = &mp->tolerations[mp->ntolerations++];
-
-		c->key = xstrdup(t->key);
-		c->op = xstrdup(t->op);
-		c->value = xstrdup(t->value);
-		c->effect = xstrdup(t->effect);
-		if ((t->key && !c->key) || (t->op && !c->op) || (t->value && !c->value) || (t->effect && !c->effect))
-			return -1;
-	}
 	return 0;
 }
 

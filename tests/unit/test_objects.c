@@ -1,4 +1,5 @@
-/* Filtered maps, filters and their union; the array growth rule; timestamps. */
+/* Filtered maps, filters and their union; the array growth rule; timestamps;
+ * deep copies of taints and tolerations. */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
@@ -171,4 +172,40 @@ Test(objects, free_is_null_safe_and_complete)
 	p->nowners = 1;
 	p->owners[0].kind = strdup("DaemonSet");
 	k8s_pod_free(p);
+}
+
+Test(objects, taints_and_tolerations_copy)
+{
+	struct k8s_taint taints[] = { { "gpu", NULL, "NoSchedule" }, { "spot", "true", NULL } };
+	struct k8s_toleration tols[] = { { NULL, "Exists", NULL, NULL }, { "gpu", "Equal", "a", "NoSchedule" } };
+	struct k8s_taint *tc = (void *)1;
+	struct k8s_toleration *oc = (void *)1;
+	size_t ntc = 9, noc = 9;
+
+	cr_assert_eq(k8s_taints_copy(&tc, &ntc, taints, 2), 0);
+	cr_assert_eq(ntc, 2);
+	cr_assert_neq(tc[0].key, taints[0].key);
+	cr_assert_str_eq(tc[0].key, "gpu");
+	cr_assert_null(tc[0].value);
+	cr_assert_str_eq(tc[0].effect, "NoSchedule");
+	cr_assert_str_eq(tc[1].value, "true");
+	cr_assert_null(tc[1].effect);
+	k8s_taints_free(tc, ntc);
+
+	cr_assert_eq(k8s_tolerations_copy(&oc, &noc, tols, 2), 0);
+	cr_assert_eq(noc, 2);
+	cr_assert_null(oc[0].key);
+	cr_assert_str_eq(oc[0].op, "Exists");
+	cr_assert_str_eq(oc[1].value, "a");
+	cr_assert_str_eq(oc[1].effect, "NoSchedule");
+	k8s_tolerations_free(oc, noc);
+
+	/* nothing to copy: NULL and 0, and the release takes them */
+	cr_assert_eq(k8s_taints_copy(&tc, &ntc, NULL, 0), 0);
+	cr_assert_null(tc);
+	cr_assert_eq(ntc, 0);
+	k8s_taints_free(tc, ntc);
+	cr_assert_eq(k8s_tolerations_copy(&oc, &noc, NULL, 0), 0);
+	cr_assert_null(oc);
+	k8s_tolerations_free(NULL, 3);
 }
