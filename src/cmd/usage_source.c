@@ -61,9 +61,7 @@ int usage_source_init(struct usage_source *s, const char *const *vals, struct ke
 				window);
 	if (labels && usage_labels_override(&s->labels, labels, err) < 0)
 		return -1;
-	s->window = strdup(window ? window : "5m");
-	if (!s->window)
-		return kerr_set(err, KERR_OTHER, "out of memory");
+	s->window = window ? window : "5m";
 	if (svc) {
 		const char *slash = strchr(svc, '/');
 
@@ -80,11 +78,9 @@ int usage_source_init(struct usage_source *s, const char *const *vals, struct ke
 			return kerr_set(err, KERR_USAGE,
 					"invalid argument \"%s\" for \"--prometheus-url\" flag: want an http:// or https:// URL",
 					url);
-		s->url = strdup(url);
-		s->token_file = token ? strdup(token) : NULL;
-		s->ca_file = ca ? strdup(ca) : NULL;
-		if (!s->url || (token && !s->token_file) || (ca && !s->ca_file))
-			return kerr_set(err, KERR_OTHER, "out of memory");
+		s->url = url;
+		s->token_file = token;
+		s->ca_file = ca;
 		s->configured = true;
 	}
 	return 0;
@@ -95,10 +91,6 @@ void usage_source_release(struct usage_source *s)
 	if (!s)
 		return;
 	free(s->service_path);
-	free(s->url);
-	free(s->token_file);
-	free(s->ca_file);
-	free(s->window);
 	usage_labels_release(&s->labels);
 	memset(s, 0, sizeof(*s));
 }

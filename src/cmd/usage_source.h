@@ -28,11 +28,13 @@
 	{"window", 0, "DURATION", "how far back GPU memory in use is looked at (default 5m)", NULL}
 #define USAGE_SOURCE_NFLAGS 6
 
+/* The strings but service_path are the command line's or the environment's
+ * (nothing in the plugin changes its environment), which outlive it. */
 struct usage_source {
-	char *service_path; /* /api/v1/namespaces/NS/services/NAME[:PORT]/proxy, or NULL */
-	char *url;	    /* direct, or NULL */
-	char *token_file, *ca_file;
-	char *window;
+	char *service_path;  /* /api/v1/namespaces/NS/services/NAME[:PORT]/proxy, or NULL */
+	const char *url;     /* direct, or NULL */
+	const char *token_file, *ca_file;
+	const char *window;
 	struct usage_labels labels;
 	bool configured;
 };
