@@ -23,8 +23,12 @@ struct tabwriter {
 	char *text;
 	size_t len, cap;
 	bool failed;
+};
 
-	/* formatting state, rebuilt on each flush */
+/* A flush's working state: the text cut into cells and lines, the widths
+ * of the column blocks being formatted, and the output. */
+struct layout {
+	const struct tabwriter *tw;
 	struct tw_cell *cells;
 	size_t ncells, cells_cap;
 	struct tw_line *lines;
@@ -99,88 +103,86 @@ size_t tabwriter_text_width(const char *s, size_t len)
 	return termsafe_width(s, len);
 }
 
-static bool add_cell(struct tabwriter *tw, size_t off, size_t len)
+static bool add_cell(struct layout *l, size_t off, size_t len)
 {
-	if (!grow((void **)&tw->cells, &tw->cells_cap, tw->ncells + 1, sizeof(*tw->cells)))
+	if (!grow((void **)&l->cells, &l->cells_cap, l->ncells + 1, sizeof(*l->cells)))
 		return false;
-	tw->cells[tw->ncells++] = (struct tw_cell){off, len, tabwriter_text_width(tw->text + off, len)};
+	l->cells[l->ncells++] = (struct tw_cell){off, len, tabwriter_text_width(l->tw->text + off, len)};
 	return true;
 }
 
-static bool add_line(struct tabwriter *tw, size_t first)
+static bool add_line(struct layout *l, size_t first)
 {
-	if (!grow((void **)&tw->lines, &tw->lines_cap, tw->nlines + 1, sizeof(*tw->lines)))
+	if (!grow((void **)&l->lines, &l->lines_cap, l->nlines + 1, sizeof(*l->lines)))
 		return false;
-	tw->lines[tw->nlines++] = (struct tw_line){first, tw->ncells - first};
+	l->lines[l->nlines++] = (struct tw_line){first, l->ncells - first};
 	return true;
 }
 
 /* Split the text into lines of cells.  The last line has no newline when
  * the text does not end with one. */
-static bool split(struct tabwriter *tw, bool *last_unterminated)
+static bool split(struct layout *l, bool *last_unterminated)
 {
 	size_t start = 0, first = 0;
 
-	tw->ncells = tw->nlines = 0;
 	*last_unterminated = false;
-	for (size_t i = 0; i < tw->len; i++) {
-		if (tw->text[i] == '\t') {
-			if (!add_cell(tw, start, i - start))
+	for (size_t i = 0; i < l->tw->len; i++) {
+		if (l->tw->text[i] == '\t') {
+			if (!add_cell(l, start, i - start))
 				return false;
 			start = i + 1;
-		} else if (tw->text[i] == '\n') {
-			if (!add_cell(tw, start, i - start) || !add_line(tw, first))
+		} else if (l->tw->text[i] == '\n') {
+			if (!add_cell(l, start, i - start) || !add_line(l, first))
 				return false;
 			start = i + 1;
-			first = tw->ncells;
+			first = l->ncells;
 		}
 	}
-	if (start < tw->len || tw->ncells > first) {
-		if (!add_cell(tw, start, tw->len - start) || !add_line(tw, first))
+	if (start < l->tw->len || l->ncells > first) {
+		if (!add_cell(l, start, l->tw->len - start) || !add_line(l, first))
 			return false;
 		*last_unterminated = true;
 	}
 	return true;
 }
 
-static bool out_put(struct tabwriter *tw, const char *s, size_t len)
+static bool out_put(struct layout *l, const char *s, size_t len)
 {
-	if (!grow((void **)&tw->out, &tw->out_cap, tw->out_len + len + 1, 1))
+	if (!grow((void **)&l->out, &l->out_cap, l->out_len + len + 1, 1))
 		return false;
-	memcpy(tw->out + tw->out_len, s, len);
-	tw->out_len += len;
+	memcpy(l->out + l->out_len, s, len);
+	l->out_len += len;
 	return true;
 }
 
-static bool out_pad(struct tabwriter *tw, size_t n)
+static bool out_pad(struct layout *l, size_t n)
 {
-	if (!grow((void **)&tw->out, &tw->out_cap, tw->out_len + n + 1, 1))
+	if (!grow((void **)&l->out, &l->out_cap, l->out_len + n + 1, 1))
 		return false;
-	memset(tw->out + tw->out_len, ' ', n);
-	tw->out_len += n;
+	memset(l->out + l->out_len, ' ', n);
+	l->out_len += n;
 	return true;
 }
 
-static bool write_lines(struct tabwriter *tw, size_t line0, size_t line1, size_t nlines_total,
-			bool last_unterminated)
+static bool write_lines(struct layout *l, size_t line0, size_t line1, size_t nlines_total, bool last_unterminated)
 {
-	for (size_t l = line0; l < line1; l++) {
-		const struct tw_line *line = &tw->lines[l];
-		size_t line_start = tw->out_len;
+	for (size_t i = line0; i < line1; i++) {
+		const struct tw_line *line = &l->lines[i];
+		size_t line_start = l->out_len;
 
 		for (size_t j = 0; j < line->ncells; j++) {
-			const struct tw_cell *c = &tw->cells[line->first + j];
+			const struct tw_cell *c = &l->cells[line->first + j];
 
-			if (!out_put(tw, tw->text + c->off, c->len))
+			if (!out_put(l, l->tw->text + c->off, c->len))
 				return false;
-			if (j < tw->nwidths && j + 1 < line->ncells && c->width < tw->widths[j] &&
-			    !out_pad(tw, tw->widths[j] - c->width))
+			if (j < l->nwidths && j + 1 < line->ncells && c->width < l->widths[j] &&
+			    !out_pad(l, l->widths[j] - c->width))
 				return false;
 		}
-		if (tw->flags & TABWRITER_TRIM_TRAILING)
-			while (tw->out_len > line_start && tw->out[tw->out_len - 1] == ' ')
-				tw->out_len--;
-		if (!(l + 1 == nlines_total && last_unterminated) && !out_put(tw, "\n", 1))
+		if (l->tw->flags & TABWRITER_TRIM_TRAILING)
+			while (l->out_len > line_start && l->out[l->out_len - 1] == ' ')
+				l->out_len--;
+		if (!(i + 1 == nlines_total && last_unterminated) && !out_put(l, "\n", 1))
 			return false;
 	}
 	return true;
@@ -188,63 +190,70 @@ static bool write_lines(struct tabwriter *tw, size_t line0, size_t line1, size_t
 
 /* Go's algorithm: find the column blocks of column len(widths) inside
  * [line0, line1), recursing into each block for the next column. */
-static bool format(struct tabwriter *tw, size_t line0, size_t line1, size_t nlines_total, bool last_unterminated)
+static bool format(struct layout *l, size_t line0, size_t line1, size_t nlines_total, bool last_unterminated)
 {
-	size_t column = tw->nwidths;
+	size_t column = l->nwidths;
 
 	for (size_t this = line0; this < line1; this++) {
 		size_t width;
 
-		if (column + 1 >= tw->lines[this].ncells)
+		if (column + 1 >= l->lines[this].ncells)
 			continue;
-		if (!write_lines(tw, line0, this, nlines_total, last_unterminated))
+		if (!write_lines(l, line0, this, nlines_total, last_unterminated))
 			return false;
 		line0 = this;
-		width = (size_t)tw->minwidth;
+		width = (size_t)l->tw->minwidth;
 		for (; this < line1; this++) {
-			const struct tw_line *line = &tw->lines[this];
+			const struct tw_line *line = &l->lines[this];
 			size_t w;
 
 			if (column + 1 >= line->ncells)
 				break;
-			w = tw->cells[line->first + column].width + (size_t)tw->padding;
+			w = l->cells[line->first + column].width + (size_t)l->tw->padding;
 			if (w > width)
 				width = w;
 		}
-		if (!grow((void **)&tw->widths, &tw->widths_cap, tw->nwidths + 1, sizeof(*tw->widths)))
+		if (!grow((void **)&l->widths, &l->widths_cap, l->nwidths + 1, sizeof(*l->widths)))
 			return false;
-		tw->widths[tw->nwidths++] = width;
-		if (!format(tw, line0, this, nlines_total, last_unterminated))
+		l->widths[l->nwidths++] = width;
+		if (!format(l, line0, this, nlines_total, last_unterminated))
 			return false;
-		tw->nwidths--;
+		l->nwidths--;
 		line0 = this;
 		/* the outer loop's increment must not skip the line that ended the block */
 		this--;
 	}
-	return write_lines(tw, line0, line1, nlines_total, last_unterminated);
+	return write_lines(l, line0, line1, nlines_total, last_unterminated);
+}
+
+static void layout_release(struct layout *l)
+{
+	free(l->cells);
+	free(l->lines);
+	free(l->widths);
+	free(l->out);
 }
 
 char *tabwriter_flush(struct tabwriter *tw, size_t *len)
 {
+	struct layout l = { .tw = tw };
 	bool last_unterminated;
-	char *ret;
+	char *ret = NULL;
 
 	if (tw->failed)
 		return NULL;
-	tw->out_len = 0;
-	tw->nwidths = 0;
-	if (!split(tw, &last_unterminated) || !format(tw, 0, tw->nlines, tw->nlines, last_unterminated) ||
-	    !out_put(tw, "", 0)) {
+	if (!split(&l, &last_unterminated) || !format(&l, 0, l.nlines, l.nlines, last_unterminated) ||
+	    !out_put(&l, "", 0)) {
 		tw->failed = true;
-		return NULL;
+	} else {
+		ret = l.out;
+		ret[l.out_len] = '\0';
+		if (len)
+			*len = l.out_len;
+		l.out = NULL;
+		tw->len = 0;
 	}
-	tw->out[tw->out_len] = '\0';
-	ret = tw->out;
-	if (len)
-		*len = tw->out_len;
-	tw->out = NULL;
-	tw->out_len = tw->out_cap = 0;
-	tw->len = 0;
+	layout_release(&l);
 	return ret;
 }
 
@@ -267,9 +276,5 @@ void tabwriter_free(struct tabwriter *tw)
 	if (!tw)
 		return;
 	free(tw->text);
-	free(tw->cells);
-	free(tw->lines);
-	free(tw->widths);
-	free(tw->out);
 	free(tw);
 }
