@@ -195,14 +195,13 @@ static int cmp_events(const void *a, const void *b)
 /* The pod's latest FailedScheduling messages (newest first, each once). */
 static int read_events(struct kube_client *c, struct fit_run *r, const char *ns, const char *name, struct kerr *err)
 {
-	char *path = NULL, *q = NULL, *sel = NULL, *esc_ns = kube_escape(ns), *esc_sel = NULL;
+	char *path = kube_path("v1", ns, "events", NULL), *q = NULL, *sel = NULL, *esc_sel = NULL;
 	json_t *list = NULL, **items = NULL;
 	size_t n;
 	int rc = -1;
 
-	if (!esc_ns || asprintf(&sel, "involvedObject.kind=Pod,involvedObject.name=%s,reason=FailedScheduling", name) < 0 ||
-	    !(esc_sel = kube_escape(sel)) || asprintf(&path, "/api/v1/namespaces/%s/events", esc_ns) < 0 ||
-	    asprintf(&q, "fieldSelector=%s", esc_sel) < 0) {
+	if (!path || asprintf(&sel, "involvedObject.kind=Pod,involvedObject.name=%s,reason=FailedScheduling", name) < 0 ||
+	    !(esc_sel = kube_escape(sel)) || asprintf(&q, "fieldSelector=%s", esc_sel) < 0) {
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out;
 	}
@@ -236,7 +235,6 @@ out:
 	free(path);
 	free(q);
 	free(sel);
-	free(esc_ns);
 	free(esc_sel);
 	free(items);
 	json_decref(list);
@@ -246,12 +244,11 @@ out:
 static int read_cluster_pod(struct kube_client *c, struct fit_run *r, const char *ns, const char *name,
 			    struct kerr *err)
 {
-	char *path = NULL, *esc_ns = kube_escape(ns), *esc_name = kube_escape(name);
+	char *path = kube_path("v1", ns, "pods", name);
 	json_t *j = NULL;
 	int rc = -1;
 
-	if (!esc_ns || !esc_name || asprintf(&path, "/api/v1/namespaces/%s/pods/%s", esc_ns, esc_name) < 0) {
-		path = NULL;
+	if (!path) {
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out;
 	}
@@ -271,8 +268,6 @@ static int read_cluster_pod(struct kube_client *c, struct fit_run *r, const char
 	}
 out:
 	free(path);
-	free(esc_ns);
-	free(esc_name);
 	json_decref(j);
 	return rc;
 }

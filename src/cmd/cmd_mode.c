@@ -224,24 +224,15 @@ static void set_node_error(struct mode_run *r, size_t i, const struct kerr *e)
 	r->results[i] = R_ERROR;
 }
 
-static int node_path(const char *name, char **ret)
-{
-	char *esc = kube_escape(name);
-	int rc = esc ? asprintf(ret, "/api/v1/nodes/%s", esc) : -1;
-
-	free(esc);
-	return rc < 0 ? -1 : 0;
-}
-
 /* Patch one node, reading it again and re-planning after a 409 Conflict. */
 static void apply_node(struct mode_run *r, size_t i)
 {
 	struct np_node *node = &r->chosen.items[i];
 	struct kube_write_opts w = { .dry_run = r->dry == CLI_DRY_SERVER, .field_manager = "kubectl-inspect-cgpu" };
 	struct kerr err = KERR_INIT;
-	char *path = NULL;
+	char *path = kube_path("v1", NULL, "nodes", node->name);
 
-	if (node_path(node->name, &path) < 0) {
+	if (!path) {
 		kerr_set(&err, KERR_OTHER, "out of memory");
 		goto fail;
 	}

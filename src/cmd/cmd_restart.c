@@ -128,20 +128,16 @@ static int ds_find(struct kube_client *c, const char *which, struct ds **ret, si
 
 	if (which) {
 		const char *slash = strchr(which, '/');
-		char *ns, *name, *ens, *ename, *path = NULL;
+		char *ns, *name, *path = NULL;
 
 		if (!slash || slash == which || !slash[1] || strchr(slash + 1, '/'))
 			return kerr_set(err, KERR_USAGE, "--daemonset must be NAMESPACE/NAME, not \"%s\"", which);
 		ns = strndup(which, (size_t)(slash - which));
 		name = strdup(slash + 1);
-		ens = ns ? kube_escape(ns) : NULL;
-		ename = name ? kube_escape(name) : NULL;
-		if (!ens || !ename || asprintf(&path, "/apis/apps/v1/namespaces/%s/daemonsets/%s", ens, ename) < 0)
-			path = NULL;
+		if (ns && name)
+			path = kube_path("apps/v1", ns, "daemonsets", name);
 		free(ns);
 		free(name);
-		free(ens);
-		free(ename);
 		if (!path)
 			return kerr_set(err, KERR_OTHER, "out of memory");
 		rc = kube_get_json(c, path, NULL, &j, err);
@@ -260,15 +256,10 @@ static int list_plugin_pods(struct kube_client *c, const struct ds *ds, size_t n
 		goto out;
 	}
 	for (size_t i = 0; i < nds; i++) {
-		char *ens = kube_escape(ds[i].ns);
-
-		if (!ens || asprintf(&paths[i], "/api/v1/namespaces/%s/pods", ens) < 0) {
-			paths[i] = NULL;
-			free(ens);
+		if (!(paths[i] = kube_path("v1", ds[i].ns, "pods", NULL))) {
 			kerr_set(err, KERR_OTHER, "out of memory");
 			goto out;
 		}
-		free(ens);
 		pods_release(&pods[i]);
 		lists[i] = (struct kube_list){
 			.path = paths[i], .label_selector = ds[i].selector, .field_selector = field,
@@ -304,13 +295,12 @@ out:
 static int delete_pod(struct kube_client *c, const struct k8s_pod *p, bool server_dry_run, struct kerr *err)
 {
 	struct kube_write_opts w = { .dry_run = server_dry_run };
-	char *ens = kube_escape(p->namespace), *ename = kube_escape(p->name), *path = NULL;
+	char *path = kube_path("v1", p->namespace, "pods", p->name);
 	json_t *opts = json_pack("{s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
 				 "preconditions", "uid", p->uid ? p->uid : "");
 	int rc = -1;
 
-	if (!ens || !ename || !opts || asprintf(&path, "/api/v1/namespaces/%s/pods/%s", ens, ename) < 0) {
-		path = NULL;
+	if (!path || !opts) {
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out;
 	}
@@ -324,8 +314,6 @@ static int delete_pod(struct kube_client *c, const struct k8s_pod *p, bool serve
 out:
 	json_decref(opts);
 	free(path);
-	free(ens);
-	free(ename);
 	return rc;
 }
 
@@ -399,12 +387,9 @@ static void node_error(const struct restart_opts *o, struct node_job *j, const s
 static int expect_selecting(struct kube_client *c, const struct ds *ds, size_t nds, struct node_job *j,
 			    struct kerr *err)
 {
-	char *esc = kube_escape(j->node), *path = NULL;
+	char *path = kube_path("v1", NULL, "nodes", j->node);
 	json_t *node = NULL, *labels;
 
-	if (!esc || asprintf(&path, "/api/v1/nodes/%s", esc) < 0)
-		path = NULL;
-	free(esc);
 	if (!path)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	if (kube_get_json(c, path, NULL, &node, err) < 0) {

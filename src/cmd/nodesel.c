@@ -187,15 +187,14 @@ out:
 
 int np_node_get(struct kube_client *c, const char *name, struct np_node *ret, struct kerr *err)
 {
-	char *esc = kube_escape(name), *path = NULL;
+	char *path = kube_path("v1", NULL, "nodes", name);
 	json_t *j = NULL, *labels;
 	struct np_node n = { 0 };
 	const char *k;
 	json_t *v;
 	int rc = -1;
 
-	if (!esc || asprintf(&path, "/api/v1/nodes/%s", esc) < 0) {
-		path = NULL;
+	if (!path) {
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out;
 	}
@@ -224,6 +223,5 @@ out:
 	np_node_release(&n);
 	json_decref(j);
 	free(path);
-	free(esc);
 	return rc;
 }

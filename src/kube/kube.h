@@ -185,5 +185,10 @@ int kube_client_poll(struct kube_client *c, int fd, int timeout_ms, struct kerr 
 
 /* Percent-encode a path segment or query value. Returns malloc'd string. */
 char *kube_escape(const char *s);
+/* The path of a resource: group_version "v1" (the core group, under /api)
+ * or "apps/v1" (under /apis); ns NULL for a cluster-scoped resource or for
+ * every namespace; name NULL for the collection.  The namespace and name are
+ * escaped.  Returns a malloc'd string, NULL when out of memory. */
+char *kube_path(const char *group_version, const char *ns, const char *resource, const char *name);
 
 #endif

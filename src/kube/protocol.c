@@ -54,6 +54,20 @@ char *kube_escape(const char *s)
 	return out;
 }
 
+char *kube_path(const char *group_version, const char *ns, const char *resource, const char *name)
+{
+	char *ens = ns ? kube_escape(ns) : NULL, *ename = name ? kube_escape(name) : NULL, *path = NULL;
+	bool core = !strchr(group_version, '/');
+
+	if ((!ns || ens) && (!name || ename) &&
+	    asprintf(&path, "/%s/%s%s%s/%s%s%s", core ? "api" : "apis", group_version, ns ? "/namespaces/" : "",
+		     ns ? ens : "", resource, name ? "/" : "", name ? ename : "") < 0)
+		path = NULL;
+	free(ens);
+	free(ename);
+	return path;
+}
+
 struct qpair {
 	const char *key, *value;
 };

@@ -34,6 +34,28 @@ Test(escape, unreserved_kept_rest_encoded)
 	cr_assert_null(kube_escape(NULL));
 }
 
+Test(escape, resource_paths)
+{
+	static const struct {
+		const char *gv, *ns, *resource, *name, *want;
+	} cases[] = {
+		{ "v1", NULL, "nodes", "gpu-node-1", "/api/v1/nodes/gpu-node-1" },
+		{ "v1", NULL, "nodes", NULL, "/api/v1/nodes" },
+		{ "v1", "ml", "pods", "train-0", "/api/v1/namespaces/ml/pods/train-0" },
+		{ "v1", "ml", "events", NULL, "/api/v1/namespaces/ml/events" },
+		{ "apps/v1", "kube-system", "daemonsets", "ds", "/apis/apps/v1/namespaces/kube-system/daemonsets/ds" },
+		/* names from the command line cannot leave their segment */
+		{ "v1", "a/../b", "pods", "x y?z", "/api/v1/namespaces/a%2F..%2Fb/pods/x%20y%3Fz" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *p = kube_path(cases[i].gv, cases[i].ns, cases[i].resource, cases[i].name);
+
+		cr_assert_str_eq(p, cases[i].want);
+		free(p);
+	}
+}
+
 Test(query, sorted_like_go_and_null_values_dropped)
 {
 	const char *kv[] = {"limit", "500", "labelSelector", NULL, "fieldSelector", "spec.nodeName=n1", "continue", "a=b"};
