@@ -180,11 +180,6 @@ static void node_free_fields(struct model_node *n)
 	free(n->name);
 	free(n->ip);
 	scheme_node_release(&n->info);
-	if (n->gpus)
-		for (int i = 0; i < n->ngpus; i++) {
-			free(n->gpus[i].id);
-			free(n->gpus[i].type);
-		}
 	free(n->gpus);
 	free(n->pool);
 	free(n->gpu_model);

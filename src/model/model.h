@@ -74,7 +74,7 @@ struct model_pod {
 
 struct model_gpu {
 	int index;
-	char *id, *type;
+	const char *id, *type; /* the scheme's (the node's info.gpus), or NULL */
 	int64_t mem_total, mem_allocated;
 	int64_t core_total, core_allocated;
 	int64_t slots, slots_used;

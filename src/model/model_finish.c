@@ -6,11 +6,6 @@
 #include "model.h"
 #include "model_internal.h"
 
-static char *xstrdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 static int oom(struct kerr *err)
 {
 	return kerr_set(err, KERR_OTHER, "out of memory");
@@ -154,12 +149,8 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		g->index = i;
 		if (sg) {
 			g->index = sg->index;
-			g->id = xstrdup(sg->id);
-			g->type = xstrdup(sg->type);
-			if ((sg->id && !g->id) || (sg->type && !g->type)) {
-				free(obj);
-				return -1;
-			}
+			g->id = sg->id;
+			g->type = sg->type;
 			g->mem_total = convert_m(m, sg->mem_total, from, to);
 			gpu_native += sg->mem_total;
 			g->core_total = sg->core_total;
