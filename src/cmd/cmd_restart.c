@@ -67,18 +67,18 @@ void restart_format_duration(char *buf, size_t len, long ms)
 
 /* --- DaemonSets ---------------------------------------------------------------------- */
 
+/* A DaemonSet as read: the strings but selector point into obj. */
 struct ds {
-	char *ns, *name, *uid, *selector;
-	json_t *node_selector; /* the pod template's, NULL when none: every node */
+	json_t *obj;
+	const char *ns, *name, *uid;
+	char *selector;			/* its pod selector, as a label selector */
+	json_t *node_selector;		/* the pod template's, NULL when none: every node */
 };
 
 static void ds_release(struct ds *d)
 {
-	free(d->ns);
-	free(d->name);
-	free(d->uid);
 	free(d->selector);
-	json_decref(d->node_selector);
+	json_decref(d->obj);
 }
 
 /* The DaemonSet's nodeSelector picks a node with these labels (a JSON
@@ -97,7 +97,7 @@ static bool ds_selects(const struct ds *d, const json_t *labels)
 	return true;
 }
 
-static int ds_from_json(const json_t *j, struct ds *ret, struct kerr *err)
+static int ds_from_json(json_t *j, struct ds *ret, struct kerr *err)
 {
 	const json_t *meta = json_object_get(j, "metadata");
 	struct ds d = { 0 };
@@ -106,15 +106,12 @@ static int ds_from_json(const json_t *j, struct ds *ret, struct kerr *err)
 		kerr_prefix(err, "daemonset %s", str_or(json_string_value(json_object_get(meta, "name")), "?"));
 		return -1;
 	}
-	d.ns = strdup(str_or(json_string_value(json_object_get(meta, "namespace")), "kube-system"));
-	d.name = strdup(str_or(json_string_value(json_object_get(meta, "name")), ""));
-	d.uid = strdup(str_or(json_string_value(json_object_get(meta, "uid")), ""));
-	d.node_selector = json_incref(json_object_get(
-		json_object_get(json_object_get(json_object_get(j, "spec"), "template"), "spec"), "nodeSelector"));
-	if (!d.ns || !d.name || !d.uid) {
-		ds_release(&d);
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	}
+	d.obj = json_incref(j);
+	d.ns = str_or(json_string_value(json_object_get(meta, "namespace")), "kube-system");
+	d.name = str_or(json_string_value(json_object_get(meta, "name")), "");
+	d.uid = str_or(json_string_value(json_object_get(meta, "uid")), "");
+	d.node_selector = json_object_get(
+		json_object_get(json_object_get(json_object_get(j, "spec"), "template"), "spec"), "nodeSelector");
 	*ret = d;
 	return 0;
 }
