@@ -19,41 +19,12 @@
 #define DIRECTIVE_NO_FILE_COMP 4
 #define COMPLETION_TIMEOUT_MS 2000
 
-struct words {
-	char **v;
-	size_t len, cap;
-};
-
-static void words_add(struct words *w, const char *s)
-{
-	char **v;
-
-	if (!s)
-		return;
-	for (size_t i = 0; i < w->len; i++)
-		if (strcmp(w->v[i], s) == 0)
-			return;
-	v = kube_array_grow(w->v, &w->cap, w->len + 1, sizeof(*v), 64);
-	if (!v)
-		return;
-	w->v = v;
-	if ((w->v[w->len] = strdup(s)))
-		w->len++;
-}
-
 /* The commands people type (not the hidden ones shells call). */
-static void add_commands(struct words *w)
+static void add_commands(struct strset *w)
 {
 	for (const struct command *c = commands + 1; c->run; c++)
 		if (strncmp(c->name, "__", 2) != 0)
-			words_add(w, c->name);
-}
-
-static void words_release(struct words *w)
-{
-	for (size_t i = 0; i < w->len; i++)
-		free(w->v[i]);
-	free(w->v);
+			strset_add(w, c->name);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -62,7 +33,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 struct node_names {
-	struct words *out;
+	struct strset *out;
 	const char *pool_key; /* collect this label's values instead of names */
 };
 
@@ -71,9 +42,9 @@ static int collect_node(void *ud, struct k8s_node *node, struct kerr *err)
 	struct node_names *nn = ud;
 
 	if (nn->pool_key)
-		words_add(nn->out, kvlist_get(&node->labels, nn->pool_key));
+		strset_add(nn->out, kvlist_get(&node->labels, nn->pool_key));
 	else
-		words_add(nn->out, node->name);
+		strset_add(nn->out, node->name);
 	k8s_node_free(node);
 	return 0;
 }
@@ -81,7 +52,7 @@ static int collect_node(void *ud, struct k8s_node *node, struct kerr *err)
 static const char *const pool_label_keys[] = { "alibabacloud.com/nodepool-id", NULL };
 
 /* Node names, or node-pool ids, from the cluster the global flags point at. */
-static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct words *out)
+static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct strset *out)
 {
 	struct kube_config cfg = { 0 };
 	struct kube_client *client = NULL;
@@ -109,7 +80,7 @@ static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct words *o
 
 static int collect_pod_namespace(void *ud, struct k8s_pod *pod, struct kerr *err)
 {
-	words_add(ud, pod->namespace);
+	strset_add(ud, pod->namespace);
 	k8s_pod_free(pod);
 	return 0;
 }
@@ -117,7 +88,7 @@ static int collect_pod_namespace(void *ud, struct k8s_pod *pod, struct kerr *err
 /* Namespaces from the namespace list; when that is refused or absent (the
  * read-only role grants nodes and pods only), from the pods instead.  A
  * server that cannot be reached is not asked a second time. */
-static void complete_namespaces(struct cli_ctx *ctx, struct words *out)
+static void complete_namespaces(struct cli_ctx *ctx, struct strset *out)
 {
 	struct kube_config cfg = { 0 };
 	struct kube_client *client = NULL;
@@ -141,7 +112,7 @@ static void complete_namespaces(struct cli_ctx *ctx, struct words *out)
 		json_t *item;
 
 		json_array_foreach(json_object_get(list, "items"), i, item)
-			words_add(out, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
+			strset_add(out, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
 	} else if (err.kind == KERR_STATUS && (err.code == 403 || err.code == 404)) {
 		kerr_release(&err);
 		kube_list_run(client, &pods, 1, &err);
@@ -154,7 +125,7 @@ out:
 	kerr_release(&err);
 }
 
-static void add_daemonsets(json_t *list, struct words *out)
+static void add_daemonsets(json_t *list, struct strset *out)
 {
 	size_t i;
 	json_t *item;
@@ -166,7 +137,7 @@ static void add_daemonsets(json_t *list, struct words *out)
 		char *s;
 
 		if (ns && name && asprintf(&s, "%s/%s", ns, name) >= 0) {
-			words_add(out, s);
+			strset_add(out, s);
 			free(s);
 		}
 	}
@@ -175,7 +146,7 @@ static void add_daemonsets(json_t *list, struct words *out)
 /* DaemonSets as NAMESPACE/NAME, for restart --daemonset: of every namespace,
  * or, where that is refused (the admin role grants kube-system), of
  * kube-system, where the device plugins live. */
-static void complete_daemonsets(struct cli_ctx *ctx, struct words *out)
+static void complete_daemonsets(struct cli_ctx *ctx, struct strset *out)
 {
 	struct kube_config cfg = { 0 };
 	struct kube_client *client = NULL;
@@ -200,7 +171,7 @@ out:
 	kerr_release(&err);
 }
 
-static void complete_values(struct cli_ctx *ctx, const char *values, struct words *out)
+static void complete_values(struct cli_ctx *ctx, const char *values, struct strset *out)
 {
 	if (!values)
 		return;
@@ -215,7 +186,7 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 		char **names = kubeconfig_context_names(&ctx->g.ov, &err);
 
 		for (size_t i = 0; names && names[i]; i++)
-			words_add(out, names[i]);
+			strset_add(out, names[i]);
 		strv_free(names);
 		kerr_release(&err);
 	} else if (strcmp(values, "labels") == 0) {
@@ -227,7 +198,7 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 		};
 
 		for (size_t i = 0; keys[i]; i++)
-			words_add(out, keys[i]);
+			strset_add(out, keys[i]);
 	} else if (strcmp(values, "daemonsets") == 0) {
 		complete_daemonsets(ctx, out);
 	} else if (strcmp(values, "commands") == 0) {
@@ -239,7 +210,7 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct word
 		char *copy = strdup(values), *save = NULL;
 
 		for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
-			words_add(out, w);
+			strset_add(out, w);
 		free(copy);
 	}
 }
@@ -255,13 +226,13 @@ static const struct flag *flag_named(const struct flag *flags, const char *word)
 	return NULL;
 }
 
-static void add_flags(const struct flag *flags, struct words *out)
+static void add_flags(const struct flag *flags, struct strset *out)
 {
 	for (const struct flag *f = flags; f && f->name; f++) {
 		char *s;
 
 		if (asprintf(&s, "--%s", f->name) >= 0) {
-			words_add(out, s);
+			strset_add(out, s);
 			free(s);
 		}
 	}
@@ -272,7 +243,7 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	const char *cur = argc > 1 ? argv[argc - 1] : "";
 	const struct command *cmd = commands;
 	const struct flag *pending = NULL;
-	struct words cand = { 0 };
+	struct strset cand = { 0 };
 	size_t npos = 0;
 	int directive = DIRECTIVE_NO_FILE_COMP;
 
@@ -348,18 +319,18 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			if (name && !f)
 				f = flag_named(global_flags, name);
 			if (f && f->arg) {
-				struct words vals = { 0 };
+				struct strset vals = { 0 };
 
 				complete_values(ctx, f->values, &vals);
 				for (size_t i = 0; i < vals.len; i++) {
 					char *s;
 
 					if (asprintf(&s, "%s=%s", name, vals.v[i]) >= 0) {
-						words_add(&cand, s);
+						strset_add(&cand, s);
 						free(s);
 					}
 				}
-				words_release(&vals);
+				strset_release(&vals);
 			}
 			free(name);
 		} else {
@@ -393,6 +364,6 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			directive |= DIRECTIVE_NO_SPACE;
 	}
 	fprintf(ctx->out, ":%d\n", directive);
-	words_release(&cand);
+	strset_release(&cand);
 	return 0;
 }

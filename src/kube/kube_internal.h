@@ -167,8 +167,7 @@ struct kube_client {
 	CURL *pool[EASY_POOL_MAX];
 	size_t npool;
 	struct xfer *xfers; /* every unfinished transfer */
-	char **warnings_seen;
-	size_t nwarnings, warnings_cap;
+	struct strset warnings_seen;
 	unsigned long activity; /* bumped whenever a caller's callback ran */
 	bool in_curl;		/* inside curl_multi_perform: handles cannot be removed now */
 	unsigned long long list_max_objects, list_max_bytes, max_object_bytes;

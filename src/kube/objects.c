@@ -136,6 +136,33 @@ int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *val
 	return 0;
 }
 
+int strset_add(struct strset *set, const char *s)
+{
+	char **v;
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < set->len; i++)
+		if (strcmp(set->v[i], s) == 0)
+			return 0;
+	v = kube_array_grow(set->v, &set->cap, set->len + 1, sizeof(*v), 8);
+	if (!v)
+		return -1;
+	set->v = v;
+	if (!(v[set->len] = strdup(s)))
+		return -1;
+	set->len++;
+	return 1;
+}
+
+void strset_release(struct strset *set)
+{
+	for (size_t i = 0; i < set->len; i++)
+		free(set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
 void kvlist_release(struct kvlist *l)
 {
 	if (!l)

@@ -45,6 +45,18 @@ int kube_time_parse(const char *s, char date_sep, char mid_sep, bool zone_option
  * malloc'd, NULL when out of memory. */
 char *kube_strdup_len(const char *s, size_t len);
 
+/* A set of strings, in the order they were first added.  Linear: it holds
+ * what a person reads (warnings, completion candidates). */
+struct strset {
+	char **v;
+	size_t len, cap;
+};
+
+/* A copy of s added unless it is there already (or NULL): 1 added, 0 not,
+ * -1 out of memory. */
+int strset_add(struct strset *set, const char *s);
+void strset_release(struct strset *set);
+
 /* NULL when absent.  Linear: these maps hold a handful of filtered keys. */
 const char *kvlist_get(const struct kvlist *l, const char *key);
 int kvlist_add(struct kvlist *l, const char *key, size_t keylen, const char *value, size_t valuelen);

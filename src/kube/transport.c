@@ -76,19 +76,8 @@ const char *http_status_text(long code)
 
 static void warning_seen(struct kube_client *c, const char *msg)
 {
-	char **w;
-
-	for (size_t i = 0; i < c->nwarnings; i++)
-		if (strcmp(c->warnings_seen[i], msg) == 0)
-			return;
-	w = kube_array_grow(c->warnings_seen, &c->warnings_cap, c->nwarnings + 1, sizeof(*w), 4);
-	if (!w)
+	if (strset_add(&c->warnings_seen, msg) <= 0)
 		return;
-	c->warnings_seen = w;
-	w[c->nwarnings] = strdup(msg);
-	if (!w[c->nwarnings])
-		return;
-	c->nwarnings++;
 	fprintf(c->log, "Warning: %s\n", msg);
 	fflush(c->log);
 }
@@ -235,9 +224,7 @@ void kube_client_free(struct kube_client *c)
 		curl_multi_cleanup(c->multi);
 	cred_cache_free(c->creds);
 	curl_slist_free_all(c->connect_to);
-	for (size_t i = 0; i < c->nwarnings; i++)
-		free(c->warnings_seen[i]);
-	free(c->warnings_seen);
+	strset_release(&c->warnings_seen);
 	free(c->user_agent);
 	free(c->base_url);
 	free(c->display_url);

@@ -1,5 +1,5 @@
 /* Filtered maps, filters and their union; the array growth rule; timestamps;
- * deep copies of taints and tolerations. */
+ * deep copies of taints and tolerations; string sets. */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
@@ -208,4 +208,27 @@ Test(objects, taints_and_tolerations_copy)
 	cr_assert_eq(k8s_tolerations_copy(&oc, &noc, NULL, 0), 0);
 	cr_assert_null(oc);
 	k8s_tolerations_free(NULL, 3);
+}
+
+Test(objects, strset_keeps_first_order_once)
+{
+	struct strset s = { 0 };
+
+	cr_assert_eq(strset_add(&s, "b"), 1);
+	cr_assert_eq(strset_add(&s, "a"), 1);
+	cr_assert_eq(strset_add(&s, "b"), 0);
+	cr_assert_eq(strset_add(&s, NULL), 0);
+	for (int i = 0; i < 20; i++) {
+		char w[8];
+
+		snprintf(w, sizeof(w), "w%d", i % 10);
+		cr_assert_eq(strset_add(&s, w), i < 10 ? 1 : 0);
+	}
+	cr_assert_eq(s.len, 12);
+	cr_assert_str_eq(s.v[0], "b");
+	cr_assert_str_eq(s.v[1], "a");
+	cr_assert_str_eq(s.v[11], "w9");
+	strset_release(&s);
+	cr_assert_null(s.v);
+	cr_assert_eq(s.len, 0);
 }
