@@ -627,10 +627,7 @@ char *cli_error_line(const struct kerr *err)
 
 	if (!err || err->kind != KERR_BUDGET)
 		return termsafe_kerr_line(err);
-	copy.kind = err->kind;
-	copy.code = err->code;
-	copy.reason = err->reason ? strdup(err->reason) : NULL;
-	copy.message = err->message ? strdup(err->message) : NULL;
+	kerr_copy(&copy, err);
 	cli_word_error(&copy);
 	line = termsafe_kerr_line(&copy);
 	kerr_release(&copy);

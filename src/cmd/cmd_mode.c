@@ -210,9 +210,9 @@ static void set_node_error(struct mode_run *r, size_t i, const struct kerr *e)
 
 	if (m) {
 		/* a list that would not end is worded here, as main words it */
-		struct kerr worded = { e->kind, e->code, e->reason ? strdup(e->reason) : NULL,
-				       e->message ? strdup(e->message) : NULL, e->host ? strdup(e->host) : NULL };
+		struct kerr worded = KERR_INIT;
 
+		kerr_copy(&worded, e);
 		cli_word_error(&worded);
 		kerr_print(m, &worded);
 		kerr_release(&worded);

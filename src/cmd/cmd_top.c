@@ -147,11 +147,7 @@ static void copy_kerr(struct kerr *dst, const struct kerr *src)
 	kerr_release(dst);
 	if (!src)
 		return;
-	dst->kind = src->kind;
-	dst->code = src->code;
-	dst->reason = src->reason ? strdup(src->reason) : NULL;
-	dst->message = src->message ? strdup(src->message) : NULL;
-	dst->host = src->host ? strdup(src->host) : NULL;
+	kerr_copy(dst, src);
 	if (dst->kind == KERR_NONE)
 		dst->kind = KERR_OTHER;
 }

@@ -34,11 +34,8 @@ static void sync_done(void *ud, struct xfer *x, const struct kerr *err)
 	s->done = true;
 	s->code = x->code;
 	if (err) {
-		s->err = *err;
-		/* take the strings over: the caller of done releases its copy */
-		s->err.reason = xstrdup(err->reason);
-		s->err.message = xstrdup(err->message);
-		s->err.host = xstrdup(err->host);
+		/* a copy: the caller of done releases its own */
+		kerr_copy(&s->err, err);
 	} else {
 		s->body = x->body;
 		memset(&x->body, 0, sizeof(x->body));

@@ -34,6 +34,20 @@ void kerr_release(struct kerr *err)
 	memset(err, 0, sizeof(*err));
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void kerr_copy(struct kerr *dst, const struct kerr *src)
+{
+	struct kerr c = { src->kind, src->code, dup_or_null(src->reason), dup_or_null(src->message),
+			  dup_or_null(src->host) };
+
+	kerr_release(dst);
+	*dst = c;
+}
+
 int kerr_set(struct kerr *err, enum kerr_kind kind, const char *fmt, ...)
 {
 	va_list ap;

@@ -57,6 +57,9 @@ int kerr_set_status(struct kerr *err, long code, const char *reason, const char 
 /* Prefix the existing message: "context: old message". */
 void kerr_prefix(struct kerr *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kerr_release(struct kerr *err);
+/* dst (released first) becomes a copy of src with strings of its own; a
+ * string that cannot be copied for want of memory is left out. */
+void kerr_copy(struct kerr *dst, const struct kerr *src);
 
 /* The single line kubectl prints for this error, newline-terminated, e.g.
  *   Error from server (Forbidden): nodes is forbidden: ...

@@ -337,11 +337,7 @@ static void list_fail(struct list_run *r, const struct kerr *err)
 	page_free(r->next);
 	r->head = r->next = NULL;
 	r->finished = true;
-	kerr_release(&r->err);
-	r->err = *err;
-	r->err.reason = xstrdup(err->reason);
-	r->err.message = xstrdup(err->message);
-	r->err.host = xstrdup(err->host);
+	kerr_copy(&r->err, err);
 	r->c->activity++;
 	if (r->on_done)
 		r->on_done(r->ud, &r->err);

@@ -82,3 +82,23 @@ Test(kerr, invalid_configuration_printed_as_kubectl_does)
 	t_assert_printed(&e, "error: auth info \"nope\" does not exist\n");
 	kerr_release(&e);
 }
+
+Test(kerr, copy_owns_its_strings)
+{
+	struct kerr e = KERR_INIT, c = KERR_INIT;
+
+	kerr_set_status(&e, 404, "NotFound", "pods \"x\" not found");
+	e.host = strdup("10.0.0.1:6443");
+	kerr_set(&c, KERR_OTHER, "replaced");
+	kerr_copy(&c, &e);
+	kerr_release(&e);
+	cr_assert_eq(c.kind, KERR_STATUS);
+	cr_assert_eq(c.code, 404);
+	cr_assert_str_eq(c.reason, "NotFound");
+	cr_assert_str_eq(c.message, "pods \"x\" not found");
+	cr_assert_str_eq(c.host, "10.0.0.1:6443");
+	kerr_copy(&c, &(struct kerr)KERR_INIT);
+	cr_assert_eq(c.kind, KERR_NONE);
+	cr_assert_null(c.message);
+	kerr_release(&c);
+}
