@@ -68,7 +68,7 @@ static const char *const help_text[] = {
 	"",
 	"  Up/Down, j/k     move (scroll in a node)",
 	"  PgUp/PgDn        move a page",
-	"  Home/End, g/G    first/last node",
+	"  Home/End, g/G    first/last node (in a node: its top/end)",
 	"  Enter, Right     open the selected node: its GPUs and the pods on each",
 	"  Esc, Backspace   back (Esc in the list clears the filter)",
 	"  s                sort: name, allocated %, free memory, pending",

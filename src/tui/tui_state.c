@@ -1,5 +1,6 @@
 #include "tui_state.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,8 @@ static void key_node(struct tui_state *s, int key)
 		return;
 	switch (key) {
 	case TUI_KEY_HOME: case 'g': s->detail_top = 0; s->dirty = true; break;
+	/* past any pane: the layout clamps it to the last page and says so */
+	case TUI_KEY_END: case 'G': s->detail_top = LONG_MAX; s->dirty = true; break;
 	case TUI_KEY_ESC: case TUI_KEY_BACKSPACE: case TUI_KEY_LEFT: case 'h':
 		s->view = TUI_VIEW_NODES;
 		s->dirty = true;

@@ -249,6 +249,23 @@ class TopTest(unittest.TestCase):
 		self.assertEqual(len(lists), 2, lists)
 		self.quit(p)
 
+	def test_end_and_home_in_a_node_taller_than_the_screen(self):
+		p = self.start("multi-gpu", lines=14)
+		p.wait_text("gpu-zero ")
+		p.keys("j", "j", "Enter")
+		s = p.wait_text("node gpu-8x")
+		self.assertIn("GPU0 ", s)
+		self.assertNotIn("GPU7 ", s, "the pane is taller than the screen")
+		p.keys("End")
+		s = p.wait_for(lambda s: "GPU7 " in s and "GPU0 " not in s, what="the end of the node's pane")
+		p.keys("k")
+		s = p.wait_for(lambda s: "GPU7 " not in s, what="one line up from the end")
+		p.keys("G")
+		p.wait_text("GPU7 ")
+		p.keys("Home")
+		s = p.wait_for(lambda s: "GPU0 " in s and "GPU7 " not in s, what="the top of the node's pane")
+		self.quit(p)
+
 	def test_expired_watch_lists_again(self):
 		# The pods watch waits two seconds before it is served; meanwhile three pods are added and the
 		# server keeps one event of history, so the watch answers with an ERROR 410 event.

@@ -150,6 +150,16 @@ Test(tui_state, enter_opens_the_node_and_esc_or_backspace_go_back)
 	cr_assert_str_eq(tui_state_selected(&st), "b", "and do not move the list");
 	press(&st, 'k', 3);
 	cr_assert_eq(st.detail_top, 0);
+	key(&st, 'G');
+	cr_assert_geq(st.detail_top, 1000000, "End goes past the pane, for the layout to clamp");
+	key(&st, 'k');
+	cr_assert_gt(st.detail_top, 1000000, "and scrolling up from there stays near the end");
+	key(&st, TUI_KEY_HOME);
+	cr_assert_eq(st.detail_top, 0);
+	key(&st, TUI_KEY_END);
+	cr_assert_geq(st.detail_top, 1000000);
+	key(&st, 'g');
+	cr_assert_eq(st.detail_top, 0);
 	key(&st, TUI_KEY_ESC);
 	cr_assert_eq(st.view, TUI_VIEW_NODES);
 	key(&st, TUI_KEY_ENTER);
