@@ -16,12 +16,7 @@
 enum fmt { FMT_UNKNOWN, FMT_JSON, FMT_PB };
 
 struct sniff {
-	enum dec_mode mode;
-	enum obj_kind kind;
-	const struct decode_filter *filter;
-	struct decode_sink sink;
-	watch_cb cb;
-	void *ud;
+	struct decode_spec spec;
 	enum fmt fmt;
 	struct decoder *json;
 	struct pb_decoder *pb;
@@ -163,17 +158,10 @@ int decode_watch_type(const char *s, enum watch_type *ret)
 	return -1;
 }
 
-static void sniff_init(struct sniff *s, enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-		       const struct decode_sink *sink, watch_cb cb, void *ud)
+static void sniff_init(struct sniff *s, const struct decode_spec *spec)
 {
 	memset(s, 0, sizeof(*s));
-	s->mode = mode;
-	s->kind = kind;
-	s->filter = filter;
-	if (sink)
-		s->sink = *sink;
-	s->cb = cb;
-	s->ud = ud;
+	s->spec = *spec;
 }
 
 /* Which encoding, from the first bytes (head[0..n)); FMT_UNKNOWN while they
@@ -182,7 +170,7 @@ static enum fmt sniff_fmt(const struct sniff *s, const unsigned char *p, size_t 
 {
 	static const unsigned char magic[4] = {'k', '8', 's', 0};
 
-	if (s->mode == DEC_WATCH)
+	if (s->spec.mode == DEC_WATCH)
 		return p[0] == 0 ? FMT_PB : FMT_JSON;
 	if (memcmp(p, magic, n < 4 ? n : 4) != 0)
 		return FMT_JSON;
@@ -193,9 +181,9 @@ static int sniff_start(struct sniff *s, enum fmt fmt, struct kerr *err)
 {
 	s->fmt = fmt;
 	if (fmt == FMT_PB)
-		s->pb = pb_decoder_new(s->mode, s->kind, s->filter, &s->sink, s->cb, s->ud);
+		s->pb = pb_decoder_new(&s->spec);
 	else
-		s->json = json_decoder_new(s->mode, s->kind, s->filter, &s->sink, s->cb, s->ud);
+		s->json = json_decoder_new(&s->spec);
 	if (!s->pb && !s->json)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	return 0;
@@ -256,9 +244,12 @@ struct list_decoder *list_decoder_new(enum obj_kind kind, const struct decode_fi
 				      const struct decode_sink *sink)
 {
 	struct list_decoder *ld = malloc(sizeof(*ld));
+	struct decode_spec spec = {.mode = DEC_LIST, .kind = kind, .filter = filter};
 
+	if (sink)
+		spec.sink = *sink;
 	if (ld)
-		sniff_init(&ld->s, DEC_LIST, kind, filter, sink, NULL, NULL);
+		sniff_init(&ld->s, &spec);
 	return ld;
 }
 
@@ -292,10 +283,11 @@ void list_decoder_free(struct list_decoder *d)
 static int decode_single(enum obj_kind kind, const void *buf, size_t len, const struct decode_filter *filter,
 			 struct k8s_node **node, struct k8s_pod **pod, struct kerr *err)
 {
+	const struct decode_spec spec = {.mode = DEC_SINGLE, .kind = kind, .filter = filter};
 	struct sniff s;
 	int r;
 
-	sniff_init(&s, DEC_SINGLE, kind, filter, NULL, NULL, NULL);
+	sniff_init(&s, &spec);
 	r = sniff_feed(&s, buf, len, err) < 0 || sniff_finish(&s, err) < 0 ? -1 : 0;
 	if (r == 0 && node)
 		*node = s.pb ? pb_decoder_take_node(s.pb) : json_decoder_take_node(s.json);
@@ -323,9 +315,10 @@ struct watch_decoder *watch_decoder_new(enum obj_kind kind, const struct decode_
 					watch_cb cb, void *ud)
 {
 	struct watch_decoder *wd = malloc(sizeof(*wd));
+	const struct decode_spec spec = {.mode = DEC_WATCH, .kind = kind, .filter = filter, .cb = cb, .ud = ud};
 
 	if (wd)
-		sniff_init(&wd->s, DEC_WATCH, kind, filter, NULL, cb, ud);
+		sniff_init(&wd->s, &spec);
 	return wd;
 }
 

@@ -15,6 +15,17 @@
 
 enum dec_mode { DEC_LIST, DEC_SINGLE, DEC_WATCH };
 
+/* What a decoder is asked for, the same for both encodings: decode.c fills
+ * one per response and hands it to whichever decoder the first bytes pick. */
+struct decode_spec {
+	enum dec_mode mode;
+	enum obj_kind kind;
+	const struct decode_filter *filter; /* NULL: nothing optional kept */
+	struct decode_sink sink;	    /* DEC_LIST: where items and list metadata go */
+	watch_cb cb;			    /* DEC_WATCH: where events go, and its data */
+	void *ud;
+};
+
 /* "ADDED" ... "ERROR"; -1 for anything else. */
 int decode_watch_type(const char *s, enum watch_type *ret);
 
@@ -108,8 +119,7 @@ int decode_affinity_string(struct decode_affinity *a, enum affinity_field f, con
 /* Both decoders: a list (sink), a single object (taken after finish) or a
  * watch stream (cb). */
 struct decoder;
-struct decoder *json_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				 const struct decode_sink *sink, watch_cb cb, void *ud);
+struct decoder *json_decoder_new(const struct decode_spec *spec);
 int json_decoder_feed(struct decoder *d, const void *buf, size_t len, struct kerr *err);
 int json_decoder_finish(struct decoder *d, struct kerr *err);
 struct k8s_node *json_decoder_take_node(struct decoder *d);
@@ -117,8 +127,7 @@ struct k8s_pod *json_decoder_take_pod(struct decoder *d);
 void json_decoder_free(struct decoder *d);
 
 struct pb_decoder;
-struct pb_decoder *pb_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				  const struct decode_sink *sink, watch_cb cb, void *ud);
+struct pb_decoder *pb_decoder_new(const struct decode_spec *spec);
 int pb_decoder_feed(struct pb_decoder *d, const void *buf, size_t len, struct kerr *err);
 int pb_decoder_finish(struct pb_decoder *d, struct kerr *err);
 struct k8s_node *pb_decoder_take_node(struct pb_decoder *d);

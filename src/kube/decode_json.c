@@ -631,19 +631,21 @@ static const yajl_callbacks callbacks = {
 
 /* --- driving yajl -------------------------------------------------------- */
 
-int json_decoder_init(struct decoder *d, enum dec_mode mode, enum obj_kind kind,
-		      const struct decode_filter *filter)
+int json_decoder_init(struct decoder *d, const struct decode_spec *spec)
 {
 	static const struct decode_filter none;
 
 	memset(d, 0, sizeof(*d));
-	d->mode = mode;
-	d->kind = kind;
-	d->filter = filter ? filter : &none;
+	d->mode = spec->mode;
+	d->kind = spec->kind;
+	d->filter = spec->filter ? spec->filter : &none;
+	d->sink = spec->sink;
+	d->cb = spec->cb;
+	d->ud = spec->ud;
 	d->h = yajl_alloc(&callbacks, NULL, d);
 	if (!d->h)
 		return -1;
-	if (mode == DEC_WATCH)
+	if (spec->mode == DEC_WATCH)
 		yajl_config(d->h, yajl_allow_multiple_values, 1);
 	return 0;
 }

@@ -185,8 +185,7 @@ struct decoder {
 #define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
 /* decode_json.c */
-int json_decoder_init(struct decoder *d, enum dec_mode mode, enum obj_kind kind,
-		      const struct decode_filter *filter);
+int json_decoder_init(struct decoder *d, const struct decode_spec *spec);
 void json_decoder_release(struct decoder *d);
 
 static inline enum ctx json_top(const struct decoder *d)

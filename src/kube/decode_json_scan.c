@@ -674,23 +674,18 @@ static int decoder_finish(struct decoder *d, struct kerr *err)
 
 /* --- the decoder --------------------------------------------------------------- */
 
-struct decoder *json_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				 const struct decode_sink *sink, watch_cb cb, void *ud)
+struct decoder *json_decoder_new(const struct decode_spec *spec)
 {
 	struct decoder *d = malloc(sizeof(*d));
 
 	if (!d)
 		return NULL;
-	if (json_decoder_init(d, mode, kind, filter) < 0) {
+	if (json_decoder_init(d, spec) < 0) {
 		json_decoder_release(d);
 		free(d);
 		return NULL;
 	}
-	if (sink)
-		d->sink = *sink;
-	d->cb = cb;
-	d->ud = ud;
-	d->pf.on = mode == DEC_LIST;
+	d->pf.on = spec->mode == DEC_LIST;
 	return d;
 }
 

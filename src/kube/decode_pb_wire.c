@@ -246,22 +246,20 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 
 /* --- the decoder ----------------------------------------------------------- */
 
-struct pb_decoder *pb_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				  const struct decode_sink *sink, watch_cb cb, void *ud)
+struct pb_decoder *pb_decoder_new(const struct decode_spec *spec)
 {
 	static const struct decode_filter none;
 	struct pb_decoder *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
-	d->mode = mode;
-	d->kind = kind;
-	d->filter = filter ? filter : &none;
-	if (sink)
-		d->sink = *sink;
-	d->cb = cb;
-	d->ud = ud;
-	if (mode == DEC_WATCH) {
+	d->mode = spec->mode;
+	d->kind = spec->kind;
+	d->filter = spec->filter ? spec->filter : &none;
+	d->sink = spec->sink;
+	d->cb = spec->cb;
+	d->ud = spec->ud;
+	if (spec->mode == DEC_WATCH) {
 		d->phase = PH_FRAME;
 	} else {
 		/* the envelope: the magic, then an Unknown to the end */
@@ -344,13 +342,14 @@ bool decode_is_protobuf(const void *buf, size_t len)
 
 int decode_status_pb(const void *buf, size_t len, long *code, char **reason, char **message)
 {
+	const struct decode_spec spec = {.mode = DEC_LIST, .kind = OBJ_NODE};
 	struct pb_decoder *d;
 	struct kerr e = KERR_INIT;
 	int r = -1;
 
 	*reason = *message = NULL;
 	*code = 0;
-	d = pb_decoder_new(DEC_LIST, OBJ_NODE, NULL, NULL, NULL, NULL);
+	d = pb_decoder_new(&spec);
 	if (!d)
 		return -1;
 	/* a Status ends the list decoder with the Status as its error */
