@@ -32,6 +32,27 @@ struct watch_decoder {
 	struct sniff s;
 };
 
+void decode_state_init(struct decode_state *s, const struct decode_spec *spec)
+{
+	static const struct decode_filter none;
+
+	memset(s, 0, sizeof(*s));
+	s->spec = *spec;
+	if (!s->spec.filter)
+		s->spec.filter = &none;
+}
+
+void decode_state_release(struct decode_state *s)
+{
+	decode_object_clear(&s->node, &s->pod, &s->room);
+	free(s->addr);
+	free(s->list_rv);
+	free(s->list_continue);
+	free(s->st_reason);
+	free(s->st_message);
+	free(s->ev_type);
+}
+
 void decode_object_clear(struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
 {
 	k8s_node_free(*node);

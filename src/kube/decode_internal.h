@@ -76,6 +76,38 @@ struct decode_room {
 	struct decode_affinity aff;
 };
 
+/* What both decoders keep while reading, beside the state of their own
+ * encoding: what they were asked for, the object being built and what
+ * surrounds it. */
+struct decode_state {
+	struct decode_spec spec; /* filter never NULL */
+
+	/* the object being built: one of node and pod, as spec.kind says */
+	struct k8s_node *node;
+	struct k8s_pod *pod;
+	struct decode_room room;
+	/* a condition or an address being read */
+	bool cond_ready, cond_true, addr_internal;
+	char *addr;
+
+	/* the list: its metadata, until handed to the sink */
+	char *list_rv, *list_continue;
+	/* a Status: the failure a list or an object was answered with, or a
+	 * watch ERROR event's object */
+	char *st_reason, *st_message;
+	long st_code;
+	/* the watch event being read: its type */
+	char *ev_type;
+	bool started;	/* the body has begun */
+	bool root_done; /* the list or the single object is complete */
+	bool meta_sent; /* the list's metadata went to the sink */
+};
+
+/* s asked for what spec says, with nothing read yet. */
+void decode_state_init(struct decode_state *s, const struct decode_spec *spec);
+/* Free the object being built and the strings kept. */
+void decode_state_release(struct decode_state *s);
+
 enum decode_array { DECODE_OWNER, DECODE_CONTAINER, DECODE_TAINT };
 
 /* Free the object being decoded (*node or *pod) and forget its room. */
