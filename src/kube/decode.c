@@ -44,7 +44,7 @@ void decode_state_init(struct decode_state *s, const struct decode_spec *spec)
 
 void decode_state_release(struct decode_state *s)
 {
-	decode_object_clear(&s->node, &s->pod, &s->room);
+	decode_object_clear(s);
 	free(s->addr);
 	free(s->list_rv);
 	free(s->list_continue);
@@ -53,23 +53,23 @@ void decode_state_release(struct decode_state *s)
 	free(s->ev_type);
 }
 
-void decode_object_clear(struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
+void decode_object_clear(struct decode_state *s)
 {
-	k8s_node_free(*node);
-	k8s_pod_free(*pod);
-	*node = NULL;
-	*pod = NULL;
-	memset(room, 0, sizeof(*room));
+	k8s_node_free(s->node);
+	k8s_pod_free(s->pod);
+	s->node = NULL;
+	s->pod = NULL;
+	memset(&s->room, 0, sizeof(s->room));
 }
 
-int decode_object_new(enum obj_kind kind, struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
+int decode_object_new(struct decode_state *s)
 {
-	decode_object_clear(node, pod, room);
-	if (kind == OBJ_POD)
-		*pod = calloc(1, sizeof(**pod));
+	decode_object_clear(s);
+	if (s->spec.kind == OBJ_POD)
+		s->pod = calloc(1, sizeof(*s->pod));
 	else
-		*node = calloc(1, sizeof(**node));
-	return *pod || *node ? 0 : -1;
+		s->node = calloc(1, sizeof(*s->node));
+	return s->pod || s->node ? 0 : -1;
 }
 
 /* items grown by one zeroed element of size bytes, *n counting it; NULL
@@ -83,8 +83,11 @@ static void *append_zeroed(void *items, size_t *n, size_t *cap, size_t size)
 	return v;
 }
 
-int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_array a, struct decode_room *room)
+int decode_array_add(struct decode_state *s, enum decode_array a)
 {
+	struct k8s_node *node = s->node;
+	struct k8s_pod *pod = s->pod;
+	struct decode_room *room = &s->room;
 	void *v = NULL;
 
 	switch (a) {
@@ -116,16 +119,26 @@ int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_arr
 	return v ? 0 : -1;
 }
 
-int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, struct k8s_pod **pod,
-		     struct decode_room *room, struct kerr *err)
+void decode_list_meta_send(struct decode_state *s)
 {
-	struct k8s_node *n = *node;
-	struct k8s_pod *p = *pod;
+	if (s->meta_sent)
+		return;
+	s->meta_sent = true;
+	if (s->spec.sink.list_meta)
+		s->spec.sink.list_meta(s->spec.sink.ud, s->list_rv,
+				       s->list_continue && *s->list_continue ? s->list_continue : NULL);
+}
+
+int decode_emit_item(struct decode_state *s, struct kerr *err)
+{
+	const struct decode_sink *sink = &s->spec.sink;
+	struct k8s_node *n = s->node;
+	struct k8s_pod *p = s->pod;
 	int r = 0;
 
-	*node = NULL;
-	*pod = NULL;
-	memset(room, 0, sizeof(*room));
+	s->node = NULL;
+	s->pod = NULL;
+	memset(&s->room, 0, sizeof(s->room));
 	if (n) {
 		if (sink->node)
 			r = sink->node(sink->ud, n, err);
@@ -140,24 +153,25 @@ int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, str
 	return r;
 }
 
-int decode_event_object(struct watch_event *ev, struct k8s_node **node, struct k8s_pod **pod)
+int decode_event_object(struct watch_event *ev, struct decode_state *s)
 {
-	const char *rv = *node ? (*node)->resource_version : (*pod)->resource_version;
+	const char *rv = s->node ? s->node->resource_version : s->pod->resource_version;
 
 	if (rv && !(ev->resource_version = strdup(rv)))
 		return -1;
 	if (ev->type != WATCH_BOOKMARK) {
-		ev->node = *node;
-		ev->pod = *pod;
-		*node = NULL;
-		*pod = NULL;
+		ev->node = s->node;
+		ev->pod = s->pod;
+		s->node = NULL;
+		s->pod = NULL;
 	}
 	return 0;
 }
 
-int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr *err)
+int decode_event_send(const struct decode_state *s, struct watch_event *ev, struct kerr *err)
 {
-	int r = cb ? cb(ud, ev, err) : 0;
+	watch_cb cb = s->spec.cb;
+	int r = cb ? cb(s->spec.ud, ev, err) : 0;
 
 	if (!cb) {
 		k8s_node_free(ev->node);
@@ -165,6 +179,16 @@ int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr
 	}
 	free(ev->resource_version);
 	return r;
+}
+
+void decode_event_reset(struct decode_state *s)
+{
+	decode_object_clear(s);
+	free(s->ev_type);
+	free(s->st_reason);
+	free(s->st_message);
+	s->ev_type = s->st_reason = s->st_message = NULL;
+	s->st_code = 0;
 }
 
 int decode_watch_type(const char *s, enum watch_type *ret)
@@ -305,15 +329,24 @@ static int decode_single(enum obj_kind kind, const void *buf, size_t len, const 
 			 struct k8s_node **node, struct k8s_pod **pod, struct kerr *err)
 {
 	const struct decode_spec spec = {.mode = DEC_SINGLE, .kind = kind, .filter = filter};
+	struct decode_state *st;
 	struct sniff s;
 	int r;
 
 	sniff_init(&s, &spec);
 	r = sniff_feed(&s, buf, len, err) < 0 || sniff_finish(&s, err) < 0 ? -1 : 0;
-	if (r == 0 && node)
-		*node = s.pb ? pb_decoder_take_node(s.pb) : json_decoder_take_node(s.json);
-	if (r == 0 && pod)
-		*pod = s.pb ? pb_decoder_take_pod(s.pb) : json_decoder_take_pod(s.json);
+	if (r == 0) {
+		/* the object built is the caller's, no longer the decoder's to free */
+		st = s.pb ? pb_decoder_state(s.pb) : json_decoder_state(s.json);
+		if (node) {
+			*node = st->node;
+			st->node = NULL;
+		}
+		if (pod) {
+			*pod = st->pod;
+			st->pod = NULL;
+		}
+	}
 	sniff_release(&s);
 	return r;
 }

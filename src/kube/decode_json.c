@@ -47,21 +47,6 @@ static enum ctx top(const struct decoder *d)
 	return d->depth > 0 ? d->stack[d->depth - 1] : C_NONE;
 }
 
-static void object_clear(struct decoder *d)
-{
-	decode_object_clear(&d->base.node, &d->base.pod, &d->base.room);
-}
-
-static struct k8s_container *cur_container(struct decoder *d)
-{
-	return d->base.pod && d->base.pod->ncontainers ? &d->base.pod->containers[d->base.pod->ncontainers - 1] : NULL;
-}
-
-static struct k8s_owner *cur_owner(struct decoder *d)
-{
-	return d->base.pod && d->base.pod->nowners ? &d->base.pod->owners[d->base.pod->nowners - 1] : NULL;
-}
-
 static bool want_key(const struct decoder *d, enum ctx c, const unsigned char *k, size_t len)
 {
 	const struct decode_filter *f = d->base.spec.filter;
@@ -82,28 +67,23 @@ static int enter(struct decoder *d, enum ctx c)
 {
 	switch (c) {
 	case C_EVENT:
-		free(d->base.ev_type);
-		free(d->base.st_reason);
-		free(d->base.st_message);
-		d->base.ev_type = d->base.st_reason = d->base.st_message = NULL;
-		d->base.st_code = 0;
-		object_clear(d);
+		decode_event_reset(&d->base);
 		break;
 	case C_OBJ:
 		/* a second "object" in one event replaces the first */
-		if (decode_object_new(d->base.spec.kind, &d->base.node, &d->base.pod, &d->base.room) < 0)
+		if (decode_object_new(&d->base) < 0)
 			return oom(d);
 		break;
 	case C_OWNER:
-		if (decode_array_add(d->base.node, d->base.pod, DECODE_OWNER, &d->base.room) < 0)
+		if (decode_array_add(&d->base, DECODE_OWNER) < 0)
 			return oom(d);
 		break;
 	case C_CONTAINER:
-		if (decode_array_add(d->base.node, d->base.pod, DECODE_CONTAINER, &d->base.room) < 0)
+		if (decode_array_add(&d->base, DECODE_CONTAINER) < 0)
 			return oom(d);
 		break;
 	case C_TAINT:
-		if (decode_array_add(d->base.node, d->base.pod, DECODE_TAINT, &d->base.room) < 0)
+		if (decode_array_add(&d->base, DECODE_TAINT) < 0)
 			return oom(d);
 		break;
 	case C_TERM:
@@ -127,16 +107,6 @@ static int enter(struct decoder *d, enum ctx c)
 	return 1;
 }
 
-static void send_list_meta(struct decoder *d)
-{
-	if (d->base.meta_sent)
-		return;
-	d->base.meta_sent = true;
-	if (d->base.spec.sink.list_meta)
-		d->base.spec.sink.list_meta(d->base.spec.sink.ud, d->base.list_rv,
-				  d->base.list_continue && *d->base.list_continue ? d->base.list_continue : NULL);
-}
-
 /* A sink or the watch callback returned r: yajl goes on while it is 0 or
  * more. */
 static int stopped_if(struct decoder *d, int r)
@@ -151,7 +121,7 @@ static int stopped_if(struct decoder *d, int r)
 
 static int emit_item(struct decoder *d)
 {
-	return stopped_if(d, decode_emit_item(&d->base.spec.sink, &d->base.node, &d->base.pod, &d->base.room, d->err));
+	return stopped_if(d, decode_emit_item(&d->base, d->err));
 }
 
 static int emit_event(struct decoder *d)
@@ -167,15 +137,15 @@ static int emit_event(struct decoder *d)
 		ev.error_code = d->base.st_code;
 		ev.error_reason = d->base.st_reason;
 		ev.error_message = d->base.st_message;
-		object_clear(d);
+		decode_object_clear(&d->base);
 	} else {
 		if (!d->base.node && !d->base.pod)
 			return fail(d, KERR_DECODE, "invalid JSON in response: watch event without an object");
-		if (decode_event_object(&ev, &d->base.node, &d->base.pod) < 0)
+		if (decode_event_object(&ev, &d->base) < 0)
 			return oom(d);
 	}
-	r = decode_event_send(d->base.spec.cb, d->base.spec.ud, &ev, d->err);
-	object_clear(d);
+	r = decode_event_send(&d->base, &ev, d->err);
+	decode_object_clear(&d->base);
 	return stopped_if(d, r);
 }
 
@@ -187,7 +157,7 @@ static int leave(struct decoder *d)
 	d->field = F_NONE;
 	switch (c) {
 	case C_LIST_META:
-		send_list_meta(d);
+		decode_list_meta_send(&d->base);
 		break;
 	case C_LIST:
 		if (d->list_is_status) {
@@ -199,7 +169,7 @@ static int leave(struct decoder *d)
 									: "the server sent a Status instead of a list");
 			return 0;
 		}
-		send_list_meta(d);
+		decode_list_meta_send(&d->base);
 		d->base.root_done = true;
 		break;
 	case C_OBJ:
@@ -211,10 +181,10 @@ static int leave(struct decoder *d)
 	case C_EVENT:
 		return emit_event(d);
 	case C_CONDITION:
-		decode_condition_end(d->base.node, d->base.pod, d->base.cond_ready, d->base.cond_true);
+		decode_condition_end(&d->base);
 		break;
 	case C_ADDRESS:
-		decode_address_end(d->base.node, &d->base.addr, d->base.addr_internal);
+		decode_address_end(&d->base);
 		break;
 	default:
 		break;
@@ -376,7 +346,7 @@ static struct kvlist *entry_list(struct decoder *d)
 	case C_ALLOCATABLE:
 		return d->base.node ? &d->base.node->allocatable : NULL;
 	case C_LIMITS:
-		ct = cur_container(d);
+		ct = decode_last_container(&d->base);
 		return ct ? &ct->limits : NULL;
 	case C_NODE_SELECTOR:
 		return d->base.pod ? &d->base.pod->node_selector : NULL;
@@ -503,7 +473,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		break;
 	}
 	case C_OWNER:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (!o)
 			break;
 		if (d->field == F_KIND)
@@ -538,7 +508,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			return set_str(d, &d->base.pod->phase, s, len);
 		break;
 	case C_CONTAINER:
-		ct = cur_container(d);
+		ct = decode_last_container(&d->base);
 		if (ct && d->field == F_NAME)
 			return set_str(d, &ct->name, s, len);
 		break;
@@ -598,7 +568,7 @@ static int cb_boolean(void *ctx, int value)
 			d->base.node->unschedulable = value;
 		break;
 	case C_OWNER:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (o && d->field == F_CONTROLLER)
 			o->controller = value;
 		break;

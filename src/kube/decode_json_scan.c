@@ -700,20 +700,9 @@ int json_decoder_finish(struct decoder *d, struct kerr *err)
 	return decoder_finish(d, err);
 }
 
-struct k8s_node *json_decoder_take_node(struct decoder *d)
+struct decode_state *json_decoder_state(struct decoder *d)
 {
-	struct k8s_node *n = d->base.node;
-
-	d->base.node = NULL;
-	return n;
-}
-
-struct k8s_pod *json_decoder_take_pod(struct decoder *d)
-{
-	struct k8s_pod *p = d->base.pod;
-
-	d->base.pod = NULL;
-	return p;
+	return &d->base;
 }
 
 void json_decoder_free(struct decoder *d)

@@ -267,11 +267,6 @@ struct pb_frame *pb_top(struct pb_decoder *d)
 	return d->depth ? &d->stack[d->depth - 1] : NULL;
 }
 
-void pb_object_clear(struct pb_decoder *d)
-{
-	decode_object_clear(&d->base.node, &d->base.pod, &d->base.room);
-}
-
 /* Takes d->buf (len bytes) as a new string; empty strings are NULL when
  * omit_empty (what JSON leaves out). */
 static int take_str(struct pb_decoder *d, char **dst, bool omit_empty)
@@ -319,7 +314,7 @@ bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size
 
 static struct kvlist *entry_list(struct pb_decoder *d, unsigned map)
 {
-	struct k8s_pod *p = d->base.pod;
+	struct k8s_container *ct;
 
 	switch (map) {
 	case M_LABELS:
@@ -331,32 +326,14 @@ static struct kvlist *entry_list(struct pb_decoder *d, unsigned map)
 	case M_ALLOCATABLE:
 		return d->base.node ? &d->base.node->allocatable : NULL;
 	case M_LIMITS:
-		return p && p->ncontainers ? &p->containers[p->ncontainers - 1].limits : NULL;
+		ct = decode_last_container(&d->base);
+		return ct ? &ct->limits : NULL;
 	default:
 		return NULL;
 	}
 }
 
-static struct k8s_owner *cur_owner(struct pb_decoder *d)
-{
-	return d->base.pod && d->base.pod->nowners ? &d->base.pod->owners[d->base.pod->nowners - 1] : NULL;
-}
-
-static struct k8s_container *cur_container(struct pb_decoder *d)
-{
-	return d->base.pod && d->base.pod->ncontainers ? &d->base.pod->containers[d->base.pod->ncontainers - 1] : NULL;
-}
-
 /* --- sinks ---------------------------------------------------------------- */
-
-static void send_list_meta(struct pb_decoder *d)
-{
-	if (d->base.meta_sent)
-		return;
-	d->base.meta_sent = true;
-	if (d->base.spec.sink.list_meta)
-		d->base.spec.sink.list_meta(d->base.spec.sink.ud, d->base.list_rv, d->base.list_continue);
-}
 
 static int stopped(struct pb_decoder *d)
 {
@@ -368,7 +345,7 @@ static int stopped(struct pb_decoder *d)
 
 static int emit_item(struct pb_decoder *d)
 {
-	return decode_emit_item(&d->base.spec.sink, &d->base.node, &d->base.pod, &d->base.room, d->err) < 0 ? stopped(d) : 0;
+	return decode_emit_item(&d->base, d->err) < 0 ? stopped(d) : 0;
 }
 
 static int emit_event(struct pb_decoder *d)
@@ -384,20 +361,15 @@ static int emit_event(struct pb_decoder *d)
 		ev.error_code = d->base.st_code;
 		ev.error_reason = d->base.st_reason;
 		ev.error_message = d->base.st_message;
-		pb_object_clear(d);
+		decode_object_clear(&d->base);
 	} else {
 		if (!d->base.node && !d->base.pod)
 			return pb_fail(d, "watch event without an object");
-		if (decode_event_object(&ev, &d->base.node, &d->base.pod) < 0)
+		if (decode_event_object(&ev, &d->base) < 0)
 			return pb_oom(d);
 	}
-	r = decode_event_send(d->base.spec.cb, d->base.spec.ud, &ev, d->err);
-	pb_object_clear(d);
-	free(d->base.ev_type);
-	free(d->base.st_reason);
-	free(d->base.st_message);
-	d->base.ev_type = d->base.st_reason = d->base.st_message = NULL;
-	d->base.st_code = 0;
+	r = decode_event_send(&d->base, &ev, d->err);
+	decode_event_reset(&d->base);
 	d->is_status = false;
 	return r < 0 ? stopped(d) : 0;
 }
@@ -417,15 +389,15 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 	f->field = (unsigned char)field;
 	switch (ctx) {
 	case P_OBJ:
-		if (decode_object_new(d->base.spec.kind, &d->base.node, &d->base.pod, &d->base.room) < 0)
+		if (decode_object_new(&d->base) < 0)
 			return pb_oom(d);
 		break;
 	case P_OWNER:
-		if (decode_array_add(NULL, d->base.pod, DECODE_OWNER, &d->base.room) < 0)
+		if (decode_array_add(&d->base, DECODE_OWNER) < 0)
 			return pb_oom(d);
 		break;
 	case P_CONTAINER:
-		if (decode_array_add(NULL, d->base.pod, DECODE_CONTAINER, &d->base.room) < 0)
+		if (decode_array_add(&d->base, DECODE_CONTAINER) < 0)
 			return pb_oom(d);
 		break;
 	case P_TERM:
@@ -433,12 +405,9 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 		if (decode_affinity_open(&d->base.room.aff, d->base.spec.filter, d->base.pod, ctx == P_TERM) < 0)
 			return pb_oom(d);
 		break;
-	case P_TAINT:
-		if (decode_array_add(d->base.node, NULL, DECODE_TAINT, &d->base.room) < 0)
-			return pb_oom(d);
-		break;
-	case P_TOLERATION:
-		if (decode_array_add(NULL, d->base.pod, DECODE_TAINT, &d->base.room) < 0)
+	case P_TAINT: /* a node's: only a node decoder reads a NodeSpec */
+	case P_TOLERATION: /* a pod's */
+		if (decode_array_add(&d->base, DECODE_TAINT) < 0)
 			return pb_oom(d);
 		break;
 	case P_ENTRY:
@@ -467,10 +436,10 @@ int pb_leave(struct pb_decoder *d)
 
 	switch (f.ctx) {
 	case P_LIST_META:
-		send_list_meta(d);
+		decode_list_meta_send(&d->base);
 		break;
 	case P_LIST:
-		send_list_meta(d);
+		decode_list_meta_send(&d->base);
 		d->base.root_done = true;
 		break;
 	case P_STATUS:
@@ -511,10 +480,10 @@ int pb_leave(struct pb_decoder *d)
 			return pb_oom(d);
 		break;
 	case P_CONDITION:
-		decode_condition_end(d->base.node, d->base.pod, d->base.cond_ready, d->base.cond_true);
+		decode_condition_end(&d->base);
 		break;
 	case P_ADDRESS:
-		decode_address_end(d->base.node, &d->base.addr, d->base.addr_internal);
+		decode_address_end(&d->base);
 		break;
 	default:
 		break;
@@ -653,7 +622,7 @@ int pb_on_string(struct pb_decoder *d)
 	case F_OWNER_KIND:
 	case F_OWNER_NAME:
 	case F_OWNER_UID:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (!o)
 			return 0;
 		return take_str(d, d->key->field == F_OWNER_KIND ? &o->kind
@@ -676,7 +645,7 @@ int pb_on_string(struct pb_decoder *d)
 	case F_PHASE:
 		return take_str(d, &p->phase, true);
 	case F_CT_NAME:
-		ct = cur_container(d);
+		ct = decode_last_container(&d->base);
 		return ct ? take_str(d, &ct->name, false) : 0;
 	case F_ST_MESSAGE:
 		return take_str(d, &d->base.st_message, false);
@@ -719,7 +688,7 @@ int pb_on_varint(struct pb_decoder *d, uint64_t v)
 			return on_seconds(d, (int64_t)v);
 		return 0;
 	case F_CONTROLLER:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (o)
 			o->controller = v != 0;
 		return 0;

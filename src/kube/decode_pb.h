@@ -140,7 +140,6 @@ const struct pb_key *pb_find_key(const struct pb_decoder *d, unsigned ctx, uint6
 int pb_fail(struct pb_decoder *d, const char *msg);
 int pb_oom(struct pb_decoder *d);
 struct pb_frame *pb_top(struct pb_decoder *d);
-void pb_object_clear(struct pb_decoder *d);
 bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size_t len);
 int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsigned field);
 int pb_leave(struct pb_decoder *d);

@@ -297,20 +297,9 @@ int pb_decoder_finish(struct pb_decoder *d, struct kerr *err)
 	return 0;
 }
 
-struct k8s_node *pb_decoder_take_node(struct pb_decoder *d)
+struct decode_state *pb_decoder_state(struct pb_decoder *d)
 {
-	struct k8s_node *n = d->base.node;
-
-	d->base.node = NULL;
-	return n;
-}
-
-struct k8s_pod *pb_decoder_take_pod(struct pb_decoder *d)
-{
-	struct k8s_pod *p = d->base.pod;
-
-	d->base.pod = NULL;
-	return p;
+	return &d->base;
 }
 
 void pb_decoder_free(struct pb_decoder *d)
