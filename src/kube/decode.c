@@ -16,12 +16,7 @@
 enum fmt { FMT_UNKNOWN, FMT_JSON, FMT_PB };
 
 struct sniff {
-	enum dec_mode mode;
-	enum obj_kind kind;
-	const struct decode_filter *filter;
-	struct decode_sink sink;
-	watch_cb cb;
-	void *ud;
+	struct decode_spec spec;
 	enum fmt fmt;
 	struct decoder *json;
 	struct pb_decoder *pb;
@@ -37,23 +32,44 @@ struct watch_decoder {
 	struct sniff s;
 };
 
-void decode_object_clear(struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
+void decode_state_init(struct decode_state *s, const struct decode_spec *spec)
 {
-	k8s_node_free(*node);
-	k8s_pod_free(*pod);
-	*node = NULL;
-	*pod = NULL;
-	memset(room, 0, sizeof(*room));
+	static const struct decode_filter none;
+
+	memset(s, 0, sizeof(*s));
+	s->spec = *spec;
+	if (!s->spec.filter)
+		s->spec.filter = &none;
 }
 
-int decode_object_new(enum obj_kind kind, struct k8s_node **node, struct k8s_pod **pod, struct decode_room *room)
+void decode_state_release(struct decode_state *s)
 {
-	decode_object_clear(node, pod, room);
-	if (kind == OBJ_POD)
-		*pod = calloc(1, sizeof(**pod));
+	decode_object_clear(s);
+	free(s->addr);
+	free(s->list_rv);
+	free(s->list_continue);
+	free(s->st_reason);
+	free(s->st_message);
+	free(s->ev_type);
+}
+
+void decode_object_clear(struct decode_state *s)
+{
+	k8s_node_free(s->node);
+	k8s_pod_free(s->pod);
+	s->node = NULL;
+	s->pod = NULL;
+	memset(&s->room, 0, sizeof(s->room));
+}
+
+int decode_object_new(struct decode_state *s)
+{
+	decode_object_clear(s);
+	if (s->spec.kind == OBJ_POD)
+		s->pod = calloc(1, sizeof(*s->pod));
 	else
-		*node = calloc(1, sizeof(**node));
-	return *pod || *node ? 0 : -1;
+		s->node = calloc(1, sizeof(*s->node));
+	return s->pod || s->node ? 0 : -1;
 }
 
 /* items grown by one zeroed element of size bytes, *n counting it; NULL
@@ -67,8 +83,11 @@ static void *append_zeroed(void *items, size_t *n, size_t *cap, size_t size)
 	return v;
 }
 
-int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_array a, struct decode_room *room)
+int decode_array_add(struct decode_state *s, enum decode_array a)
 {
+	struct k8s_node *node = s->node;
+	struct k8s_pod *pod = s->pod;
+	struct decode_room *room = &s->room;
 	void *v = NULL;
 
 	switch (a) {
@@ -100,16 +119,26 @@ int decode_array_add(struct k8s_node *node, struct k8s_pod *pod, enum decode_arr
 	return v ? 0 : -1;
 }
 
-int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, struct k8s_pod **pod,
-		     struct decode_room *room, struct kerr *err)
+void decode_list_meta_send(struct decode_state *s)
 {
-	struct k8s_node *n = *node;
-	struct k8s_pod *p = *pod;
+	if (s->meta_sent)
+		return;
+	s->meta_sent = true;
+	if (s->spec.sink.list_meta)
+		s->spec.sink.list_meta(s->spec.sink.ud, s->list_rv,
+				       s->list_continue && *s->list_continue ? s->list_continue : NULL);
+}
+
+int decode_emit_item(struct decode_state *s, struct kerr *err)
+{
+	const struct decode_sink *sink = &s->spec.sink;
+	struct k8s_node *n = s->node;
+	struct k8s_pod *p = s->pod;
 	int r = 0;
 
-	*node = NULL;
-	*pod = NULL;
-	memset(room, 0, sizeof(*room));
+	s->node = NULL;
+	s->pod = NULL;
+	memset(&s->room, 0, sizeof(s->room));
 	if (n) {
 		if (sink->node)
 			r = sink->node(sink->ud, n, err);
@@ -124,24 +153,25 @@ int decode_emit_item(const struct decode_sink *sink, struct k8s_node **node, str
 	return r;
 }
 
-int decode_event_object(struct watch_event *ev, struct k8s_node **node, struct k8s_pod **pod)
+int decode_event_object(struct watch_event *ev, struct decode_state *s)
 {
-	const char *rv = *node ? (*node)->resource_version : (*pod)->resource_version;
+	const char *rv = s->node ? s->node->resource_version : s->pod->resource_version;
 
 	if (rv && !(ev->resource_version = strdup(rv)))
 		return -1;
 	if (ev->type != WATCH_BOOKMARK) {
-		ev->node = *node;
-		ev->pod = *pod;
-		*node = NULL;
-		*pod = NULL;
+		ev->node = s->node;
+		ev->pod = s->pod;
+		s->node = NULL;
+		s->pod = NULL;
 	}
 	return 0;
 }
 
-int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr *err)
+int decode_event_send(const struct decode_state *s, struct watch_event *ev, struct kerr *err)
 {
-	int r = cb ? cb(ud, ev, err) : 0;
+	watch_cb cb = s->spec.cb;
+	int r = cb ? cb(s->spec.ud, ev, err) : 0;
 
 	if (!cb) {
 		k8s_node_free(ev->node);
@@ -149,6 +179,16 @@ int decode_event_send(watch_cb cb, void *ud, struct watch_event *ev, struct kerr
 	}
 	free(ev->resource_version);
 	return r;
+}
+
+void decode_event_reset(struct decode_state *s)
+{
+	decode_object_clear(s);
+	free(s->ev_type);
+	free(s->st_reason);
+	free(s->st_message);
+	s->ev_type = s->st_reason = s->st_message = NULL;
+	s->st_code = 0;
 }
 
 int decode_watch_type(const char *s, enum watch_type *ret)
@@ -163,17 +203,10 @@ int decode_watch_type(const char *s, enum watch_type *ret)
 	return -1;
 }
 
-static void sniff_init(struct sniff *s, enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-		       const struct decode_sink *sink, watch_cb cb, void *ud)
+static void sniff_init(struct sniff *s, const struct decode_spec *spec)
 {
 	memset(s, 0, sizeof(*s));
-	s->mode = mode;
-	s->kind = kind;
-	s->filter = filter;
-	if (sink)
-		s->sink = *sink;
-	s->cb = cb;
-	s->ud = ud;
+	s->spec = *spec;
 }
 
 /* Which encoding, from the first bytes (head[0..n)); FMT_UNKNOWN while they
@@ -182,7 +215,7 @@ static enum fmt sniff_fmt(const struct sniff *s, const unsigned char *p, size_t 
 {
 	static const unsigned char magic[4] = {'k', '8', 's', 0};
 
-	if (s->mode == DEC_WATCH)
+	if (s->spec.mode == DEC_WATCH)
 		return p[0] == 0 ? FMT_PB : FMT_JSON;
 	if (memcmp(p, magic, n < 4 ? n : 4) != 0)
 		return FMT_JSON;
@@ -193,9 +226,9 @@ static int sniff_start(struct sniff *s, enum fmt fmt, struct kerr *err)
 {
 	s->fmt = fmt;
 	if (fmt == FMT_PB)
-		s->pb = pb_decoder_new(s->mode, s->kind, s->filter, &s->sink, s->cb, s->ud);
+		s->pb = pb_decoder_new(&s->spec);
 	else
-		s->json = json_decoder_new(s->mode, s->kind, s->filter, &s->sink, s->cb, s->ud);
+		s->json = json_decoder_new(&s->spec);
 	if (!s->pb && !s->json)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	return 0;
@@ -256,9 +289,12 @@ struct list_decoder *list_decoder_new(enum obj_kind kind, const struct decode_fi
 				      const struct decode_sink *sink)
 {
 	struct list_decoder *ld = malloc(sizeof(*ld));
+	struct decode_spec spec = {.mode = DEC_LIST, .kind = kind, .filter = filter};
 
+	if (sink)
+		spec.sink = *sink;
 	if (ld)
-		sniff_init(&ld->s, DEC_LIST, kind, filter, sink, NULL, NULL);
+		sniff_init(&ld->s, &spec);
 	return ld;
 }
 
@@ -292,15 +328,25 @@ void list_decoder_free(struct list_decoder *d)
 static int decode_single(enum obj_kind kind, const void *buf, size_t len, const struct decode_filter *filter,
 			 struct k8s_node **node, struct k8s_pod **pod, struct kerr *err)
 {
+	const struct decode_spec spec = {.mode = DEC_SINGLE, .kind = kind, .filter = filter};
+	struct decode_state *st;
 	struct sniff s;
 	int r;
 
-	sniff_init(&s, DEC_SINGLE, kind, filter, NULL, NULL, NULL);
+	sniff_init(&s, &spec);
 	r = sniff_feed(&s, buf, len, err) < 0 || sniff_finish(&s, err) < 0 ? -1 : 0;
-	if (r == 0 && node)
-		*node = s.pb ? pb_decoder_take_node(s.pb) : json_decoder_take_node(s.json);
-	if (r == 0 && pod)
-		*pod = s.pb ? pb_decoder_take_pod(s.pb) : json_decoder_take_pod(s.json);
+	if (r == 0) {
+		/* the object built is the caller's, no longer the decoder's to free */
+		st = s.pb ? pb_decoder_state(s.pb) : json_decoder_state(s.json);
+		if (node) {
+			*node = st->node;
+			st->node = NULL;
+		}
+		if (pod) {
+			*pod = st->pod;
+			st->pod = NULL;
+		}
+	}
 	sniff_release(&s);
 	return r;
 }
@@ -323,9 +369,10 @@ struct watch_decoder *watch_decoder_new(enum obj_kind kind, const struct decode_
 					watch_cb cb, void *ud)
 {
 	struct watch_decoder *wd = malloc(sizeof(*wd));
+	const struct decode_spec spec = {.mode = DEC_WATCH, .kind = kind, .filter = filter, .cb = cb, .ud = ud};
 
 	if (wd)
-		sniff_init(&wd->s, DEC_WATCH, kind, filter, NULL, cb, ud);
+		sniff_init(&wd->s, &spec);
 	return wd;
 }
 

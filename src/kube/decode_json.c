@@ -47,24 +47,9 @@ static enum ctx top(const struct decoder *d)
 	return d->depth > 0 ? d->stack[d->depth - 1] : C_NONE;
 }
 
-static void object_clear(struct decoder *d)
-{
-	decode_object_clear(&d->node, &d->pod, &d->room);
-}
-
-static struct k8s_container *cur_container(struct decoder *d)
-{
-	return d->pod && d->pod->ncontainers ? &d->pod->containers[d->pod->ncontainers - 1] : NULL;
-}
-
-static struct k8s_owner *cur_owner(struct decoder *d)
-{
-	return d->pod && d->pod->nowners ? &d->pod->owners[d->pod->nowners - 1] : NULL;
-}
-
 static bool want_key(const struct decoder *d, enum ctx c, const unsigned char *k, size_t len)
 {
-	const struct decode_filter *f = d->filter;
+	const struct decode_filter *f = d->base.spec.filter;
 
 	switch (c) {
 	case C_LABELS:
@@ -82,42 +67,37 @@ static int enter(struct decoder *d, enum ctx c)
 {
 	switch (c) {
 	case C_EVENT:
-		free(d->ev_type);
-		free(d->st_reason);
-		free(d->st_message);
-		d->ev_type = d->st_reason = d->st_message = NULL;
-		d->st_code = 0;
-		object_clear(d);
+		decode_event_reset(&d->base);
 		break;
 	case C_OBJ:
 		/* a second "object" in one event replaces the first */
-		if (decode_object_new(d->kind, &d->node, &d->pod, &d->room) < 0)
+		if (decode_object_new(&d->base) < 0)
 			return oom(d);
 		break;
 	case C_OWNER:
-		if (decode_array_add(d->node, d->pod, DECODE_OWNER, &d->room) < 0)
+		if (decode_array_add(&d->base, DECODE_OWNER) < 0)
 			return oom(d);
 		break;
 	case C_CONTAINER:
-		if (decode_array_add(d->node, d->pod, DECODE_CONTAINER, &d->room) < 0)
+		if (decode_array_add(&d->base, DECODE_CONTAINER) < 0)
 			return oom(d);
 		break;
 	case C_TAINT:
-		if (decode_array_add(d->node, d->pod, DECODE_TAINT, &d->room) < 0)
+		if (decode_array_add(&d->base, DECODE_TAINT) < 0)
 			return oom(d);
 		break;
 	case C_TERM:
 	case C_EXPR:
-		if (decode_affinity_open(&d->room.aff, d->filter, d->pod, c == C_TERM) < 0)
+		if (decode_affinity_open(&d->base.room.aff, d->base.spec.filter, d->base.pod, c == C_TERM) < 0)
 			return oom(d);
 		break;
 	case C_CONDITION:
-		d->cond_ready = d->cond_true = false;
+		d->base.cond_ready = d->base.cond_true = false;
 		break;
 	case C_ADDRESS:
-		free(d->addr);
-		d->addr = NULL;
-		d->addr_internal = false;
+		free(d->base.addr);
+		d->base.addr = NULL;
+		d->base.addr_internal = false;
 		break;
 	default:
 		break;
@@ -125,16 +105,6 @@ static int enter(struct decoder *d, enum ctx c)
 	d->stack[d->depth++] = c;
 	d->field = F_NONE;
 	return 1;
-}
-
-static void send_list_meta(struct decoder *d)
-{
-	if (d->meta_sent)
-		return;
-	d->meta_sent = true;
-	if (d->sink.list_meta)
-		d->sink.list_meta(d->sink.ud, d->list_rv,
-				  d->list_continue && *d->list_continue ? d->list_continue : NULL);
 }
 
 /* A sink or the watch callback returned r: yajl goes on while it is 0 or
@@ -151,31 +121,31 @@ static int stopped_if(struct decoder *d, int r)
 
 static int emit_item(struct decoder *d)
 {
-	return stopped_if(d, decode_emit_item(&d->sink, &d->node, &d->pod, &d->room, d->err));
+	return stopped_if(d, decode_emit_item(&d->base, d->err));
 }
 
 static int emit_event(struct decoder *d)
 {
-	struct watch_event ev = {.kind = d->kind};
+	struct watch_event ev = {.kind = d->base.spec.kind};
 	int r;
 
-	if (!d->ev_type)
+	if (!d->base.ev_type)
 		return fail(d, KERR_DECODE, "invalid JSON in response: watch event without a type");
-	if (decode_watch_type(d->ev_type, &ev.type) < 0)
+	if (decode_watch_type(d->base.ev_type, &ev.type) < 0)
 		return fail(d, KERR_DECODE, "invalid JSON in response: unknown watch event type");
 	if (ev.type == WATCH_ERROR) {
-		ev.error_code = d->st_code;
-		ev.error_reason = d->st_reason;
-		ev.error_message = d->st_message;
-		object_clear(d);
+		ev.error_code = d->base.st_code;
+		ev.error_reason = d->base.st_reason;
+		ev.error_message = d->base.st_message;
+		decode_object_clear(&d->base);
 	} else {
-		if (!d->node && !d->pod)
+		if (!d->base.node && !d->base.pod)
 			return fail(d, KERR_DECODE, "invalid JSON in response: watch event without an object");
-		if (decode_event_object(&ev, &d->node, &d->pod) < 0)
+		if (decode_event_object(&ev, &d->base) < 0)
 			return oom(d);
 	}
-	r = decode_event_send(d->cb, d->ud, &ev, d->err);
-	object_clear(d);
+	r = decode_event_send(&d->base, &ev, d->err);
+	decode_object_clear(&d->base);
 	return stopped_if(d, r);
 }
 
@@ -187,34 +157,34 @@ static int leave(struct decoder *d)
 	d->field = F_NONE;
 	switch (c) {
 	case C_LIST_META:
-		send_list_meta(d);
+		decode_list_meta_send(&d->base);
 		break;
 	case C_LIST:
 		if (d->list_is_status) {
 			/* a failure the server (or something in between)
 			 * sent with a success code */
 			d->failed = true;
-			kerr_set_status(d->err, d->st_code, d->st_reason,
-					d->st_message && *d->st_message ? d->st_message
+			kerr_set_status(d->err, d->base.st_code, d->base.st_reason,
+					d->base.st_message && *d->base.st_message ? d->base.st_message
 									: "the server sent a Status instead of a list");
 			return 0;
 		}
-		send_list_meta(d);
-		d->root_done = true;
+		decode_list_meta_send(&d->base);
+		d->base.root_done = true;
 		break;
 	case C_OBJ:
 		if (parent == C_ITEMS)
 			return emit_item(d);
 		if (parent == C_NONE)
-			d->root_done = true;
+			d->base.root_done = true;
 		break;
 	case C_EVENT:
 		return emit_event(d);
 	case C_CONDITION:
-		decode_condition_end(d->node, d->pod, d->cond_ready, d->cond_true);
+		decode_condition_end(&d->base);
 		break;
 	case C_ADDRESS:
-		decode_address_end(d->node, &d->addr, d->addr_internal);
+		decode_address_end(&d->base);
 		break;
 	default:
 		break;
@@ -298,14 +268,14 @@ static int cb_end(void *ctx)
 /* A node label key the pod's scheduling needs, kept when the filter asks. */
 static int add_node_key(struct decoder *d, const unsigned char *k, size_t len)
 {
-	struct kvlist *l = &d->pod->node_keys;
+	struct kvlist *l = &d->base.pod->node_keys;
 
-	if (!decode_filter_match(d->filter->node_keys, (const char *)k, len))
+	if (!decode_filter_match(d->base.spec.filter->node_keys, (const char *)k, len))
 		return 0;
 	for (size_t i = 0; i < l->len; i++)
 		if (strlen(l->items[i].key) == len && memcmp(l->items[i].key, k, len) == 0)
 			return 0;
-	return kvlist_add(&d->pod->node_keys, (const char *)k, len, "", 0);
+	return kvlist_add(&d->base.pod->node_keys, (const char *)k, len, "", 0);
 }
 
 static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
@@ -324,8 +294,8 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 	case C_LIMITS:
 	case C_NODE_SELECTOR:
 		d->field = F_NONE;
-		if (c == C_NODE_SELECTOR && d->pod) {
-			d->pod->has_node_selector = true;
+		if (c == C_NODE_SELECTOR && d->base.pod) {
+			d->base.pod->has_node_selector = true;
 			if (add_node_key(d, k, len) < 0)
 				return oom(d);
 		}
@@ -344,16 +314,16 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		d->field = F_ENTRY;
 		return 1;
 	case C_SELECTOR:
-		if (d->pod) {
-			d->pod->has_node_selector = true;
+		if (d->base.pod) {
+			d->base.pod->has_node_selector = true;
 			if (add_node_key(d, k, len) < 0)
 				return oom(d);
 		}
 		d->field = F_NONE;
 		return 1;
 	case C_NODE_AFFINITY:
-		if (d->pod)
-			d->pod->has_node_selector = true;
+		if (d->base.pod)
+			d->base.pod->has_node_selector = true;
 		d->field = json_lookup_key(d, c, k, len);
 		return 1;
 	default:
@@ -368,18 +338,18 @@ static struct kvlist *entry_list(struct decoder *d)
 
 	switch (top(d)) {
 	case C_LABELS:
-		return d->node ? &d->node->labels : d->pod ? &d->pod->labels : NULL;
+		return d->base.node ? &d->base.node->labels : d->base.pod ? &d->base.pod->labels : NULL;
 	case C_ANNOTATIONS:
-		return d->node ? &d->node->annotations : d->pod ? &d->pod->annotations : NULL;
+		return d->base.node ? &d->base.node->annotations : d->base.pod ? &d->base.pod->annotations : NULL;
 	case C_CAPACITY:
-		return d->node ? &d->node->capacity : NULL;
+		return d->base.node ? &d->base.node->capacity : NULL;
 	case C_ALLOCATABLE:
-		return d->node ? &d->node->allocatable : NULL;
+		return d->base.node ? &d->base.node->allocatable : NULL;
 	case C_LIMITS:
-		ct = cur_container(d);
+		ct = decode_last_container(&d->base);
 		return ct ? &ct->limits : NULL;
 	case C_NODE_SELECTOR:
-		return d->pod ? &d->pod->node_selector : NULL;
+		return d->base.pod ? &d->base.pod->node_selector : NULL;
 	default:
 		return NULL;
 	}
@@ -400,12 +370,12 @@ static int taint_string(struct decoder *d, const unsigned char *s, size_t len)
 {
 	char **key, **value, **effect, **op = NULL;
 
-	if (d->pod && d->pod->ntolerations) {
-		struct k8s_toleration *t = &d->pod->tolerations[d->pod->ntolerations - 1];
+	if (d->base.pod && d->base.pod->ntolerations) {
+		struct k8s_toleration *t = &d->base.pod->tolerations[d->base.pod->ntolerations - 1];
 
 		key = &t->key, value = &t->value, effect = &t->effect, op = &t->op;
-	} else if (d->node && d->node->ntaints) {
-		struct k8s_taint *t = &d->node->taints[d->node->ntaints - 1];
+	} else if (d->base.node && d->base.node->ntaints) {
+		struct k8s_taint *t = &d->base.node->taints[d->base.node->ntaints - 1];
 
 		key = &t->key, value = &t->value, effect = &t->effect;
 	} else {
@@ -428,16 +398,16 @@ static int taint_string(struct decoder *d, const unsigned char *s, size_t len)
 /* A string of a required node affinity expression the pod keeps. */
 static int affinity_string(struct decoder *d, enum affinity_field f, const unsigned char *s, size_t len)
 {
-	return decode_affinity_string(&d->room.aff, f, s, len) < 0 ? oom(d) : 1;
+	return decode_affinity_string(&d->base.room.aff, f, s, len) < 0 ? oom(d) : 1;
 }
 
 /* The reason and message of a Status, in place of a list or of an object. */
 static int status_str(struct decoder *d, const unsigned char *s, size_t len)
 {
 	if (d->field == F_REASON)
-		return set_str(d, &d->st_reason, s, len);
+		return set_str(d, &d->base.st_reason, s, len);
 	if (d->field == F_MESSAGE)
-		return set_str(d, &d->st_message, s, len);
+		return set_str(d, &d->base.st_message, s, len);
 	return 1;
 }
 
@@ -466,19 +436,19 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		return status_str(d, s, len);
 	case C_LIST_META:
 		if (d->field == F_RESOURCE_VERSION)
-			return set_str(d, &d->list_rv, s, len);
+			return set_str(d, &d->base.list_rv, s, len);
 		if (d->field == F_CONTINUE)
-			return set_str(d, &d->list_continue, s, len);
+			return set_str(d, &d->base.list_continue, s, len);
 		break;
 	case C_EVENT:
 		if (d->field == F_TYPE)
-			return set_str(d, &d->ev_type, s, len);
+			return set_str(d, &d->base.ev_type, s, len);
 		break;
 	case C_OBJ:
 		return status_str(d, s, len);
 	case C_META: {
-		struct k8s_node *n = d->node;
-		struct k8s_pod *p = d->pod;
+		struct k8s_node *n = d->base.node;
+		struct k8s_pod *p = d->base.pod;
 
 		if (!n && !p)
 			break;
@@ -503,7 +473,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		break;
 	}
 	case C_OWNER:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (!o)
 			break;
 		if (d->field == F_KIND)
@@ -515,35 +485,35 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		break;
 	case C_ADDRESS:
 		if (d->field == F_TYPE)
-			d->addr_internal = KEY_IS(s, len, "InternalIP");
+			d->base.addr_internal = KEY_IS(s, len, "InternalIP");
 		else if (d->field == F_ADDRESS)
-			return set_str(d, &d->addr, s, len);
+			return set_str(d, &d->base.addr, s, len);
 		break;
 	case C_TAINT:
 		return taint_string(d, s, len);
 	case C_CONDITION:
 		if (d->field == F_TYPE)
-			d->cond_ready = KEY_IS(s, len, "Ready");
+			d->base.cond_ready = KEY_IS(s, len, "Ready");
 		else if (d->field == F_STATUS)
-			d->cond_true = KEY_IS(s, len, "True");
+			d->base.cond_true = KEY_IS(s, len, "True");
 		break;
 	case C_POD_SPEC:
 		if (d->field == F_NODE_NAME)
-			return set_str(d, &d->pod->node_name, s, len);
+			return set_str(d, &d->base.pod->node_name, s, len);
 		if (d->field == F_SCHEDULER)
-			return set_str(d, &d->pod->scheduler_name, s, len);
+			return set_str(d, &d->base.pod->scheduler_name, s, len);
 		break;
 	case C_POD_STATUS:
 		if (d->field == F_PHASE)
-			return set_str(d, &d->pod->phase, s, len);
+			return set_str(d, &d->base.pod->phase, s, len);
 		break;
 	case C_CONTAINER:
-		ct = cur_container(d);
+		ct = decode_last_container(&d->base);
 		if (ct && d->field == F_NAME)
 			return set_str(d, &ct->name, s, len);
 		break;
 	case C_EXPR:
-		if (d->pod && d->field == F_KEY && add_node_key(d, s, len) < 0)
+		if (d->base.pod && d->field == F_KEY && add_node_key(d, s, len) < 0)
 			return oom(d);
 		if (d->field == F_KEY || d->field == F_OPERATOR)
 			return affinity_string(d, d->field == F_KEY ? AFF_KEY : AFF_OPERATOR, s, len);
@@ -576,7 +546,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
 		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
 			if (code < 100000)
 				code = code * 10 + (s[i] - '0');
-		d->st_code = i == len ? code : 0;
+		d->base.st_code = i == len ? code : 0;
 	}
 	return 1;
 }
@@ -594,11 +564,11 @@ static int cb_boolean(void *ctx, int value)
 	case C_NONE:
 		return fail(d, KERR_DECODE, "invalid JSON in response: expected an object");
 	case C_NODE_SPEC:
-		if (d->field == F_UNSCHEDULABLE && d->node)
-			d->node->unschedulable = value;
+		if (d->field == F_UNSCHEDULABLE && d->base.node)
+			d->base.node->unschedulable = value;
 		break;
 	case C_OWNER:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (o && d->field == F_CONTROLLER)
 			o->controller = value;
 		break;
@@ -631,19 +601,14 @@ static const yajl_callbacks callbacks = {
 
 /* --- driving yajl -------------------------------------------------------- */
 
-int json_decoder_init(struct decoder *d, enum dec_mode mode, enum obj_kind kind,
-		      const struct decode_filter *filter)
+int json_decoder_init(struct decoder *d, const struct decode_spec *spec)
 {
-	static const struct decode_filter none;
-
 	memset(d, 0, sizeof(*d));
-	d->mode = mode;
-	d->kind = kind;
-	d->filter = filter ? filter : &none;
+	decode_state_init(&d->base, spec);
 	d->h = yajl_alloc(&callbacks, NULL, d);
 	if (!d->h)
 		return -1;
-	if (mode == DEC_WATCH)
+	if (spec->mode == DEC_WATCH)
 		yajl_config(d->h, yajl_allow_multiple_values, 1);
 	return 0;
 }
@@ -652,13 +617,7 @@ void json_decoder_release(struct decoder *d)
 {
 	if (d->h)
 		yajl_free(d->h);
-	object_clear(d);
+	decode_state_release(&d->base);
 	free(d->keybuf);
 	free(d->held);
-	free(d->addr);
-	free(d->list_rv);
-	free(d->list_continue);
-	free(d->ev_type);
-	free(d->st_reason);
-	free(d->st_message);
 }

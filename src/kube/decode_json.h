@@ -141,12 +141,10 @@ struct prefilter {
 };
 
 struct decoder {
+	struct decode_state base;
 	yajl_handle h;
-	enum dec_mode mode;
-	enum obj_kind kind;
-	const struct decode_filter *filter;
 	struct kerr *err; /* during a feed */
-	bool failed, started;
+	bool failed;
 
 	enum ctx stack[MAX_DEPTH];
 	int depth;
@@ -155,17 +153,8 @@ struct decoder {
 	char *keybuf;
 	size_t keylen, keycap;
 
-	/* the object being read */
-	struct k8s_node *node;
-	struct k8s_pod *pod;
-	struct decode_room room;
-	bool cond_ready, cond_true, addr_internal;
-	char *addr;
-
 	/* lists */
-	struct decode_sink sink;
-	char *list_rv, *list_continue;
-	bool meta_sent, root_done, list_is_status;
+	bool list_is_status;
 
 	struct prefilter pf;
 
@@ -173,20 +162,12 @@ struct decoder {
 	size_t events, run;
 	unsigned char *held;
 	size_t held_len, held_cap;
-
-	/* watch */
-	watch_cb cb;
-	void *ud;
-	char *ev_type;
-	char *st_reason, *st_message;
-	long st_code;
 };
 
 #define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
 /* decode_json.c */
-int json_decoder_init(struct decoder *d, enum dec_mode mode, enum obj_kind kind,
-		      const struct decode_filter *filter);
+int json_decoder_init(struct decoder *d, const struct decode_spec *spec);
 void json_decoder_release(struct decoder *d);
 
 static inline enum ctx json_top(const struct decoder *d)

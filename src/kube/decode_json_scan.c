@@ -121,8 +121,9 @@ enum field json_lookup_key(const struct decoder *d, enum ctx c, const unsigned c
 	for (; e->name; e++) {
 		if (e->len != len || e->name[0] != k[0] || memcmp(e->name, k, len) != 0)
 			continue;
-		if (((e->only & ONLY_POD) && d->kind != OBJ_POD) || ((e->only & ONLY_WATCH) && d->mode != DEC_WATCH) ||
-		    ((e->only & ONLY_SCHED) && !d->filter->scheduling))
+		if (((e->only & ONLY_POD) && d->base.spec.kind != OBJ_POD) ||
+		    ((e->only & ONLY_WATCH) && d->base.spec.mode != DEC_WATCH) ||
+		    ((e->only & ONLY_SCHED) && !d->base.spec.filter->scheduling))
 			return F_NONE;
 		return (enum field)e->field;
 	}
@@ -137,11 +138,11 @@ enum field json_lookup_key(const struct decoder *d, enum ctx c, const unsigned c
 enum ctx json_child_map(const struct decoder *d)
 {
 	enum ctx c = json_top(d);
-	bool pod = d->kind == OBJ_POD;
+	bool pod = d->base.spec.kind == OBJ_POD;
 
 	switch (c) {
 	case C_NONE:
-		return d->mode == DEC_LIST ? C_LIST : d->mode == DEC_WATCH ? C_EVENT : C_OBJ;
+		return d->base.spec.mode == DEC_LIST ? C_LIST : d->base.spec.mode == DEC_WATCH ? C_EVENT : C_OBJ;
 	case C_LIST:
 		if (d->field == F_ITEMS)
 			return C_BAD_ITEMS;
@@ -173,7 +174,7 @@ enum ctx json_child_map(const struct decoder *d)
 		return C_CONDITION;
 	case C_POD_SPEC:
 		if (d->field == F_NODE_SELECTOR)
-			return d->filter->scheduling ? C_NODE_SELECTOR : C_SELECTOR;
+			return d->base.spec.filter->scheduling ? C_NODE_SELECTOR : C_SELECTOR;
 		return d->field == F_AFFINITY ? C_AFFINITY : C_NONE;
 	case C_AFFINITY:
 		return d->field == F_NODE_AFFINITY ? C_NODE_AFFINITY : C_NONE;
@@ -243,7 +244,7 @@ static int parse_error(struct decoder *d, struct kerr *err, const unsigned char 
 	else if (strncmp(text, "lexical error: ", 15) == 0)
 		text += 15;
 	if (strncmp(text, "premature EOF", 13) == 0)
-		text = d->started ? "unexpected end of data" : "empty body";
+		text = d->base.started ? "unexpected end of data" : "empty body";
 	n = strcspn(text, "\n");
 	while (n && (text[n - 1] == ' ' || text[n - 1] == '.'))
 		n--;
@@ -308,7 +309,7 @@ static int feed_raw(struct decoder *d, const unsigned char *p, size_t len, struc
 	memcpy(d->held + d->held_len, p, len);
 	d->held_len += len;
 	if (d->held_len >= d->run ||
-	    (d->mode == DEC_WATCH && (p[len - 1] == '}' || memchr(p, '\n', len))))
+	    (d->base.spec.mode == DEC_WATCH && (p[len - 1] == '}' || memchr(p, '\n', len))))
 		return flush_held(d, err);
 	return 0;
 }
@@ -399,9 +400,9 @@ static void pf_key_done(struct decoder *d)
 		if (KEY_IS(f->key, f->keylen, "metadata"))
 			f->child_ctx[i] = C_META;
 		else if (KEY_IS(f->key, f->keylen, "spec"))
-			f->child_ctx[i] = d->kind == OBJ_POD ? C_POD_SPEC : C_NODE_SPEC;
+			f->child_ctx[i] = d->base.spec.kind == OBJ_POD ? C_POD_SPEC : C_NODE_SPEC;
 		else if (KEY_IS(f->key, f->keylen, "status"))
-			f->child_ctx[i] = d->kind == OBJ_POD ? C_POD_STATUS : C_NODE_STATUS;
+			f->child_ctx[i] = d->base.spec.kind == OBJ_POD ? C_POD_STATUS : C_NODE_STATUS;
 		else
 			f->child[i] = PL_OTHER;
 		break;
@@ -630,13 +631,13 @@ static int decoder_feed(struct decoder *d, const void *buf, size_t len, struct k
 
 	if (d->failed)
 		return kerr_set(err, KERR_DECODE, "invalid JSON in response: decoding already failed");
-	if (!d->started) {
+	if (!d->base.started) {
 		size_t i = 0;
 
 		while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
 			i++;
 		if (i < len) {
-			d->started = true;
+			d->base.started = true;
 			/* An error page from a proxy or load balancer. */
 			if (p[i] == '<') {
 				d->failed = true;
@@ -665,7 +666,7 @@ static int decoder_finish(struct decoder *d, struct kerr *err)
 			return -1;
 		return parse_error(d, err, NULL, 0);
 	}
-	if (!d->root_done) {
+	if (!d->base.root_done) {
 		d->failed = true;
 		return kerr_set(err, KERR_DECODE, "invalid JSON in response: empty body");
 	}
@@ -674,23 +675,18 @@ static int decoder_finish(struct decoder *d, struct kerr *err)
 
 /* --- the decoder --------------------------------------------------------------- */
 
-struct decoder *json_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				 const struct decode_sink *sink, watch_cb cb, void *ud)
+struct decoder *json_decoder_new(const struct decode_spec *spec)
 {
 	struct decoder *d = malloc(sizeof(*d));
 
 	if (!d)
 		return NULL;
-	if (json_decoder_init(d, mode, kind, filter) < 0) {
+	if (json_decoder_init(d, spec) < 0) {
 		json_decoder_release(d);
 		free(d);
 		return NULL;
 	}
-	if (sink)
-		d->sink = *sink;
-	d->cb = cb;
-	d->ud = ud;
-	d->pf.on = mode == DEC_LIST;
+	d->pf.on = spec->mode == DEC_LIST;
 	return d;
 }
 
@@ -704,20 +700,9 @@ int json_decoder_finish(struct decoder *d, struct kerr *err)
 	return decoder_finish(d, err);
 }
 
-struct k8s_node *json_decoder_take_node(struct decoder *d)
+struct decode_state *json_decoder_state(struct decoder *d)
 {
-	struct k8s_node *n = d->node;
-
-	d->node = NULL;
-	return n;
-}
-
-struct k8s_pod *json_decoder_take_pod(struct decoder *d)
-{
-	struct k8s_pod *p = d->pod;
-
-	d->pod = NULL;
-	return p;
+	return &d->base;
 }
 
 void json_decoder_free(struct decoder *d)

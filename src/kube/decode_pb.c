@@ -226,9 +226,9 @@ static int add_node_key(struct pb_decoder *d, const char *k, size_t len)
 {
 	struct kvlist *l;
 
-	if (!d->pod || !decode_filter_match(d->filter->node_keys, k, len))
+	if (!d->base.pod || !decode_filter_match(d->base.spec.filter->node_keys, k, len))
 		return 0;
-	l = &d->pod->node_keys;
+	l = &d->base.pod->node_keys;
 	for (size_t i = 0; i < l->len; i++)
 		if (strlen(l->items[i].key) == len && memcmp(l->items[i].key, k, len) == 0)
 			return 0;
@@ -237,11 +237,11 @@ static int add_node_key(struct pb_decoder *d, const char *k, size_t len)
 
 const struct pb_key *pb_find_key(const struct pb_decoder *d, unsigned ctx, uint64_t num)
 {
-	unsigned kind = d->kind == OBJ_POD ? K_POD : K_NODE;
+	unsigned kind = d->base.spec.kind == OBJ_POD ? K_POD : K_NODE;
 	const struct pb_key *k = ctx < sizeof(keys_by_ctx) / sizeof(keys_by_ctx[0]) ? keys_by_ctx[ctx] : NULL;
 
 	for (; k && k->num; k++)
-		if (k->num == num && (k->kinds & kind) && (!(k->kinds & K_SCHED) || d->filter->scheduling))
+		if (k->num == num && (k->kinds & kind) && (!(k->kinds & K_SCHED) || d->base.spec.filter->scheduling))
 			return k;
 	return NULL;
 }
@@ -265,11 +265,6 @@ int pb_oom(struct pb_decoder *d)
 struct pb_frame *pb_top(struct pb_decoder *d)
 {
 	return d->depth ? &d->stack[d->depth - 1] : NULL;
-}
-
-void pb_object_clear(struct pb_decoder *d)
-{
-	decode_object_clear(&d->node, &d->pod, &d->room);
 }
 
 /* Takes d->buf (len bytes) as a new string; empty strings are NULL when
@@ -303,7 +298,7 @@ static bool buf_is(const struct pb_decoder *d, const char *lit)
 
 bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size_t len)
 {
-	const struct decode_filter *f = d->filter;
+	const struct decode_filter *f = d->base.spec.filter;
 
 	switch (map) {
 	case M_LABELS:
@@ -319,42 +314,26 @@ bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size
 
 static struct kvlist *entry_list(struct pb_decoder *d, unsigned map)
 {
+	struct k8s_container *ct;
+
 	switch (map) {
 	case M_LABELS:
-		return d->node ? &d->node->labels : d->pod ? &d->pod->labels : NULL;
+		return d->base.node ? &d->base.node->labels : d->base.pod ? &d->base.pod->labels : NULL;
 	case M_ANNOTATIONS:
-		return d->node ? &d->node->annotations : d->pod ? &d->pod->annotations : NULL;
+		return d->base.node ? &d->base.node->annotations : d->base.pod ? &d->base.pod->annotations : NULL;
 	case M_CAPACITY:
-		return d->node ? &d->node->capacity : NULL;
+		return d->base.node ? &d->base.node->capacity : NULL;
 	case M_ALLOCATABLE:
-		return d->node ? &d->node->allocatable : NULL;
+		return d->base.node ? &d->base.node->allocatable : NULL;
 	case M_LIMITS:
-		return d->pod && d->pod->ncontainers ? &d->pod->containers[d->pod->ncontainers - 1].limits : NULL;
+		ct = decode_last_container(&d->base);
+		return ct ? &ct->limits : NULL;
 	default:
 		return NULL;
 	}
 }
 
-static struct k8s_owner *cur_owner(struct pb_decoder *d)
-{
-	return d->pod && d->pod->nowners ? &d->pod->owners[d->pod->nowners - 1] : NULL;
-}
-
-static struct k8s_container *cur_container(struct pb_decoder *d)
-{
-	return d->pod && d->pod->ncontainers ? &d->pod->containers[d->pod->ncontainers - 1] : NULL;
-}
-
 /* --- sinks ---------------------------------------------------------------- */
-
-static void send_list_meta(struct pb_decoder *d)
-{
-	if (d->meta_sent)
-		return;
-	d->meta_sent = true;
-	if (d->sink.list_meta)
-		d->sink.list_meta(d->sink.ud, d->list_rv, d->list_continue);
-}
 
 static int stopped(struct pb_decoder *d)
 {
@@ -366,36 +345,31 @@ static int stopped(struct pb_decoder *d)
 
 static int emit_item(struct pb_decoder *d)
 {
-	return decode_emit_item(&d->sink, &d->node, &d->pod, &d->room, d->err) < 0 ? stopped(d) : 0;
+	return decode_emit_item(&d->base, d->err) < 0 ? stopped(d) : 0;
 }
 
 static int emit_event(struct pb_decoder *d)
 {
-	struct watch_event ev = {.kind = d->kind};
+	struct watch_event ev = {.kind = d->base.spec.kind};
 	int r;
 
-	if (!d->ev_type)
+	if (!d->base.ev_type)
 		return pb_fail(d, "watch event without a type");
-	if (decode_watch_type(d->ev_type, &ev.type) < 0)
+	if (decode_watch_type(d->base.ev_type, &ev.type) < 0)
 		return pb_fail(d, "unknown watch event type");
 	if (ev.type == WATCH_ERROR) {
-		ev.error_code = d->st_code;
-		ev.error_reason = d->st_reason;
-		ev.error_message = d->st_message;
-		pb_object_clear(d);
+		ev.error_code = d->base.st_code;
+		ev.error_reason = d->base.st_reason;
+		ev.error_message = d->base.st_message;
+		decode_object_clear(&d->base);
 	} else {
-		if (!d->node && !d->pod)
+		if (!d->base.node && !d->base.pod)
 			return pb_fail(d, "watch event without an object");
-		if (decode_event_object(&ev, &d->node, &d->pod) < 0)
+		if (decode_event_object(&ev, &d->base) < 0)
 			return pb_oom(d);
 	}
-	r = decode_event_send(d->cb, d->ud, &ev, d->err);
-	pb_object_clear(d);
-	free(d->ev_type);
-	free(d->st_reason);
-	free(d->st_message);
-	d->ev_type = d->st_reason = d->st_message = NULL;
-	d->st_code = 0;
+	r = decode_event_send(&d->base, &ev, d->err);
+	decode_event_reset(&d->base);
 	d->is_status = false;
 	return r < 0 ? stopped(d) : 0;
 }
@@ -415,28 +389,25 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 	f->field = (unsigned char)field;
 	switch (ctx) {
 	case P_OBJ:
-		if (decode_object_new(d->kind, &d->node, &d->pod, &d->room) < 0)
+		if (decode_object_new(&d->base) < 0)
 			return pb_oom(d);
 		break;
 	case P_OWNER:
-		if (decode_array_add(NULL, d->pod, DECODE_OWNER, &d->room) < 0)
+		if (decode_array_add(&d->base, DECODE_OWNER) < 0)
 			return pb_oom(d);
 		break;
 	case P_CONTAINER:
-		if (decode_array_add(NULL, d->pod, DECODE_CONTAINER, &d->room) < 0)
+		if (decode_array_add(&d->base, DECODE_CONTAINER) < 0)
 			return pb_oom(d);
 		break;
 	case P_TERM:
 	case P_EXPR:
-		if (decode_affinity_open(&d->room.aff, d->filter, d->pod, ctx == P_TERM) < 0)
+		if (decode_affinity_open(&d->base.room.aff, d->base.spec.filter, d->base.pod, ctx == P_TERM) < 0)
 			return pb_oom(d);
 		break;
-	case P_TAINT:
-		if (decode_array_add(d->node, NULL, DECODE_TAINT, &d->room) < 0)
-			return pb_oom(d);
-		break;
-	case P_TOLERATION:
-		if (decode_array_add(NULL, d->pod, DECODE_TAINT, &d->room) < 0)
+	case P_TAINT: /* a node's: only a node decoder reads a NodeSpec */
+	case P_TOLERATION: /* a pod's */
+		if (decode_array_add(&d->base, DECODE_TAINT) < 0)
 			return pb_oom(d);
 		break;
 	case P_ENTRY:
@@ -444,12 +415,12 @@ int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsi
 		d->ekeylen = d->evaluelen = 0;
 		break;
 	case P_CONDITION:
-		d->is_ready = d->is_true = false;
+		d->base.cond_ready = d->base.cond_true = false;
 		break;
 	case P_ADDRESS:
-		free(d->addr);
-		d->addr = NULL;
-		d->is_internal = false;
+		free(d->base.addr);
+		d->base.addr = NULL;
+		d->base.addr_internal = false;
 		break;
 	default:
 		break;
@@ -465,18 +436,18 @@ int pb_leave(struct pb_decoder *d)
 
 	switch (f.ctx) {
 	case P_LIST_META:
-		send_list_meta(d);
+		decode_list_meta_send(&d->base);
 		break;
 	case P_LIST:
-		send_list_meta(d);
-		d->root_done = true;
+		decode_list_meta_send(&d->base);
+		d->base.root_done = true;
 		break;
 	case P_STATUS:
-		if (d->mode != DEC_WATCH) {
+		if (d->base.spec.mode != DEC_WATCH) {
 			/* a failure sent with a success code */
 			d->phase = PH_FAILED;
-			kerr_set_status(d->err, d->st_code, d->st_reason,
-					d->st_message && *d->st_message ? d->st_message
+			kerr_set_status(d->err, d->base.st_code, d->base.st_reason,
+					d->base.st_message && *d->base.st_message ? d->base.st_message
 									: "the server sent a Status instead of a list");
 			return -1;
 		}
@@ -484,19 +455,19 @@ int pb_leave(struct pb_decoder *d)
 	case P_OBJ:
 		if (parent && parent->ctx == P_LIST)
 			return emit_item(d);
-		if (d->mode == DEC_SINGLE)
-			d->root_done = true;
+		if (d->base.spec.mode == DEC_SINGLE)
+			d->base.root_done = true;
 		break;
 	case P_EVENT:
 		return emit_event(d);
 	case P_ENTRY:
 		if (f.map == M_SELECTOR) {
-			if (d->pod)
-				d->pod->has_node_selector = true;
+			if (d->base.pod)
+				d->base.pod->has_node_selector = true;
 			if (!d->has_key)
 				return 0;
-			if (d->pod && d->filter->scheduling &&
-			    kvlist_add(&d->pod->node_selector, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
+			if (d->base.pod && d->base.spec.filter->scheduling &&
+			    kvlist_add(&d->base.pod->node_selector, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
 				       d->has_value ? d->evaluelen : 0) < 0)
 				return pb_oom(d);
 			return add_node_key(d, d->ekey, d->ekeylen);
@@ -509,10 +480,10 @@ int pb_leave(struct pb_decoder *d)
 			return pb_oom(d);
 		break;
 	case P_CONDITION:
-		decode_condition_end(d->node, d->pod, d->is_ready, d->is_true);
+		decode_condition_end(&d->base);
 		break;
 	case P_ADDRESS:
-		decode_address_end(d->node, &d->addr, d->is_internal);
+		decode_address_end(&d->base);
 		break;
 	default:
 		break;
@@ -530,7 +501,7 @@ unsigned pb_child_of(struct pb_decoder *d, const struct pb_key *k, unsigned *map
 			return P_UNKNOWN;
 		if (d->is_status)
 			return P_STATUS;
-		return d->mode == DEC_LIST ? P_LIST : P_OBJ;
+		return d->base.spec.mode == DEC_LIST ? P_LIST : P_OBJ;
 	case F_LABELS:
 		*map = M_LABELS;
 		break;
@@ -562,12 +533,12 @@ static int taint_string(struct pb_decoder *d)
 	char **key, **value, **effect, **op = NULL;
 	unsigned ctx = pb_top(d)->ctx;
 
-	if (ctx == P_TOLERATION && d->pod && d->pod->ntolerations) {
-		struct k8s_toleration *t = &d->pod->tolerations[d->pod->ntolerations - 1];
+	if (ctx == P_TOLERATION && d->base.pod && d->base.pod->ntolerations) {
+		struct k8s_toleration *t = &d->base.pod->tolerations[d->base.pod->ntolerations - 1];
 
 		key = &t->key, value = &t->value, effect = &t->effect, op = &t->op;
-	} else if (ctx == P_TAINT && d->node && d->node->ntaints) {
-		struct k8s_taint *t = &d->node->taints[d->node->ntaints - 1];
+	} else if (ctx == P_TAINT && d->base.node && d->base.node->ntaints) {
+		struct k8s_taint *t = &d->base.node->taints[d->base.node->ntaints - 1];
 
 		key = &t->key, value = &t->value, effect = &t->effect;
 	} else {
@@ -607,17 +578,17 @@ int pb_on_string(struct pb_decoder *d)
 	struct pb_frame *f = pb_top(d);
 	struct k8s_owner *o;
 	struct k8s_container *ct;
-	struct k8s_node *n = d->node;
-	struct k8s_pod *p = d->pod;
+	struct k8s_node *n = d->base.node;
+	struct k8s_pod *p = d->base.pod;
 
 	switch (d->key->field) {
 	case F_TYPE_KIND:
 		d->is_status = buf_is(d, "Status");
 		return 0;
 	case F_LIST_RV:
-		return take_str(d, &d->list_rv, true);
+		return take_str(d, &d->base.list_rv, true);
 	case F_LIST_CONTINUE:
-		return take_str(d, &d->list_continue, true);
+		return take_str(d, &d->base.list_continue, true);
 	case F_NAME:
 		return take_str(d, n ? &n->name : &p->name, true);
 	case F_NAMESPACE:
@@ -632,7 +603,7 @@ int pb_on_string(struct pb_decoder *d)
 		/* fall through */
 	case F_EXPR_OP:
 	case F_EXPR_VALUE:
-		if (decode_affinity_string(&d->room.aff, d->key->field == F_EXPR_KEY ? AFF_KEY
+		if (decode_affinity_string(&d->base.room.aff, d->key->field == F_EXPR_KEY ? AFF_KEY
 					   : d->key->field == F_EXPR_OP ? AFF_OPERATOR : AFF_VALUE, d->buf, d->len) < 0)
 			return pb_oom(d);
 		return 0;
@@ -651,21 +622,21 @@ int pb_on_string(struct pb_decoder *d)
 	case F_OWNER_KIND:
 	case F_OWNER_NAME:
 	case F_OWNER_UID:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (!o)
 			return 0;
 		return take_str(d, d->key->field == F_OWNER_KIND ? &o->kind
 				   : d->key->field == F_OWNER_NAME ? &o->name : &o->uid, false);
 	case F_ADDR_TYPE:
-		d->is_internal = buf_is(d, "InternalIP");
+		d->base.addr_internal = buf_is(d, "InternalIP");
 		return 0;
 	case F_ADDR:
-		return take_str(d, &d->addr, false);
+		return take_str(d, &d->base.addr, false);
 	case F_COND_TYPE:
-		d->is_ready = buf_is(d, "Ready");
+		d->base.cond_ready = buf_is(d, "Ready");
 		return 0;
 	case F_COND_STATUS:
-		d->is_true = buf_is(d, "True");
+		d->base.cond_true = buf_is(d, "True");
 		return 0;
 	case F_NODE_NAME:
 		return take_str(d, &p->node_name, true);
@@ -674,14 +645,14 @@ int pb_on_string(struct pb_decoder *d)
 	case F_PHASE:
 		return take_str(d, &p->phase, true);
 	case F_CT_NAME:
-		ct = cur_container(d);
+		ct = decode_last_container(&d->base);
 		return ct ? take_str(d, &ct->name, false) : 0;
 	case F_ST_MESSAGE:
-		return take_str(d, &d->st_message, false);
+		return take_str(d, &d->base.st_message, false);
 	case F_ST_REASON:
-		return take_str(d, &d->st_reason, false);
+		return take_str(d, &d->base.st_reason, false);
 	case F_EV_TYPE:
-		return take_str(d, &d->ev_type, false);
+		return take_str(d, &d->base.ev_type, false);
 	default:
 		(void)f;
 		return 0;
@@ -695,7 +666,7 @@ static int on_seconds(struct pb_decoder *d, int64_t secs)
 	char tmp[64];
 	struct tm tm;
 	time_t t = (time_t)secs;
-	char **dst = d->node ? &d->node->creation_timestamp : &d->pod->creation_timestamp;
+	char **dst = d->base.node ? &d->base.node->creation_timestamp : &d->base.pod->creation_timestamp;
 
 	if (secs == INT64_C(-62135596800) || !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 ||
 	    tm.tm_year + 1900 < 0)
@@ -713,20 +684,20 @@ int pb_on_varint(struct pb_decoder *d, uint64_t v)
 
 	switch (d->key->field) {
 	case F_SECONDS:
-		if (pb_top(d)->field == F_CREATED && (d->node || d->pod))
+		if (pb_top(d)->field == F_CREATED && (d->base.node || d->base.pod))
 			return on_seconds(d, (int64_t)v);
 		return 0;
 	case F_CONTROLLER:
-		o = cur_owner(d);
+		o = decode_last_owner(&d->base);
 		if (o)
 			o->controller = v != 0;
 		return 0;
 	case F_UNSCHEDULABLE:
-		if (d->node)
-			d->node->unschedulable = v != 0;
+		if (d->base.node)
+			d->base.node->unschedulable = v != 0;
 		return 0;
 	case F_ST_CODE:
-		d->st_code = v < 100000 ? (long)v : 0;
+		d->base.st_code = v < 100000 ? (long)v : 0;
 		return 0;
 	default:
 		return 0;

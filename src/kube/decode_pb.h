@@ -109,12 +109,7 @@ struct pb_frame {
 };
 
 struct pb_decoder {
-	enum dec_mode mode;
-	enum obj_kind kind;
-	const struct decode_filter *filter;
-	struct decode_sink sink;
-	watch_cb cb;
-	void *ud;
+	struct decode_state base;
 	struct kerr *err;
 
 	enum phase phase;
@@ -131,25 +126,13 @@ struct pb_decoder {
 	char *buf;	/* PH_COPY, PH_MAGIC, PH_FRAME */
 	size_t len, cap;
 
-	/* the object being built */
-	struct k8s_node *node;
-	struct k8s_pod *pod;
-	struct decode_room room;
-
 	/* the entry being read */
 	char *ekey, *evalue;
 	size_t ekeylen, evaluelen;
 	bool has_key, has_value, key_unwanted;
-	/* a condition or address being read */
-	bool is_ready, is_true, is_internal;
-	char *addr;
 
-	/* envelope, list, status, event */
-	bool is_status, root_done, meta_sent, started;
-	char *list_rv, *list_continue;
-	char *st_reason, *st_message;
-	long st_code;
-	char *ev_type;
+	/* the envelope's kind is Status */
+	bool is_status;
 };
 
 /* decode_pb.c */
@@ -157,7 +140,6 @@ const struct pb_key *pb_find_key(const struct pb_decoder *d, unsigned ctx, uint6
 int pb_fail(struct pb_decoder *d, const char *msg);
 int pb_oom(struct pb_decoder *d);
 struct pb_frame *pb_top(struct pb_decoder *d);
-void pb_object_clear(struct pb_decoder *d);
 bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size_t len);
 int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsigned field);
 int pb_leave(struct pb_decoder *d);

@@ -13,6 +13,7 @@
 static int field_start(struct pb_decoder *d, uint64_t n)
 {
 	const struct pb_key *k = d->key;
+	const struct decode_filter *filter = d->base.spec.filter;
 	struct pb_frame *f = pb_top(d);
 	unsigned map, child;
 
@@ -26,16 +27,16 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 	switch (k->how) {
 	case H_MSG:
 		child = pb_child_of(d, k, &map);
-		if (child == P_ENTRY && f->ctx == P_META && !(k->field == F_LABELS ? d->filter->all_labels ||
-							      d->filter->label_keys
-							    : d->filter->all_annotations || d->filter->annotation_keys)) {
+		if (child == P_ENTRY && f->ctx == P_META &&
+		    !(k->field == F_LABELS ? filter->all_labels || filter->label_keys
+					   : filter->all_annotations || filter->annotation_keys)) {
 			d->phase = PH_SKIP;
 			d->need = n;
 			return 0;
 		}
 		/* JSON counts a node affinity with any key in it */
-		if (k->field == F_NODE_AFFINITY && n && d->pod)
-			d->pod->has_node_selector = true;
+		if (k->field == F_NODE_AFFINITY && n && d->base.pod)
+			d->base.pod->has_node_selector = true;
 		if (pb_push(d, child, d->pos + n, map, k->field) < 0)
 			return -1;
 		/* inside RawExtension, the object starts with the magic */
@@ -68,8 +69,8 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 		d->len = 0;
 		return 0;
 	case H_PRESENT:
-		if (k->field == F_DELETED && d->pod)
-			d->pod->deleting = true;
+		if (k->field == F_DELETED && d->base.pod)
+			d->base.pod->deleting = true;
 		d->phase = PH_SKIP;
 		d->need = n;
 		return 0;
@@ -246,22 +247,14 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 
 /* --- the decoder ----------------------------------------------------------- */
 
-struct pb_decoder *pb_decoder_new(enum dec_mode mode, enum obj_kind kind, const struct decode_filter *filter,
-				  const struct decode_sink *sink, watch_cb cb, void *ud)
+struct pb_decoder *pb_decoder_new(const struct decode_spec *spec)
 {
-	static const struct decode_filter none;
 	struct pb_decoder *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
-	d->mode = mode;
-	d->kind = kind;
-	d->filter = filter ? filter : &none;
-	if (sink)
-		d->sink = *sink;
-	d->cb = cb;
-	d->ud = ud;
-	if (mode == DEC_WATCH) {
+	decode_state_init(&d->base, spec);
+	if (spec->mode == DEC_WATCH) {
 		d->phase = PH_FRAME;
 	} else {
 		/* the envelope: the magic, then an Unknown to the end */
@@ -279,7 +272,7 @@ int pb_decoder_feed(struct pb_decoder *d, const void *buf, size_t len, struct ke
 	if (d->phase == PH_FAILED)
 		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: decoding already failed");
 	if (len)
-		d->started = true;
+		d->base.started = true;
 	d->err = err;
 	r = pb_feed_bytes(d, buf, len);
 	d->err = NULL;
@@ -290,50 +283,33 @@ int pb_decoder_finish(struct pb_decoder *d, struct kerr *err)
 {
 	if (d->phase == PH_FAILED)
 		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: decoding already failed");
-	if (!d->started)
+	if (!d->base.started)
 		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: empty body");
-	if (d->mode == DEC_WATCH) {
+	if (d->base.spec.mode == DEC_WATCH) {
 		if (d->phase != PH_FRAME || d->len)
 			return kerr_set(err, KERR_DECODE, "invalid protobuf in response: unexpected end of data");
 		return 0;
 	}
 	if (d->phase != PH_TAG || d->shift || d->depth != 1)
 		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: unexpected end of data");
-	if (!d->root_done)
+	if (!d->base.root_done)
 		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: no object in the envelope");
 	return 0;
 }
 
-struct k8s_node *pb_decoder_take_node(struct pb_decoder *d)
+struct decode_state *pb_decoder_state(struct pb_decoder *d)
 {
-	struct k8s_node *n = d->node;
-
-	d->node = NULL;
-	return n;
-}
-
-struct k8s_pod *pb_decoder_take_pod(struct pb_decoder *d)
-{
-	struct k8s_pod *p = d->pod;
-
-	d->pod = NULL;
-	return p;
+	return &d->base;
 }
 
 void pb_decoder_free(struct pb_decoder *d)
 {
 	if (!d)
 		return;
-	pb_object_clear(d);
+	decode_state_release(&d->base);
 	free(d->buf);
 	free(d->ekey);
 	free(d->evalue);
-	free(d->addr);
-	free(d->list_rv);
-	free(d->list_continue);
-	free(d->st_reason);
-	free(d->st_message);
-	free(d->ev_type);
 	free(d);
 }
 
@@ -344,21 +320,22 @@ bool decode_is_protobuf(const void *buf, size_t len)
 
 int decode_status_pb(const void *buf, size_t len, long *code, char **reason, char **message)
 {
+	const struct decode_spec spec = {.mode = DEC_LIST, .kind = OBJ_NODE};
 	struct pb_decoder *d;
 	struct kerr e = KERR_INIT;
 	int r = -1;
 
 	*reason = *message = NULL;
 	*code = 0;
-	d = pb_decoder_new(DEC_LIST, OBJ_NODE, NULL, NULL, NULL, NULL);
+	d = pb_decoder_new(&spec);
 	if (!d)
 		return -1;
 	/* a Status ends the list decoder with the Status as its error */
 	if (pb_decoder_feed(d, buf, len, &e) < 0 && e.kind == KERR_STATUS && d->is_status) {
-		*code = d->st_code;
-		*reason = d->st_reason;
-		*message = d->st_message;
-		d->st_reason = d->st_message = NULL;
+		*code = d->base.st_code;
+		*reason = d->base.st_reason;
+		*message = d->base.st_message;
+		d->base.st_reason = d->base.st_message = NULL;
 		r = 0;
 	}
 	kerr_release(&e);
