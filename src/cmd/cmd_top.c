@@ -142,23 +142,14 @@ static void feed_clear_error(struct feed *f)
 	f->error = NULL;
 }
 
-static void copy_kerr(struct kerr *dst, const struct kerr *src)
-{
-	kerr_release(dst);
-	if (!src)
-		return;
-	kerr_copy(dst, src);
-	if (dst->kind == KERR_NONE)
-		dst->kind = KERR_OTHER;
-}
-
 /* The error an asynchronous list or watch ended with, kept for feed_step;
  * none when it ended well. */
 static void keep_end_error(struct kerr *dst, const struct kerr *err)
 {
-	kerr_release(dst);
 	if (err && err->kind != KERR_NONE)
-		copy_kerr(dst, err);
+		kerr_copy(dst, err);
+	else
+		kerr_release(dst);
 }
 
 /* store_put, said as an error for the list or the watch to stop on. */
@@ -318,7 +309,7 @@ static int feed_step(struct feed *f, long long now)
 		f->alist = NULL;
 		if (f->list_err.kind != KERR_NONE) {
 			if (!f->loaded && fatal_error(&f->list_err)) {
-				copy_kerr(&t->fatal, &f->list_err);
+				kerr_copy(&t->fatal, &f->list_err);
 				return -1;
 			}
 			retry_later(f, &f->list_err, now);
