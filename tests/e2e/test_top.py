@@ -80,13 +80,18 @@ class Pane:
 		self.tmux("send-keys", "-t", "top", *keys)
 
 	def wait_for(self, pred, timeout=8.0, what=""):
-		"""Polls the screen until pred(screen) is true; returns the screen or fails."""
+		"""Polls the screen until pred(screen) is true on a screen that has stopped changing (tmux may
+		show a frame half drawn, more so under the sanitizers); returns that screen or fails."""
 		end = time.monotonic() + timeout
 		s = ""
 		while time.monotonic() < end:
 			s = self.screen()
 			if pred(s):
-				return s
+				time.sleep(0.1)
+				again = self.screen()
+				if again == s:
+					return s
+				continue
 			time.sleep(0.1)
 		raise AssertionError("timed out waiting for %s; screen:\n%s" % (what or pred, s))
 
@@ -185,7 +190,7 @@ class TopTest(unittest.TestCase):
 		self.assertEqual(order, sorted(order), "by name first")
 
 		p.keys("j", "j", "Enter")
-		s = p.wait_text("node gpu-8x")
+		s = p.wait_for(lambda s: "node gpu-8x" in s and "GPU7" in s, what="the node view of gpu-8x")
 		self.assertNotIn("gpu-zero ", s, "the node view replaces the list")
 		self.assertRegex(s, r"GPU3 +\[!+\] 20/16 GiB 125%")
 		self.assertLess(s.index("GPU3"), s.index("default/overalloc-a-0"))
