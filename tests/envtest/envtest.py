@@ -26,18 +26,20 @@ removes pods whose graceful deletion has begun, as a kubelet does once their con
 
 Everything lives in one temporary directory that stop() removes; the processes are ended on stop(), at
 interpreter exit and on SIGTERM/SIGINT/SIGHUP, also when a test fails.
+
+This module holds the Cluster (processes and requests) and names the rest, which lives beside it:
+envtest_assets.py (finding and unpacking the binaries), envtest_pki.py (CA, certificates, tokens, RBAC,
+kubeconfigs), envtest_scenario.py (object paths, loading and clearing scenarios) and envtest_agent.py (the
+status agent).
 """
 
 import atexit
 import base64
 import concurrent.futures
 import copy
-import fcntl
-import hashlib
 import http.client
 import json
 import os
-import queue
 import shutil
 import signal
 import socket
@@ -50,34 +52,15 @@ import time
 import urllib.parse
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+# The parts, each for one concern (binaries, credentials, scenario objects, the status agent): their names
+# are this module's too, for the tests that import envtest.
+from envtest_agent import StatusAgent, affinity_node, running_status  # noqa: F401
+from envtest_assets import BINARIES, HERE, ROOT, AssetsError, find_assets, find_etcd, unavailable  # noqa: F401
+from envtest_pki import (DEFAULT_USERS, admin_user, make_pki, rbac_objects,  # noqa: F401
+	write_kubeconfig, write_tokens)
+from envtest_scenario import (API_PATHS, SERVER_FIELDS, _pod_for_create, clear, load_scenario,  # noqa: F401
+	object_path, read_scenario, strip_for_create)
 
-
-def _shared_dirs():
-	"""../shared/envtest beside the clone; for a linked git worktree, also beside the main clone."""
-	dirs = [os.path.normpath(os.path.join(ROOT, "..", "shared", "envtest"))]
-	try:
-		with open(os.path.join(ROOT, ".git")) as f:
-			gitdir = f.read().strip()
-	except OSError:
-		return dirs
-	if gitdir.startswith("gitdir: "):
-		common = os.path.normpath(os.path.join(gitdir[8:], "..", ".."))  # .../.git/worktrees/NAME -> .../.git
-		dirs.append(os.path.normpath(os.path.join(common, "..", "..", "shared", "envtest")))
-	return dirs
-
-
-BINARIES = ("kube-apiserver", "kube-controller-manager")
-
-# Users every cluster has, as in the fake API server's kubeconfig: a client certificate for cluster admin,
-# and bearer tokens.  "badtoken" is a token the server does not know.
-DEFAULT_USERS = {
-	"admin-token": {"user": "admin", "groups": ["system:masters"]},
-	"viewer": {"user": "viewer", "groups": [],
-		"rules": [{"apiGroups": [""], "verbs": ["get", "list", "watch"], "resources": ["nodes", "pods"]}]},
-	"nobody": {"user": "nobody", "groups": []},
-}
 
 AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -89,97 +72,6 @@ rules:
   nonResourceURLs: ["/readyz*", "/livez*", "/healthz*"]
 - level: Request
 """
-
-
-class AssetsError(RuntimeError):
-	pass
-
-
-# ---- binaries ------------------------------------------------------------------------------------------
-
-def _cache_dir():
-	d = os.environ.get("ENVTEST_CACHE")
-	if d:
-		return d
-	return os.path.join(tempfile.gettempdir(), "kubectl-inspect-cgpu-envtest-%d" % os.getuid())
-
-
-def _sha256(path):
-	h = hashlib.sha256()
-	with open(path, "rb") as f:
-		for block in iter(lambda: f.read(1 << 20), b""):
-			h.update(block)
-	return h.hexdigest()
-
-
-def _decompress(shared, cache):
-	"""Decompresses shared/*.xz into cache once; a stamp with the archives' digests says it is done."""
-	os.makedirs(cache, exist_ok=True)
-	with open(os.path.join(cache, ".lock"), "w") as lock:
-		# Test processes start in parallel: one decompresses, the others wait for it.
-		fcntl.flock(lock, fcntl.LOCK_EX)
-		stamp = os.path.join(cache, ".stamp")
-		want = "\n".join("%s %s" % (b, _sha256(os.path.join(shared, b + ".xz"))) for b in BINARIES)
-		try:
-			with open(stamp) as f:
-				have = f.read()
-		except OSError:
-			have = None
-		if have == want and all(os.access(os.path.join(cache, b), os.X_OK) for b in BINARIES):
-			return cache
-		for b in BINARIES:
-			tmp = os.path.join(cache, b + ".tmp")
-			with open(tmp, "wb") as out:
-				r = subprocess.run(["xz", "-dc", os.path.join(shared, b + ".xz")], stdout=out, stderr=subprocess.PIPE)
-			if r.returncode != 0:
-				os.unlink(tmp)
-				raise AssetsError("xz -dc %s.xz: %s" % (b, r.stderr.decode(errors="replace").strip()))
-			os.chmod(tmp, 0o755)
-			os.replace(tmp, os.path.join(cache, b))
-		with open(stamp, "w") as f:
-			f.write(want)
-	return cache
-
-
-def find_assets():
-	"""(directory with kube-apiserver and kube-controller-manager, None) or (None, the reason there is none)."""
-	for var in ("KUBE_ASSETS", "KUBEBUILDER_ASSETS"):
-		d = os.environ.get(var)
-		if d:
-			missing = [b for b in BINARIES if not os.access(os.path.join(d, b), os.X_OK)]
-			if missing:
-				return None, "%s=%s has no %s" % (var, d, " or ".join(missing))
-			return os.path.abspath(d), None
-	candidates = _shared_dirs()
-	shared = next((d for d in candidates if all(os.path.exists(os.path.join(d, b + ".xz")) for b in BINARIES)), None)
-	if shared is None:
-		return None, "no Kubernetes binaries: set KUBE_ASSETS to a directory with kube-apiserver and " \
-			"kube-controller-manager (%s does not exist)" % candidates[0]
-	if shutil.which("xz") is None:
-		return None, "xz is not installed (needed to unpack %s)" % shared
-	try:
-		return _decompress(shared, _cache_dir()), None
-	except (OSError, AssetsError) as e:
-		return None, "cannot unpack %s: %s" % (shared, e)
-
-
-def find_etcd(assets):
-	p = os.path.join(assets, "etcd") if assets else None
-	if p and os.access(p, os.X_OK):
-		return p
-	return shutil.which("etcd") or (os.access("/usr/bin/etcd", os.X_OK) and "/usr/bin/etcd") or None
-
-
-def unavailable():
-	"""None when a real cluster can be started here, else the reason it cannot."""
-	assets, reason = find_assets()
-	if assets is None:
-		return reason
-	if find_etcd(assets) is None:
-		return "etcd is not installed (Debian: etcd-server) and %s has none" % assets
-	if shutil.which("openssl") is None:
-		return "openssl is not installed"
-	return None
 
 
 # ---- processes -----------------------------------------------------------------------------------------
@@ -220,42 +112,6 @@ def free_port():
 	with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
 		s.bind(("127.0.0.1", 0))
 		return s.getsockname()[1]
-
-
-def _openssl(args):
-	r = subprocess.run(["openssl"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-	if r.returncode != 0:
-		raise RuntimeError("openssl %s: %s" % (args[0], r.stderr.decode(errors="replace").strip()))
-
-
-def make_pki(d):
-	"""CA, serving certificate for 127.0.0.1 and localhost, client certificates, service-account key."""
-	ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2"]
-	ca_key, ca_crt = os.path.join(d, "ca.key"), os.path.join(d, "ca.crt")
-	_openssl(["req", "-x509"] + ec + ["-keyout", ca_key, "-out", ca_crt, "-subj", "/CN=envtest-ca",
-		"-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-	leaf = ["req", "-x509", "-CA", ca_crt, "-CAkey", ca_key] + ec + ["-addext", "basicConstraints=critical,CA:FALSE"]
-
-	def client(name, subj):
-		return leaf + ["-keyout", os.path.join(d, name + ".key"), "-out", os.path.join(d, name + ".crt"),
-			"-subj", subj, "-addext", "extendedKeyUsage=clientAuth"]
-	jobs = [
-		leaf + ["-keyout", os.path.join(d, "server.key"), "-out", os.path.join(d, "server.crt"), "-subj",
-			"/CN=kube-apiserver", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-			"-addext", "extendedKeyUsage=serverAuth"],
-		client("admin", "/O=system:masters/CN=admin"),
-		client("controller-manager", "/O=system:masters/CN=system:kube-controller-manager"),
-		client("agent", "/O=system:masters/CN=envtest:agent"),
-		["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", os.path.join(d, "sa.key")],
-	]
-	with concurrent.futures.ThreadPoolExecutor(len(jobs)) as ex:
-		for f in [ex.submit(_openssl, j) for j in jobs]:
-			f.result()
-
-
-def _b64file(p):
-	with open(p, "rb") as f:
-		return base64.b64encode(f.read()).decode()
 
 
 class Cluster:
@@ -424,55 +280,19 @@ class Cluster:
 	# -- credentials ---------------------------------------------------------------------------------------
 
 	def _write_tokens(self):
-		self.tokens = {}
-		lines = []
-		for ctx, u in self.users.items():
-			tok = u.get("token") or base64.b32encode(os.urandom(20)).decode().lower()
-			self.tokens[ctx] = tok
-			groups = ",".join(u.get("groups", []))
-			lines.append('%s,%s,%s,"%s"' % (tok, u.get("user", ctx), "uid-" + u.get("user", ctx), groups))
-		self.tokens["badtoken"] = base64.b32encode(os.urandom(20)).decode().lower()
-		with open(os.path.join(self.dir, "tokens.csv"), "w") as f:
-			f.write("\n".join(lines) + "\n")
+		self.tokens = write_tokens(self.dir, self.users)
 
 	def _kubeconfig_file(self, path, users, namespace="default"):
-		lines = ["apiVersion: v1", "kind: Config", "clusters:", "- name: envtest", "  cluster:",
-			"    server: %s" % self.url, "    certificate-authority-data: %s" % _b64file(self.ca), "contexts:"]
-		for name, _ in users:
-			lines += ["- name: %s" % name, "  context:", "    cluster: envtest", "    user: %s" % name,
-				"    namespace: %s" % namespace]
-		lines += ["current-context: %s" % users[0][0], "preferences: {}", "users:"]
-		for name, fields in users:
-			lines += ["- name: %s" % name, "  user:"]
-			lines += ["    %s: %s" % kv for kv in fields.items()]
-		tmp = path + ".tmp"
-		with open(tmp, "w") as f:
-			f.write("\n".join(lines) + "\n")
-		os.chmod(tmp, 0o600)
-		os.replace(tmp, path)
+		write_kubeconfig(path, self.url, self.ca, users, namespace)
 
 	def _write_kubeconfig(self):
-		users = [("admin", {"client-certificate-data": _b64file(self.dir + "/admin.crt"),
-			"client-key-data": _b64file(self.dir + "/admin.key")})]
-		users += [(ctx, {"token": tok}) for ctx, tok in self.tokens.items()]
+		users = [admin_user(self.dir)] + [(ctx, {"token": tok}) for ctx, tok in self.tokens.items()]
 		self.kubeconfig = os.path.join(self.dir, "kubeconfig")
 		self._kubeconfig_file(self.kubeconfig, users)
 
 	def _grant_rbac(self):
 		"""A ClusterRole and binding per token user with rules (apiGroups default to all)."""
-		objs = []
-		for ctx, u in self.users.items():
-			if not u.get("rules"):
-				continue
-			name = "envtest:" + u.get("user", ctx)
-			rules = [dict({"apiGroups": ["*"]}, **r) for r in u["rules"]]
-			objs.append({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-				"metadata": {"name": name}, "rules": rules})
-			objs.append({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-				"metadata": {"name": name},
-				"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-				"subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": u.get("user", ctx)}]})
-		self.create_many(objs, workers=1)
+		self.create_many(rbac_objects(self.users), workers=1)
 
 	# -- requests ------------------------------------------------------------------------------------------
 
@@ -599,418 +419,6 @@ class Cluster:
 		end = data.rfind(b"\n") + 1
 		events = [json.loads(line) for line in data[:end].splitlines() if line.strip()]
 		return events, offset + end
-
-
-API_PATHS = {
-	("v1", "Namespace"): ("/api/v1", "namespaces", False),
-	("v1", "Node"): ("/api/v1", "nodes", False),
-	("v1", "Pod"): ("/api/v1", "pods", True),
-	("v1", "ServiceAccount"): ("/api/v1", "serviceaccounts", True),
-	("v1", "ConfigMap"): ("/api/v1", "configmaps", True),
-	("v1", "Service"): ("/api/v1", "services", True),
-	("apps/v1", "DaemonSet"): ("/apis/apps/v1", "daemonsets", True),
-	("apps/v1", "Deployment"): ("/apis/apps/v1", "deployments", True),
-	("rbac.authorization.k8s.io/v1", "ClusterRole"): ("/apis/rbac.authorization.k8s.io/v1", "clusterroles", False),
-	("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"):
-		("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False),
-	("rbac.authorization.k8s.io/v1", "Role"): ("/apis/rbac.authorization.k8s.io/v1", "roles", True),
-	("rbac.authorization.k8s.io/v1", "RoleBinding"): ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
-}
-
-
-def object_path(obj, collection=False):
-	key = (obj.get("apiVersion", "v1"), obj.get("kind"))
-	if key not in API_PATHS:
-		raise ValueError("envtest: no path for %s %s" % key)
-	base, res, namespaced = API_PATHS[key]
-	md = obj.get("metadata", {})
-	p = base
-	if namespaced:
-		p += "/namespaces/" + md.get("namespace", "default")
-	p += "/" + res
-	return p if collection else p + "/" + md["name"]
-
-
-SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "generation", "selfLink",
-	"deletionTimestamp", "deletionGracePeriodSeconds")
-
-
-def strip_for_create(obj):
-	"""The object as a client would create it: without the fields the server sets."""
-	o = {k: v for k, v in obj.items() if k != "status" or obj.get("kind") not in ("Pod", "Node")}
-	o["metadata"] = {k: v for k, v in obj.get("metadata", {}).items() if k not in SERVER_FIELDS}
-	return o
-
-
-# ---- scenarios -----------------------------------------------------------------------------------------
-
-def read_scenario(path):
-	"""(objects, config) of a scenario directory, as the fake API server reads it."""
-	objects, config = [], {}
-	for root, dirs, files in os.walk(path):
-		dirs.sort()
-		for f in sorted(files):
-			if not f.endswith(".json"):
-				continue
-			with open(os.path.join(root, f), encoding="utf-8") as fh:
-				d = json.load(fh)
-			if f == "scenario.json" and root == path:
-				config = d
-			elif d.get("kind", "").endswith("List"):
-				for it in d.get("items", []):
-					objects.append(dict({"kind": d["kind"][:-4], "apiVersion": d.get("apiVersion", "v1")}, **it))
-			else:
-				objects.append(d)
-	return objects, config
-
-
-def _pod_for_create(pod, owners=None):
-	"""A fixture pod as the API server will take it: without owner references (to objects that do not
-	exist yet or at all: the garbage collector would delete the pod; a DaemonSet adopts its pods)."""
-	p = copy.deepcopy(pod)
-	p["metadata"].pop("ownerReferences", None)
-	spec = p.setdefault("spec", {})
-	# Volumes of the service-account token the admission plugin added when the pod was captured are added
-	# again by this server's admission plugin: keep the capture's out, or the names clash.
-	vols = [v for v in spec.get("volumes", []) if not v.get("name", "").startswith("kube-api-access-")]
-	if "volumes" in spec:
-		spec["volumes"] = vols
-	for c in spec.get("containers", []) + spec.get("initContainers", []):
-		c["volumeMounts"] = [m for m in c.get("volumeMounts", []) if not m.get("name", "").startswith("kube-api-access-")]
-		if not c["volumeMounts"]:
-			del c["volumeMounts"]
-	return p
-
-
-def clear(cluster, namespaces=None):
-	"""Removes every node, pod and DaemonSet (in namespaces, default all but the system ones' own)."""
-	for ds in cluster.list("/apis/apps/v1/daemonsets"):
-		md = ds["metadata"]
-		# Background: gone at once; the pods are deleted below, and the garbage collector finds none left.
-		cluster.must("DELETE", "/apis/apps/v1/namespaces/%s/daemonsets/%s" % (md["namespace"], md["name"]),
-			{"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}, ok=(200, 202, 404))
-	for ns in {p["metadata"]["namespace"] for p in cluster.list("/api/v1/pods")}:
-		cluster.must("DELETE", "/api/v1/namespaces/%s/pods?gracePeriodSeconds=0" % ns, ok=(200,))
-	cluster.must("DELETE", "/api/v1/nodes", ok=(200,))
-	# Wait until the pods are gone and stay gone: the DaemonSet controller may not have seen its
-	# DaemonSet's deletion yet and still make a pod for it.
-	deadline = time.monotonic() + 10
-	empty = 0
-	while time.monotonic() < deadline:
-		left = cluster.list("/api/v1/pods")
-		empty = 0 if left else empty + 1
-		if empty == 3:
-			break
-		for p in left:
-			md = p["metadata"]
-			cluster.call("DELETE", "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=0" % (md["namespace"], md["name"]))
-		time.sleep(0.1)
-
-
-def _wait_adopted(cluster, wanted, timeout=30):
-	"""Waits until each pod {(namespace, name): uid} is controlled by the DaemonSet of that uid."""
-	deadline = time.monotonic() + timeout
-	while wanted:
-		have = {}
-		for p in cluster.list("/api/v1/pods"):
-			for ref in p["metadata"].get("ownerReferences", []):
-				if ref.get("controller"):
-					have[(p["metadata"]["namespace"], p["metadata"]["name"])] = ref.get("uid")
-		missing = [k for k, uid in wanted.items() if have.get(k) != uid]
-		if not missing:
-			return
-		if time.monotonic() > deadline:
-			raise RuntimeError("the DaemonSet controller did not adopt %s" % ", ".join("/".join(k) for k in missing))
-		time.sleep(0.1)
-
-
-def load_scenario(cluster, scenario, workers=8, clean=True):
-	"""Creates a scenario's objects through the API: namespaces, nodes (status through the status
-	subresource, the not-ready taint removed as the node lifecycle controller would once the node is
-	Ready), DaemonSets, then pods (bound by spec.nodeName, status through the subresource).
-	scenario: a directory or (objects, config).  Returns the scenario's config (scenario.json)."""
-	objects, config = read_scenario(scenario) if isinstance(scenario, str) else scenario
-	if clean:
-		clear(cluster)
-	by_kind = {}
-	for o in objects:
-		by_kind.setdefault(o.get("kind"), []).append(o)
-	namespaces = sorted({o["metadata"].get("namespace", "default") for o in objects
-		if o.get("kind") in ("Pod", "DaemonSet")} | {"default"})
-	existing = {n["metadata"]["name"] for n in cluster.list("/api/v1/namespaces")}
-	cluster.create_many([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}
-		for n in namespaces if n not in existing], workers, ignore_exists=True)
-	# The ServiceAccount admission plugin wants each namespace's default account, which the controller
-	# manager makes a moment after the namespace: make it here rather than wait.
-	accounts = {(n, "default") for n in namespaces}
-	for o in by_kind.get("Pod", []) + by_kind.get("DaemonSet", []):
-		spec = o.get("spec", {})
-		spec = spec.get("template", {}).get("spec", {}) if o["kind"] == "DaemonSet" else spec
-		accounts.add((o["metadata"].get("namespace", "default"), spec.get("serviceAccountName") or "default"))
-	cluster.create_many([{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": a, "namespace": n}}
-		for n, a in sorted(accounts)], workers, ignore_exists=True)
-	nodes = []
-	for n in by_kind.get("Node", []):
-		n = copy.deepcopy(n)
-		taints = [t for t in n.get("spec", {}).get("taints", []) if t.get("key") != "node.kubernetes.io/not-ready"]
-		n.setdefault("spec", {})["taints"] = taints
-		nodes.append(n)
-	created = cluster.create_many(nodes, workers)
-	# Admission added the not-ready taint on create; remove it where the fixture does not have it.
-	for want, got in zip(nodes, created):
-		if [t.get("key") for t in got.get("spec", {}).get("taints", [])] != [t.get("key") for t in want["spec"]["taints"]]:
-			cluster.must("PATCH", object_path(got), {"spec": {"taints": want["spec"]["taints"] or None}},
-				content_type="application/merge-patch+json")
-	owners = {}
-	daemonsets = []
-	for ds in by_kind.get("DaemonSet", []):
-		ds = copy.deepcopy(ds)
-		# The fixture's pods carry no controller-revision-hash of this server's making: with OnDelete the
-		# controller leaves them alone, and still replaces a deleted pod.
-		ds.setdefault("spec", {})["updateStrategy"] = {"type": "OnDelete"}
-		daemonsets.append(ds)
-	# Pods first, without their DaemonSet owner: the controller, seeing a new DaemonSet, adopts the pods
-	# that match its selector; were the DaemonSet first, it would make pods of its own on their nodes.
-	pods = [_pod_for_create(p, owners) for p in by_kind.get("Pod", [])]
-	cluster.create_many(pods, workers)
-	if daemonsets:
-		# The controller watches pods and DaemonSets separately: give its pod cache a moment to see the
-		# pods, or it makes pods of its own for their nodes and then deletes the extra ones.
-		time.sleep(0.5)
-	wanted = {}
-	for ds in cluster.create_many(daemonsets, workers):
-		owners[(ds["metadata"]["namespace"], ds["metadata"]["name"])] = ds["metadata"]["uid"]
-	for p in by_kind.get("Pod", []):
-		md = p["metadata"]
-		for ref in md.get("ownerReferences", []):
-			uid = owners.get((md.get("namespace", "default"), ref.get("name")))
-			if ref.get("kind") == "DaemonSet" and uid:
-				wanted[(md.get("namespace", "default"), md["name"])] = uid
-	if not cluster.controllers:
-		# No controller to adopt them: set the owner as it would.
-		for (ns, name), uid in wanted.items():
-			ds = next(d for d in daemonsets if d["metadata"].get("namespace", "default") == ns
-				and owners.get((ns, d["metadata"]["name"])) == uid)
-			cluster.must("PATCH", "/api/v1/namespaces/%s/pods/%s" % (ns, name), {"metadata": {"ownerReferences": [
-				{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds["metadata"]["name"], "uid": uid,
-					"controller": True, "blockOwnerDeletion": True}]}}, content_type="application/merge-patch+json")
-		wanted = {}
-	_wait_adopted(cluster, wanted)
-	if wanted:
-		time.sleep(0.3)
-		have = {(p["metadata"]["namespace"], p["metadata"]["name"]) for p in cluster.list("/api/v1/pods")
-			if not p["metadata"].get("deletionTimestamp")}
-		lost = [k for k in wanted if k not in have]
-		if lost:
-			if not clean or getattr(cluster, "_load_retry", False):
-				raise RuntimeError("the DaemonSet controller replaced %s while loading" % ", ".join("/".join(k) for k in lost))
-			cluster._load_retry = True
-			try:
-				return load_scenario(cluster, scenario, workers, clean)
-			finally:
-				cluster._load_retry = False
-	others = [o for k, v in by_kind.items() if k not in ("Node", "Pod", "DaemonSet") for o in v]
-	cluster.create_many(others, workers)
-	return config
-
-
-# ---- the status agent ----------------------------------------------------------------------------------
-
-class StatusAgent:
-	"""Plays the kubelet for pods the DaemonSet controller creates: after `delay` seconds marks them Running
-	and Ready (never on nodes in never_ready_nodes), and finishes the graceful deletion of any bound pod after
-	`terminate_delay` seconds.  It watches pods from the current resourceVersion on, so the scenario's own
-	pods are left as they were loaded."""
-
-	RETRIES = 40  # a failed step is tried again every 0.25 s, for 10 s
-
-	def __init__(self, cluster, delay, terminate_delay):
-		self.cluster = cluster
-		self.delay = delay
-		self.terminate_delay = terminate_delay
-		self.never_ready_nodes = set()
-		self.thread = None
-		self.stopping = threading.Event()
-		self.sock = None
-		self.marked = 0
-		self.removed = 0
-		self.timers = queue.Queue()
-
-	def start(self):
-		if self.thread is not None:
-			return
-		self.stopping.clear()
-		self.thread = threading.Thread(target=self._run, name="envtest-agent", daemon=True)
-		self.thread.start()
-		self.worker = threading.Thread(target=self._work, name="envtest-agent-work", daemon=True)
-		self.worker.start()
-
-	def stop(self):
-		if self.thread is None:
-			return
-		self.stopping.set()
-		self.timers.put(None)
-		s = self.sock
-		if s is not None:
-			try:
-				s.shutdown(socket.SHUT_RDWR)
-			except OSError:
-				pass
-		self.thread.join(5)
-		self.worker.join(5)
-		self.thread = None
-
-	def _run(self):
-		c = self.cluster
-		rv = None
-		while not self.stopping.is_set():
-			try:
-				if rv is None:
-					_, _, out = c.call("GET", "/api/v1/pods?limit=1", ctx=c.ssl_agent)
-					rv = out["metadata"]["resourceVersion"]
-				rv = self._watch(rv)
-			except Exception:  # the server is going away, or the watch broke: start again
-				if self.stopping.wait(0.2):
-					return
-				rv = None
-
-	def _watch(self, rv):
-		c = self.cluster
-		conn = http.client.HTTPSConnection("127.0.0.1", c.port, context=c.ssl_agent, timeout=None)
-		try:
-			conn.request("GET", "/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=" + rv,
-				headers={"Accept": "application/json", "User-Agent": "envtest-agent/1.0"})
-			self.sock = conn.sock
-			r = conn.getresponse()
-			if r.status != 200:
-				return None
-			while not self.stopping.is_set():
-				line = r.readline()
-				if not line:
-					return rv
-				ev = json.loads(line)
-				if ev.get("type") == "ERROR":
-					return None
-				obj = ev.get("object", {})
-				rv = obj.get("metadata", {}).get("resourceVersion", rv)
-				if ev.get("type") in ("ADDED", "MODIFIED"):
-					self._consider(obj)
-			return rv
-		finally:
-			self.sock = None
-			conn.close()
-
-	def _consider(self, pod):
-		md, spec = pod["metadata"], pod.get("spec", {})
-		node = spec.get("nodeName")
-		if not node:
-			# The DaemonSet controller leaves binding to the scheduler, naming the node in an affinity term.
-			target = affinity_node(pod)
-			if target and not md.get("deletionTimestamp"):
-				self.timers.put((time.monotonic(), "bind", pod, 0))
-			return
-		if md.get("deletionTimestamp"):
-			self.timers.put((time.monotonic() + self.terminate_delay, "remove", pod, 0))
-			return
-		owned = any(r.get("kind") == "DaemonSet" and r.get("controller") for r in md.get("ownerReferences", []))
-		# Only the controller's own pods: a scenario's pods keep the status they were loaded with.
-		made = any(m.get("manager") == "kube-controller-manager" and m.get("operation") == "Update"
-			for m in md.get("managedFields", []))
-		if owned and made and pod.get("status", {}).get("phase", "Pending") == "Pending" and node not in self.never_ready_nodes:
-			self.timers.put((time.monotonic() + self.delay, "ready", pod, 0))
-
-	def _work(self):
-		pending = []
-		while True:
-			timeout = max(0, min(p[0] for p in pending) - time.monotonic()) if pending else None
-			try:
-				item = self.timers.get(timeout=timeout)
-				if item is None:
-					return
-				pending.append(item)
-			except queue.Empty:
-				pass
-			now = time.monotonic()
-			due = [p for p in pending if p[0] <= now]
-			pending = [p for p in pending if p[0] > now]
-			for _, what, pod, tries in due:
-				# A kubelet and a scheduler try again: a conflict, a slow or refused request under load
-				# must not leave a pod unbound, never Ready or terminating for ever.
-				try:
-					done = {"ready": self.mark_ready, "bind": self.bind, "remove": self.remove}[what](pod)
-				except Exception:  # pylint: disable=broad-except
-					done = False
-				if not done and tries < self.RETRIES and not self.stopping.is_set():
-					pending.append((now + 0.25, what, pod, tries + 1))
-
-	def mark_ready(self, pod):
-		"""True when done or nothing is left to do; False to try again."""
-		md = pod["metadata"]
-		if pod["spec"]["nodeName"] in self.never_ready_nodes:
-			return True
-		path = "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"])
-		status, _, cur = self.cluster.call("GET", path, ctx=self.cluster.ssl_agent)
-		if status == 404:
-			return True
-		if status != 200:
-			return False
-		if cur["metadata"]["uid"] != md["uid"] or cur["metadata"].get("deletionTimestamp") \
-				or cur.get("status", {}).get("phase", "Pending") != "Pending":
-			return True
-		patch = running_status(cur)
-		patch["metadata"] = {"resourceVersion": cur["metadata"]["resourceVersion"]}
-		status, _, _ = self.cluster.call("PATCH", path + "/status", patch, ctx=self.cluster.ssl_agent,
-			content_type="application/merge-patch+json")
-		if status == 200:
-			self.marked += 1
-		return status == 200
-
-	def bind(self, pod):
-		"""Binds a pod to the node its affinity names, as the scheduler would."""
-		md = pod["metadata"]
-		body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": md["name"], "uid": md["uid"]},
-			"target": {"apiVersion": "v1", "kind": "Node", "name": affinity_node(pod)}}
-		status, _, _ = self.cluster.call("POST", "/api/v1/namespaces/%s/pods/%s/binding" % (md["namespace"],
-			md["name"]), body, ctx=self.cluster.ssl_agent)
-		return status in (200, 201, 404, 409)  # bound now, gone, or bound already
-
-	def remove(self, pod):
-		md = pod["metadata"]
-		body = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
-			"preconditions": {"uid": md["uid"]}}
-		status, _, _ = self.cluster.call("DELETE", "/api/v1/namespaces/%s/pods/%s" % (md["namespace"], md["name"]),
-			body, ctx=self.cluster.ssl_agent)
-		if status in (200, 202):
-			self.removed += 1
-		return status in (200, 202, 404, 409)  # removed, gone, or another pod of that name now
-
-
-def affinity_node(pod):
-	"""The one node a pod's required node affinity names by metadata.name (a DaemonSet pod's), or None."""
-	terms = pod.get("spec", {}).get("affinity", {}).get("nodeAffinity", {}) \
-		.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", [])
-	for t in terms:
-		for f in t.get("matchFields", []):
-			if f.get("key") == "metadata.name" and f.get("operator") == "In" and len(f.get("values", [])) == 1:
-				return f["values"][0]
-	return None
-
-
-def _now():
-	return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def running_status(pod):
-	"""A merge patch for pod status the way a kubelet reports a started, Ready pod."""
-	now = _now()
-	conds = [{"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": now}
-		for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")]
-	containers = [{"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": True, "started": True,
-		"restartCount": 0, "state": {"running": {"startedAt": now}}} for c in pod["spec"].get("containers", [])]
-	return {"status": {"phase": "Running", "conditions": conds, "containerStatuses": containers,
-		"hostIP": "127.0.0.1", "podIP": "10.244.0.%d" % (1 + int(hashlib.sha1(pod["metadata"]["name"].encode())
-			.hexdigest(), 16) % 250), "startTime": now}}
-
 
 if __name__ == "__main__":
 	# python3 envtest.py [SCENARIO]: starts a cluster, loads SCENARIO, prints the kubeconfig path, waits.
