@@ -38,6 +38,7 @@ sys.path.insert(0, HERE)
 
 # The server's modules live next to this file; importing it from elsewhere must find them too.
 from handle_output import GZIP_MIN  # pylint: disable=wrong-import-position
+from handle_read import decode_token  # pylint: disable=wrong-import-position
 from handler import Handler  # pylint: disable=wrong-import-position
 from hostile import HOSTILE_MODES  # pylint: disable=wrong-import-position
 from selector import parse_field_selector  # pylint: disable=wrong-import-position
@@ -196,7 +197,7 @@ def prerender(api):
 				if not page[1]:
 					break
 				cont = page[1]
-				tok = json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
+				tok = decode_token(cont)
 				start, token_rv = tok["start"], tok["rv"]
 	# A cluster of 100,000 pods is millions of Python objects: left to the cyclic collector, every full
 	# collection would walk them all in the middle of some request.

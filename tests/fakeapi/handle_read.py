@@ -26,6 +26,11 @@ CONTINUE_EXPIRED_MSG = ("The provided continue parameter is too old to display a
 	"may show up in the list.")
 
 
+def decode_token(cont):
+	"""The JSON inside a continue token (unpadded URL-safe base64, as the real server writes it)."""
+	return json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
+
+
 class ReadMixin:
 	"""Read requests for Handler."""
 
@@ -139,7 +144,7 @@ class ReadMixin:
 			# The real server's wording: "invalid continue token: " around storage.DecodeContinue's error.
 			bad = "invalid continue token: continue key is not valid: "
 			try:
-				tok = json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
+				tok = decode_token(cont)
 				if not isinstance(tok, dict):
 					raise ValueError
 			except (ValueError, TypeError):

@@ -9,6 +9,14 @@ from patch import PatchError, json_patch, merge_patch
 from selector import label_problems
 
 
+def decode_body(body, what):
+	"""The JSON document of a request body, or the API server's 400 for one it cannot decode."""
+	try:
+		return json.loads(body.decode("utf-8"))
+	except (ValueError, UnicodeDecodeError) as e:
+		raise ApiError(400, "BadRequest", "error decoding %s: %s" % (what, e)) from None
+
+
 class WriteMixin:
 	"""Write requests for Handler."""
 
@@ -26,10 +34,7 @@ class WriteMixin:
 		if dry not in (None, "All"):
 			raise ApiError(400, "BadRequest", 'Invalid dry run value: "%s"' % dry)
 		manager = query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0]
-		try:
-			patch = json.loads(body.decode("utf-8")) if body else None
-		except (ValueError, UnicodeDecodeError) as e:
-			raise ApiError(400, "BadRequest", "error decoding patch: %s" % e) from None
+		patch = decode_body(body, "patch") if body else None
 		key = "%s/%s" % (ns, name) if ns else name
 		with st.lock:
 			cur = st.objs[resource].get(key)
@@ -137,10 +142,7 @@ class WriteMixin:
 	def parse_delete_options(self, body, query):
 		opts = {}
 		if body:
-			try:
-				opts = json.loads(body.decode("utf-8"))
-			except (ValueError, UnicodeDecodeError) as e:
-				raise ApiError(400, "BadRequest", "error decoding DeleteOptions: %s" % e) from None
+			opts = decode_body(body, "DeleteOptions")
 			if not isinstance(opts, dict):
 				raise ApiError(400, "BadRequest", "error decoding DeleteOptions")
 			# As the real server does: options come from the body when there is one, and the query's
@@ -208,10 +210,7 @@ class WriteMixin:
 		api = self.api
 		opts = {}
 		if body:
-			try:
-				ev = json.loads(body.decode("utf-8"))
-			except (ValueError, UnicodeDecodeError) as e:
-				raise ApiError(400, "BadRequest", "error decoding Eviction: %s" % e) from None
+			ev = decode_body(body, "Eviction")
 			if isinstance(ev, dict):
 				opts = ev.get("deleteOptions") or {}
 		with api.store.lock:
