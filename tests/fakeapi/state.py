@@ -185,7 +185,8 @@ class FakeAPI:
 			self.ds_replace(gone.d)
 
 	def ds_replace(self, old):
-		"""The DaemonSet controller: a deleted pod owned by a DaemonSet comes back on the same node."""
+		"""The DaemonSet controller: a deleted pod owned by a DaemonSet comes back on the same node while the
+		DaemonSet still selects the node; otherwise the DaemonSets that select it now get their pods there."""
 		st = self.store
 		m = old.get("metadata", {})
 		ctl = next((r for r in m.get("ownerReferences", []) if r.get("controller") and r.get("kind") == "DaemonSet"),
@@ -197,25 +198,65 @@ class FakeAPI:
 		ds = st.objs["daemonsets"].get("%s/%s" % (ns, ctl.get("name")))
 		if ds is None or ds.d["metadata"].get("uid") != ctl.get("uid"):
 			return
+		if not self.ds_selects(ds, node):
+			# After a node's labels changed (a mode change): the old mode's DaemonSet leaves it, the new
+			# mode's places its pod, as the real controller does when it sees the node change.
+			self.ds_fill(node, old.get("status", {}))
+			return
 		ts = now_rfc3339()
 		d = copy.deepcopy(old)
+		if d.get("spec", {}).get("hostname") == m.get("name"):
+			d["spec"].pop("hostname", None)
+		self.ds_place(d, ts, ns, ctl["name"], node, old.get("status", {}))
+
+	def ds_selects(self, ds, node):
+		"""Whether a DaemonSet places a pod on node: the template's nodeSelector against the node's labels
+		(node affinity is not looked at)."""
+		template = ((ds.d.get("spec") or {}).get("template") or {}).get("spec") or {}
+		selector = template.get("nodeSelector") or {}
+		node_obj = self.store.objs["nodes"].get(node)
+		labels = (node_obj.d["metadata"].get("labels") or {}) if node_obj is not None else {}
+		return all(labels.get(k) == v for k, v in selector.items())
+
+	def ds_fill(self, node, old_status):
+		"""Places a pod, made from its template, for every DaemonSet that selects node and has none there."""
+		st = self.store
+		owners = set()
+		for o in st.objs["pods"].values():
+			if (o.d.get("spec") or {}).get("nodeName") == node:
+				owners.update(r.get("uid") for r in o.d["metadata"].get("ownerReferences") or [])
+		for key in sorted(st.objs["daemonsets"]):
+			ds = st.objs["daemonsets"][key]
+			dm = ds.d["metadata"]
+			if dm.get("uid") in owners or not self.ds_selects(ds, node):
+				continue
+			template = (ds.d.get("spec") or {}).get("template") or {}
+			ts = now_rfc3339()
+			d = {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": None, "generateName": None,
+				"namespace": dm["namespace"], "uid": None, "creationTimestamp": ts,
+				"labels": copy.deepcopy((template.get("metadata") or {}).get("labels") or {}),
+				"ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": dm["name"],
+					"uid": dm.get("uid"), "controller": True, "blockOwnerDeletion": True}]},
+				"spec": dict(copy.deepcopy(template.get("spec") or {}), nodeName=node)}
+			self.ds_place(d, ts, dm["namespace"], dm["name"], node, old_status)
+
+	def ds_place(self, d, ts, ns, ds_name, node, old_status):
+		"""Stores d as a new Pending pod of DaemonSet ds_name on node, to become Ready after the delay."""
+		st = self.store
 		nm = d["metadata"]
 		while True:
-			name = "%s-%s" % (ctl["name"], random_suffix())
+			name = "%s-%s" % (ds_name, random_suffix())
 			if "%s/%s" % (ns, name) not in st.objs["pods"]:
 				break
 		nm["name"] = name
-		nm["generateName"] = ctl["name"] + "-"
+		nm["generateName"] = ds_name + "-"
 		nm["uid"] = new_uid()
 		nm["creationTimestamp"] = ts
 		nm.pop("deletionTimestamp", None)
 		nm.pop("deletionGracePeriodSeconds", None)
 		for mf in nm.get("managedFields", []):
 			mf["time"] = ts
-		if d.get("spec", {}).get("hostname") == m.get("name"):
-			d["spec"].pop("hostname", None)
 		containers = [c.get("name") for c in d.get("spec", {}).get("containers", [])]
-		old_status = old.get("status", {})
 		d["status"] = {
 			"phase": "Pending",
 			"conditions": [
