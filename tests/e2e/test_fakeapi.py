@@ -471,6 +471,28 @@ class TestDelete(Base):
 		self.assertFalse(ready())
 		self.wait_for(ready)
 
+	def test_daemonset_controller_honours_the_node_selector(self):
+		# The device plugin's template selects nodes labelled cgpu=true: a node that no longer has the label
+		# gets no new pod of it once the old one is gone, the others still do.
+		off, on = "cn-shanghai.192.168.7.157", "cn-shanghai.192.168.7.158"
+		st, _, _ = self.api.call("PATCH", "/api/v1/nodes/" + off, {"metadata": {"labels": {"cgpu": "false"}}},
+			headers={"Content-Type": "application/merge-patch+json"})
+		self.assertEqual(st, 200)
+		olds = [self.pods_on(off)[0], self.pods_on(on)[0]]
+		for old in olds:
+			st, _, _ = self.api.call("DELETE", "/api/v1/namespaces/kube-system/pods/" + old["metadata"]["name"])
+			self.assertEqual(st, 200)
+		self.wait_for(lambda: [p for p in self.pods_on(on) if p["metadata"]["uid"] != olds[1]["metadata"]["uid"]])
+		self.wait_for(lambda: not self.pods_on(off))
+		time.sleep(0.5)
+		self.assertEqual(self.pods_on(off), [])
+		# the DaemonSet that selects cgpu=false places its pod there instead, made from its template
+		q = urllib.parse.quote("spec.nodeName=" + off)
+		st, _, d = self.api.call("GET", "/api/v1/namespaces/kube-system/pods?fieldSelector=" + q)
+		owners = [r["name"] for p in d["items"] for r in p["metadata"]["ownerReferences"]]
+		self.assertEqual(owners, ["device-plugin-recover-ds"])
+		self.assertEqual(d["items"][0]["spec"]["nodeName"], off)
+
 	def test_never_ready_and_eviction(self):
 		node = "cn-shanghai.192.168.7.158"
 		self.api.settings(never_ready_nodes=[node])
