@@ -207,6 +207,24 @@ class TestStatusBodies(Base):
 		self.assertEqual(log[0]["headers"]["impersonate-user"], "viewer")
 
 
+class TestHostileErrors(Base):
+	options = {"hostile": "text"}
+	MARK = "\x1b]0;pwned\x07"  # the start of what --hostile text appends
+
+	def test_every_error_carries_the_text_and_one_without_a_reason_keeps_none(self):
+		st, _, body = self.raw("GET", "/api/v1/nodes/no-such-node")
+		d = json.loads(body)
+		self.assertEqual(st, 404, d)
+		self.assertTrue(d["reason"].startswith("NotFound" + self.MARK), d)
+		self.assertIn(self.MARK, d["message"])
+		# a resourceVersion that is not a number is a 500 without a reason
+		st, _, body = self.raw("GET", "/api/v1/pods?resourceVersion=abc")
+		d = json.loads(body)
+		self.assertEqual(st, 500, d)
+		self.assertNotIn("reason", d)
+		self.assertIn(self.MARK, d["message"])
+
+
 class TestPaging(Base):
 	scenario = "selectors"
 

@@ -118,7 +118,8 @@ class OutputMixin:
 	def respond_error(self, e):
 		if "text" in self.api.hostile or "badutf8" in self.api.hostile:
 			bad = HOSTILE_TEXT if "text" in self.api.hostile else HOSTILE_BAD_UTF8
-			e = ApiError(e.code, e.reason + bad, e.message + bad, e.details, e.metadata, e.headers)
+			reason = None if e.reason is None else e.reason + bad
+			e = ApiError(e.code, reason, e.message + bad, e.details, e.metadata, e.headers)
 		if getattr(self, "want_pb", False):
 			h = self.base_headers(PB_TYPE)
 			if e.code == 403:
