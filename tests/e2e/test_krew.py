@@ -225,11 +225,8 @@ def build_archive(path, files):
 
 
 def sha256_file(path):
-	h = hashlib.sha256()
 	with open(path, "rb") as f:
-		for chunk in iter(lambda: f.read(1 << 16), b""):
-			h.update(chunk)
-	return h.hexdigest()
+		return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def host_platform():

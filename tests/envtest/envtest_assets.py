@@ -42,11 +42,8 @@ def _cache_dir():
 
 
 def _sha256(path):
-	h = hashlib.sha256()
 	with open(path, "rb") as f:
-		for block in iter(lambda: f.read(1 << 20), b""):
-			h.update(block)
-	return h.hexdigest()
+		return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _decompress(shared, cache):
