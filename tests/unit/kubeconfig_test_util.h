@@ -91,6 +91,16 @@ static inline void load_ok(const struct kube_overrides *ov, struct kube_config *
 	kerr_release(&err);
 }
 
+/* Loads ov, which must succeed, and checks the server it resolves to. */
+static inline void assert_server(const struct kube_overrides *ov, const char *server)
+{
+	struct kube_config c;
+
+	load_ok(ov, &c);
+	cr_assert_str_eq(c.server, server);
+	kube_config_release(&c);
+}
+
 /* Load expecting failure; returns the message (free it). */
 static inline char *load_err(const struct kube_overrides *ov, enum kerr_kind kind)
 {

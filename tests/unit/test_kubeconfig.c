@@ -186,9 +186,7 @@ Test(kubeconfig, server_without_scheme)
 	cr_assert_str_eq(c.server, "https://10.1.1.1:6443"); /* a CA is configured */
 	kube_config_release(&c);
 	ov = (struct kube_overrides){.kubeconfig = FX "empty.yaml", .server = "127.0.0.1:8001/prefix/"};
-	load_ok(&ov, &c);
-	cr_assert_str_eq(c.server, "http://127.0.0.1:8001/prefix");
-	kube_config_release(&c);
+	assert_server(&ov, "http://127.0.0.1:8001/prefix");
 }
 
 struct invalid_case {
@@ -247,11 +245,8 @@ Test(kubeconfig, validation_errors_like_kubectl)
 Test(kubeconfig, cluster_without_server_is_localhost_like_kubectl)
 {
 	struct kube_overrides ov = {.kubeconfig = FX "invalid.yaml", .context = "noserver"};
-	struct kube_config c;
 
-	load_ok(&ov, &c);
-	cr_assert_str_eq(c.server, "http://localhost:8080");
-	kube_config_release(&c);
+	assert_server(&ov, "http://localhost:8080");
 }
 
 Test(kubeconfig, exec_section)

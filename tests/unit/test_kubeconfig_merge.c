@@ -87,15 +87,10 @@ Test(kubeconfig_merge, all_kubeconfig_files_missing)
 Test(kubeconfig_merge, no_config_at_all)
 {
 	struct kube_overrides ov = {0};
-	struct kube_config c;
 
-	load_ok(&ov, &c);
-	cr_assert_str_eq(c.server, "http://localhost:8080");
-	kube_config_release(&c);
+	assert_server(&ov, "http://localhost:8080");
 	setenv("KUBERNETES_MASTER", "http://127.0.0.1:9999", 1);
-	load_ok(&ov, &c);
-	cr_assert_str_eq(c.server, "http://127.0.0.1:9999");
-	kube_config_release(&c);
+	assert_server(&ov, "http://127.0.0.1:9999");
 }
 
 Test(kubeconfig_merge, home_kube_config)
@@ -114,9 +109,7 @@ Test(kubeconfig_merge, home_kube_config)
 	kube_config_release(&c);
 	/* KUBECONFIG replaces ~/.kube/config */
 	setenv("KUBECONFIG", FX "nocurrent.yaml", 1);
-	load_ok(&ov, &c);
-	cr_assert_str_eq(c.server, "http://localhost:8080");
-	kube_config_release(&c);
+	assert_server(&ov, "http://localhost:8080");
 	free(dir);
 	free(file);
 }
@@ -124,11 +117,8 @@ Test(kubeconfig_merge, home_kube_config)
 Test(kubeconfig_merge, empty_file_is_empty_config)
 {
 	struct kube_overrides ov = {.kubeconfig = FX "empty.yaml"};
-	struct kube_config c;
 
-	load_ok(&ov, &c);
-	cr_assert_str_eq(c.server, "http://localhost:8080");
-	kube_config_release(&c);
+	assert_server(&ov, "http://localhost:8080");
 }
 
 Test(kubeconfig_merge, malformed_yaml)
