@@ -1,8 +1,10 @@
 /* What the client's tests against the fake API server (tests/fakeapi/
  * fakeapi.py) share: a server started on a scenario of its own, requests to
  * its control endpoints, a client on its kubeconfig, and list sinks that
- * count what they are given.  Each test file declares its suites with
- * .fini = fake_stop_all, so that a failed assertion leaves no server behind. */
+ * count what they are given; a session (struct fake_session) holds one of
+ * each, so that a test opens and closes them in one line each.  Each test
+ * file declares its suites with .fini = fake_stop_all, so that a failed
+ * assertion leaves no server behind. */
 #ifndef FAKEAPI_TEST_UTIL_H
 #define FAKEAPI_TEST_UTIL_H
 
@@ -309,25 +311,18 @@ struct got {
 	char *last_rv;
 };
 
-static inline int got_node(void *ud, struct k8s_node *n, struct kerr *err)
-{
-	struct got *g = ud;
+/* One sink per kind: counts the object and frees it. */
+#define GOT_COUNTER(name, type, field, free_fn)                                                                     \
+	static inline int name(void *ud, struct type *o, struct kerr *err)                                          \
+	{                                                                                                           \
+		(void)err;                                                                                          \
+		((struct got *)ud)->field++;                                                                        \
+		free_fn(o);                                                                                         \
+		return 0;                                                                                           \
+	}
 
-	(void)err;
-	g->nodes++;
-	k8s_node_free(n);
-	return 0;
-}
-
-static inline int got_pod(void *ud, struct k8s_pod *p, struct kerr *err)
-{
-	struct got *g = ud;
-
-	(void)err;
-	g->pods++;
-	k8s_pod_free(p);
-	return 0;
-}
+GOT_COUNTER(got_node, k8s_node, nodes, k8s_node_free)
+GOT_COUNTER(got_pod, k8s_pod, pods, k8s_pod_free)
 
 static inline void got_meta(void *ud, const char *rv, const char *cont)
 {
@@ -351,5 +346,86 @@ static inline struct kube_list list_of(const char *path, enum obj_kind kind, str
 	l.sink = (struct decode_sink){got_node, got_pod, got_meta, g};
 	return l;
 }
+
+/* Forgets what was counted, for a list run again. */
+static inline void got_reset(struct got *g)
+{
+	free(g->last_rv);
+	memset(g, 0, sizeof(*g));
+}
+
+/* --- a session: a server, a client of it, a sink, an error --------------------- */
+
+struct fake_session {
+	struct fake f;
+	struct client cl;
+	struct got g;
+	struct kerr err;
+};
+
+/* A server on nnodes nodes and npods pods (extra: as for fake_start_args()),
+ * and a client on it in context with opt. */
+static inline void session_open_opts(struct fake_session *s, int nnodes, int npods, const char *extra,
+				     const char *context, struct kube_client_options opt)
+{
+	memset(s, 0, sizeof(*s));
+	fake_start_args(&s->f, nnodes, npods, extra);
+	client_open_opts(&s->cl, &s->f, context, opt);
+}
+
+static inline void session_open(struct fake_session *s, int nnodes, int npods, const char *context)
+{
+	session_open_opts(s, nnodes, npods, NULL, context, (struct kube_client_options){0});
+}
+
+static inline void session_close(struct fake_session *s)
+{
+	kerr_release(&s->err);
+	free(s->g.last_rv);
+	client_close(&s->cl);
+	fake_stop(&s->f);
+}
+
+/* Runs n lists to their end, which must succeed. */
+static inline void session_run(struct fake_session *s, struct kube_list *l, size_t n)
+{
+	cr_assert_eq(kube_list_run(s->cl.c, l, n, &s->err), 0, "%s", s->err.message);
+}
+
+/* Lists path into the session's sink, pages of limit (0: the client's own). */
+static inline void session_list(struct fake_session *s, const char *path, enum obj_kind kind, unsigned limit)
+{
+	struct kube_list l = list_of(path, kind, &s->g);
+
+	l.limit = limit;
+	session_run(s, &l, 1);
+	kube_list_release(&l);
+}
+
+/* How many requests of method to path the server has logged. */
+static inline size_t session_count(struct fake_session *s, const char *method, const char *path)
+{
+	json_t *log = requests(&s->f);
+	size_t n = count_requests(log, method, path);
+
+	json_decref(log);
+	return n;
+}
+
+/* The client made again on its (changed) configuration, with the same log. */
+static inline void session_renew_client(struct fake_session *s)
+{
+	kube_client_free(s->cl.c);
+	cr_assert_eq(kube_client_new(&s->cl.cfg, &(struct kube_client_options){.log = s->cl.logf}, &s->cl.c, &s->err),
+		     0, "%s", s->err.message);
+}
+
+/* Polls the session's client until cond holds, for ten seconds at most. */
+#define session_poll_until(s, cond, ms)                                                                             \
+	do {                                                                                                        \
+		time_t poll_start_ = time(NULL);                                                                    \
+		while (!(cond) && time(NULL) - poll_start_ < 10)                                                    \
+			cr_assert_geq(kube_client_poll((s)->cl.c, -1, (ms), &(s)->err), 0);                         \
+	} while (0)
 
 #endif

@@ -12,173 +12,155 @@ TestSuite(api, .fini = fake_stop_all);
 
 Test(api, errors_401_403_404_as_kubectl_prints_them)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL;
 
-	fake_start(&f, 1, 0);
-	client_open(&cl, &f, "badtoken");
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	t_assert_printed(&err, "error: You must be logged in to the server (Unauthorized)\n");
-	client_close(&cl);
+	session_open(&s, 1, 0, "badtoken");
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), -1);
+	t_assert_printed(&s.err, "error: You must be logged in to the server (Unauthorized)\n");
+	client_close(&s.cl);
 
-	client_open(&cl, &f, "nobody");
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	t_assert_printed(&err, "Error from server (Forbidden): nodes is forbidden: User \"nobody\" cannot list resource "
-			       "\"nodes\" in API group \"\" at the cluster scope\n");
-	client_close(&cl);
+	client_open(&s.cl, &s.f, "nobody");
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), -1);
+	t_assert_printed(&s.err, "Error from server (Forbidden): nodes is forbidden: User \"nobody\" cannot list resource "
+				 "\"nodes\" in API group \"\" at the cluster scope\n");
+	client_close(&s.cl);
 
-	client_open(&cl, &f, "viewer");
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes/no-such-node", NULL, &j, &err), -1);
-	t_assert_printed(&err, "Error from server (NotFound): nodes \"no-such-node\" not found\n");
-	kerr_release(&err);
-	client_close(&cl);
-	fake_stop(&f);
+	client_open(&s.cl, &s.f, "viewer");
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes/no-such-node", NULL, &j, &s.err), -1);
+	t_assert_printed(&s.err, "Error from server (NotFound): nodes \"no-such-node\" not found\n");
+	session_close(&s);
 }
 
 Test(api, truncated_malformed_html_bodies_give_short_errors)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
+	struct fake_session s;
 	struct kube_list l;
-	struct kerr err = KERR_INIT;
 	json_t *j = NULL, *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "a", "b");
-	char *s;
+	char *printed;
 
-	fake_start(&f, 2, 0);
-	client_open(&cl, &f, "admin");
+	session_open(&s, 2, 0, "admin");
 
 	/* a write is never retried after a transport failure */
-	fault(&f, "{\"match\":{\"method\":\"PATCH\"},\"fault\":{\"type\":\"truncate\"},\"times\":1}");
-	cr_assert_eq(kube_patch(cl.c, "/api/v1/nodes/node-0000", PATCH_MERGE, patch, NULL, &j, &err), -1);
-	cr_assert_eq(err.kind, KERR_TRANSPORT, "%d %s", err.kind, err.message);
-	cr_assert_lt(strlen(err.message), 200);
+	fault(&s.f, "{\"match\":{\"method\":\"PATCH\"},\"fault\":{\"type\":\"truncate\"},\"times\":1}");
+	cr_assert_eq(kube_patch(s.cl.c, "/api/v1/nodes/node-0000", PATCH_MERGE, patch, NULL, &j, &s.err), -1);
+	cr_assert_eq(s.err.kind, KERR_TRANSPORT, "%d %s", s.err.kind, s.err.message);
+	cr_assert_lt(strlen(s.err.message), 200);
 
 	/* a protobuf body that does not decode is asked for again as JSON: it
 	 * takes two bad bodies to fail */
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"malformed\"},\"times\":2}");
-	l = list_of("/api/v1/nodes", OBJ_NODE, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), -1);
-	cr_assert_eq(err.kind, KERR_DECODE, "%d %s", err.kind, err.message);
-	cr_assert_lt(strlen(err.message), 300, "%s", err.message);
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"malformed\"},\"times\":2}");
+	l = list_of("/api/v1/nodes", OBJ_NODE, &s.g);
+	cr_assert_eq(kube_list_run(s.cl.c, &l, 1, &s.err), -1);
+	cr_assert_eq(s.err.kind, KERR_DECODE, "%d %s", s.err.kind, s.err.message);
+	cr_assert_lt(strlen(s.err.message), 300, "%s", s.err.message);
 	kube_list_release(&l);
 
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"malformed\"},\"times\":1}");
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes/node-0001", NULL, &j, &err), -1);
-	cr_assert_eq(err.kind, KERR_DECODE);
-	cr_assert_lt(strlen(err.message), 300, "%s", err.message);
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"malformed\"},\"times\":1}");
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes/node-0001", NULL, &j, &s.err), -1);
+	cr_assert_eq(s.err.kind, KERR_DECODE);
+	cr_assert_lt(strlen(s.err.message), 300, "%s", s.err.message);
 
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"html\",\"code\":502},\"times\":1}");
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	s = t_printed(&err);
-	cr_assert(strncmp(s, "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
-			     "Gateway",
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"html\",\"code\":502},\"times\":1}");
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), -1);
+	printed = t_printed(&s.err);
+	cr_assert(strncmp(printed,
+			  "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
+			  "Gateway",
 			  86) == 0,
-		  "%s", s);
-	cr_assert(strstr(s, "has prevented the request from succeeding (get nodes)\n") != NULL, "%s", s);
-	free(s);
-	kerr_release(&err);
+		  "%s", printed);
+	cr_assert(strstr(printed, "has prevented the request from succeeding (get nodes)\n") != NULL, "%s", printed);
+	free(printed);
 	json_decref(patch);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
+}
+
+/* The one request in the server's log at index i: its method, and its
+ * content type where one is given. */
+static json_t *logged_request(json_t *log, size_t i, const char *method, const char *content_type)
+{
+	json_t *r = json_array_get(log, i);
+
+	cr_assert_str_eq(json_string_value(json_object_get(r, "method")), method);
+	if (content_type)
+		cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "headers"), "content-type")),
+				 content_type);
+	return r;
 }
 
 Test(api, patch_conflict_and_delete_precondition)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL, *log, *r;
 	json_t *patch = json_pack("{s:{s:s,s:{s:s}}}", "metadata", "resourceVersion", "1", "labels", "a", "b");
 	json_t *opts = json_pack("{s:s,s:s,s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1", "preconditions",
 				 "uid", "not-the-uid");
 	struct kube_write_opts w = {.dry_run = true, .field_manager = "kubectl-label"};
-	char *s;
+	char *printed;
 
-	fake_start(&f, 1, 1);
-	client_open(&cl, &f, "admin");
-	cr_assert_eq(kube_patch(cl.c, "/api/v1/nodes/node-0000", PATCH_MERGE, patch, &w, &j, &err), -1);
-	cr_assert_eq(err.code, 409);
-	s = t_printed(&err);
-	cr_assert(strncmp(s, "Error from server (Conflict): ", 30) == 0, "%s", s);
-	free(s);
-	cr_assert_eq(kube_delete(cl.c, "/api/v1/namespaces/default/pods/pod-00000", opts, NULL, &j, &err), -1);
-	cr_assert_eq(err.code, 409);
-	cr_assert_str_eq(err.reason, "Conflict");
-	log = requests(&f);
-	r = json_array_get(log, 0);
-	cr_assert_str_eq(json_string_value(json_object_get(r, "method")), "PATCH");
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "headers"), "content-type")),
-			 "application/merge-patch+json");
+	session_open(&s, 1, 1, "admin");
+	cr_assert_eq(kube_patch(s.cl.c, "/api/v1/nodes/node-0000", PATCH_MERGE, patch, &w, &j, &s.err), -1);
+	cr_assert_eq(s.err.code, 409);
+	printed = t_printed(&s.err);
+	cr_assert(strncmp(printed, "Error from server (Conflict): ", 30) == 0, "%s", printed);
+	free(printed);
+	cr_assert_eq(kube_delete(s.cl.c, "/api/v1/namespaces/default/pods/pod-00000", opts, NULL, &j, &s.err), -1);
+	cr_assert_eq(s.err.code, 409);
+	cr_assert_str_eq(s.err.reason, "Conflict");
+	log = requests(&s.f);
+	r = logged_request(log, 0, "PATCH", "application/merge-patch+json");
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "query"), "dryRun")), "All");
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "query"), "fieldManager")),
 			 "kubectl-label");
-	r = json_array_get(log, 1);
-	cr_assert_str_eq(json_string_value(json_object_get(r, "method")), "DELETE");
+	r = logged_request(log, 1, "DELETE", NULL);
 	cr_assert_eq(json_object_size(json_object_get(r, "query")), 0);
 	cr_assert(strstr(json_string_value(json_object_get(r, "body")), "not-the-uid") != NULL);
 	json_decref(log);
 
 	/* a successful patch returns the object */
 	json_object_del(json_object_get(patch, "metadata"), "resourceVersion");
-	cr_assert_eq(kube_patch(cl.c, "/api/v1/nodes/node-0000", PATCH_STRATEGIC, patch, NULL, &j, &err), 0,
-		     "%s", err.message);
+	cr_assert_eq(kube_patch(s.cl.c, "/api/v1/nodes/node-0000", PATCH_STRATEGIC, patch, NULL, &j, &s.err), 0,
+		     "%s", s.err.message);
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(j, "metadata"), "labels"),
 							   "a")),
 			 "b");
 	json_decref(j);
-	kerr_release(&err);
 	json_decref(patch);
 	json_decref(opts);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 Test(api, post_eviction)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
-	json_t *j = NULL, *log, *r;
+	struct fake_session s;
+	json_t *j = NULL, *log;
 	json_t *ev = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "policy/v1", "kind", "Eviction", "metadata",
 			       "name", "pod-00000", "namespace", "default");
 
-	fake_start(&f, 1, 1);
-	client_open(&cl, &f, "admin");
-	cr_assert_eq(kube_post(cl.c, "/api/v1/namespaces/default/pods/pod-00000/eviction", ev, NULL, &j, &err), 0,
-		     "%s", err.message);
+	session_open(&s, 1, 1, "admin");
+	cr_assert_eq(kube_post(s.cl.c, "/api/v1/namespaces/default/pods/pod-00000/eviction", ev, NULL, &j, &s.err), 0,
+		     "%s", s.err.message);
 	cr_assert_str_eq(json_string_value(json_object_get(j, "status")), "Success");
 	json_decref(j);
-	log = requests(&f);
-	r = json_array_get(log, 0);
-	cr_assert_str_eq(json_string_value(json_object_get(r, "method")), "POST");
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "headers"), "content-type")),
-			 "application/json");
-	cr_assert_eq(json_object_size(json_object_get(r, "query")), 0);
+	log = requests(&s.f);
+	cr_assert_eq(json_object_size(json_object_get(logged_request(log, 0, "POST", "application/json"), "query")), 0);
 	json_decref(log);
 	json_decref(ev);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 /* Several GETs at once: each gets its own body or its own error. */
 Test(api, get_json_all_each_its_own_outcome)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	struct kube_get reqs[3] = {
 		{.path = "/api/v1/nodes/node-0000"},
 		{.path = "/api/v1/nodes/absent"},
 		{.path = "/api/v1/nodes", .query = "limit=1"},
 	};
 
-	fake_start(&f, 2, 0);
-	client_open(&cl, &f, "admin-token");
-	cr_assert_eq(kube_get_json_all(cl.c, reqs, 3, &err), 0, "%s", err.message);
+	session_open(&s, 2, 0, "admin-token");
+	cr_assert_eq(kube_get_json_all(s.cl.c, reqs, 3, &s.err), 0, "%s", s.err.message);
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(reqs[0].result, "metadata"), "name")),
 			 "node-0000");
 	cr_assert_eq(reqs[0].err.kind, KERR_NONE);
@@ -190,6 +172,5 @@ Test(api, get_json_all_each_its_own_outcome)
 		json_decref(reqs[i].result);
 		kerr_release(&reqs[i].err);
 	}
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }

@@ -15,25 +15,21 @@ TestSuite(bench, .fini = fake_stop_all);
 
 Test(list, token_auth_tls_and_paging_with_selectors)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
+	struct fake_session s;
 	struct kube_list l;
-	struct kerr err = KERR_INIT;
 	json_t *log, *r;
 	size_t i, pages = 0;
 
-	fake_start(&f, 3, 45);
-	client_open(&cl, &f, "admin-token");
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
+	session_open(&s, 3, 45, "admin-token");
+	l = list_of("/api/v1/pods", OBJ_POD, &s.g);
 	l.limit = 10;
 	l.label_selector = "app=bench";
 	l.field_selector = "status.phase!=Failed";
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	cr_assert_eq(g.pods, 45);
-	cr_assert_eq(g.metas, 5);
+	session_run(&s, &l, 1);
+	cr_assert_eq(s.g.pods, 45);
+	cr_assert_eq(s.g.metas, 5);
 	cr_assert_not_null(l.resource_version);
-	log = requests(&f);
+	log = requests(&s.f);
 	json_array_foreach (log, i, r) {
 		json_t *q = json_object_get(r, "query"), *h = json_object_get(r, "headers");
 		const char *k;
@@ -57,135 +53,99 @@ Test(list, token_auth_tls_and_paging_with_selectors)
 	cr_assert_eq(pages, 5);
 	json_decref(log);
 	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 Test(list, client_certificate_auth_and_no_selectors_sent)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
-	struct kube_list l;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *log, *q;
 
-	fake_start(&f, 4, 0);
-	client_open(&cl, &f, "admin");
-	l = list_of("/api/v1/nodes", OBJ_NODE, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	cr_assert_eq(g.nodes, 4);
-	log = requests(&f);
+	session_open(&s, 4, 0, "admin");
+	session_list(&s, "/api/v1/nodes", OBJ_NODE, 0);
+	cr_assert_eq(s.g.nodes, 4);
+	log = requests(&s.f);
 	cr_assert_eq(json_array_size(log), 1);
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 0), "auth")), "certificate");
 	q = json_object_get(json_array_get(log, 0), "query");
 	cr_assert_eq(json_object_size(q), 1, "only limit is sent");
 	cr_assert_str_eq(json_string_value(json_object_get(q, "limit")), "500");
 	json_decref(log);
-	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 Test(list, continue_expired_restarts_the_list)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
-	struct kube_list l;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *log;
 
-	fake_start(&f, 2, 30);
-	client_open(&cl, &f, "admin");
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\"},\"fault\":{\"type\":\"expire_continue\"},\"times\":1}");
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	l.limit = 7;
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	cr_assert_eq(g.resets, 1);
-	cr_assert_eq(g.pods, 30, "got %zu pods", g.pods);
-	log = requests(&f);
+	session_open(&s, 2, 30, "admin");
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\"},\"fault\":{\"type\":\"expire_continue\"},\"times\":1}");
+	session_list(&s, "/api/v1/pods", OBJ_POD, 7);
+	cr_assert_eq(s.g.resets, 1);
+	cr_assert_eq(s.g.pods, 30, "got %zu pods", s.g.pods);
 	/* 410 on the first continue, then 5 pages again */
-	cr_assert_eq(count_requests(log, "GET", "/api/v1/pods"), 2 + 5);
-	json_decref(log);
-	kube_list_release(&l);
-	free(g.last_rv);
+	cr_assert_eq(session_count(&s, "GET", "/api/v1/pods"), 2 + 5);
 
 	/* always expired: restart once, then one unpaginated list */
-	memset(&g, 0, sizeof(g));
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\"},\"fault\":{\"type\":\"expire_continue\"},\"times\":5}");
-	json_decref(control(&f, "DELETE", "/_fake/requests", NULL));
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	l.limit = 7;
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	cr_assert_eq(g.resets, 2);
-	cr_assert_eq(g.pods, 30);
-	log = requests(&f);
+	got_reset(&s.g);
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\"},\"fault\":{\"type\":\"expire_continue\"},\"times\":5}");
+	json_decref(control(&s.f, "DELETE", "/_fake/requests", NULL));
+	session_list(&s, "/api/v1/pods", OBJ_POD, 7);
+	cr_assert_eq(s.g.resets, 2);
+	cr_assert_eq(s.g.pods, 30);
+	log = requests(&s.f);
 	cr_assert_eq(count_requests(log, "GET", "/api/v1/pods"), 5);
 	cr_assert_null(json_object_get(json_object_get(json_array_get(log, 4), "query"), "limit"));
 	json_decref(log);
-	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 Test(list, reset_mid_body_is_retried_for_lists)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
-	struct kube_list l;
-	struct kerr err = KERR_INIT;
-	json_t *log;
+	struct fake_session s;
 
-	fake_start(&f, 2, 20);
-	client_open(&cl, &f, "admin");
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\",\"query_contains\":\"continue\"},"
-		  "\"fault\":{\"type\":\"reset\"},\"times\":1}");
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	l.limit = 8;
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	cr_assert_eq(g.pods, 20);
-	log = requests(&f);
-	cr_assert_geq(count_requests(log, "GET", "/api/v1/pods"), 4);
-	json_decref(log);
-	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_open(&s, 2, 20, "admin");
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\",\"query_contains\":\"continue\"},"
+		    "\"fault\":{\"type\":\"reset\"},\"times\":1}");
+	session_list(&s, "/api/v1/pods", OBJ_POD, 8);
+	cr_assert_eq(s.g.pods, 20);
+	cr_assert_geq(session_count(&s, "GET", "/api/v1/pods"), 4);
+	session_close(&s);
 }
 
 Test(list, two_lists_at_once)
 {
-	struct fake f;
-	struct client cl;
-	struct got gn = {0}, gp = {0};
+	struct fake_session s;
+	struct got gp = {0};
 	struct kube_list l[2];
-	struct kerr err = KERR_INIT;
 
-	fake_start(&f, 25, 60);
-	client_open(&cl, &f, "admin");
-	l[0] = list_of("/api/v1/nodes", OBJ_NODE, &gn);
+	session_open(&s, 25, 60, "admin");
+	l[0] = list_of("/api/v1/nodes", OBJ_NODE, &s.g);
 	l[0].limit = 4;
 	l[1] = list_of("/api/v1/pods", OBJ_POD, &gp);
 	l[1].limit = 9;
-	cr_assert_eq(kube_list_run(cl.c, l, 2, &err), 0, "%s", err.message);
-	cr_assert_eq(gn.nodes, 25);
+	session_run(&s, l, 2);
+	cr_assert_eq(s.g.nodes, 25);
 	cr_assert_eq(gp.pods, 60);
 	cr_assert_not_null(l[0].resource_version);
 	cr_assert_not_null(l[1].resource_version);
 	kube_list_release(&l[0]);
 	kube_list_release(&l[1]);
-	free(gn.last_rv);
 	free(gp.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 /* --- measurement (CGPU_BENCH=1) ------------------------------------------------ */
+
+/* Seconds since t0. */
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 /* The same pages fetched with bare libcurl and thrown away: the server's
  * share of the time, without any decoding. */
@@ -194,7 +154,7 @@ static double bare_paging(struct fake *f, const char *token)
 	struct t_body b = {0};
 	CURL *e = curl_easy_init();
 	struct curl_slist *h = NULL;
-	struct timespec t0, t1;
+	struct timespec t0;
 	char auth[256], url[1024], cont[512] = "";
 
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
@@ -221,64 +181,52 @@ static double bare_paging(struct fake *f, const char *token)
 			snprintf(cont, sizeof(cont), "%.*s", (int)(strchr(c, '"') - c), c);
 		}
 	} while (*cont);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	free(b.d);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(e);
-	return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return seconds_since(&t0);
+}
+
+/* Seconds to list every pod in pages of limit (0: the client's own). */
+static double timed_list(struct fake_session *s, unsigned limit)
+{
+	struct timespec t0;
+	double t;
+
+	got_reset(&s->g);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	session_list(s, "/api/v1/pods", OBJ_POD, limit);
+	t = seconds_since(&t0);
+	cr_assert_eq(s->g.pods, 20000);
+	return t;
 }
 
 Test(bench, list_20000_pods, .timeout = 300)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
-	struct kube_list l;
-	struct kerr err = KERR_INIT;
-	struct timespec t0, t1;
+	struct fake_session s;
+	struct timespec t0;
 	char cmd[1024];
 	double ours, theirs, one;
 
 	if (!getenv("CGPU_BENCH"))
 		cr_skip_test("set CGPU_BENCH=1 to measure");
-	fake_start_args(&f, 200, 20000, "--prerender");
-	client_open_opts(&cl, &f, "admin-token",
-			 (struct kube_client_options){.verbosity = getenv("CGPU_BENCH_V") ? atoi(getenv("CGPU_BENCH_V")) : 0});
+	session_open_opts(&s, 200, 20000, "--prerender", "admin-token",
+			  (struct kube_client_options){.verbosity = getenv("CGPU_BENCH_V") ? atoi(getenv("CGPU_BENCH_V")) : 0});
 	/* warm the server's caches once, as a user repeating a command would */
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	kube_list_release(&l);
-	memset(&g, 0, sizeof(g));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ours = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	cr_assert_eq(g.pods, 20000);
+	timed_list(&s, 0);
+	ours = timed_list(&s, 0);
 	snprintf(cmd, sizeof(cmd),
-		 "curl -s --compressed --cacert %s -H 'Authorization: Bearer %s' '%s/api/v1/pods' > /dev/null", f.ca,
-		 cl.cfg.token, f.url);
+		 "curl -s --compressed --cacert %s -H 'Authorization: Bearer %s' '%s/api/v1/pods' > /dev/null", s.f.ca,
+		 s.cl.cfg.token, s.f.url);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_assert_eq(system(cmd), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	theirs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	kube_list_release(&l);
-	memset(&g, 0, sizeof(g));
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	l.limit = 100000;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	one = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	cr_assert_eq(g.pods, 20000);
+	theirs = seconds_since(&t0);
+	one = timed_list(&s, 100000);
 	fprintf(stderr,
 		"bench: 20000 pods decoded: paged (limit 500) %.3f s, one page %.3f s; plain curl, one unpaged GET "
 		"to /dev/null: %.3f s; bare libcurl over the same 40 pages, no decoding: %.3f s\n",
-		ours, one, theirs, bare_paging(&f, cl.cfg.token));
+		ours, one, theirs, bare_paging(&s.f, s.cl.cfg.token));
 	if (getenv("CGPU_BENCH_V"))
-		fputs(client_log(&cl), stderr);
-	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+		fputs(client_log(&s.cl), stderr);
+	session_close(&s);
 }

@@ -53,36 +53,27 @@ Test(loop, refused_port)
 
 Test(loop, retry_after_429_then_success_and_500_without_is_final)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
-	json_t *j = NULL, *log;
+	struct fake_session s;
+	json_t *j = NULL;
 	struct timespec t0, t1;
 
-	fake_start(&f, 1, 0);
-	client_open(&cl, &f, "admin");
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"status\",\"code\":429,"
-		  "\"retry_after\":1},\"times\":2}");
+	session_open(&s, 1, 0, "admin");
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"status\",\"code\":429,"
+		    "\"retry_after\":1},\"times\":2}");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), 0, "%s", err.message);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), 0, "%s", s.err.message);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_assert_geq(t1.tv_sec - t0.tv_sec, 1, "Retry-After was not honoured");
 	json_decref(j);
-	log = requests(&f);
-	cr_assert_eq(count_requests(log, "GET", "/api/v1/nodes"), 3);
-	json_decref(log);
+	cr_assert_eq(session_count(&s, "GET", "/api/v1/nodes"), 3);
 
-	json_decref(control(&f, "DELETE", "/_fake/requests", NULL));
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"status\",\"code\":500},"
-		  "\"times\":1}");
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	t_assert_printed(&err, "Error from server (InternalError): Internal error occurred: injected fault\n");
-	log = requests(&f);
-	cr_assert_eq(count_requests(log, "GET", "/api/v1/nodes"), 1);
-	json_decref(log);
-	kerr_release(&err);
-	client_close(&cl);
-	fake_stop(&f);
+	json_decref(control(&s.f, "DELETE", "/_fake/requests", NULL));
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"status\",\"code\":500},"
+		    "\"times\":1}");
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), -1);
+	t_assert_printed(&s.err, "Error from server (InternalError): Internal error occurred: injected fault\n");
+	cr_assert_eq(session_count(&s, "GET", "/api/v1/nodes"), 1);
+	session_close(&s);
 }
 
 static void on_done(void *ud, const struct kerr *e)
@@ -92,57 +83,40 @@ static void on_done(void *ud, const struct kerr *e)
 
 Test(loop, async_list_and_poll_with_fd)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
+	struct fake_session s;
 	struct kube_list l;
-	struct kerr err = KERR_INIT;
 	struct kube_async_list *a;
 	int done = 0, fds[2];
-	time_t start;
 
-	fake_start(&f, 3, 33);
-	client_open(&cl, &f, "admin");
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
+	session_open(&s, 3, 33, "admin");
+	l = list_of("/api/v1/pods", OBJ_POD, &s.g);
 	l.limit = 10;
-	cr_assert_eq(kube_list_start(cl.c, &l, on_done, &done, &a, &err), 0);
-	start = time(NULL);
-	while (!done && time(NULL) - start < 10)
-		cr_assert_geq(kube_client_poll(cl.c, -1, 500, &err), 0);
+	cr_assert_eq(kube_list_start(s.cl.c, &l, on_done, &done, &a, &s.err), 0);
+	session_poll_until(&s, done, 500);
 	cr_assert_eq(done, 1);
-	cr_assert_eq(g.pods, 33);
+	cr_assert_eq(s.g.pods, 33);
 	kube_async_list_free(a);
 
 	cr_assert_eq(pipe(fds), 0);
 	cr_assert_eq(write(fds[1], "x", 1), 1);
-	cr_assert_eq(kube_client_poll(cl.c, fds[0], 2000, &err), 1);
+	cr_assert_eq(kube_client_poll(s.cl.c, fds[0], 2000, &s.err), 1);
 	close(fds[0]);
 	close(fds[1]);
 	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 Test(loop, request_timeout_is_a_deadline_and_a_query_parameter)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL, *log, *q;
 	struct timespec t0, t1;
-	struct got g = {0};
-	struct kube_list l;
 
-	fake_start(&f, 2, 0);
-	client_open_opts(&cl, &f, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), 0, "%s", err.message);
+	session_open_opts(&s, 2, 0, NULL, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), 0, "%s", s.err.message);
 	json_decref(j);
-	l = list_of("/api/v1/nodes", OBJ_NODE, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	kube_list_release(&l);
-	free(g.last_rv);
-	log = requests(&f);
+	session_list(&s, "/api/v1/nodes", OBJ_NODE, 0);
+	log = requests(&s.f);
 	q = json_object_get(json_array_get(log, 0), "query");
 	cr_assert_str_eq(json_string_value(json_object_get(q, "timeout")), "1s");
 	q = json_object_get(json_array_get(log, 1), "query");
@@ -150,16 +124,14 @@ Test(loop, request_timeout_is_a_deadline_and_a_query_parameter)
 	cr_assert_str_eq(json_string_value(json_object_get(q, "limit")), "500");
 	json_decref(log);
 
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"delay\",\"seconds\":3},"
-		  "\"times\":1}");
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"delay\",\"seconds\":3},"
+		    "\"times\":1}");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), -1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	cr_assert_lt(t1.tv_sec - t0.tv_sec, 3, "the deadline was not kept");
-	cr_assert_eq(err.kind, KERR_TRANSPORT);
-	t_assert_printed(&err, "Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded "
-			       "while awaiting headers)\n");
-	kerr_release(&err);
-	client_close(&cl);
-	fake_stop(&f);
+	cr_assert_eq(s.err.kind, KERR_TRANSPORT);
+	t_assert_printed(&s.err, "Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded "
+				 "while awaiting headers)\n");
+	session_close(&s);
 }

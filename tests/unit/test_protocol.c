@@ -108,70 +108,72 @@ Test(user_agent, kubectl_shape)
 	free(ua);
 }
 
+/* path names resource, and the object name (NULL: none). */
+static void assert_path_resource(const char *path, const char *resource, const char *name)
+{
+	char *r, *n;
+
+	cr_assert_eq(kube_path_resource(path, &r, &n), 0, "%s", path);
+	cr_assert_str_eq(r, resource);
+	if (name)
+		cr_assert_str_eq(n, name);
+	else
+		cr_assert_null(n);
+	free(r);
+	free(n);
+}
+
 Test(path_resource, names_like_client_go)
 {
 	char *r, *n;
 
-	cr_assert_eq(kube_path_resource("/api/v1/nodes", &r, &n), 0);
-	cr_assert_str_eq(r, "nodes");
-	cr_assert_null(n);
-	free(r);
-	cr_assert_eq(kube_path_resource("/api/v1/namespaces/default/pods/p1/eviction", &r, &n), 0);
-	cr_assert_str_eq(r, "pods");
-	cr_assert_str_eq(n, "p1");
-	free(r);
-	free(n);
-	cr_assert_eq(kube_path_resource("/apis/apps/v1/namespaces/kube-system/daemonsets", &r, &n), 0);
-	cr_assert_str_eq(r, "daemonsets.apps");
-	cr_assert_null(n);
-	free(r);
-	cr_assert_eq(kube_path_resource("/api/v1/namespaces/kube-system", &r, &n), 0);
-	cr_assert_str_eq(r, "namespaces");
-	cr_assert_str_eq(n, "kube-system");
-	free(r);
-	free(n);
+	assert_path_resource("/api/v1/nodes", "nodes", NULL);
+	assert_path_resource("/api/v1/namespaces/default/pods/p1/eviction", "pods", "p1");
+	assert_path_resource("/apis/apps/v1/namespaces/kube-system/daemonsets", "daemonsets.apps", NULL);
+	assert_path_resource("/api/v1/namespaces/kube-system", "namespaces", "kube-system");
 	cr_assert_eq(kube_path_resource("/version", &r, &n), -1);
+}
+
+/* A GET of /api/v1/nodes answered with code and body is a Status error
+ * that kubectl prints as want. */
+static void assert_status_printed(long code, const char *content_type, const char *body, const char *want)
+{
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(kube_status_error(code, content_type, "GET", "/api/v1/nodes", body, strlen(body), &err), -1);
+	cr_assert_eq(err.kind, KERR_STATUS);
+	cr_assert_eq(err.code, code);
+	t_assert_printed(&err, want);
+	kerr_release(&err);
 }
 
 Test(status, forbidden_body_as_kubectl_prints_it)
 {
-	const char *body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
-			   "\"nodes is forbidden: User \\\"viewer\\\" cannot list resource \\\"nodes\\\" in API group "
-			   "\\\"\\\" at the cluster scope\",\"reason\":\"Forbidden\",\"details\":{\"kind\":\"nodes\"},"
-			   "\"code\":403}";
-	struct kerr err = KERR_INIT;
-
-	cr_assert_eq(kube_status_error(403, "application/json", "GET", "/api/v1/nodes", body, strlen(body), &err), -1);
-	cr_assert_eq(err.kind, KERR_STATUS);
-	cr_assert_eq(err.code, 403);
-	t_assert_printed(&err, "Error from server (Forbidden): nodes is forbidden: User \"viewer\" cannot list resource "
-			       "\"nodes\" in API group \"\" at the cluster scope\n");
-	kerr_release(&err);
+	assert_status_printed(403, "application/json",
+			      "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+			      "\"message\":\"nodes is forbidden: User \\\"viewer\\\" cannot list resource \\\"nodes\\\" "
+			      "in API group \\\"\\\" at the cluster scope\",\"reason\":\"Forbidden\",\"details\":"
+			      "{\"kind\":\"nodes\"},\"code\":403}",
+			      "Error from server (Forbidden): nodes is forbidden: User \"viewer\" cannot list resource "
+			      "\"nodes\" in API group \"\" at the cluster scope\n");
 }
 
 Test(status, unauthorized)
 {
-	const char *body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-			   "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
-	struct kerr err = KERR_INIT;
-
-	kube_status_error(401, "application/json", "GET", "/api/v1/nodes", body, strlen(body), &err);
-	t_assert_printed(&err, "error: You must be logged in to the server (Unauthorized)\n");
-	kerr_release(&err);
+	assert_status_printed(401, "application/json",
+			      "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+			      "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}",
+			      "error: You must be logged in to the server (Unauthorized)\n");
 }
 
 Test(status, html_from_a_proxy_is_cut_and_cleaned)
 {
-	const char *body = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
-			   "Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
-	struct kerr err = KERR_INIT;
-
-	kube_status_error(502, "text/html", "GET", "/api/v1/nodes", body, strlen(body), &err);
-	cr_assert_eq(err.kind, KERR_STATUS);
-	t_assert_printed(&err, "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
-			       "Gateway</title></head> <body> <center><h1>502 Bad Gateway</h1></center> <hr><center>nginx"
-			       "</center> </body> </html>\") has prevented the request from succeeding (get nodes)\n");
-	kerr_release(&err);
+	assert_status_printed(502, "text/html",
+			      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
+			      "Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+			      "Error from server (InternalError): an error on the server (\"<html> <head><title>502 Bad "
+			      "Gateway</title></head> <body> <center><h1>502 Bad Gateway</h1></center> <hr><center>nginx"
+			      "</center> </body> </html>\") has prevented the request from succeeding (get nodes)\n");
 }
 
 Test(status, long_binary_text_is_bounded)

@@ -4,6 +4,7 @@
  * small stand-in server, Warning headers shown once. */
 #include <criterion/criterion.h>
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,66 +15,53 @@
 
 TestSuite(transport, .fini = fake_stop_all);
 
-/* The client verifies the server with the system trust store alone, which
- * does not know the fake server's per-run CA. */
-static void client_drop_ca(struct client *cl)
+/* A session whose client verifies the server with the system trust store
+ * alone, which does not know the fake server's per-run CA. */
+static void session_open_without_ca(struct fake_session *s)
 {
-	free(cl->cfg.ca.data);
-	cl->cfg.ca.data = NULL;
-	cl->cfg.ca.len = 0;
+	session_open(s, 1, 0, "admin-token");
+	free(s->cl.cfg.ca.data);
+	s->cl.cfg.ca.data = NULL;
+	s->cl.cfg.ca.len = 0;
 }
 
 Test(transport, unknown_ca_is_a_certificate_error)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL;
 
-	fake_start(&f, 1, 0);
-	client_open(&cl, &f, "admin-token");
-	client_drop_ca(&cl);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), -1);
-	cr_assert_eq(err.kind, KERR_TRANSPORT);
-	t_assert_printed(&err, "Unable to connect to the server: tls: failed to verify certificate: x509: certificate "
-			       "signed by unknown authority\n");
-	kerr_release(&err);
-	client_close(&cl);
-	fake_stop(&f);
+	session_open_without_ca(&s);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), -1);
+	cr_assert_eq(s.err.kind, KERR_TRANSPORT);
+	t_assert_printed(&s.err, "Unable to connect to the server: tls: failed to verify certificate: x509: "
+				 "certificate signed by unknown authority\n");
+	session_close(&s);
 }
 
 Test(transport, insecure_skip_verify_and_tls_server_name)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL;
 
-	fake_start(&f, 1, 0);
-	client_open(&cl, &f, "admin-token");
-	client_drop_ca(&cl);
-	cl.cfg.insecure_skip_tls_verify = true;
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes/node-0000", NULL, &j, &err), 0, "%s", err.message);
+	session_open_without_ca(&s);
+	s.cl.cfg.insecure_skip_tls_verify = true;
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes/node-0000", NULL, &j, &s.err), 0, "%s", s.err.message);
 	json_decref(j);
-	client_close(&cl);
+	client_close(&s.cl);
 
 	/* the certificate names localhost and 127.0.0.1; the server is reached by address */
-	client_open(&cl, &f, "admin-token");
-	kube_client_free(cl.c);
-	cl.cfg.tls_server_name = strdup("localhost");
-	cr_assert_eq(kube_client_new(&cl.cfg, &(struct kube_client_options){.log = cl.logf}, &cl.c, &err), 0);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes/node-0000", NULL, &j, &err), 0, "%s", err.message);
+	client_open(&s.cl, &s.f, "admin-token");
+	s.cl.cfg.tls_server_name = strdup("localhost");
+	session_renew_client(&s);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes/node-0000", NULL, &j, &s.err), 0, "%s", s.err.message);
 	json_decref(j);
-	kube_client_free(cl.c);
-	free(cl.cfg.tls_server_name);
-	cl.cfg.tls_server_name = strdup("wrong.example");
-	cr_assert_eq(kube_client_new(&cl.cfg, &(struct kube_client_options){.log = cl.logf}, &cl.c, &err), 0);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes/node-0000", NULL, &j, &err), -1);
-	cr_assert_eq(err.kind, KERR_TRANSPORT);
-	cr_assert(strstr(err.message, "certificate") != NULL, "%s", err.message);
-	kerr_release(&err);
-	client_close(&cl);
-	fake_stop(&f);
+	free(s.cl.cfg.tls_server_name);
+	s.cl.cfg.tls_server_name = strdup("wrong.example");
+	session_renew_client(&s);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes/node-0000", NULL, &j, &s.err), -1);
+	cr_assert_eq(s.err.kind, KERR_TRANSPORT);
+	cr_assert(strstr(s.err.message, "certificate") != NULL, "%s", s.err.message);
+	session_close(&s);
 }
 
 Test(transport, credentials_never_over_plain_http)
@@ -95,69 +83,53 @@ Test(transport, credentials_never_over_plain_http)
 
 Test(transport, verbose_8_redacts_the_token)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL;
 	const char *log;
 
-	fake_start(&f, 1, 0);
-	client_open_opts(&cl, &f, "admin-token", (struct kube_client_options){.verbosity = 8});
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", "labelSelector=gpushare%3Dtrue", &j, &err), 0);
+	session_open_opts(&s, 1, 0, NULL, "admin-token", (struct kube_client_options){.verbosity = 8});
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", "labelSelector=gpushare%3Dtrue", &j, &s.err), 0);
 	json_decref(j);
-	log = client_log(&cl);
+	log = client_log(&s.cl);
 	cr_assert(strstr(log, "GET https://127.0.0.1:") != NULL, "%s", log);
 	cr_assert(strstr(log, "/api/v1/nodes?labelSelector=gpushare%3Dtrue 200 OK in ") != NULL, "%s", log);
 	cr_assert(strstr(log, " milliseconds\n") != NULL);
 	cr_assert(strstr(log, "Request Headers:") != NULL);
 	cr_assert(strstr(log, "Authorization: Bearer <masked>") != NULL, "%s", log);
 	cr_assert(strstr(log, "Response Headers:") != NULL);
-	cr_assert(strstr(log, cl.cfg.token) == NULL, "the token leaked into the log");
-	client_close(&cl);
-	fake_stop(&f);
+	cr_assert(strstr(log, s.cl.cfg.token) == NULL, "the token leaked into the log");
+	session_close(&s);
 }
 
 Test(transport, gzip_is_used_for_large_bodies)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
-	struct kube_list l;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	const char *log;
 
-	fake_start(&f, 1, 600);
 	/* (JSON: these small pods in protobuf stay under the server's gzip threshold) */
-	client_open_opts(&cl, &f, "admin", (struct kube_client_options){.verbosity = 8, .json_only = true});
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0, "%s", err.message);
-	cr_assert_eq(g.pods, 600);
-	log = client_log(&cl);
+	session_open_opts(&s, 1, 600, NULL, "admin", (struct kube_client_options){.verbosity = 8, .json_only = true});
+	session_list(&s, "/api/v1/pods", OBJ_POD, 0);
+	cr_assert_eq(s.g.pods, 600);
+	log = client_log(&s.cl);
 	cr_assert(strstr(log, "Content-Encoding: gzip") != NULL, "no gzip response: %s", log);
 	cr_assert(strstr(log, "Accept: application/json\n") != NULL, "%s", log);
-	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 Test(transport, impersonation_headers)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL, *log, *h;
 	char *groups[] = {"team-a", "team-b", NULL};
 
-	fake_start(&f, 1, 0);
-	client_open(&cl, &f, "admin");
-	cl.cfg.impersonate_user = strdup("viewer");
-	cl.cfg.impersonate_uid = strdup("1234");
-	cl.cfg.impersonate_groups = groups;
-	kvlist_add(&cl.cfg.impersonate_extra, "scopes", 6, "view", 4);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), 0, "%s", err.message);
+	session_open(&s, 1, 0, "admin");
+	s.cl.cfg.impersonate_user = strdup("viewer");
+	s.cl.cfg.impersonate_uid = strdup("1234");
+	s.cl.cfg.impersonate_groups = groups;
+	kvlist_add(&s.cl.cfg.impersonate_extra, "scopes", 6, "view", 4);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), 0, "%s", s.err.message);
 	json_decref(j);
-	log = requests(&f);
+	log = requests(&s.f);
 	h = json_object_get(json_array_get(log, 0), "headers");
 	cr_assert_str_eq(json_string_value(json_object_get(h, "impersonate-user")), "viewer");
 	cr_assert_str_eq(json_string_value(json_object_get(h, "impersonate-uid")), "1234");
@@ -166,63 +138,64 @@ Test(transport, impersonation_headers)
 	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(h, "impersonate-group"), 1)), "team-b");
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 0), "impersonated_user")), "viewer");
 	json_decref(log);
-	cl.cfg.impersonate_groups = NULL;
-	client_close(&cl);
-	fake_stop(&f);
+	s.cl.cfg.impersonate_groups = NULL;
+	session_close(&s);
+}
+
+/* Writes the file name in dir from fmt, with mode; path receives its path. */
+static void write_file(char path[256], const char *dir, const char *name, mode_t mode, const char *fmt, ...)
+{
+	va_list ap;
+	FILE *fh;
+
+	snprintf(path, 256, "%s/%s", dir, name);
+	fh = fopen(path, "w");
+	cr_assert_not_null(fh, "%s", path);
+	va_start(ap, fmt);
+	vfprintf(fh, fmt, ap);
+	va_end(ap);
+	fclose(fh);
+	chmod(path, mode);
 }
 
 Test(transport, exec_plugin_asked_again_after_401)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL, *log;
-	char path[256], text[2048], *token;
-	FILE *fh;
+	char path[256], *token;
 
-	fake_start(&f, 1, 0);
-	client_open(&cl, &f, "admin-token");
-	token = strdup(cl.cfg.token);
-	client_close(&cl);
+	session_open(&s, 1, 0, "admin-token");
+	token = strdup(s.cl.cfg.token);
+	client_close(&s.cl);
 
 	/* the plugin hands out a revoked token first, a good one after */
-	snprintf(path, sizeof(path), "%s/plugin.sh", f.dir);
-	snprintf(text, sizeof(text),
-		 "#!/bin/sh\n"
-		 "n=$(cat %s/count 2>/dev/null || echo 0)\n"
-		 "echo $((n + 1)) > %s/count\n"
-		 "if [ \"$n\" = 0 ]; then t=revoked; else t=%s; fi\n"
-		 "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
-		 "\"status\":{\"token\":\"%%s\"}}' \"$t\"\n",
-		 f.dir, f.dir, token);
-	fh = fopen(path, "w");
-	fputs(text, fh);
-	fclose(fh);
-	chmod(path, 0700);
-	snprintf(path, sizeof(path), "%s/exec-kubeconfig", f.dir);
-	snprintf(text, sizeof(text),
-		 "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: %s\n"
-		 "    certificate-authority: %s\ncontexts:\n- name: exec\n  context:\n    cluster: fake\n"
-		 "    user: exec\ncurrent-context: exec\nusers:\n- name: exec\n  user:\n    exec:\n"
-		 "      apiVersion: client.authentication.k8s.io/v1\n      command: %s/plugin.sh\n"
-		 "      interactiveMode: Never\n",
-		 f.url, f.ca, f.dir);
-	fh = fopen(path, "w");
-	fputs(text, fh);
-	fclose(fh);
-	strcpy(f.kubeconfig, path);
+	write_file(path, s.f.dir, "plugin.sh", 0700,
+		   "#!/bin/sh\n"
+		   "n=$(cat %s/count 2>/dev/null || echo 0)\n"
+		   "echo $((n + 1)) > %s/count\n"
+		   "if [ \"$n\" = 0 ]; then t=revoked; else t=%s; fi\n"
+		   "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+		   "\"status\":{\"token\":\"%%s\"}}' \"$t\"\n",
+		   s.f.dir, s.f.dir, token);
+	write_file(path, s.f.dir, "exec-kubeconfig", 0600,
+		   "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: %s\n"
+		   "    certificate-authority: %s\ncontexts:\n- name: exec\n  context:\n    cluster: fake\n"
+		   "    user: exec\ncurrent-context: exec\nusers:\n- name: exec\n  user:\n    exec:\n"
+		   "      apiVersion: client.authentication.k8s.io/v1\n      command: %s/plugin.sh\n"
+		   "      interactiveMode: Never\n",
+		   s.f.url, s.f.ca, s.f.dir);
+	strcpy(s.f.kubeconfig, path);
 
-	client_open(&cl, &f, NULL);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), 0, "%s", err.message);
+	client_open(&s.cl, &s.f, NULL);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), 0, "%s", s.err.message);
 	json_decref(j);
-	log = requests(&f);
+	log = requests(&s.f);
 	cr_assert_eq(count_requests(log, "GET", "/api/v1/nodes"), 2);
 	cr_assert_eq(json_integer_value(json_object_get(json_array_get(log, 0), "status")), 401);
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 1), "user")), "admin");
 	json_decref(log);
 	free(token);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 static const char stand_in[] =
@@ -314,9 +287,7 @@ static const char connect_proxy[] =
 
 Test(transport, proxy_url_is_used)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	json_t *j = NULL;
 	int port;
 	pid_t pid;
@@ -324,24 +295,21 @@ Test(transport, proxy_url_is_used)
 	const char *argv[] = {"python3", "-c", connect_proxy, count, NULL};
 	FILE *out;
 
-	fake_start(&f, 1, 0);
-	snprintf(count, sizeof(count), "%s/tunnels", f.dir);
+	session_open(&s, 1, 0, "admin-token");
+	snprintf(count, sizeof(count), "%s/tunnels", s.f.dir);
 	port = t_spawn_port(argv, "the proxy", &pid);
 
-	client_open(&cl, &f, "admin-token");
-	kube_client_free(cl.c);
-	cl.cfg.proxy_url = malloc(64);
-	snprintf(cl.cfg.proxy_url, 64, "http://127.0.0.1:%d", port);
-	cr_assert_eq(kube_client_new(&cl.cfg, &(struct kube_client_options){.log = cl.logf}, &cl.c, &err), 0);
-	cr_assert_eq(kube_get_json(cl.c, "/api/v1/nodes", NULL, &j, &err), 0, "%s", err.message);
+	s.cl.cfg.proxy_url = malloc(64);
+	snprintf(s.cl.cfg.proxy_url, 64, "http://127.0.0.1:%d", port);
+	session_renew_client(&s);
+	cr_assert_eq(kube_get_json(s.cl.c, "/api/v1/nodes", NULL, &j, &s.err), 0, "%s", s.err.message);
 	json_decref(j);
 	out = fopen(count, "r");
 	cr_assert_not_null(out, "the request did not go through the proxy");
 	cr_assert_not_null(fgets(got, sizeof(got), out));
 	fclose(out);
-	snprintf(want, sizeof(want), "127.0.0.1:%d\n", f.port);
+	snprintf(want, sizeof(want), "127.0.0.1:%d\n", s.f.port);
 	cr_assert_str_eq(got, want);
-	client_close(&cl);
 	t_child_stop(pid);
-	fake_stop(&f);
+	session_close(&s);
 }

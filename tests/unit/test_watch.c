@@ -50,39 +50,32 @@ static void on_end(void *ud, const struct kerr *err)
 
 Test(watch, watch_events_split_across_chunks_and_bookmarks)
 {
-	struct fake f;
-	struct client cl;
-	struct got g = {0};
+	struct fake_session s;
 	struct kube_list l;
-	struct kerr err = KERR_INIT;
 	struct wstate ws = {0};
 	struct kube_watch *w;
 	struct kube_watch_spec spec = {.path = "/api/v1/pods", .kind = OBJ_POD, .on_event = on_event,
 				       .on_end = on_end, .ud = &ws};
 	json_t *pod;
-	time_t start;
 
-	fake_start_args(&f, 1, 2, "--bookmark-interval 0.3");
-	client_open(&cl, &f, "admin");
-	l = list_of("/api/v1/pods", OBJ_POD, &g);
-	cr_assert_eq(kube_list_run(cl.c, &l, 1, &err), 0);
+	session_open_opts(&s, 1, 2, "--bookmark-interval 0.3", "admin", (struct kube_client_options){0});
+	l = list_of("/api/v1/pods", OBJ_POD, &s.g);
+	session_run(&s, &l, 1);
 	spec.resource_version = l.resource_version;
-	fault(&f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\",\"query_contains\":\"watch\"},"
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\",\"query_contains\":\"watch\"},"
 		  "\"fault\":{\"type\":\"drip\",\"bytes_per_second\":400},\"times\":1}");
-	cr_assert_eq(kube_watch_start(cl.c, &spec, &w, &err), 0);
+	cr_assert_eq(kube_watch_start(s.cl.c, &spec, &w, &s.err), 0);
 	pod = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:[{s:s}]}}", "kind", "Pod", "apiVersion", "v1", "metadata",
 			"name", "new-pod", "namespace", "default", "spec", "nodeName", "node-0000", "containers",
 			"name", "c");
 	{
 		char *body = json_dumps(pod, JSON_COMPACT);
 
-		json_decref(control(&f, "POST", "/_fake/objects", body));
+		json_decref(control(&s.f, "POST", "/_fake/objects", body));
 		free(body);
 	}
-	json_decref(control(&f, "DELETE", "/_fake/objects/pods/default/pod-00000", NULL));
-	start = time(NULL);
-	while ((ws.added < 1 || ws.deleted < 1 || ws.bookmarks < 1) && time(NULL) - start < 10)
-		cr_assert_geq(kube_client_poll(cl.c, -1, 200, &err), 0);
+	json_decref(control(&s.f, "DELETE", "/_fake/objects/pods/default/pod-00000", NULL));
+	session_poll_until(&s, ws.added >= 1 && ws.deleted >= 1 && ws.bookmarks >= 1, 200);
 	cr_assert_eq(ws.added, 1);
 	cr_assert_geq(ws.deleted, 1);
 	cr_assert_geq(ws.bookmarks, 1);
@@ -93,20 +86,16 @@ Test(watch, watch_events_split_across_chunks_and_bookmarks)
 	/* too old a resourceVersion: an ERROR event with 410 */
 	memset(&ws, 0, sizeof(ws));
 	spec.resource_version = "1";
-	json_decref(control(&f, "POST", "/_fake/reset", NULL));
-	cr_assert_eq(kube_watch_start(cl.c, &spec, &w, &err), 0);
-	start = time(NULL);
-	while (!ws.ended && time(NULL) - start < 10)
-		cr_assert_geq(kube_client_poll(cl.c, -1, 200, &err), 0);
+	json_decref(control(&s.f, "POST", "/_fake/reset", NULL));
+	cr_assert_eq(kube_watch_start(s.cl.c, &spec, &w, &s.err), 0);
+	session_poll_until(&s, ws.ended, 200);
 	cr_assert_eq(ws.errors, 1);
 	cr_assert_eq(ws.error_code, 410);
 	cr_assert(ws.ended, "the stream should end after the ERROR event");
 	cr_assert_eq(ws.end_err.kind, KERR_NONE, "%s", ws.end_err.message);
 	kube_watch_free(w);
 	kube_list_release(&l);
-	free(g.last_rv);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
 
 struct stopper {
@@ -129,25 +118,18 @@ static int stop_on_first(void *ud, struct watch_event *ev, struct kerr *err)
 
 Test(watch, watch_freed_from_its_own_event)
 {
-	struct fake f;
-	struct client cl;
-	struct kerr err = KERR_INIT;
+	struct fake_session s;
 	struct stopper st = {0};
 	struct kube_watch_spec spec = {.path = "/api/v1/pods", .kind = OBJ_POD, .on_event = stop_on_first,
 				       .ud = &st};
-	time_t start;
 
-	fake_start(&f, 1, 5);
-	client_open(&cl, &f, "admin");
+	session_open(&s, 1, 5, "admin");
 	/* no resourceVersion: the server starts with ADDED for every pod, in one read */
-	cr_assert_eq(kube_watch_start(cl.c, &spec, &st.w, &err), 0);
-	start = time(NULL);
-	while (st.w && time(NULL) - start < 10)
-		cr_assert_geq(kube_client_poll(cl.c, -1, 200, &err), 0);
+	cr_assert_eq(kube_watch_start(s.cl.c, &spec, &st.w, &s.err), 0);
+	session_poll_until(&s, !st.w, 200);
 	cr_assert_null(st.w);
 	for (int i = 0; i < 3; i++)
-		cr_assert_geq(kube_client_poll(cl.c, -1, 100, &err), 0);
+		cr_assert_geq(kube_client_poll(s.cl.c, -1, 100, &s.err), 0);
 	cr_assert_eq(st.events, 1);
-	client_close(&cl);
-	fake_stop(&f);
+	session_close(&s);
 }
