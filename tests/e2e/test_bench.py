@@ -1,7 +1,6 @@
 """The scale benchmark (tests/bench/bench.py) at a tiny scale, so that the command keeps working."""
 
 import os
-import re
 import shutil
 import subprocess
 import sys

@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ROOT, SCENARIOS, APIServer, built_plugin, fake_only
+from harness import ROOT, SCENARIOS, APIServer, built_plugin
 
 SCENARIO = "pools-pro"
 BASH_SCRIPT = os.path.join(ROOT, "completions", "kubectl-inspect-cgpu.bash")

@@ -592,7 +592,7 @@ class TestWatch(Base):
 		t0 = time.monotonic()
 		self.api.put_object({"kind": "Pod", "metadata": {"name": "w1", "namespace": "default"},
 			"spec": {"nodeName": SEED_NODE, "containers": [{"name": "c", "image": "busybox"}]}})
-		ev = w.wait(1)
+		w.wait(1)
 		# Delivered promptly (well under 100 ms on an idle machine; the bound allows for a loaded one).
 		self.assertLess(w.times[0] - t0, 0.5)
 		st, _, _ = self.raw("PATCH", "/api/v1/namespaces/default/pods/w1", b'{"metadata":{"labels":{"a":"b"}}}',

@@ -13,7 +13,7 @@ import subprocess
 import unittest
 import urllib.parse
 
-from harness import APIServer, FakeAPI, fake_only, plugin_path, run_plugin
+from harness import APIServer, plugin_path, run_plugin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden", "inspect")

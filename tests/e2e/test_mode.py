@@ -8,7 +8,6 @@ import subprocess
 import tempfile
 import time
 import unittest
-import urllib.parse
 
 from harness import (ROOT, SCENARIOS, APIServer, ClusterCase, body_of, fake_only, plugin_path, query_of, reaped,
 	run_plugin, wait_for)

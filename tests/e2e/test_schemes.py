@@ -15,7 +15,7 @@ import json
 import os
 import unittest
 
-from harness import APIServer, fake_only, plugin_path, run_plugin
+from harness import APIServer, plugin_path, run_plugin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden", "schemes")

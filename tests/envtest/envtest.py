@@ -54,12 +54,11 @@ import urllib.request
 
 # The parts, each for one concern (binaries, credentials, scenario objects, the status agent): their names
 # are this module's too, for the tests that import envtest.
-from envtest_agent import StatusAgent, affinity_node, running_status  # noqa: F401
-from envtest_assets import BINARIES, HERE, ROOT, AssetsError, find_assets, find_etcd, unavailable  # noqa: F401
-from envtest_pki import (DEFAULT_USERS, admin_user, make_pki, rbac_objects,  # noqa: F401
-	write_kubeconfig, write_tokens)
-from envtest_scenario import (API_PATHS, SERVER_FIELDS, _pod_for_create, clear, load_scenario,  # noqa: F401
-	object_path, read_scenario, strip_for_create)
+from envtest_agent import StatusAgent
+from envtest_assets import ROOT, AssetsError, find_assets, find_etcd, unavailable  # noqa: F401
+from envtest_pki import DEFAULT_USERS, admin_user, make_pki, rbac_objects, write_kubeconfig, write_tokens
+from envtest_scenario import (_pod_for_create, load_scenario, object_path, read_scenario,  # noqa: F401
+	strip_for_create)
 
 
 AUDIT_POLICY = """apiVersion: audit.k8s.io/v1

@@ -439,7 +439,7 @@ class ReadMixin:
 	def client_gone(self):
 		"""True when the peer closed a watch (or sent anything, which a watching HTTP/1.1 client never does)."""
 		try:
-			data = socket.socket.recv(self.connection, 1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+			socket.socket.recv(self.connection, 1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
 		except (BlockingIOError, InterruptedError):
 			return False
 		except OSError:

@@ -19,9 +19,9 @@ import sys
 
 # The object builders and the generator of large clusters live beside this module; their names are its
 # names too, for fakeapi.py, tests/e2e/mkschemes.py and tests/bench/bench.py.
-from mkfixtures_gen import _generate, generate  # noqa: F401
-from mkfixtures_objects import (ASSUME_TIME, PLUGIN_IMAGE, T0, T1, THB, UID_NS, V100, Ctx,  # noqa: F401
-	container, daemonset, ds_pods, event, fields_of, gpu_annotations, gpu_pod, gpushare_node, node, pod)
+from mkfixtures_gen import generate  # noqa: F401
+from mkfixtures_objects import (V100, Ctx, container, daemonset, ds_pods, event, gpu_annotations, gpu_pod,
+	gpushare_node, node, pod)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -328,7 +328,6 @@ static inline void got_meta(void *ud, const char *rv, const char *cont)
 {
 	struct got *g = ud;
 
-	(void)cont;
 	if (!rv && !cont) {
 		g->resets++;
 		g->nodes = g->pods = 0;
