@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scheme.h"
 #include "termsafe.h"
 
 #define DIRECTIVE_NO_SPACE 2
@@ -49,7 +50,7 @@ static int collect_node(void *ud, struct k8s_node *node, struct kerr *err)
 	return 0;
 }
 
-static const char *const pool_label_keys[] = { "alibabacloud.com/nodepool-id", NULL };
+static const char *const pool_label_keys[] = { POOL_LABEL, NULL };
 
 /* Node names, or node-pool ids, from the cluster the global flags point at. */
 static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct strset *out)
@@ -193,7 +194,7 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct strs
 		/* the label keys the plugin reads and manages, ready for a value */
 		static const char *const keys[] = {
 			"ack.node.gpu.schedule=", "ack.node.gpu.placement=", "cgpu=", "cgpu.disable.isolation=",
-			"gpushare=", "alibabacloud.com/nodepool-id=", "aliyun.accelerator/nvidia_name=",
+			"gpushare=", POOL_LABEL "=", "aliyun.accelerator/nvidia_name=",
 			"nvidia.com/gpu.product=", "topology.kubernetes.io/zone=", NULL,
 		};
 

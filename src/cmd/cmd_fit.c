@@ -16,7 +16,6 @@
 #include "render.h"
 #include "render_fit.h"
 
-#define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 #define MAX_MANIFEST (4 << 20)
 #define MAX_EVENTS 3

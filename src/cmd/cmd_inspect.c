@@ -13,7 +13,6 @@
 #include "render.h"
 #include "usage_source.h"
 
-#define POOL_LABEL "alibabacloud.com/nodepool-id"
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
 enum {

@@ -26,7 +26,7 @@ enum {
 
 const struct flag mode_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "change the nodes matching this label selector", "labels" },
-	[F_POOL] = { "pool", 0, "NAME", "change a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
+	[F_POOL] = { "pool", 0, "NAME", "change a node pool (" POOL_LABEL "=NAME, or KEY=VALUE)", "pools" },
 	[F_PLACEMENT] = { "placement", 0, "binpack|spread", "how GPUs are picked inside a node (pro edition, sharing modes)", "binpack spread" },
 	[F_EDITION] = { "edition", 0, "pro|basic|opensource", "the sharing installation (default: detected from the cluster)", "pro basic opensource" },
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: only print the plan; server: send the patches with dryRun=All", "none client server" },

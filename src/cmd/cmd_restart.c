@@ -702,7 +702,7 @@ enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_
 
 const struct flag restart_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
-	[F_POOL] = { "pool", 0, "NAME", "restart on a node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)", "pools" },
+	[F_POOL] = { "pool", 0, "NAME", "restart on a node pool (" POOL_LABEL "=NAME, or KEY=VALUE)", "pools" },
 	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)",
 			  "daemonsets" },
 	[F_MAX_PARALLEL] = { "max-parallel", 0, "N", "nodes restarted at the same time (default 1)", NULL },

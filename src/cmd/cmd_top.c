@@ -33,7 +33,7 @@ enum { F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_REFRESH, F_USAGE, F_COUNT = F_USA
 
 const struct flag top_flags[] = {
 	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "only nodes matching this label selector", "labels" },
-	[F_POOL] = { "pool", 0, "NAME", "only this node pool (alibabacloud.com/nodepool-id=NAME, or KEY=VALUE)",
+	[F_POOL] = { "pool", 0, "NAME", "only this node pool (" POOL_LABEL "=NAME, or KEY=VALUE)",
 		     "pools" },
 	[F_UNIT] = { "unit", 0, "UNIT", "show GPU memory in this unit (GiB or MiB)", "GiB MiB" },
 	[F_SCHEME] = { "scheme", 0, "NAME", "only nodes shared with this scheme",

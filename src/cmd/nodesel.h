@@ -13,7 +13,7 @@
 
 /* The label selector that -l SELECTOR and --pool NAME ask for together
  * (a node must match both), or NULL in *ret for neither.  --pool NAME means
- * alibabacloud.com/nodepool-id=NAME; --pool KEY=VALUE is taken as it is.
+ * POOL_LABEL=NAME; --pool KEY=VALUE is taken as it is.
  * A malformed pool is a usage error. */
 int nodesel_selector(const char *selector, const char *pool, char **ret, struct kerr *err);
 

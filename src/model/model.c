@@ -138,7 +138,7 @@ int model_init(struct model *m, const struct model_options *opt)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
-	p->pool_label = m->opts.pool_label ? m->opts.pool_label : DEFAULT_POOL_LABEL;
+	p->pool_label = m->opts.pool_label ? m->opts.pool_label : POOL_LABEL;
 	p->model_node_labels[0] = p->pool_label;
 	p->model_node_labels[1] = "aliyun.accelerator/*";
 	p->model_node_labels[2] = "nvidia.com/gpu.memory";

@@ -28,7 +28,7 @@ struct model_options {
 	const char *const *nodes;   /* only these node names (NULL-terminated), NULL = all */
 	const char *scheme;	    /* only this scheme (NULL = detect per node) */
 	int force_unit;		    /* -1 = decide per node, else an enum mem_unit (GiB/MiB) */
-	const char *pool_label;	    /* label key naming a node's pool (default alibabacloud.com/nodepool-id) */
+	const char *pool_label;	    /* label key naming a node's pool (default POOL_LABEL) */
 	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
 	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
 	/* With keep_pods, which pods on a node to keep (NULL = all); the

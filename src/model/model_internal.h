@@ -5,7 +5,6 @@
 
 #include "model.h"
 
-#define DEFAULT_POOL_LABEL "alibabacloud.com/nodepool-id"
 /* GPU indexes a pod may name before its node arrives; a larger index is
  * folded into one "beyond" sum, so annotations cannot make us allocate. */
 #define MAX_GPU_SLOTS 4096

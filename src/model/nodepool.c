@@ -7,11 +7,11 @@
 
 const char *const np_node_label_keys[] = {
 	NP_LABEL_SCHEDULE, NP_LABEL_PLACEMENT, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION,
-	NP_LABEL_GPUSHARE, NP_LABEL_POOL, NP_LABEL_REGION, NULL,
+	NP_LABEL_GPUSHARE, POOL_LABEL, NP_LABEL_REGION, NULL,
 };
 
 const char *const np_pin_label_keys[] = {
-	NP_LABEL_SCHEDULE, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION, NP_LABEL_GPUSHARE, NP_LABEL_POOL, NULL,
+	NP_LABEL_SCHEDULE, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION, NP_LABEL_GPUSHARE, POOL_LABEL, NULL,
 };
 
 const char *const np_device_plugin_ds_names[] = {
@@ -607,7 +607,7 @@ int np_pool_selector(const char *pool, char **ret, struct kerr *err)
 	if (!eq) {
 		if (!label_name_ok(pool, strlen(pool), false))
 			return kerr_set(err, KERR_USAGE, "invalid node pool name \"%s\": it must be a label value", pool);
-		rc = asprintf(&sel, "%s=%s", NP_LABEL_POOL, pool);
+		rc = asprintf(&sel, "%s=%s", POOL_LABEL, pool);
 	} else {
 		key = strndup(pool, (size_t)(eq - pool));
 		if (!key)

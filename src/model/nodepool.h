@@ -33,13 +33,13 @@
 #include <jansson.h>
 
 #include "kube.h"
+#include "scheme.h"
 
 #define NP_LABEL_SCHEDULE "ack.node.gpu.schedule"
 #define NP_LABEL_PLACEMENT "ack.node.gpu.placement"
 #define NP_LABEL_CGPU "cgpu"
 #define NP_LABEL_DISABLE_ISOLATION "cgpu.disable.isolation"
 #define NP_LABEL_GPUSHARE "gpushare"
-#define NP_LABEL_POOL "alibabacloud.com/nodepool-id"
 #define NP_LABEL_REGION "topology.kubernetes.io/region"
 
 /* Every node label the commands read (NULL-terminated), for a decode filter. */
@@ -137,7 +137,7 @@ bool np_region_isolates(const char *region);
 bool np_label_key_valid(const char *key);
 bool np_label_value_valid(const char *value);
 
-/* --pool NAME means alibabacloud.com/nodepool-id=NAME; --pool KEY=VALUE is
+/* --pool NAME means POOL_LABEL=NAME; --pool KEY=VALUE is
  * taken as it is.  *ret is a label selector (malloc'd). */
 int np_pool_selector(const char *pool, char **ret, struct kerr *err);
 

@@ -17,6 +17,10 @@
 #include "kube.h"
 #include "warnings.h"
 
+/* The label that names a node's pool (ACK node pools): what --pool NAME means
+ * and the pool the tables and groups show, unless told another key. */
+#define POOL_LABEL "alibabacloud.com/nodepool-id"
+
 /* How a node's figures are counted. */
 enum mem_unit {
 	UNIT_GIB,   /* memory in GiB (cGPU default) */

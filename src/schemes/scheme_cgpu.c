@@ -31,7 +31,7 @@
 
 static const char *const node_labels[] = {
 	LABEL_SCHEDULE, LABEL_PLACEMENT, LABEL_CGPU, LABEL_NO_ISOLATION, LABEL_GPUSHARE,
-	"aliyun.accelerator/*", "alibabacloud.com/nodepool-id", NULL,
+	"aliyun.accelerator/*", POOL_LABEL, NULL,
 };
 static const char *const node_resources[] = {RES_MEM, RES_COUNT, RES_CORE, NULL};
 static const char *const pod_labels[] = {"aliyun.com/gpu-count", NULL};
