@@ -19,8 +19,17 @@ Tests whose behaviour must be the same against a real API server use the backend
 RealAPI loads the scenario into one real control plane per test process (tests/envtest/envtest.py),
 started on first use; requests() is read from its audit log.  The tier runs with CGPU_BACKEND=real
 (meson test suite "real").
+
+Either backend can be put behind the fault-injecting proxy (tests/faultproxy/faultproxy.py), which breaks
+connections, answers 503 or holds requests, on both alike:
+
+    with APIServer("pools-pro") as api, Proxied(api) as proxy:
+        proxy.arm("drop_after", methods="writes", nth=3)   # the third write is done, its answer lost
+        run_plugin(["mode", "isolate", "--pool", "np-cgpu", "--kubeconfig", proxy.kubeconfig])
+        proxy.log()                                         # what the proxy saw, and what it broke
 """
 
+import base64
 import contextlib
 import json
 import os
@@ -40,8 +49,10 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 FAKEAPI = os.path.join(ROOT, "tests", "fakeapi", "fakeapi.py")
 SCENARIOS = os.path.join(ROOT, "fixtures", "scenarios")
 sys.path.insert(0, os.path.join(ROOT, "tests", "envtest"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "faultproxy"))
 
 import envtest  # noqa: E402  (after the path it is found on)
+import faultproxy  # noqa: E402
 
 
 def plugin_path():
@@ -158,6 +169,7 @@ class FakeAPI(Started):
 		self.ssl = ssl.create_default_context(cafile=self.ca)
 		self.ssl.load_cert_chain(os.path.join(self.state_dir, "admin.crt"), os.path.join(self.state_dir, "admin.key"))
 		self.ssl_anon = ssl.create_default_context(cafile=self.ca)
+		self.client_cert = (os.path.join(self.state_dir, "admin.crt"), os.path.join(self.state_dir, "admin.key"))
 		self.tokens = self._read_tokens()
 		with open(os.path.join(self.state_dir, "startup.json")) as f:
 			self.ready_seconds = json.load(f)["seconds"]
@@ -365,6 +377,7 @@ class RealAPI(Started):
 		c = self.cluster = real_cluster()
 		self.url, self.port, self.ca, self.kubeconfig = c.url, c.port, c.ca, c.kubeconfig
 		self.ssl, self.ssl_anon = c.ssl, c.ssl_anon
+		self.client_cert = (os.path.join(c.dir, "admin.crt"), os.path.join(c.dir, "admin.key"))
 		self.tokens = {k: v for k, v in c.tokens.items()}
 		self.tokens["admin"] = c.tokens["admin-token"]
 		t0 = time.monotonic()
@@ -510,6 +523,63 @@ class RealAPI(Started):
 		h = dict({"User-Agent": "e2e-test/1.0"}, **(headers or {}))
 		return self.cluster.call(method, path, body, headers=h, token=token, cert=cert, raw=raw,
 			content_type=(headers or {}).get("Content-Type", "application/json"))
+
+
+# ---- the fault-injecting proxy in front of either backend ----------------------------------------------
+
+def proxied_kubeconfig(src, dst, url, ca_pem):
+	"""Writes to dst the kubeconfig src (one cluster, as both backends write it) with the server url and the
+	CA ca_pem: the same users, credentials and contexts."""
+	out, replaced = [], []
+	with open(src, encoding="utf-8") as f:
+		for line in f:
+			key, sep, _ = line.strip().partition(":")
+			indent = line[:len(line) - len(line.lstrip())]
+			if sep and key == "server":
+				line = "%sserver: %s\n" % (indent, url)
+			elif sep and key == "certificate-authority-data":
+				line = "%scertificate-authority-data: %s\n" % (indent, base64.b64encode(ca_pem).decode())
+			else:
+				out.append(line)
+				continue
+			replaced.append(key)
+			out.append(line)
+	if sorted(replaced) != ["certificate-authority-data", "server"]:
+		raise RuntimeError("%s: not one cluster with its CA inline (%s)" % (src, replaced))
+	tmp = dst + ".tmp"
+	with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+		f.writelines(out)
+	os.replace(tmp, dst)
+
+
+class Proxied(faultproxy.FaultProxy):
+	"""A started backend (FakeAPI or RealAPI) behind the fault-injecting proxy, for `with`: kubeconfig is the
+	backend's, with the proxy's URL and certificate; the proxy presents the backend's client certificate for
+	the users that present it and passes tokens through.  arm(), disarm(), reset() and log() are the proxy's
+	(tests/faultproxy/faultproxy.py)."""
+
+	def __init__(self, api):
+		super().__init__(api.url, api.ca, identities=[api.client_cert])
+		self.api = api
+		self.kubeconfig = None
+
+	def start(self):
+		super().start()
+		try:
+			# beside the backend's own, in the directory removed with it
+			self.kubeconfig = os.path.join(os.path.dirname(self.api.kubeconfig), "kubeconfig-proxy-%d" % self.port)
+			proxied_kubeconfig(self.api.kubeconfig, self.kubeconfig, self.url, self.ca_pem)
+		except BaseException:
+			self.stop()
+			raise
+		return self
+
+	def stop(self):
+		super().stop()
+		if self.kubeconfig:
+			with contextlib.suppress(FileNotFoundError):
+				os.unlink(self.kubeconfig)
+			self.kubeconfig = None
 
 
 # -- a real Prometheus scraping exporter fixtures ----------------------------------------------------------
