@@ -13,7 +13,8 @@ See fixtures/README.md for the scenario format, the control endpoints and the fa
 This file holds the listening server, the certificates and kubeconfig, and main. The rest is in the modules
 next to it: kinds, apierrors, selector, patch, store, hostile and state (the cluster and its controllers),
 and the request handler, handler.py, with its parts handle_output, handle_read, handle_write and
-handle_control. kpb.py writes protobuf; mkfixtures.py generates large clusters.
+handle_control; resource_versions.py serves the resource.k8s.io group (Dynamic Resource Allocation) in its
+versions. kpb.py writes protobuf (with kpb_wire.py and kpb_resource.py); mkfixtures.py generates large clusters.
 """
 
 import argparse
@@ -41,6 +42,8 @@ from handle_output import GZIP_MIN  # pylint: disable=wrong-import-position
 from handle_read import decode_token  # pylint: disable=wrong-import-position
 from handler import Handler  # pylint: disable=wrong-import-position
 from hostile import HOSTILE_MODES  # pylint: disable=wrong-import-position
+from kinds import KINDS  # pylint: disable=wrong-import-position
+from resource_versions import served  # pylint: disable=wrong-import-position
 from selector import parse_field_selector  # pylint: disable=wrong-import-position
 from state import FakeAPI  # pylint: disable=wrong-import-position
 
@@ -166,7 +169,10 @@ PRERENDER = [("nodes", "", 500, "json"), ("nodes", "", 0, "json"), ("daemonsets"
 	("pods", "status.phase!=Succeeded,status.phase!=Failed", 500, "json"),
 	# whole lists from the watch cache (resourceVersion=0), as the plugin's views read them
 	("nodes", "", 0, "pb"), ("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "json"),
-	("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "pb")]
+	("pods", "status.phase!=Succeeded,status.phase!=Failed", 0, "pb"),
+	# Dynamic Resource Allocation, whole from the watch cache, in the stored version (v1)
+	("resourceslices", "", 0, "json"), ("resourceslices", "", 0, "pb"), ("resourceclaims", "", 0, "json"),
+	("resourceclaims", "", 0, "pb")]
 
 
 def prerender(api):
@@ -187,10 +193,10 @@ def prerender(api):
 			freq = parse_field_selector(fs, res) if fs else []
 			start, cont, token_rv = "", "", None
 			while True:
-				key = (res, None, "", fs, limit, cont, fmt)
+				key = (res, None, "", fs, limit, cont, fmt, KINDS[res]["apiVersion"])
 				page = st.pages.get(key)
 				if page is None:
-					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv, fmt)
+					page = h.render_page(res, None, [], freq, bool(fs), limit, start, token_rv, fmt, key[-1])
 					st.pages[key] = page
 				if page[2][0] is None and len(page[0]) > GZIP_MIN:
 					page[2][0] = gzip.compress(page[0], 1)
@@ -216,8 +222,15 @@ def main(argv=None):
 	p.add_argument("--bookmark-interval", type=float, default=1.0, help="seconds between watch bookmarks")
 	p.add_argument("--watch-window", type=int, default=10000, help="watch events kept for replay")
 	p.add_argument("--prerender", action="store_true", help="render list pages and their gzip at start")
+	p.add_argument("--resource-versions", default=None, help="resource.k8s.io versions to serve, comma-separated "
+		"(v1, v1beta2, v1beta1; empty: none), whatever the scenario says")
 	p.add_argument("--hostile", default="", help="comma-separated hostile modes: " + ", ".join(HOSTILE_MODES))
 	args = p.parse_args(argv)
+	if args.resource_versions is not None:
+		try:
+			served(args.resource_versions)
+		except ValueError as e:
+			p.error(str(e))
 
 	t0 = time.monotonic()
 	os.makedirs(args.state_dir, exist_ok=True)

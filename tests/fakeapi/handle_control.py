@@ -4,6 +4,7 @@ import copy
 import json
 
 from apierrors import ApiError
+import resource_versions
 from kinds import KIND_TO_RESOURCE, KINDS, now_rfc3339
 from store import new_uid, obj_key
 
@@ -89,7 +90,7 @@ class ControlMixin:
 				parts = path[len("/_fake/objects/"):].strip("/").split("/")
 				res = parts[0]
 				if res not in KINDS or len(parts) != (3 if KINDS[res]["namespaced"] else 2):
-					self.respond_control(400, {"error": "use /_fake/objects/{nodes|pods|daemonsets}/[NAMESPACE/]NAME"})
+					self.respond_control(400, {"error": "use /_fake/objects/RESOURCE/[NAMESPACE/]NAME"})
 					return
 				o = api.store.remove(res, "/".join(parts[1:]))
 				if o is None:
@@ -104,9 +105,12 @@ class ControlMixin:
 	def control_put(self, d):
 		api = self.api
 		if not isinstance(d, dict) or d.get("kind") not in KIND_TO_RESOURCE:
-			raise ValueError("the object needs kind Node, Pod or DaemonSet")
+			raise ValueError("the object needs the kind of a resource the server holds")
 		res = KIND_TO_RESOURCE[d["kind"]]
 		d = copy.deepcopy(d)
+		if KINDS[res]["group"] == resource_versions.GROUP:
+			# kept in the stored version, whichever the object was written in
+			d = resource_versions.to_storage(d)
 		d["apiVersion"] = KINDS[res]["apiVersion"]
 		m = d.setdefault("metadata", {})
 		if not m.get("name"):

@@ -10,6 +10,7 @@ import time
 import uuid
 
 import kpb
+import resource_versions
 from apierrors import ApiError, bad_resource_version, check_resource_version, not_found, status_dict
 from handle_output import GZIP_MIN
 from kinds import KINDS, PB_TYPE, jdump
@@ -80,6 +81,8 @@ class ReadMixin:
 			d = {"kind": "APIGroupList", "apiVersion": "v1", "groups": [{"name": "apps", "versions": [
 				{"groupVersion": "apps/v1", "version": "v1"}], "preferredVersion": {"groupVersion": "apps/v1",
 				"version": "v1"}}]}
+			if self.api.settings.resource_versions:
+				d["groups"].append(resource_versions.group_entry(self.api.settings.resource_versions))
 		elif p == "/api/v1":
 			d = {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
 				{"name": "nodes", "singularName": "", "namespaced": False, "kind": "Node",
@@ -97,6 +100,19 @@ class ReadMixin:
 					"shortNames": ["ds"], "categories": ["all"]}]}
 		self.respond(200, jdump(d) + b"\n")
 
+	def resource_discovery(self, version):
+		"""/apis/resource.k8s.io and /apis/resource.k8s.io/VERSION where the server serves them; False (and no
+		answer) where it does not."""
+		served = self.api.settings.resource_versions
+		if not served or (version is not None and version not in served):
+			return False
+		if version is None:
+			d = dict({"kind": "APIGroup", "apiVersion": "v1"}, **resource_versions.group_entry(served))
+		else:
+			d = resource_versions.resource_list(version, served)
+		self.respond(200, jdump(d) + b"\n")
+		return True
+
 	# -- get -----------------------------------------------------------------------------------------------
 
 	def get(self, resource, ns, name, query):
@@ -104,6 +120,10 @@ class ReadMixin:
 		o = self.api.store.get(resource, "%s/%s" % (ns, name) if ns else name)
 		if o is None:
 			raise not_found(resource, name)
+		o = o.at(self.api_version)
+		if self.want_pb and kpb.encodable(KINDS[resource]["kind"]):
+			self.respond(200, kpb.object_body(KINDS[resource]["kind"], o.d), self.base_headers(PB_TYPE))
+			return
 		self.respond(200, o.full() + b"\n", chunked=True)
 
 	# -- list ----------------------------------------------------------------------------------------------
@@ -172,11 +192,12 @@ class ReadMixin:
 				self.fault = None
 				newtok = self.make_token(-1, start)
 				raise ApiError(410, "Expired", CONTINUE_EXPIRED_MSG, metadata={"continue": newtok})
-		key = (resource, ns, ls, fs, limit, cont, fmt)
+		key = (resource, ns, ls, fs, limit, cont, fmt, self.api_version)
 		with st.lock:
 			page = st.pages.get(key)
 			if page is None:
-				page = self.render_page(resource, ns, lreq, freq, bool(ls or fs), limit, start, token_rv, fmt)
+				page = self.render_page(resource, ns, lreq, freq, bool(ls or fs), limit, start, token_rv, fmt,
+					self.api_version)
 				st.pages[key] = page
 		body, next_tok, gz_cell = page
 		if next_tok:
@@ -200,6 +221,7 @@ class ReadMixin:
 		objs = [o for o in objs if (not ns or o.d.get("metadata", {}).get("namespace") == ns) and
 			(not lreq or label_match(lreq, o.d.get("metadata", {}).get("labels") or {})) and
 			(not freq or field_match(freq, o.d))]
+		objs = [o.at(self.api_version) for o in objs]
 		if "repeat-continue" in self.api.hostile:
 			items = [o.item() for o in objs[:limit]]
 			token = "aG9zdGlsZS1yZXBlYXQ"
@@ -214,7 +236,7 @@ class ReadMixin:
 				old = b'"name":' + jdump(name)
 				items.append(o.item().replace(old, b'"name":' + jdump("%s-endless-%d" % (name, n + i)), 1))
 			token = "endless-%d" % (n + limit)
-		head = jdump({"kind": info["list"], "apiVersion": info["apiVersion"],
+		head = jdump({"kind": info["list"], "apiVersion": self.api_version or info["apiVersion"],
 			"metadata": {"resourceVersion": str(rv), "continue": token}})
 		body = head[:-1] + b',"items":[' + b",".join(items) + b"]}"
 		self.respond(200, body, chunked=True)
@@ -223,10 +245,12 @@ class ReadMixin:
 		raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":"))
 		return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
-	def render_page(self, resource, ns, lreq, freq, selected, limit, start, token_rv, fmt="json"):
-		"""Renders one list page; called with the store lock held."""
+	def render_page(self, resource, ns, lreq, freq, selected, limit, start, token_rv, fmt="json", api_version=None):
+		"""Renders one list page in api_version (default: the kind's stored one); called with the store lock
+		held."""
 		st = self.api.store
 		info = KINDS[resource]
+		api_version = api_version or info["apiVersion"]
 		keys = st.keys(resource)
 		objs = st.objs[resource]
 		if token_rv is not None and token_rv > 0 and st.history and st.history[-1][0] > token_rv:
@@ -259,6 +283,7 @@ class ReadMixin:
 				if limit and len(items) >= limit:
 					more = True
 					break
+				o = o.at(api_version)
 				items.append(o.pb() if fmt == "pb" else o.item())
 				last = k
 			i += 1
@@ -272,8 +297,8 @@ class ReadMixin:
 			if not selected:
 				meta["remainingItemCount"] = hi - i
 		if fmt == "pb":
-			return kpb.list_body(info["apiVersion"], info["list"], meta, items), next_tok, [None]
-		head = jdump({"kind": info["list"], "apiVersion": info["apiVersion"], "metadata": meta})
+			return kpb.list_body(api_version, info["list"], meta, items), next_tok, [None]
+		head = jdump({"kind": info["list"], "apiVersion": api_version, "metadata": meta})
 		body = head[:-1] + b',"items":[' + b",".join(items) + b"]}\n"
 		return body, next_tok, [None]
 
@@ -300,36 +325,17 @@ class ReadMixin:
 			return (not lreq or label_match(lreq, m.get("labels") or {})) and (not freq or field_match(freq, o.d))
 
 		pb = self.want_pb and kpb.encodable(info["kind"])
+		api_version = self.api_version or info["apiVersion"]
 
 		def ev(t, o):
+			o = o.at(api_version)
 			if pb:
 				return kpb.watch_frame(t, info["kind"], o.d)
 			return b'{"type":"' + t.encode() + b'","object":' + o.full() + b"}\n"
 
-		initial = []
-		too_old = None
-		with st.lock:
-			gen = st.generation
-			if rv_param in ("", "0"):
-				for k in st.keys(resource):
-					o = st.objs[resource][k]
-					if matches(o):
-						initial.append(ev("ADDED", o))
-				pos = st.hist_base + len(st.history)
-			else:
-				try:
-					rv = int(rv_param)
-				except ValueError:
-					raise bad_resource_version(rv_param) from None
-				if rv < st.compacted:
-					too_old = rv
-				pos = st.hist_base
-				while pos - st.hist_base < len(st.history) and st.history[pos - st.hist_base][0] <= rv:
-					pos += 1
-			h = self.base_headers(PB_TYPE + ";stream=watch" if pb else "application/json")
-			h.append(("Transfer-Encoding", "chunked"))
-			last_rv = st.rv
-			compacted = st.compacted
+		gen, initial, pos, too_old, last_rv, compacted = self.watch_start(resource, rv_param, matches, ev)
+		h = self.base_headers(PB_TYPE + ";stream=watch" if pb else "application/json")
+		h.append(("Transfer-Encoding", "chunked"))
 		self._head(200, h)
 
 		def send(data):
@@ -400,13 +406,39 @@ class ReadMixin:
 			now = time.monotonic()
 			final = deadline is not None and now >= deadline
 			if bookmarks and (now >= next_bm or final):
-				bm = self.bookmark(info, max(cur_rv, last_rv))
+				bm = self.bookmark(info, max(cur_rv, last_rv), api_version)
 				send(kpb.watch_frame("BOOKMARK", info["kind"], bm) if pb else
 					b'{"type":"BOOKMARK","object":' + jdump(bm) + b"}\n")
 				next_bm = now + interval
 			if final:
 				break
 		self.wfile.write(b"0\r\n\r\n")
+
+	def watch_start(self, resource, rv_param, matches, ev):
+		"""Where a watch from rv_param starts: (store generation, the initial ADDED events of a watch from the
+		start, position in the history, the resourceVersion too old to start from or None, the store's
+		resourceVersion, the compaction's)."""
+		st = self.api.store
+		initial = []
+		too_old = None
+		with st.lock:
+			if rv_param in ("", "0"):
+				for k in st.keys(resource):
+					o = st.objs[resource][k]
+					if matches(o):
+						initial.append(ev("ADDED", o))
+				pos = st.hist_base + len(st.history)
+			else:
+				try:
+					rv = int(rv_param)
+				except ValueError:
+					raise bad_resource_version(rv_param) from None
+				if rv < st.compacted:
+					too_old = rv
+				pos = st.hist_base
+				while pos - st.hist_base < len(st.history) and st.history[pos - st.hist_base][0] <= rv:
+					pos += 1
+			return st.generation, initial, pos, too_old, st.rv, st.compacted
 
 	def backwards_events(self, resource, matches):
 		"""Events older than any list the client can have seen: every object again at resourceVersion 1 with
@@ -418,7 +450,7 @@ class ReadMixin:
 		for o in objs:
 			if not matches(o):
 				continue
-			d = copy.deepcopy(o.d)
+			d = copy.deepcopy(o.at(self.api_version).d)
 			d["metadata"]["resourceVersion"] = "1"
 			d["metadata"].setdefault("labels", {})["example.com/stale"] = "true"
 			if resource == "nodes":
@@ -447,10 +479,18 @@ class ReadMixin:
 		return True  # b"" is EOF; any bytes mean the client is done with this stream
 
 	@staticmethod
-	def bookmark(info, rv):
+	def bookmark(info, rv, api_version=None):
+		"""The empty object a BOOKMARK event carries, with the fields Go writes even when empty."""
 		meta = {"resourceVersion": str(rv), "creationTimestamp": None}
-		d = {"kind": info["kind"], "apiVersion": info["apiVersion"], "metadata": meta}
-		if info["kind"] == "Pod":
+		d = {"kind": info["kind"], "apiVersion": api_version or info["apiVersion"], "metadata": meta}
+		empty_spec = {"ResourceSlice": {"driver": "", "pool": {"name": "", "generation": 0, "resourceSliceCount": 0}},
+			"ResourceClaim": {"devices": {}}, "DeviceClass": {},
+			"ResourceClaimTemplate": {"metadata": {"creationTimestamp": None}, "spec": {"devices": {}}}}
+		if info["kind"] in empty_spec:
+			d["spec"] = empty_spec[info["kind"]]
+			if info["kind"] == "ResourceClaim":
+				d["status"] = {}
+		elif info["kind"] == "Pod":
 			d["spec"] = {"containers": None}
 			d["status"] = {}
 		elif info["kind"] == "Node":

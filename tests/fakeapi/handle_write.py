@@ -3,6 +3,7 @@
 import copy
 import json
 
+import resource_versions
 from apierrors import ApiError, not_found, status_dict
 from kinds import KINDS, jdump, now_rfc3339
 from patch import PatchError, json_patch, merge_patch
@@ -36,10 +37,13 @@ class WriteMixin:
 		manager = query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0]
 		patch = decode_body(body, "patch") if body else None
 		key = "%s/%s" % (ns, name) if ns else name
+		api_version = self.api_version or info["apiVersion"]
 		with st.lock:
 			cur = st.objs[resource].get(key)
 			if cur is None:
 				raise not_found(resource, name)
+			# a patch speaks of the object in the version it was sent to
+			cur = cur.at(api_version)
 			try:
 				if ctype == "application/json-patch+json":
 					new = json_patch(cur.d, patch)
@@ -80,13 +84,15 @@ class WriteMixin:
 				if fixed in cur.d["metadata"]:
 					meta[fixed] = cur.d["metadata"][fixed]
 			meta["resourceVersion"] = cur.d["metadata"]["resourceVersion"]
-			new["kind"], new["apiVersion"] = info["kind"], info["apiVersion"]
+			new["kind"], new["apiVersion"] = info["kind"], api_version
 			if self.strip_mf(new) == self.strip_mf(cur.d):
 				self.respond(200, cur.full() + b"\n", chunked=True)
 				return
-			self.update_managed_fields(cur.d, new, manager, info["apiVersion"])
+			self.update_managed_fields(cur.d, new, manager, api_version)
+			if api_version != info["apiVersion"]:
+				new = resource_versions.to_storage(new)
 			o = st.put(resource, new, dry_run=(dry == "All"))
-			self.respond(200, o.full() + b"\n", chunked=True)
+			self.respond(200, o.at(api_version).full() + b"\n", chunked=True)
 
 	@staticmethod
 	def strip_mf(d):
@@ -160,7 +166,7 @@ class WriteMixin:
 	def delete(self, resource, ns, name, query, body):
 		opts = self.parse_delete_options(body, query)
 		o = self.do_delete(resource, ns, name, opts)
-		self.respond(200, o.full() + b"\n", chunked=True)
+		self.respond(200, o.at(self.api_version).full() + b"\n", chunked=True)
 
 	def do_delete(self, resource, ns, name, opts):
 		api = self.api

@@ -16,6 +16,7 @@ from handle_control import ControlMixin
 from handle_output import Abort, OutputMixin
 from handle_read import ReadMixin
 from handle_write import WriteMixin
+import resource_versions
 from kinds import KINDS, PB_TYPE, jdump
 from state import rule_allows
 
@@ -28,7 +29,8 @@ HTML_PAGE = ("<html>\r\n<head><title>{code} Bad Gateway</title></head>\r\n<body>
 	"</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
 
 PROXY_RE = re.compile(r"^/api/v1/namespaces/([^/]+)/services/([^/]+)/proxy(/.*)?$")
-ROUTE_RE = re.compile(r"^/(?:api/v1|apis/apps/v1)(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?(?:/([^/]+))?/?$")
+ROUTE_RE = re.compile(r"^/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)(?:/([^/]+))?(?:/([^/]+))?/?$")
+GROUP_RE = re.compile(r"^/apis/resource\.k8s\.io(?:/([^/]+))?/?$")
 
 
 class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.BaseHTTPRequestHandler):
@@ -92,6 +94,7 @@ class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.Base
 	def dispatch(self):
 		self.user = None
 		self.fault = None
+		self.api_version = None
 		self.resp_code = None
 		self.accept_gzip = False
 		body = self.read_body()
@@ -249,10 +252,13 @@ class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.Base
 			if method != "GET":
 				raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
 					{})
-			self.respond(200, VERSION_BODY)
+			self.respond(200, resource_versions.version_body(self.api.settings.resource_versions) or VERSION_BODY)
 			return
 		if path in ("/api", "/api/", "/apis", "/apis/", "/api/v1", "/apis/apps/v1", "/healthz", "/readyz", "/livez"):
 			self.discovery(path)
+			return
+		m = GROUP_RE.match(path)
+		if m and self.resource_discovery(m.group(1)):
 			return
 		m = PROXY_RE.match(path)
 		if m:
@@ -264,20 +270,21 @@ class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.Base
 				raise ApiError(403, "Forbidden", 'forbidden: User "system:anonymous" cannot %s path "%s"' % (
 					method.lower(), path), {})
 			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
-		ns, resource, name, sub = m.groups()
+		core, group, version, ns, resource, name, sub = m.groups()
 		# path segments arrive percent-encoded, as the API server reads them
 		ns = urllib.parse.unquote(ns) if ns is not None else None
 		name = urllib.parse.unquote(name) if name is not None else None
-		apps = path.startswith("/apis/apps/")
-		if resource == "namespaces" and ns is None:
+		if core and resource == "namespaces" and ns is None:
 			self.namespaces(method, name, sub, user, groups)
 			return
-		if resource not in KINDS or (KINDS[resource]["group"] == "apps") != apps or \
-				(ns is not None and not KINDS[resource]["namespaced"]):
+		group = group or ""
+		info = KINDS.get(resource)
+		if info is None or info["group"] != group or not self.serves(group, version or core) or \
+				(ns is not None and not info["namespaced"]):
 			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
-		info = KINDS[resource]
-		group = info["group"]
-		if sub is not None and not (resource == "pods" and sub == "eviction"):
+		self.api_version = "%s/%s" % (group, version) if group else core
+		if sub is not None and not (resource == "pods" and sub == "eviction") and \
+				not (resource == "resourceclaims" and sub == "status" and method == "GET"):
 			raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
 		if name is None:
 			if method != "GET":
@@ -317,6 +324,12 @@ class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.Base
 		else:
 			raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
 				{})
+
+	def serves(self, group, version):
+		"""Whether this server serves group/version (the DRA group in the scenario's versions)."""
+		if group == resource_versions.GROUP:
+			return version in self.api.settings.resource_versions
+		return version == "v1" and group in ("", "apps")
 
 	def service_proxy(self, ns, svc, sub, body, user, groups):
 		"""The API server's service proxy: /api/v1/namespaces/NS/services/[SCHEME:]NAME[:PORT]/proxy/PATH,

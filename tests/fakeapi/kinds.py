@@ -11,6 +11,14 @@ KINDS = {
 		"namespaced": True},
 	"events": {"kind": "Event", "list": "EventList", "group": "", "apiVersion": "v1", "namespaced": True},
 }
+# Dynamic Resource Allocation: stored as resource.k8s.io/v1, served in the versions the scenario names
+# (resource_versions.py).
+for _res, _singular, _kind, _namespaced in (("resourceslices", "resourceslice", "ResourceSlice", False),
+		("resourceclaims", "resourceclaim", "ResourceClaim", True),
+		("resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", True),
+		("deviceclasses", "deviceclass", "DeviceClass", False)):
+	KINDS[_res] = {"kind": _kind, "list": _kind + "List", "group": "resource.k8s.io", "apiVersion": "resource.k8s.io/v1",
+		"namespaced": _namespaced}
 KIND_TO_RESOURCE = {v["kind"]: k for k, v in KINDS.items()}
 PB_TYPE = "application/vnd.kubernetes.protobuf"
 

@@ -4,139 +4,16 @@ A body is b"k8s\\0" and a runtime.Unknown (1 typeMeta {1 apiVersion, 2 kind},
 2 raw, 3 contentEncoding, 4 contentType); a watch stream is frames of a
 4-byte big-endian length and a WatchEvent (1 type, 2 object: RawExtension
 {1 raw}).  Field numbers are those of the published generated.proto files
-of k8s.io/api core/v1 and k8s.io/apimachinery meta/v1.
-
-Strings, bools and numbers are written as Go's generated code writes them
-(a non-pointer string even when empty); a value of the wrong JSON type is
-left out, which is what the plugin's JSON decoder makes of it too.
+of k8s.io/api core/v1 and k8s.io/apimachinery meta/v1; the resource.k8s.io
+kinds are encoded by kpb_resource.py, the wire format is kpb_wire.py's.
 """
 
-import calendar
-import json
 import struct
-import time
+
+import kpb_resource
+from kpb_wire import f_bool, f_bytes, f_int, f_map, f_msgs, f_str, f_time, list_meta, object_meta
 
 MAGIC = b"k8s\x00"
-
-
-def varint(n):
-	if n < 0:
-		n += 1 << 64
-	out = bytearray()
-	while n >= 0x80:
-		out.append((n & 0x7F) | 0x80)
-		n >>= 7
-	out.append(n)
-	return bytes(out)
-
-
-def _key(num, wire):
-	return varint(num << 3 | wire)
-
-
-def f_bytes(num, b):
-	return _key(num, 2) + varint(len(b)) + b
-
-
-def f_str(num, s):
-	"""A string field; nothing when s is not a string (absent or of another type)."""
-	if not isinstance(s, str):
-		return b""
-	return f_bytes(num, s.encode("utf-8", "surrogatepass"))
-
-
-def f_int(num, n):
-	if isinstance(n, bool) or not isinstance(n, int):
-		return b""
-	return _key(num, 0) + varint(n)
-
-
-def f_bool(num, v, always=False):
-	if not isinstance(v, bool):
-		return _key(num, 0) + b"\x00" if always else b""
-	return _key(num, 0) + (b"\x01" if v else b"\x00")
-
-
-def f_msgs(num, items, enc):
-	if not isinstance(items, list):
-		return b""
-	return b"".join(f_bytes(num, enc(it)) for it in items if isinstance(it, dict))
-
-
-def _scalar_text(v):
-	"""A map value as the JSON decoder reads it: strings, and numbers as written."""
-	if isinstance(v, str):
-		return v
-	if isinstance(v, (int, float)) and not isinstance(v, bool):
-		return json.dumps(v)
-	return None
-
-
-def f_map(num, d, quantity=False, every_key=False):
-	"""A map field; every_key writes the keys whose values have no text too (with an empty value), for
-	maps whose keys count whatever their values (a nodeSelector)."""
-	if not isinstance(d, dict):
-		return b""
-	out = bytearray()
-	for k, v in d.items():
-		t = _scalar_text(v)
-		if t is None and every_key:
-			t = ""
-		if t is None:
-			# the key with no value; JSON's decoder keeps nothing of it either
-			continue
-		val = f_bytes(2, f_str(1, t)) if quantity else f_str(2, t)
-		out += f_bytes(num, f_str(1, k) + val)
-	return bytes(out)
-
-
-def rfc3339_seconds(s):
-	try:
-		return calendar.timegm(time.strptime(s[:19], "%Y-%m-%dT%H:%M:%S"))
-	except (TypeError, ValueError):
-		return None
-
-
-def f_time(num, s, always=False):
-	secs = rfc3339_seconds(s) if isinstance(s, str) else None
-	if secs is None:
-		# Go writes a zero Time as an empty message
-		return f_bytes(num, b"") if always else b""
-	return f_bytes(num, _key(1, 0) + varint(secs) + _key(2, 0) + b"\x00")
-
-
-# --- meta/v1 -------------------------------------------------------------------------------------------
-
-
-def owner_ref(o):
-	return (f_str(1, o.get("kind")) + f_str(3, o.get("name")) + f_str(4, o.get("uid")) +
-		f_str(5, o.get("apiVersion")) + f_bool(6, o.get("controller")) +
-		f_bool(7, o.get("blockOwnerDeletion")))
-
-
-def object_meta(m):
-	if not isinstance(m, dict):
-		return b""
-	out = (f_str(1, m.get("name", "")) + f_str(2, m.get("generateName", "")) +
-		f_str(3, m.get("namespace", "")) + f_str(4, m.get("selfLink", "")) + f_str(5, m.get("uid", "")) +
-		f_str(6, m.get("resourceVersion", "")) + (f_int(7, m.get("generation")) or _key(7, 0) + b"\x00") +
-		f_time(8, m.get("creationTimestamp"), always=True))
-	if isinstance(m.get("deletionTimestamp"), str):
-		out += f_time(9, m["deletionTimestamp"], always=True)
-	out += f_int(10, m.get("deletionGracePeriodSeconds"))
-	out += f_map(11, m.get("labels")) + f_map(12, m.get("annotations"))
-	out += f_msgs(13, m.get("ownerReferences"), owner_ref)
-	for fin in m.get("finalizers") or []:
-		out += f_str(14, fin)
-	return out
-
-
-def list_meta(m):
-	m = m if isinstance(m, dict) else {}
-	out = f_str(1, "") + f_str(2, m.get("resourceVersion", "")) + f_str(3, m.get("continue", ""))
-	if isinstance(m.get("remainingItemCount"), int):
-		out += f_int(4, m["remainingItemCount"])
-	return out
 
 
 def status(d):
@@ -184,7 +61,8 @@ def node(d):
 
 def _requirements(r):
 	r = r if isinstance(r, dict) else {}
-	return f_map(1, r.get("limits"), True) + f_map(2, r.get("requests"), True)
+	return (f_map(1, r.get("limits"), True) + f_map(2, r.get("requests"), True) +
+		f_msgs(3, r.get("claims"), lambda c: f_str(1, c.get("name", "")) + f_str(2, c.get("request", ""))))
 
 
 def _container(c):
@@ -223,6 +101,16 @@ def _toleration(t):
 		f_str(4, t.get("effect", "")) + f_int(5, t.get("tolerationSeconds")))
 
 
+def _pod_claim(c):
+	return f_str(1, c.get("name", "")) + f_str(3, c.get("resourceClaimName")) + f_str(4, c.get("resourceClaimTemplateName"))
+
+
+def _extended_claim_status(e):
+	def mapping(m):
+		return f_str(1, m.get("containerName", "")) + f_str(2, m.get("resourceName", "")) + f_str(3, m.get("requestName", ""))
+	return f_msgs(1, e.get("requestMappings"), mapping) + f_str(2, e.get("resourceClaimName", ""))
+
+
 def pod(d):
 	spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
 	st = d.get("status") if isinstance(d.get("status"), dict) else {}
@@ -234,10 +122,14 @@ def pod(d):
 		na = aff.get("nodeAffinity")
 		sp += f_bytes(18, f_bytes(1, _node_affinity(na)) if isinstance(na, dict) else b"")
 	sp += f_str(19, spec.get("schedulerName", "")) + f_msgs(20, spec.get("initContainers"), _container)
-	sp += f_msgs(22, spec.get("tolerations"), _toleration)
+	sp += f_msgs(22, spec.get("tolerations"), _toleration) + f_msgs(39, spec.get("resourceClaims"), _pod_claim)
 	ss = (f_str(1, st.get("phase", "")) + f_msgs(2, st.get("conditions"), lambda c: _cond(c, False)) +
 		f_str(3, st.get("message", "")) + f_str(4, st.get("reason", "")) + f_str(5, st.get("hostIP", "")) +
 		f_str(6, st.get("podIP", "")) + f_time(7, st.get("startTime")) + f_str(9, st.get("qosClass", "")))
+	ss += f_msgs(15, st.get("resourceClaimStatuses"), lambda c: f_str(1, c.get("name", "")) +
+		f_str(2, c.get("resourceClaimName")))
+	if isinstance(st.get("extendedResourceClaimStatus"), dict):
+		ss += f_bytes(18, _extended_claim_status(st["extendedResourceClaimStatus"]))
 	return f_bytes(1, object_meta(d.get("metadata"))) + f_bytes(2, sp) + f_bytes(3, ss)
 
 
@@ -245,11 +137,14 @@ ENCODERS = {"Node": node, "Pod": pod}
 
 
 def encodable(kind):
-	return kind in ENCODERS
+	return kind in ENCODERS or kind in kpb_resource.KINDS
 
 
 def item(kind, d):
-	"""One object's own message (what a list holds as an item)."""
+	"""One object's own message (what a list holds as an item); a resource.k8s.io object in the shape of
+	its apiVersion."""
+	if kind in kpb_resource.KINDS:
+		return kpb_resource.item(kind, d)
 	return ENCODERS[kind](d)
 
 
@@ -258,7 +153,7 @@ def envelope(api_version, kind, raw):
 
 
 def list_body(api_version, list_kind, meta, items):
-	"""A NodeList or PodList from the items' own messages."""
+	"""A list (NodeList, PodList, ResourceSliceList...) from the items' own messages."""
 	raw = f_bytes(1, list_meta(meta)) + b"".join(f_bytes(2, it) for it in items)
 	return envelope(api_version, list_kind, raw)
 

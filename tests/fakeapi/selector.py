@@ -11,6 +11,10 @@ FIELD_LABELS = {
 	"daemonsets": {"metadata.name", "metadata.namespace"},
 	"events": {"metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.name",
 		"involvedObject.namespace", "involvedObject.uid", "reason", "type"},
+	"resourceslices": {"metadata.name", "spec.nodeName", "spec.driver"},
+	"resourceclaims": {"metadata.name", "metadata.namespace"},
+	"resourceclaimtemplates": {"metadata.name", "metadata.namespace"},
+	"deviceclasses": {"metadata.name"},
 }
 
 LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "

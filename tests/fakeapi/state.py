@@ -7,6 +7,7 @@ import secrets
 import threading
 import urllib.parse
 
+import resource_versions
 from hostile import HOSTILE_BAD_UTF8, HOSTILE_MODES, HOSTILE_TEXT, HUGE_BYTES, HUGE_PLACEHOLDER, hostile_objects
 from kinds import now_rfc3339
 from store import Store, load_scenario, new_uid
@@ -56,11 +57,16 @@ class Settings:
 		self.continue_ttl = args.continue_ttl
 		self.delete_grace = args.delete_grace
 		self.bookmark_interval = args.bookmark_interval
+		# the resource.k8s.io versions served, newest first: none unless the scenario or --resource-versions
+		# says so (the default server is a 1.26 one)
+		self.resource_versions = ()
 
 	def update(self, d):
 		for k, v in d.items():
 			if k in ("never_ready_nodes", "eviction_blocked"):
 				setattr(self, k, set(v or ()))
+			elif k == "resource_versions":
+				self.resource_versions = resource_versions.served(v or ())
 			elif k in ("ds_ready_delay", "continue_ttl", "delete_grace", "bookmark_interval"):
 				setattr(self, k, None if v is None else float(v))
 			else:
@@ -69,7 +75,8 @@ class Settings:
 	def as_dict(self):
 		return {"ds_ready_delay": self.ds_ready_delay, "never_ready_nodes": sorted(self.never_ready_nodes),
 			"eviction_blocked": sorted(self.eviction_blocked), "continue_ttl": self.continue_ttl,
-			"delete_grace": self.delete_grace, "bookmark_interval": self.bookmark_interval}
+			"delete_grace": self.delete_grace, "bookmark_interval": self.bookmark_interval,
+			"resource_versions": list(self.resource_versions)}
 
 
 class FakeAPI:
@@ -109,6 +116,9 @@ class FakeAPI:
 	def reset(self):
 		self.settings = Settings(self.args)
 		self.settings.update(self.config.get("settings", {}))
+		if self.args.resource_versions is not None:
+			# the command line serves the scenario's cluster in other versions (or without the group)
+			self.settings.update({"resource_versions": self.args.resource_versions})
 		self.store.clear(1)
 		# Stored objects are never changed in place (every change stores a new dict), so the loaded
 		# dicts can be shared between resets.

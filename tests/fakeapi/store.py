@@ -7,19 +7,34 @@ import threading
 import uuid
 
 import kpb
+import resource_versions
 from kinds import KIND_TO_RESOURCE, KINDS, jdump
 
 
 class Obj:
 	"""A stored object (never changed in place) with its serialised forms cached."""
 
-	__slots__ = ("d", "_item", "_full", "_pb")
+	__slots__ = ("d", "_item", "_full", "_pb", "_views")
 
 	def __init__(self, d):
 		self.d = d
 		self._item = None
 		self._full = None
 		self._pb = None
+		self._views = None
+
+	def at(self, api_version):
+		"""The object as served in api_version: itself, or (a resource.k8s.io object asked for in another
+		version) its conversion, made once and kept with its own serialised forms."""
+		if api_version is None or self.d.get("apiVersion") == api_version or \
+				not api_version.startswith(resource_versions.GROUP + "/"):
+			return self
+		if self._views is None:
+			self._views = {}
+		view = self._views.get(api_version)
+		if view is None:
+			view = self._views[api_version] = Obj(resource_versions.convert(self.d, api_version.rsplit("/", 1)[-1]))
+		return view
 
 	def pb(self):
 		"""The object's own protobuf message (a list item)."""
@@ -81,6 +96,8 @@ class Store:
 				res = KIND_TO_RESOURCE.get(d.get("kind"))
 				if res is None:
 					continue
+				if d.get("apiVersion") != KINDS[res]["apiVersion"] and KINDS[res]["group"] == resource_versions.GROUP:
+					d = resource_versions.to_storage(d)
 				m = d.setdefault("metadata", {})
 				if KINDS[res]["namespaced"]:
 					m.setdefault("namespace", "default")
