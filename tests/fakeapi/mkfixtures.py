@@ -20,6 +20,7 @@ import sys
 # The object builders and the generator of large clusters live beside this module; their names are its
 # names too, for fakeapi.py, tests/e2e/mkschemes.py and tests/bench/bench.py.
 from mkfixtures_gen import generate  # noqa: F401
+from mkdra import SCENARIOS as DRA_SCENARIOS
 from mkfixtures_objects import (V100, Ctx, container, daemonset, ds_pods, event, gpu_annotations, gpu_pod,
 	gpushare_node, node, pod)
 
@@ -427,6 +428,8 @@ def s_fit(c):
 
 
 SCENARIOS["fit"] = s_fit
+# Dynamic Resource Allocation (mkdra.py)
+SCENARIOS.update(DRA_SCENARIOS)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -437,6 +440,9 @@ def as_lists(objs):
 	"""Splits objects into the NodeList/PodList/DaemonSetList files a real server would return."""
 	kinds = [("Node", "NodeList", "v1", "nodes.json"), ("Pod", "PodList", "v1", "pods.json"),
 		("DaemonSet", "DaemonSetList", "apps/v1", "daemonsets.json"), ("Event", "EventList", "v1", "events.json")]
+	kinds += [(k, k + "List", "resource.k8s.io/v1", f) for k, f in (("ResourceSlice", "resourceslices.json"),
+		("ResourceClaim", "resourceclaims.json"), ("ResourceClaimTemplate", "resourceclaimtemplates.json"),
+		("DeviceClass", "deviceclasses.json"))]
 	rv = max(int(o["metadata"]["resourceVersion"]) for o in objs) + 1 if objs else 1
 	out = {}
 	for kind, lkind, api, fname in kinds:
@@ -444,11 +450,8 @@ def as_lists(objs):
 		for o in objs:
 			if o["kind"] == kind:
 				items.append({k: v for k, v in o.items() if k not in ("kind", "apiVersion")})
-		if kind == "Node":
-			items.sort(key=lambda o: o["metadata"]["name"])
-		else:
-			items.sort(key=lambda o: (o["metadata"]["namespace"], o["metadata"]["name"]))
-		if items or kind not in ("DaemonSet", "Event"):
+		items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+		if items or kind in ("Node", "Pod"):
 			out[fname] = {"kind": lkind, "apiVersion": api, "metadata": {"resourceVersion": str(rv)}, "items": items}
 	return out
 

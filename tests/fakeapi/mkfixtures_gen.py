@@ -6,7 +6,8 @@ import gc
 import json
 import random
 
-from mkfixtures_objects import V100, Ctx, container, daemonset, gpu_annotations, gpushare_node, pod
+from mkfixtures_gen_dra import generate_dra
+from mkfixtures_objects import V100, Ctx, daemonset, gpu_annotations, gpushare_node, pod, trainer_container
 
 
 def generate(spec):
@@ -16,9 +17,11 @@ def generate(spec):
 	of JSON per pod, 5 KB per node). Pods are spread at random over the nodes and K namespaces; a pod asks for
 	GPU memory only if it fits on one of its node's GPUs (so the cluster is full, never over-allocated), else
 	it becomes a CPU pod; cpu=PCT makes that share CPU pods from the start, done=PCT that share Succeeded or
-	Failed (which the plugin's field selector leaves out).
+	Failed (which the plugin's field selector leaves out).  dra=1 makes the same cluster share its GPUs
+	through Dynamic Resource Allocation (mkfixtures_gen_dra.py), served as a 1.34 server serves it.
 	"""
-	opts = {"nodes": 100, "pods": 1000, "gpus": 4, "mem": 15, "seed": 1, "ds": 1, "ns": 20, "done": 0, "cpu": 0}
+	opts = {"nodes": 100, "pods": 1000, "gpus": 4, "mem": 15, "seed": 1, "ds": 1, "ns": 20, "done": 0, "cpu": 0,
+		"dra": 0}
 	for part in filter(None, spec.split(",")):
 		k, _, v = part.partition("=")
 		if k not in opts:
@@ -29,12 +32,15 @@ def generate(spec):
 	enabled = gc.isenabled()
 	gc.disable()
 	try:
-		objs = _generate(opts)
+		if opts["dra"]:
+			objs = generate_dra(Ctx("gen-%d" % opts["seed"], rv=1000), random.Random(opts["seed"]), opts)
+		else:
+			objs = _generate(opts)
 	finally:
 		if enabled:
 			gc.enable()
 	gc.freeze()
-	return objs, {}
+	return objs, ({"settings": {"resource_versions": ["v1"]}} if opts["dra"] else {})
 
 
 def _generate(opts):
@@ -62,12 +68,7 @@ def _generate(opts):
 		n["status"]["nodeInfo"]["bootID"] = c.uid("boot", name)
 		objs.append(n)
 		names.append((name, ip))
-	env = [{"name": "JOB_NAME", "value": "proto"}, {"name": "MODEL_PATH", "value": "/mnt/models/resnet50/v2"},
-		{"name": "BATCH_SIZE", "value": "64"}, {"name": "NCCL_DEBUG", "value": "INFO"},
-		{"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
-		{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}}]
-	ct = container("worker", "registry.cn-shanghai.aliyuncs.com/ml/trainer:v2.4.1", {"aliyun.com/gpu-mem": 1},
-		command=["python3", "/app/train.py", "--epochs=30"], env=env)
+	ct = trainer_container({"aliyun.com/gpu-mem": 1})
 	owner = {"apiVersion": "batch/v1", "kind": "Job", "name": "proto", "uid": c.uid("job", "proto"),
 		"controller": True, "blockOwnerDeletion": True}
 	proto = pod(c, "proto-0", "default", "proto", [ct], "10.0.0.1", labels={"app": "proto", "job-name": "proto",

@@ -151,6 +151,17 @@ def container(name, image, limits=None, command=None, env=None):
 	return ct
 
 
+def trainer_container(limits):
+	"""The container of the generated clusters' jobs: a trainer with the command and environment real jobs
+	carry (its JOB_NAME is the job's)."""
+	env = [{"name": "JOB_NAME", "value": "proto"}, {"name": "MODEL_PATH", "value": "/mnt/models/resnet50/v2"},
+		{"name": "BATCH_SIZE", "value": "64"}, {"name": "NCCL_DEBUG", "value": "INFO"},
+		{"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+		{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}}]
+	return container("worker", "registry.cn-shanghai.aliyuncs.com/ml/trainer:v2.4.1", limits,
+		command=["python3", "/app/train.py", "--epochs=30"], env=env)
+
+
 def pod(c, name, ns, node_name, containers, node_ip=None, labels=None, annotations=None, phase="Running",
 		init_containers=None, node_selector=None, owner=None, scheduler="default-scheduler", generate_name=None,
 		affinity_node=False, tolerations=None, host_network=False, service_account="default", required_terms=None):
