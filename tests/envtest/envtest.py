@@ -29,8 +29,9 @@ interpreter exit and on SIGTERM/SIGINT/SIGHUP, also when a test fails.
 
 This module holds the Cluster (processes and requests) and names the rest, which lives beside it:
 envtest_assets.py (finding and unpacking the binaries), envtest_pki.py (CA, certificates, tokens, RBAC,
-kubeconfigs), envtest_scenario.py (object paths, loading and clearing scenarios) and envtest_agent.py (the
-status agent).
+kubeconfigs), envtest_scenario.py (object paths, loading and clearing scenarios), envtest_dra.py (the
+resource.k8s.io versions a server serves, and a scenario's DRA objects) and envtest_agent.py (the status
+agent).
 """
 
 import atexit
@@ -54,6 +55,7 @@ import urllib.request
 
 # The parts, each for one concern (binaries, credentials, scenario objects, the status agent): their names
 # are this module's too, for the tests that import envtest.
+import envtest_dra
 from envtest_agent import StatusAgent
 from envtest_assets import ROOT, AssetsError, find_assets, find_etcd, unavailable  # noqa: F401
 from envtest_pki import DEFAULT_USERS, admin_user, make_pki, rbac_objects, write_kubeconfig, write_tokens
@@ -194,7 +196,8 @@ class Cluster:
 				"--audit-log-format", "json", "--audit-log-mode", "blocking",
 				"--profiling=false", "--v", str(self.log_level)]
 				+ (["--watch-cache-sizes", ",".join(r + "#0" for r in self.watch_cache_off)] if self.watch_cache_off else [])
-				+ self.apiserver_args)
+				# a server new enough for Dynamic Resource Allocation serves all its versions and fields
+				+ envtest_dra.apiserver_args(self.assets) + self.apiserver_args)
 			self.ssl = ssl.create_default_context(cafile=self.ca)
 			self.ssl.load_cert_chain(d + "/admin.crt", d + "/admin.key")
 			self.ssl_anon = ssl.create_default_context(cafile=self.ca)

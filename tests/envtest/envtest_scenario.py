@@ -8,6 +8,8 @@ import json
 import os
 import time
 
+import envtest_dra
+
 
 API_PATHS = {
 	("v1", "Namespace"): ("/api/v1", "namespaces", False),
@@ -16,6 +18,7 @@ API_PATHS = {
 	("v1", "ServiceAccount"): ("/api/v1", "serviceaccounts", True),
 	("v1", "ConfigMap"): ("/api/v1", "configmaps", True),
 	("v1", "Service"): ("/api/v1", "services", True),
+	("v1", "Event"): ("/api/v1", "events", True),
 	("apps/v1", "DaemonSet"): ("/apis/apps/v1", "daemonsets", True),
 	("apps/v1", "Deployment"): ("/apis/apps/v1", "deployments", True),
 	("rbac.authorization.k8s.io/v1", "ClusterRole"): ("/apis/rbac.authorization.k8s.io/v1", "clusterroles", False),
@@ -91,7 +94,9 @@ def _pod_for_create(pod, owners=None):
 
 
 def clear(cluster, namespaces=None):
-	"""Removes every node, pod and DaemonSet (in namespaces, default all but the system ones' own)."""
+	"""Removes every node, pod and DaemonSet (in namespaces, default all but the system ones' own), and every
+	resource.k8s.io object."""
+	envtest_dra.clear(cluster)
 	for ds in cluster.list("/apis/apps/v1/daemonsets"):
 		md = ds["metadata"]
 		# Background: gone at once; the pods are deleted below, and the garbage collector finds none left.
@@ -138,13 +143,16 @@ def load_scenario(cluster, scenario, workers=8, clean=True):
 	Ready), DaemonSets, then pods (bound by spec.nodeName, status through the subresource).
 	scenario: a directory or (objects, config).  Returns the scenario's config (scenario.json)."""
 	objects, config = read_scenario(scenario) if isinstance(scenario, str) else scenario
+	# Dynamic Resource Allocation objects: a server without the group is found out before anything changes
+	dra, objects = envtest_dra.split(objects)
+	dra_version = envtest_dra.newest(cluster) if dra else None
 	if clean:
 		clear(cluster)
 	by_kind = {}
 	for o in objects:
 		by_kind.setdefault(o.get("kind"), []).append(o)
-	namespaces = sorted({o["metadata"].get("namespace", "default") for o in objects
-		if o.get("kind") in ("Pod", "DaemonSet")} | {"default"})
+	namespaces = sorted({o["metadata"].get("namespace", "default") for o in objects + dra
+		if o.get("kind") in ("Pod", "DaemonSet") or o["metadata"].get("namespace")} | {"default"})
 	existing = {n["metadata"]["name"] for n in cluster.list("/api/v1/namespaces")}
 	cluster.create_many([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}
 		for n in namespaces if n not in existing], workers, ignore_exists=True)
@@ -219,4 +227,6 @@ def load_scenario(cluster, scenario, workers=8, clean=True):
 				cluster._load_retry = False
 	others = [o for k, v in by_kind.items() if k not in ("Node", "Pod", "DaemonSet") for o in v]
 	cluster.create_many(others, workers)
+	if dra:
+		envtest_dra.load(cluster, dra, dra_version, workers)
 	return config
