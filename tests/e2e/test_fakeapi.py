@@ -13,6 +13,7 @@ import unittest
 import urllib.parse
 
 from harness import SCENARIOS, APIServer, ClusterCase, FakeAPI, backend, real_cluster, real_only
+import fakeapi_dra
 
 # Bodies as captured from a real kube-apiserver v1.26 (names adapted where the request differs), each ending
 # with the newline Go's JSON encoder writes.
@@ -34,6 +35,12 @@ LABEL_MSG = ("Invalid value: \"not valid!\": a valid label must be an empty stri
 	"characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
 	"'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 SEED_NODE = "cn-hangzhou.192.168.2.167"
+
+
+def load_tests(loader, tests, _pattern):
+	"""This module's tests and those of Dynamic Resource Allocation (resource.k8s.io), in a module of their own."""
+	tests.addTests(loader.loadTestsFromModule(fakeapi_dra))
+	return tests
 
 
 def jbytes(obj):
@@ -950,6 +957,25 @@ class BothServers(Base):
 		st, _, body = self.raw("GET", "/api/v1/namespaces/no-such-namespace")
 		self.assertEqual((st, body), (404, self.status(404, 'namespaces "no-such-namespace" not found', "NotFound",
 			{"name": "no-such-namespace", "kind": "namespaces"})))
+
+	def test_dra_scenario(self):
+		"""A DRA scenario: served by the fake server, and by a real one where it serves resource.k8s.io
+		(Kubernetes 1.34 or later through KUBE_ASSETS); on the shipped 1.26 server loading it is a skip that says
+		why."""
+		with APIServer("dra-whole") as api:
+			st, _, g = api.call("GET", "/apis/resource.k8s.io")
+			self.assertEqual((st, g["preferredVersion"]["version"]), (200, "v1"))
+			st, _, d = api.call("GET", "/apis/resource.k8s.io/v1/resourceslices")
+			self.assertEqual(sorted(s["spec"]["nodeName"] for s in d["items"]), ["dra-a100-1", "dra-a100-2"])
+			_, _, pods = api.call("GET", "/api/v1/namespaces/ml/pods")
+			uids = {p["metadata"]["name"]: p["metadata"]["uid"] for p in pods["items"]}
+			st, _, d = api.call("GET", "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims")
+			held = sorted((c["status"]["reservedFor"][0]["name"], c["status"]["allocation"]["devices"]["results"][0]["device"])
+				for c in d["items"])
+			self.assertEqual(held, [("train-0", "gpu-0"), ("train-1", "gpu-1")])
+			for c in d["items"]:
+				ref = c["status"]["reservedFor"][0]
+				self.assertEqual(ref["uid"], uids[ref["name"]])
 
 	def test_watch_sees_a_pod_come_and_go(self):
 		_, _, lst = self.api.call("GET", "/api/v1/namespaces/default/pods?limit=1")
