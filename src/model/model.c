@@ -7,68 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static bool table_grow(struct model_private *p)
-{
-	size_t nsize = p->table_size ? p->table_size * 2 : 64;
-	size_t *nt = calloc(nsize, sizeof(*nt));
-
-	if (!nt)
-		return false;
-	for (size_t i = 0; i < p->naccs; i++) {
-		size_t j = hash_name(p->accs[i].name) & (nsize - 1);
-
-		while (nt[j])
-			j = (j + 1) & (nsize - 1);
-		nt[j] = i + 1;
-	}
-	free(p->table);
-	p->table = nt;
-	p->table_size = nsize;
-	return true;
-}
-
 struct node_acc *model_acc_find(struct model_private *p, const char *name)
 {
-	if (!p->table_size)
-		return NULL;
-	for (size_t j = hash_name(name) & (p->table_size - 1); p->table[j]; j = (j + 1) & (p->table_size - 1))
-		if (strcmp(p->accs[p->table[j] - 1].name, name) == 0)
-			return &p->accs[p->table[j] - 1];
-	return NULL;
+	long i = model_names_find(&p->acc_names, name);
+
+	return i < 0 ? NULL : &p->accs[i];
 }
 
+/* The accumulator of a node, made when the name is new: the names and the
+ * accumulators are numbered alike. */
 static struct node_acc *acc_get(struct model_private *p, const char *name)
 {
-	struct node_acc *a = model_acc_find(p, name), *na;
-	size_t j;
+	long i = model_names_add(&p->acc_names, name, strlen(name));
+	struct node_acc *na;
 
-	if (a)
-		return a;
-	if ((p->naccs + 1) * 2 > p->table_size && !table_grow(p))
+	if (i < 0)
 		return NULL;
+	if ((size_t)i < p->naccs)
+		return &p->accs[i];
 	na = kube_array_grow(p->accs, &p->accs_cap, p->naccs + 1, sizeof(*na), 16);
 	if (!na)
 		return NULL;
 	p->accs = na;
-	a = &p->accs[p->naccs];
-	memset(a, 0, sizeof(*a));
-	if (!(a->name = strdup(name)))
-		return NULL;
-	for (j = hash_name(name) & (p->table_size - 1); p->table[j]; j = (j + 1) & (p->table_size - 1))
-		;
-	p->table[j] = ++p->naccs;
-	return a;
+	memset(&p->accs[p->naccs], 0, sizeof(*na));
+	p->accs[p->naccs].name = p->acc_names.v[i];
+	return &p->accs[p->naccs++];
 }
 
 static void acc_clear_pods(struct node_acc *a)
@@ -536,6 +499,22 @@ static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const st
 	return keep_pod(m, pod, sc, sp, node);
 }
 
+/* The claims' device names, exchanged for the model's own copies: the
+ * model keeps them after the pod is gone, each name once. */
+static int keep_device_names(struct model_private *p, struct scheme_pod *sp)
+{
+	for (size_t i = 0; i < sp->nclaims; i++) {
+		const char *id = sp->claims[i].device_id;
+		long k = id ? model_names_add(&p->device_names, id, strlen(id)) : 0;
+
+		if (k < 0)
+			return -1;
+		if (id)
+			sp->claims[i].device_id = p->device_names.v[k];
+	}
+	return 0;
+}
+
 int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 {
 	struct model_private *p = m->priv;
@@ -556,6 +535,8 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 		return oom(err);
 	if (!sc)
 		return 0;
+	if (keep_device_names(p, &sp) < 0)
+		goto fail;
 	node = sp.node ? sp.node : pod->node_name;
 	if (!node) {
 		if (m->opts.pod_namespace &&
@@ -610,12 +591,11 @@ void model_release(struct model *m)
 	warnings_release(&m->warnings);
 	warnings_release(&m->usage.findings);
 	if (p) {
-		for (size_t i = 0; i < p->naccs; i++) {
+		for (size_t i = 0; i < p->naccs; i++)
 			acc_clear_pods(&p->accs[i]);
-			free(p->accs[i].name);
-		}
 		free(p->accs);
-		free(p->table);
+		model_names_release(&p->acc_names);
+		model_names_release(&p->device_names);
 		if (p->filters_built) {
 			decode_filter_release(&p->node_filter);
 			decode_filter_release(&p->pod_filter);

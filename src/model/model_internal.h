@@ -4,13 +4,14 @@
 #define MODEL_INTERNAL_H
 
 #include "model.h"
+#include "model_names.h"
 
 /* GPU indexes a pod may name before its node arrives; a larger index is
  * folded into one "beyond" sum, so annotations cannot make us allocate. */
 #define MAX_GPU_SLOTS 4096
 
 struct node_acc {
-	char *name;
+	const char *name; /* the model_private's acc_names */
 	bool have_node; /* model_add_node saw it */
 	bool shares;	/* ...and a scheme accepted it */
 	size_t node;	/* index into m->nodes when shares */
@@ -31,16 +32,15 @@ struct node_acc {
 };
 
 struct dev_claim {
-	const char *id; /* interned by the scheme decoders: outlives the pod */
+	const char *id; /* the model_private's device_names: outlives the pod */
 	int64_t mem, core;
 	bool first_on_gpu;
 };
 
 struct model_private {
-	struct node_acc *accs;
+	struct node_acc *accs; /* numbered as acc_names */
 	size_t naccs, accs_cap;
-	size_t *table; /* open addressing; entries are acc index + 1, 0 = empty */
-	size_t table_size;
+	struct model_names acc_names, device_names;
 	size_t nodes_cap, pods_cap, unscheduled_cap;
 	struct warnings node_warnings, pod_warnings;
 	struct decode_filter node_filter, pod_filter;

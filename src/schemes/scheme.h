@@ -55,7 +55,7 @@ struct scheme_node {
 struct scheme_claim {
 	int container;	       /* index into the pod's containers, -1 when per pod */
 	int gpu;	       /* GPU index on the node; -1 = no GPU chosen yet (pending) */
-	const char *device_id; /* points into the pod (annotation text) or NULL */
+	const char *device_id; /* the device named, or NULL; lives as long as the scheme_pod */
 	int64_t mem, core;
 };
 

@@ -1,15 +1,10 @@
-/* Pod and node pieces shared by the schemes of the HAMi family: HAMi itself
- * and Volcano vGPU, whose device plugin is derived from HAMi.  Both write
- * the same kinds of pod annotations under their own names (the node the
- * scheduler chose, a bind phase, the devices allocated and their pending
- * copy) and ask for the same three kinds of limits, so one decoder serves
- * both, told by a struct scheme_devices_desc what the names and the few
- * real differences are.  Declared in scheme_util.h.
- */
+/* The HAMi family's pod decoder: see scheme_devices.h. */
+#include "scheme_devices.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheme.h"
+#include "scheme_claims.h"
 #include "scheme_util.h"
 
 void scheme_devices_warn_register(const struct k8s_node *node, const char *key, int bad,
@@ -66,7 +61,7 @@ static int allocated(const struct scheme_devices_desc *d, const struct k8s_pod *
 {
 	size_t seen = 0;
 	int64_t max_core = 0;
-	int bad = scheme_parse_pod_devices(value, d->terminated, pod->ncontainers,
+	int bad = scheme_parse_pod_devices(value, pod->ncontainers,
 					   out->container_mem, out->container_core, claims, &seen,
 					   &max_core);
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "scheme_devices.h"
 #include "scheme_util.h"
 
 #define HAMI_REGISTER "hami.io/node-nvidia-register"
@@ -418,7 +419,6 @@ static const struct scheme_devices_desc hami_devices = {
 	.res_count = RES_GPU,
 	.res_mem = RES_MEM,
 	.res_cores = RES_CORES,
-	.terminated = true, /* every container ends with ';' */
 	.assigned_needs_bind_success = true,
 };
 

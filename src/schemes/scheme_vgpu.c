@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "scheme_claims.h"
+#include "scheme_devices.h"
 #include "scheme_util.h"
 
 #define VGPU_REGISTER "volcano.sh/node-vgpu-register"
@@ -230,7 +232,6 @@ static const struct scheme_devices_desc vgpu_devices = {
 	.res_count = RES_VGPU_NUMBER,
 	.res_mem = RES_VGPU_MEMORY,
 	.res_cores = RES_VGPU_CORES,
-	.terminated = false, /* containers joined by ';', no final one */
 	.assigned_needs_bind_success = false,
 };
 
