@@ -33,11 +33,6 @@ const char *fit_reason_name(enum fit_reason reason)
 	return reason < FIT_REASON_COUNT ? reason_names[reason] : "Unknown";
 }
 
-static const char *unit_name(enum mem_unit u)
-{
-	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
-}
-
 bool fit_node_schedulable(const struct model_node *n)
 {
 	return n->ready && !n->unschedulable;
@@ -103,7 +98,7 @@ static bool scheme_matches(const struct model_node *n, const struct fit_request 
 
 static bool binpack(const struct model_node *n)
 {
-	return !(n->info.placement && strcmp(n->info.placement, "spread") == 0);
+	return !n->info.spread;
 }
 
 struct cand {
@@ -434,7 +429,7 @@ char *fit_group_text(const struct fit_group *g, const struct fit_request *r)
 {
 	int gpus = r->gpus > 1 ? r->gpus : 1;
 	long long need = (long long)need_in(r, g->unit, g->unit);
-	const char *u = unit_name(g->unit);
+	const char *u = mem_unit_name(g->unit);
 	char *s = NULL;
 	int rc = -1;
 
@@ -494,77 +489,25 @@ char *fit_group_text(const struct fit_group *g, const struct fit_request *r)
 	return rc < 0 ? NULL : s;
 }
 
-/* The count of GPUs a container asks for under a scheme's count resource. */
-static int64_t count_limit(const struct k8s_container *c, const char *res)
-{
-	const char *v = kvlist_get(&c->limits, res);
-	int64_t n = 0;
-
-	if (!v || quantity_parse_int(v, &n) < 0 || n < 1)
-		return 1;
-	return n > 64 ? 64 : n;
-}
-
 int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit_request *r,
 			 const struct scheme **ret_sc, struct warnings *w)
 {
-	const struct scheme *sc = NULL;
 	struct scheme_pod sp;
-	int rc = 0;
+	int rc = scheme_detect_pod(only, pod, &sp, w, ret_sc);
 
-	rc = scheme_detect_pod(only, pod, &sp, w, ret_sc);
-	if (rc < 0)
-		return -1;
-	sc = *ret_sc;
-	if (!sc)
-		return 0;
-	r->scheme = sc->name;
+	if (rc <= 0)
+		return rc;
+	r->scheme = (*ret_sc)->name;
 	r->mem_unit = FIT_MEM_NODE;
-	r->gpus = 1;
-	r->mem = sp.mem;
-	r->core = sp.core;
-	if (strcmp(sc->name, "nvidia") == 0) {
-		/* whole GPUs (or replicas): the count is the request */
-		r->gpus = sp.mem > 0 ? (int)(sp.mem > 64 ? 64 : sp.mem) : 1;
-		r->mem = r->core = 0;
-	} else if (strcmp(sc->name, "cgpu") == 0) {
-		/* aliyun.com/gpu-count spreads the pod's memory evenly over that many GPUs */
-		const char *v = kvlist_get(&pod->labels, "aliyun.com/gpu-count");
-		int64_t n = 0;
-
-		if (v && quantity_parse_int(v, &n) == 0 && n > 1) {
-			r->gpus = (int)(n > 64 ? 64 : n);
-			r->mem = (sp.mem + r->gpus - 1) / r->gpus;
-			r->core = (sp.core + r->gpus - 1) / r->gpus;
-		}
-	} else if (strcmp(sc->name, "hami") == 0 || strcmp(sc->name, "volcano-vgpu") == 0) {
-		/* per container: count x (memory, cores) per device; the pod needs the
-		 * largest of them on each of the most devices any container asks */
-		const char *res = strcmp(sc->name, "hami") == 0 ? "nvidia.com/gpu" : "volcano.sh/vgpu-number";
-
-		r->mem = r->core = 0;
-		for (size_t i = 0; i < pod->ncontainers; i++) {
-			int64_t n = count_limit(&pod->containers[i], res);
-			int64_t mem = sp.container_mem ? sp.container_mem[i] / n : 0;
-			int64_t core = sp.container_core ? sp.container_core[i] / n : 0;
-
-			if (!mem && !core && !kvlist_get(&pod->containers[i].limits, res))
-				continue;
-			if (n > r->gpus)
-				r->gpus = (int)n;
-			if (mem > r->mem)
-				r->mem = mem;
-			if (core > r->core)
-				r->core = core;
-		}
-	}
+	r->mem = sp.ask.mem;
+	r->core = sp.ask.core;
+	r->gpus = sp.ask.gpus;
 	r->node_selector = &pod->node_selector;
 	r->terms = pod->node_terms;
 	r->nterms = pod->nnode_terms;
 	r->tols = pod->tolerations;
 	r->ntols = pod->ntolerations;
 	scheme_pod_release(&sp);
-	*ret_sc = sc;
 	return 1;
 }
 
@@ -639,12 +582,12 @@ char *fit_pending_reason(const struct model *m, const struct model_pod *p)
 			return NULL;
 		return s;
 	}
-	if (!p->ask_gpus || !p->scheme)
+	if (!p->ask.gpus || !p->scheme)
 		return NULL;
 	r.scheme = p->scheme->name;
-	r.mem = p->ask_mem;
-	r.core = p->ask_core;
-	r.gpus = p->ask_gpus;
+	r.mem = p->ask.mem;
+	r.core = p->ask.core;
+	r.gpus = p->ask.gpus;
 	r.node_selector = &p->node_selector;
 	r.terms = p->node_terms;
 	r.nterms = p->nnode_terms;

@@ -2,7 +2,6 @@
  * filled in whatever order nodes and pods arrive, joined once at the end. */
 #include "model.h"
 #include "model_internal.h"
-#include "fit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +102,7 @@ int model_init(struct model *m, const struct model_options *opt)
 		return -1;
 	p->pool_label = m->opts.pool_label ? m->opts.pool_label : POOL_LABEL;
 	p->model_node_labels[0] = p->pool_label;
-	p->model_node_labels[1] = "aliyun.accelerator/*";
-	p->model_node_labels[2] = "nvidia.com/gpu.memory";
-	p->model_node_labels[3] = "nvidia.com/gpu.product";
-	p->model_node_labels[4] = NULL;
+	p->model_node_labels[1] = NULL;
 	p->model_node_fields.label_keys = p->model_node_labels;
 	p->model_pod_labels[0] = "pod-template-hash";
 	p->model_pod_fields.label_keys = m->opts.owners ? p->model_pod_labels : NULL;
@@ -145,7 +141,6 @@ static void node_free_fields(struct model_node *n)
 	scheme_node_release(&n->info);
 	free(n->gpus);
 	free(n->pool);
-	free(n->gpu_model);
 	kvlist_release(&n->labels);
 	k8s_taints_free(n->taints, n->ntaints);
 	free(n->pods);
@@ -260,17 +255,8 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 	n->ip = strdup(node->internal_ip ? node->internal_ip : "unknown");
 	v = kvlist_get(&node->labels, p->pool_label);
 	n->pool = xstrdup(v);
-	v = kvlist_get(&node->labels, "aliyun.accelerator/nvidia_name");
-	if (!v)
-		v = kvlist_get(&node->labels, "nvidia.com/gpu.product");
-	n->gpu_model = xstrdup(v);
-	v = kvlist_get(&node->labels, "aliyun.accelerator/nvidia_mem");
-	if (!v || memory_label_mib(v, &n->card_mem_mib) < 0) {
-		n->card_mem_mib = 0;
-		v = kvlist_get(&node->labels, "nvidia.com/gpu.memory");
-		if (v && memory_label_mib(v, &n->card_mem_mib) < 0)
-			n->card_mem_mib = 0;
-	}
+	n->gpu_model = n->info.card_model;
+	n->card_mem_mib = n->info.card_mem_mib;
 	n->ready = node->ready;
 	n->unschedulable = node->unschedulable;
 	m->nnodes++;
@@ -384,20 +370,11 @@ static int pod_owner(const struct k8s_pod *pod, char **ret)
 	return asprintf(ret, "%s/%s", o->kind, o->name) < 0 ? -1 : 0;
 }
 
-/* What an unscheduled pod asks of a node, read as fit reads it. */
-static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme *sc)
+/* What an unscheduled pod asks of a node, as its scheme read it, and where
+ * it may go. */
+static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme_pod *sp)
 {
-	struct fit_request r = {0};
-	const struct scheme *found;
-	struct warnings w = {0};
-	int rc = fit_request_from_pod(pod, sc->name, &r, &found, &w);
-
-	warnings_release(&w);
-	if (rc <= 0)
-		return rc;
-	mp->ask_mem = r.mem;
-	mp->ask_core = r.core;
-	mp->ask_gpus = r.gpus;
+	mp->ask = sp->ask;
 	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0 ||
 	    k8s_node_terms_copy(&mp->node_terms, &mp->nnode_terms, pod->node_terms, pod->nnode_terms) < 0 ||
 	    k8s_tolerations_copy(&mp->tolerations, &mp->ntolerations, pod->tolerations, pod->ntolerations) < 0)
@@ -431,7 +408,7 @@ static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct sch
 		return -1;
 	if (pod_gpus(sp, &mp->gpus, &mp->ngpus) < 0)
 		return -1;
-	if (!node && m->opts.scheduling && keep_ask(mp, pod, sc) < 0)
+	if (!node && m->opts.scheduling && keep_ask(mp, pod, sp) < 0)
 		return -1;
 	if (m->opts.owners && pod_owner(pod, &mp->owner) < 0)
 		return -1;
@@ -609,7 +586,7 @@ static int build_filters(struct model_private *p)
 {
 	struct decode_filter acc_n = {0}, acc_p = {0}, tmp;
 
-	if (decode_filter_union(&acc_n, &p->model_node_fields, &(struct decode_filter){0}) < 0)
+	if (decode_filter_union(&acc_n, &p->model_node_fields, &scheme_card_fields) < 0)
 		return -1;
 	if (decode_filter_union(&acc_p, &p->model_pod_fields, &(struct decode_filter){0}) < 0) {
 		decode_filter_release(&acc_n);

@@ -56,12 +56,11 @@ struct model_pod {
 	size_t ncontainers;
 	bool assigned;
 	enum mem_unit unit; /* of mem, gpus[].mem and container_mem: its node's, or its scheme's */
+	char *owner; /* "Deployment/web", "Job/x", NULL = none (opts.owners) */
 	/* Pods on no node, with opts.scheduling: what the pod asks of one node
 	 * (memory in its scheme's own count, per GPU) and where it may go, for
 	 * the reason it is pending (fit_pending_reason()). */
-	char *owner; /* "Deployment/web", "Job/x", NULL = none (opts.owners) */
-	int64_t ask_mem, ask_core;
-	int ask_gpus; /* 0 = not read */
+	struct scheme_ask ask; /* gpus 0 = not read */
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
 	size_t ntolerations;
@@ -98,8 +97,9 @@ struct model_node {
 	int64_t mem_total, mem_allocated, mem_pending; /* pending = held without a GPU index */
 	int64_t mem_unhealthy;
 	int64_t core_total, core_allocated;
-	char *pool, *gpu_model;
-	int64_t card_mem_mib; /* from aliyun.accelerator/nvidia_mem or nvidia.com/gpu.memory, 0 if unknown */
+	char *pool;
+	const char *gpu_model; /* info.card_model */
+	int64_t card_mem_mib;  /* info.card_mem_mib: 0 if unknown */
 	struct kvlist labels; /* the node's labels as kept by the filter (for -o wide and the live view) */
 	bool ready, unschedulable; /* condition Ready; spec.unschedulable (cordoned) */
 	struct k8s_taint *taints;  /* with opts.scheduling */

@@ -34,11 +34,6 @@ static const char *pods_verb(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static const char *unit_name(enum mem_unit u)
-{
-	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
-}
-
 static int cmp_nodes(const void *a, const void *b)
 {
 	return strcmp(((const struct model_node *)a)->name, ((const struct model_node *)b)->name);
@@ -135,7 +130,7 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		if (gi < 0)
 			warnings_add(&m->warnings, "UnknownDevice", obj,
 				     "node %s: a pod holds %lld %s on device %s, which the node does not list",
-				     n->name, (long long)convert(a->devs[i].mem, from, to), unit_name(to),
+				     n->name, (long long)convert(a->devs[i].mem, from, to), mem_unit_name(to),
 				     a->devs[i].id);
 		if (model_fold_claim(a, gi, a->devs[i].mem, a->devs[i].core, a->devs[i].first_on_gpu) < 0) {
 			free(obj);
@@ -180,7 +175,7 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		if (g->mem_total > 0 && g->mem_allocated > g->mem_total)
 			warnings_add(&m->warnings, "OverAllocated", obj,
 				     "node %s: GPU%d has %lld/%lld %s allocated, more than it offers", n->name, i,
-				     (long long)g->mem_allocated, (long long)g->mem_total, unit_name(to));
+				     (long long)g->mem_allocated, (long long)g->mem_total, mem_unit_name(to));
 	}
 	for (size_t i = (size_t)n->ngpus; i < a->nslots; i++) {
 		if (!a->gpu_pods[i])
@@ -190,7 +185,7 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
 			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name,
 			     a->gpu_pods[i], pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
-			     (long long)convert(a->gpu_mem[i], from, to), unit_name(to), i, n->ngpus,
+			     (long long)convert(a->gpu_mem[i], from, to), mem_unit_name(to), i, n->ngpus,
 			     n->ngpus == 1 ? "" : "s");
 	}
 	if (a->beyond_pods)
@@ -221,7 +216,7 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 	if (n->mem_unhealthy < 0)
 		n->mem_unhealthy = 0;
 	n->core_total = n->info.core_total;
-	if (a->npods && n->info.mode && strcmp(n->info.mode, "default") == 0)
+	if (a->npods && n->info.exclusive)
 		warnings_add(&m->warnings, "ModeMismatch", obj,
 			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)",
 			     n->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
@@ -230,8 +225,7 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 }
 
 /* The unit a pod on no node counts in: the one the nodes of its scheme use
- * (GiB when they disagree, the ACK default), else the scheme's own (whole
- * GPUs count slots; cGPU, GiB; the others, MiB). */
+ * (GiB when they disagree, the ACK default), else the scheme's own. */
 static enum mem_unit scheme_unit(const struct model *m, const struct scheme *sc)
 {
 	bool gib = false, mib = false, slots = false;
@@ -245,9 +239,9 @@ static enum mem_unit scheme_unit(const struct model *m, const struct scheme *sc)
 	}
 	if (gib || mib)
 		return mib && !gib ? UNIT_MIB : UNIT_GIB;
-	if (slots || (sc && strcmp(sc->name, "nvidia") == 0))
+	if (slots)
 		return UNIT_SLOTS;
-	return !sc || strcmp(sc->name, "cgpu") == 0 ? UNIT_GIB : UNIT_MIB;
+	return sc ? sc->pod_unit : UNIT_GIB;
 }
 
 static void add_node_totals(struct model_totals *t, const struct model_node *n, const struct node_acc *a)

@@ -46,7 +46,7 @@ struct model_private {
 	struct decode_filter node_filter, pod_filter;
 	bool filters_built;
 	const char *pool_label;
-	const char *model_node_labels[6];
+	const char *model_node_labels[2];
 	struct decode_filter model_node_fields;
 	const char *model_pod_labels[2];
 	struct decode_filter model_pod_fields;

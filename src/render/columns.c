@@ -125,22 +125,7 @@ static char *cell_card_mem(const struct model *m, const struct model_node *n, in
 
 const char *column_mode_name(const struct model_node *n)
 {
-	static const struct {
-		const char *label, *name;
-	} names[] = {
-		{ "default", "exclusive" }, { "share", "share" }, { "cgpu", "isolate" }, { "core_mem", "core" },
-	};
-	const char *v = n->info.mode;
-
-	if (!v || !n->scheme || strcmp(n->scheme->name, "cgpu") != 0)
-		return v;
-	/* ack-cgpu's cgpu=true shares without isolation when told to */
-	if (strcmp(v, "cgpu") == 0 && !n->info.isolation)
-		return "share";
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(v, names[i].label) == 0)
-			return names[i].name;
-	return v;
+	return n->info.mode_word ? n->info.mode_word : n->info.mode;
 }
 
 static char *cell_mode(const struct model *m, const struct model_node *n, int gpu)

@@ -1,8 +1,11 @@
-/* The table of sharing schemes and the lifetimes of what they decode. */
+/* The table of sharing schemes, detection, the card labels every scheme's
+ * nodes are read for, and the lifetimes of what the schemes decode. */
 #include "scheme.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "scheme_keys.h"
 
 /* Each scheme lives in its own scheme_*.c file. */
 extern const struct scheme scheme_cgpu;
@@ -49,10 +52,43 @@ static int scheme_detect(const char *only, const struct k8s_node *node, const st
 	return 0;
 }
 
+static const char *const card_labels[] = {
+	LABEL_ALIYUN_ACCELERATOR, LABEL_NVIDIA_GPU_PRODUCT, LABEL_NVIDIA_GPU_MEMORY, NULL,
+};
+
+const struct decode_filter scheme_card_fields = {.label_keys = card_labels};
+
+/* The card's model and memory: Alibaba Cloud's labels first, then GPU
+ * feature discovery's.  0, or -1 when out of memory. */
+static int read_card(const struct k8s_node *node, struct scheme_node *out)
+{
+	const char *v = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_NAME);
+
+	if (!v)
+		v = kvlist_get(&node->labels, LABEL_NVIDIA_GPU_PRODUCT);
+	if (v && !(out->card_model = strdup(v)))
+		return -1;
+	v = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_MEM);
+	if (!v || memory_label_mib(v, &out->card_mem_mib) < 0) {
+		out->card_mem_mib = 0;
+		v = kvlist_get(&node->labels, LABEL_NVIDIA_GPU_MEMORY);
+		if (v && memory_label_mib(v, &out->card_mem_mib) < 0)
+			out->card_mem_mib = 0;
+	}
+	return 0;
+}
+
 int scheme_detect_node(const char *only, const struct k8s_node *node, struct scheme_node *out,
 		       struct warnings *w, const struct scheme **ret_sc)
 {
-	return scheme_detect(only, node, NULL, out, w, ret_sc);
+	int rc = scheme_detect(only, node, NULL, out, w, ret_sc);
+
+	if (rc > 0 && read_card(node, out) < 0) {
+		scheme_node_release(out);
+		*ret_sc = NULL;
+		return -1;
+	}
+	return rc;
 }
 
 int scheme_detect_pod(const char *only, const struct k8s_pod *pod, struct scheme_pod *out,
@@ -73,6 +109,7 @@ void scheme_node_release(struct scheme_node *n)
 	free(n->gpus);
 	free(n->mode);
 	free(n->placement);
+	free(n->card_model);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -84,4 +121,9 @@ void scheme_pod_release(struct scheme_pod *p)
 	free(p->container_core);
 	free(p->claims);
 	memset(p, 0, sizeof(*p));
+}
+
+const char *mem_unit_name(enum mem_unit u)
+{
+	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
 }

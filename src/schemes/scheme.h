@@ -48,8 +48,17 @@ struct scheme_node {
 	int64_t mem_capacity;	 /* capacity; capacity - allocatable = withheld as unhealthy */
 	int64_t core_total;	 /* percent, 0 if compute is not shared */
 	char *mode;		 /* sharing mode as the labels say ("share", "cgpu", "core_mem", ...), or NULL */
+	/* The mode in the words of the mode command (exclusive, share, isolate,
+	 * core) where the scheme's labels set one; NULL: mode as it is. */
+	const char *mode_word;
+	bool exclusive;		 /* the labels say the GPUs are not shared: pods holding shares are left over */
 	char *placement;	 /* "binpack", "spread", or NULL */
+	bool spread;		 /* the placement puts a pod on the GPU with the most room */
 	bool isolation;		 /* memory isolation is on */
+	/* The card, from the node's labels whatever its scheme: its model, and
+	 * its memory in MiB (0 when unknown). */
+	char *card_model;
+	int64_t card_mem_mib;
 };
 
 struct scheme_claim {
@@ -59,6 +68,17 @@ struct scheme_claim {
 	int64_t mem, core;
 };
 
+/* How many GPUs a request may name: counts from outside are capped here. */
+#define SCHEME_MAX_ASK_GPUS 64
+
+/* What a pod asks of one node, as the placement rule reads it: memory (in
+ * the scheme's own count) and compute share on each of gpus GPUs; a request
+ * of whole GPUs names neither. */
+struct scheme_ask {
+	int64_t mem, core;
+	int gpus; /* at least 1; 0 = not read */
+};
+
 struct scheme_pod {
 	const char *node; /* node that holds the allocation (usually spec.nodeName); may be NULL */
 	int64_t mem;	  /* whole pod, node's unit */
@@ -66,20 +86,29 @@ struct scheme_pod {
 	int64_t *container_mem, *container_core; /* per container (pod->ncontainers entries) */
 	struct scheme_claim *claims;		 /* where it sits; nclaims == 0 = not placed */
 	size_t nclaims;
-	bool assigned; /* the device plugin confirmed the allocation */
+	bool assigned;	      /* the device plugin confirmed the allocation */
+	struct scheme_ask ask; /* what it asks of a node it is not on yet */
 };
 
 struct scheme {
 	const char *name;  /* "cgpu", "cce", "hami", "volcano-vgpu", "nvidia" */
 	const char *title; /* "Alibaba cGPU / gpushare" */
+	const char *help;  /* one line: what the scheme's nodes and pods carry */
 	/* What the decoders below read: the list decoders keep only these keys. */
 	struct decode_filter node_fields, pod_fields;
+	/* The unit of a pod on no node, when no node of the scheme says one. */
+	enum mem_unit pod_unit;
 	/* 1 and *out filled when the node offers this scheme, 0 when not, -1 on error.
 	 * Problems that do not stop decoding go to w. */
 	int (*node_decode)(const struct k8s_node *node, struct scheme_node *out, struct warnings *w);
-	/* 1 and *out filled when the pod asks for this scheme's resources, else 0. */
+	/* 1 and *out filled (the ask too) when the pod asks for this scheme's
+	 * resources, else 0. */
 	int (*pod_decode)(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w);
 };
+
+/* What every scheme's nodes are read for beside their own fields: the card
+ * labels behind scheme_node's card_model and card_mem_mib. */
+extern const struct decode_filter scheme_card_fields;
 
 /* All schemes, in detection order, NULL-terminated. */
 extern const struct scheme *const schemes[];
@@ -95,6 +124,9 @@ int scheme_detect_pod(const char *only, const struct k8s_pod *pod, struct scheme
 
 void scheme_node_release(struct scheme_node *n);
 void scheme_pod_release(struct scheme_pod *p);
+
+/* "GiB", "MiB" or "slots". */
+const char *mem_unit_name(enum mem_unit u);
 
 
 #endif

@@ -12,16 +12,15 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "scheme_keys.h"
 #include "scheme_util.h"
 
 #define RES_MEM "volcano.sh/gpu-mem.128Mi"
 #define RES_CORE "volcano.sh/gpu-core.percentage"
-#define RES_GPU "nvidia.com/gpu"
 #define BLOCK_MIB 128
 
-static const char *const node_labels[] = {"nvidia.com/gpu.count", "aliyun.accelerator/nvidia_count",
-					  NULL};
-static const char *const node_resources[] = {RES_MEM, RES_CORE, RES_GPU, NULL};
+static const char *const node_labels[] = {LABEL_NVIDIA_GPU_COUNT, LABEL_ALIYUN_GPU_COUNT, NULL};
+static const char *const node_resources[] = {RES_MEM, RES_CORE, RES_NVIDIA_GPU, NULL};
 static const char *const pod_resources[] = {RES_MEM, RES_CORE, NULL};
 
 static int gpu_count(const struct k8s_node *node)
@@ -33,7 +32,7 @@ static int gpu_count(const struct k8s_node *node)
 		    v > 0)
 			return (int)v;
 	}
-	if (sspan_int64(sspan_of(kvlist_get(&node->capacity, RES_GPU)), SCHEME_MAX_DEVICES, &v) == 0)
+	if (sspan_int64(sspan_of(kvlist_get(&node->capacity, RES_NVIDIA_GPU)), SCHEME_MAX_DEVICES, &v) == 0)
 		return (int)v;
 	return 0;
 }
@@ -134,12 +133,16 @@ static int cce_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, str
 		scheme_warn_pod(w, "SchedulerNotVolcano", pod,
 				"the pod asks for cce vgpu resources but its scheduler is %s, not volcano",
 				str_is_printable(pod->scheduler_name, false) ? pod->scheduler_name : "?");
+	/* the split over GPUs is not published: the pod's whole ask, on one GPU */
+	out->ask = (struct scheme_ask){.mem = out->mem, .core = out->core, .gpus = 1};
 	return 1;
 }
 
 const struct scheme scheme_cce = {
 	.name = "cce",
 	.title = "Huawei CCE xGPU",
+	.help = "GPU memory in 128 MiB blocks and compute shares per node, scheduled by Volcano",
+	.pod_unit = UNIT_MIB,
 	.node_fields = {.label_keys = node_labels, .resource_names = node_resources},
 	.pod_fields = {.resource_names = pod_resources},
 	.node_decode = cce_node_decode,

@@ -10,8 +10,10 @@
 
 #include <jansson.h>
 
+#include "scheme_keys.h"
+
 #define RES_MEM "aliyun.com/gpu-mem"
-#define RES_COUNT "aliyun.com/gpu-count"
+#define RES_COUNT "aliyun.com/gpu-count" /* also a pod label: spread the memory over that many GPUs */
 #define RES_CORE "aliyun.com/gpu-core.percentage"
 
 #define LABEL_SCHEDULE "ack.node.gpu.schedule"
@@ -19,25 +21,22 @@
 #define LABEL_CGPU "cgpu"
 #define LABEL_NO_ISOLATION "cgpu.disable.isolation"
 #define LABEL_GPUSHARE "gpushare"
-#define LABEL_CARD_NAME "aliyun.accelerator/nvidia_name"
-#define LABEL_CARD_MEM "aliyun.accelerator/nvidia_mem"
-#define LABEL_CARD_COUNT "aliyun.accelerator/nvidia_count"
 
 #define ANN_ALLOCATION "scheduler.framework.gpushare.allocation"
 #define ANN_CORE_ALLOCATION "gpushare.alibabacloud.com/core-percentage"
 #define ANN_IDX "ALIYUN_COM_GPU_MEM_IDX"
 #define ANN_ASSIGNED "ALIYUN_COM_GPU_MEM_ASSIGNED"
 #define ANN_ASSIGNED_NEW "gpushare.alibabacloud.com/assigned"
+#define ANN_ALIYUN_ALL "ALIYUN_COM_GPU_MEM_*"
+#define ANN_GPUSHARE_ALL "gpushare.alibabacloud.com/*"
 
 static const char *const node_labels[] = {
 	LABEL_SCHEDULE, LABEL_PLACEMENT, LABEL_CGPU, LABEL_NO_ISOLATION, LABEL_GPUSHARE,
-	"aliyun.accelerator/*", POOL_LABEL, NULL,
+	LABEL_ALIYUN_ACCELERATOR, POOL_LABEL, NULL,
 };
 static const char *const node_resources[] = {RES_MEM, RES_COUNT, RES_CORE, NULL};
-static const char *const pod_labels[] = {"aliyun.com/gpu-count", NULL};
-static const char *const pod_annotations[] = {
-	"ALIYUN_COM_GPU_MEM_*", ANN_ALLOCATION, "gpushare.alibabacloud.com/*", NULL,
-};
+static const char *const pod_labels[] = {RES_COUNT, NULL};
+static const char *const pod_annotations[] = {ANN_ALIYUN_ALL, ANN_ALLOCATION, ANN_GPUSHARE_ALL, NULL};
 static const char *const pod_resources[] = {RES_MEM, RES_CORE, NULL};
 
 static bool digits_only(const char *s)
@@ -186,6 +185,25 @@ static void check_labels(const struct k8s_node *node, struct warnings *w, const 
 			     LABEL_NO_ISOLATION, LABEL_SCHEDULE);
 }
 
+/* The mode command's words for the values of ack.node.gpu.schedule, which
+ * the other editions' labels are read as. */
+static const char *mode_word(const char *mode, bool isolation)
+{
+	static const struct {
+		const char *value, *word;
+	} words[] = {
+		{"default", "exclusive"}, {"share", "share"}, {"cgpu", "isolate"}, {"core_mem", "core"},
+	};
+
+	/* ack-cgpu's cgpu=true shares without isolation when told to */
+	if (strcmp(mode, "cgpu") == 0 && !isolation)
+		return "share";
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(mode, words[i].value) == 0)
+			return words[i].word;
+	return NULL;
+}
+
 /* Mode and isolation from whichever edition's labels the node carries:
  * ACK Pro's ack.node.gpu.schedule wins, then ACK basic's cgpu /
  * cgpu.disable.isolation, then open source gpushare=true. */
@@ -193,6 +211,7 @@ static int read_mode(const struct k8s_node *node, struct scheme_node *out)
 {
 	const char *sched = kvlist_get(&node->labels, LABEL_SCHEDULE);
 	const char *cgpu = kvlist_get(&node->labels, LABEL_CGPU);
+	const char *placement = kvlist_get(&node->labels, LABEL_PLACEMENT);
 	const char *mode = NULL;
 
 	if (sched) {
@@ -207,6 +226,13 @@ static int read_mode(const struct k8s_node *node, struct scheme_node *out)
 	}
 	if (mode && !(out->mode = strdup(mode)))
 		return -1;
+	if (mode) {
+		out->mode_word = mode_word(mode, out->isolation);
+		out->exclusive = strcmp(mode, "default") == 0;
+	}
+	if (placement && !(out->placement = strdup(placement)))
+		return -1;
+	out->spread = placement && strcmp(placement, "spread") == 0;
 	return 0;
 }
 
@@ -214,7 +240,7 @@ static int read_mode(const struct k8s_node *node, struct scheme_node *out)
  * or 16 in GiB and as ~16000 in MiB); without it, the original guess. */
 static void decide_unit(const struct k8s_node *node, int64_t per_gpu, struct scheme_node *out)
 {
-	const char *card = kvlist_get(&node->labels, LABEL_CARD_MEM);
+	const char *card = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_MEM);
 	int64_t mib;
 
 	out->unit = per_gpu > 100 ? UNIT_MIB : UNIT_GIB;
@@ -261,7 +287,7 @@ static int cgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 	if (count <= 0)
 		count = resource_of(&node->capacity, RES_COUNT);
 	if (count <= 0) {
-		const char *c = kvlist_get(&node->labels, LABEL_CARD_COUNT);
+		const char *c = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_COUNT);
 		int v;
 
 		count = c && cgpu_index_parse(c, &v) == 0 && v > 0 ? v : 1;
@@ -284,13 +310,10 @@ static int cgpu_node_decode(const struct k8s_node *node, struct scheme_node *out
 	decide_unit(node, (alloc > 0 ? alloc : cap) / count, out);
 	if (read_mode(node, out) < 0)
 		goto oom;
-	if (kvlist_get(&node->labels, LABEL_PLACEMENT) &&
-	    !(out->placement = strdup(kvlist_get(&node->labels, LABEL_PLACEMENT))))
-		goto oom;
 	out->gpus = calloc((size_t)count, sizeof(*out->gpus));
 	if (!out->gpus)
 		goto oom;
-	card_name = kvlist_get(&node->labels, LABEL_CARD_NAME);
+	card_name = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_NAME);
 	for (int i = 0; i < out->ngpus; i++) {
 		out->gpus[i].index = i;
 		out->gpus[i].mem_total = per_gpu;
@@ -323,6 +346,21 @@ static void bad_annotation(const struct k8s_pod *pod, struct warnings *w, const 
 {
 	warnings_add(w, "BadAnnotation", NULL, "pod %s/%s: annotation %s cannot be read", pod->namespace,
 		     pod->name, key);
+}
+
+/* What the pod asks of a node: its memory and compute share on one GPU, or
+ * spread evenly over the GPUs its aliyun.com/gpu-count label names. */
+static void read_ask(const struct k8s_pod *pod, struct scheme_pod *out)
+{
+	const char *v = kvlist_get(&pod->labels, RES_COUNT);
+	int64_t n = 0;
+
+	out->ask = (struct scheme_ask){.mem = out->mem, .core = out->core, .gpus = 1};
+	if (v && quantity_parse_int(v, &n) == 0 && n > 1) {
+		out->ask.gpus = (int)(n > SCHEME_MAX_ASK_GPUS ? SCHEME_MAX_ASK_GPUS : n);
+		out->ask.mem = (out->mem + out->ask.gpus - 1) / out->ask.gpus;
+		out->ask.core = (out->core + out->ask.gpus - 1) / out->ask.gpus;
+	}
 }
 
 static int cgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
@@ -403,6 +441,7 @@ static int cgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 		/* no per-GPU record of the compute share: it goes with the memory */
 		out->claims[0].core = out->core;
 	}
+	read_ask(pod, out);
 	free(mem_alloc);
 	free(core_alloc);
 	return 1;
@@ -416,6 +455,8 @@ oom:
 const struct scheme scheme_cgpu = {
 	.name = "cgpu",
 	.title = "Alibaba cGPU / gpushare",
+	.help = "GPU memory and compute shares: aliyun.com/gpu-mem, ACK's sharing labels, the scheduler's annotations",
+	.pod_unit = UNIT_GIB,
 	.node_fields = {.label_keys = node_labels, .resource_names = node_resources},
 	.pod_fields = {.label_keys = pod_labels, .annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = cgpu_node_decode,

@@ -145,3 +145,22 @@ oom:
 	claim_list_release(&claims);
 	return -1;
 }
+
+void scheme_devices_ask(const struct scheme_devices_desc *d, const struct k8s_pod *pod, struct scheme_pod *out)
+{
+	out->ask = (struct scheme_ask){.gpus = 1};
+	for (size_t i = 0; i < pod->ncontainers; i++) {
+		int64_t n = scheme_container_count(&pod->containers[i], d->res_count);
+		int64_t mem = out->container_mem ? out->container_mem[i] / n : 0;
+		int64_t core = out->container_core ? out->container_core[i] / n : 0;
+
+		if (!mem && !core && !kvlist_get(&pod->containers[i].limits, d->res_count))
+			continue;
+		if (n > out->ask.gpus)
+			out->ask.gpus = (int)n;
+		if (mem > out->ask.mem)
+			out->ask.mem = mem;
+		if (core > out->ask.core)
+			out->ask.core = core;
+	}
+}

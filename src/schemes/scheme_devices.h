@@ -39,6 +39,12 @@ struct scheme_devices_desc {
 int scheme_devices_pod_decode(const struct scheme_devices_desc *d, const struct k8s_pod *pod,
 			      struct scheme_pod *out, struct warnings *w);
 
+/* What the pod asks of one node, from what the decoder read: per container
+ * its memory and compute over the devices its count limit names; the pod
+ * needs the largest of them on each of the most devices any container
+ * asks for. */
+void scheme_devices_ask(const struct scheme_devices_desc *d, const struct k8s_pod *pod, struct scheme_pod *out);
+
 /* Warn that bad (when > 0) device entries of the node's register
  * annotation key were left out. */
 void scheme_devices_warn_register(const struct k8s_node *node, const char *key, int bad, struct warnings *w);

@@ -26,31 +26,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheme.h"
+#include "scheme_hami.h"
 #include "scheme_devices.h"
+#include "scheme_keys.h"
 #include "scheme_util.h"
 
-#define HAMI_REGISTER "hami.io/node-nvidia-register"
-#define HAMI_HANDSHAKE "hami.io/node-handshake"
-#define HAMI_CORDON "hami.io/device-cordon"
-#define HAMI_ALLOCATED "hami.io/vgpu-devices-allocated"
-#define HAMI_TO_ALLOCATE "hami.io/vgpu-devices-to-allocate"
-#define HAMI_NODE "hami.io/vgpu-node"
-#define HAMI_BIND_PHASE "hami.io/bind-phase"
-#define HAMI_SCHEDULER "hami-scheduler"
-
-#define RES_GPU "nvidia.com/gpu"
-#define RES_MEM "nvidia.com/gpumem"
-#define RES_MEM_PCT "nvidia.com/gpumem-percentage"
-#define RES_CORES "nvidia.com/gpucores"
+#define ANN_HAMI_HANDSHAKE "hami.io/node-handshake"
+#define ANN_HAMI_CORDON "hami.io/device-cordon"
 
 /* Five minutes, as HAMi's scheduler counts a node lost. */
 #define HANDSHAKE_TIMEOUT 300
 
-static const char *const node_annotations[] = {HAMI_REGISTER, HAMI_HANDSHAKE, HAMI_CORDON, NULL};
-static const char *const pod_annotations[] = {HAMI_ALLOCATED, HAMI_TO_ALLOCATE, HAMI_NODE,
-					      HAMI_BIND_PHASE, NULL};
-static const char *const pod_resources[] = {RES_GPU, RES_MEM, RES_MEM_PCT, RES_CORES, NULL};
+static const char *const node_annotations[] = {ANN_HAMI_REGISTER, ANN_HAMI_HANDSHAKE, ANN_HAMI_CORDON, NULL};
+static const char *const pod_annotations[] = {ANN_HAMI_ALLOCATED, ANN_HAMI_TO_ALLOCATE, ANN_HAMI_NODE,
+					      ANN_HAMI_BIND_PHASE, NULL};
+static const char *const pod_resources[] = {RES_NVIDIA_GPU, RES_HAMI_MEM, RES_HAMI_MEM_PCT, RES_HAMI_CORES, NULL};
 
 struct hami_dev {
 	char *id, *type, *mode;
@@ -263,7 +253,7 @@ static bool indexes_dense(const struct hami_devs *d)
 
 static void check_handshake(const struct k8s_node *node, struct warnings *w)
 {
-	const char *hs = kvlist_get(&node->annotations, HAMI_HANDSHAKE);
+	const char *hs = kvlist_get(&node->annotations, ANN_HAMI_HANDSHAKE);
 	const char *ts;
 	time_t t, now;
 
@@ -274,31 +264,31 @@ static void check_handshake(const struct k8s_node *node, struct warnings *w)
 	else if (strncmp(hs, "Deleted_", 8) == 0) {
 		scheme_warn_node(w, "HandshakeDeleted", node,
 				 "the hami device plugin on this node is gone (%s is Deleted): its GPUs take no new pods",
-				 HAMI_HANDSHAKE);
+				 ANN_HAMI_HANDSHAKE);
 		return;
 	} else if (strncmp(hs, "Reported_", 9) == 0)
 		return;
 	else {
 		scheme_warn_node(w, "MalformedAnnotation", node, "annotation %s: unknown state",
-				 HAMI_HANDSHAKE);
+				 ANN_HAMI_HANDSHAKE);
 		return;
 	}
 	/* HAMi has written both "2006-01-02 15:04:05" and "2006.01.02 15:04:05". */
 	if (scheme_parse_utc(ts, '-', ' ', &t) < 0 && scheme_parse_utc(ts, '.', ' ', &t) < 0) {
 		scheme_warn_node(w, "MalformedAnnotation", node, "annotation %s: unreadable time",
-				 HAMI_HANDSHAKE);
+				 ANN_HAMI_HANDSHAKE);
 		return;
 	}
 	now = scheme_now();
 	if (now - t > HANDSHAKE_TIMEOUT)
 		scheme_warn_node(w, "HandshakeStuck", node,
 				 "the hami device plugin has not answered for %lld minutes (%s stuck in Requesting): the node takes no new pods",
-				 (long long)((now - t) / 60), HAMI_HANDSHAKE);
+				 (long long)((now - t) / 60), ANN_HAMI_HANDSHAKE);
 }
 
 static void apply_cordon(const struct k8s_node *node, struct scheme_node *out)
 {
-	struct sspan rest = sspan_of(kvlist_get(&node->annotations, HAMI_CORDON)), f;
+	struct sspan rest = sspan_of(kvlist_get(&node->annotations, ANN_HAMI_CORDON)), f;
 	size_t seen = 0;
 
 	if (!rest.p)
@@ -317,7 +307,7 @@ static void apply_cordon(const struct k8s_node *node, struct scheme_node *out)
 
 static int hami_node_decode(const struct k8s_node *node, struct scheme_node *out, struct warnings *w)
 {
-	const char *reg = kvlist_get(&node->annotations, HAMI_REGISTER);
+	const char *reg = kvlist_get(&node->annotations, ANN_HAMI_REGISTER);
 	struct hami_devs devs = {0};
 	const char *p;
 	bool same_mode = true;
@@ -336,14 +326,14 @@ static int hami_node_decode(const struct k8s_node *node, struct scheme_node *out
 	r = *p == '[' || *p == '{' ? parse_register_json(reg, &devs) : parse_register_legacy(reg, &devs);
 	if (r < 0)
 		goto oom;
-	scheme_devices_warn_register(node, HAMI_REGISTER, devs.bad, w);
+	scheme_devices_warn_register(node, ANN_HAMI_REGISTER, devs.bad, w);
 
 	if (devs.n > 1)
 		qsort(devs.v, devs.n, sizeof(*devs.v), cmp_dev_index);
 	if (devs.n && !indexes_dense(&devs)) {
 		scheme_warn_node(w, "MalformedAnnotation", node,
 				 "annotation %s: device indexes are not 0..%zu; GPUs are renumbered in index order",
-				 HAMI_REGISTER, devs.n - 1);
+				 ANN_HAMI_REGISTER, devs.n - 1);
 	}
 	if (devs.n) {
 		out->gpus = calloc(devs.n, sizeof(*out->gpus));
@@ -392,16 +382,16 @@ oom:
  * HAMi scheduler has named a node for it. */
 static bool pod_is_hami(const struct k8s_pod *pod)
 {
-	if (kvlist_get(&pod->annotations, HAMI_ALLOCATED) ||
-	    kvlist_get(&pod->annotations, HAMI_TO_ALLOCATE) ||
-	    kvlist_get(&pod->annotations, HAMI_NODE) ||
-	    kvlist_get(&pod->annotations, HAMI_BIND_PHASE))
+	if (kvlist_get(&pod->annotations, ANN_HAMI_ALLOCATED) ||
+	    kvlist_get(&pod->annotations, ANN_HAMI_TO_ALLOCATE) ||
+	    kvlist_get(&pod->annotations, ANN_HAMI_NODE) ||
+	    kvlist_get(&pod->annotations, ANN_HAMI_BIND_PHASE))
 		return true;
 	for (size_t i = 0; i < pod->ncontainers; i++) {
 		const struct kvlist *l = &pod->containers[i].limits;
-		if (kvlist_get(l, RES_MEM) || kvlist_get(l, RES_CORES) || kvlist_get(l, RES_MEM_PCT))
+		if (kvlist_get(l, RES_HAMI_MEM) || kvlist_get(l, RES_HAMI_CORES) || kvlist_get(l, RES_HAMI_MEM_PCT))
 			return true;
-		if (kvlist_get(l, RES_GPU) && pod->scheduler_name &&
+		if (kvlist_get(l, RES_NVIDIA_GPU) && pod->scheduler_name &&
 		    strcmp(pod->scheduler_name, HAMI_SCHEDULER) == 0)
 			return true;
 	}
@@ -410,15 +400,15 @@ static bool pod_is_hami(const struct k8s_pod *pod)
 
 /* The pod side is the same as Volcano vGPU's (scheme_devices.c). */
 static const struct scheme_devices_desc hami_devices = {
-	.node_key = HAMI_NODE,
-	.allocated_key = HAMI_ALLOCATED,
-	.to_allocate_key = HAMI_TO_ALLOCATE,
-	.bind_phase_key = HAMI_BIND_PHASE,
+	.node_key = ANN_HAMI_NODE,
+	.allocated_key = ANN_HAMI_ALLOCATED,
+	.to_allocate_key = ANN_HAMI_TO_ALLOCATE,
+	.bind_phase_key = ANN_HAMI_BIND_PHASE,
 	.display_name = "hami",
 	.limit_name = "hami",
-	.res_count = RES_GPU,
-	.res_mem = RES_MEM,
-	.res_cores = RES_CORES,
+	.res_count = RES_NVIDIA_GPU,
+	.res_mem = RES_HAMI_MEM,
+	.res_cores = RES_HAMI_CORES,
 	.assigned_needs_bind_success = true,
 };
 
@@ -433,12 +423,15 @@ static int hami_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 		scheme_pod_release(out);
 		return -1;
 	}
+	scheme_devices_ask(&hami_devices, pod, out);
 	return 1;
 }
 
 const struct scheme scheme_hami = {
 	.name = "hami",
 	.title = "HAMi vGPU",
+	.help = "vGPUs by memory and compute on devices named by UUID, from HAMi's node register and pod annotations",
+	.pod_unit = UNIT_MIB,
 	.node_fields = {.annotation_keys = node_annotations},
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = hami_node_decode,

@@ -16,29 +16,27 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "scheme_hami.h"
+#include "scheme_keys.h"
 #include "scheme_util.h"
 
-#define RES_GPU "nvidia.com/gpu"
 #define RES_SHARED "nvidia.com/gpu.shared"
-#define LABEL_COUNT "nvidia.com/gpu.count"
 #define LABEL_REPLICAS "nvidia.com/gpu.replicas"
 #define LABEL_STRATEGY "nvidia.com/gpu.sharing-strategy"
-#define LABEL_ALIYUN_COUNT "aliyun.accelerator/nvidia_count"
 #define LABEL_GKE_STRATEGY "cloud.google.com/gke-gpu-sharing-strategy"
 #define LABEL_GKE_CLIENTS "cloud.google.com/gke-max-shared-clients-per-gpu"
-#define HAMI_REGISTER "hami.io/node-nvidia-register"
 
-static const char *const node_labels[] = {LABEL_COUNT,	      LABEL_REPLICAS,	  LABEL_STRATEGY,
-					  LABEL_ALIYUN_COUNT, LABEL_GKE_STRATEGY, LABEL_GKE_CLIENTS,
+static const char *const node_labels[] = {LABEL_NVIDIA_GPU_COUNT, LABEL_REPLICAS,     LABEL_STRATEGY,
+					  LABEL_ALIYUN_GPU_COUNT, LABEL_GKE_STRATEGY, LABEL_GKE_CLIENTS,
 					  NULL};
-static const char *const node_annotations[] = {HAMI_REGISTER, NULL};
-static const char *const node_resources[] = {RES_GPU, RES_SHARED, NULL};
-static const char *const pod_annotations[] = {"hami.io/vgpu-devices-allocated",
-					      "hami.io/vgpu-devices-to-allocate", "hami.io/vgpu-node",
-					      "hami.io/bind-phase", NULL};
-static const char *const pod_resources[] = {RES_GPU, RES_SHARED, "nvidia.com/gpumem",
-					    "nvidia.com/gpucores", "nvidia.com/gpumem-percentage",
-					    NULL};
+static const char *const node_annotations[] = {ANN_HAMI_REGISTER, NULL};
+static const char *const node_resources[] = {RES_NVIDIA_GPU, RES_SHARED, NULL};
+/* HAMi's, which mark its pods: they are left to it */
+static const char *const pod_annotations[] = {ANN_HAMI_ALLOCATED, ANN_HAMI_TO_ALLOCATE, ANN_HAMI_NODE,
+					      ANN_HAMI_BIND_PHASE, NULL};
+static const char *const hami_resources[] = {RES_HAMI_MEM, RES_HAMI_CORES, RES_HAMI_MEM_PCT, NULL};
+static const char *const pod_resources[] = {RES_NVIDIA_GPU, RES_SHARED,	      RES_HAMI_MEM,
+					    RES_HAMI_CORES, RES_HAMI_MEM_PCT, NULL};
 
 static int64_t label_int(const struct k8s_node *node, const char *key)
 {
@@ -53,7 +51,7 @@ static int64_t label_int(const struct k8s_node *node, const char *key)
  * 1 when the node has either resource at all. */
 static int slots(const struct k8s_node *node, int64_t *alloc, int64_t *cap, struct warnings *w)
 {
-	static const char *const names[] = {RES_GPU, RES_SHARED};
+	static const char *const names[] = {RES_NVIDIA_GPU, RES_SHARED};
 	int found = 0;
 
 	*alloc = *cap = 0;
@@ -74,13 +72,13 @@ static int nvidia_node_decode(const struct k8s_node *node, struct scheme_node *o
 	int64_t alloc, cap, count, replicas;
 	const char *strategy;
 
-	if (kvlist_get(&node->annotations, HAMI_REGISTER))
+	if (kvlist_get(&node->annotations, ANN_HAMI_REGISTER))
 		return 0;
 	if (!slots(node, &alloc, &cap, NULL))
 		return 0;
-	count = label_int(node, LABEL_COUNT);
+	count = label_int(node, LABEL_NVIDIA_GPU_COUNT);
 	if (!count)
-		count = label_int(node, LABEL_ALIYUN_COUNT);
+		count = label_int(node, LABEL_ALIYUN_GPU_COUNT);
 	/* A device plugin on a machine without GPUs advertises 0: not a GPU node. */
 	if (cap == 0 && count == 0)
 		return 0;
@@ -123,10 +121,10 @@ static bool pod_is_hami(const struct k8s_pod *pod)
 	for (const char *const *k = pod_annotations; *k; k++)
 		if (kvlist_get(&pod->annotations, *k))
 			return true;
-	if (pod->scheduler_name && strcmp(pod->scheduler_name, "hami-scheduler") == 0)
+	if (pod->scheduler_name && strcmp(pod->scheduler_name, HAMI_SCHEDULER) == 0)
 		return true;
 	for (size_t i = 0; i < pod->ncontainers; i++)
-		for (const char *const *r = pod_resources + 2; *r; r++)
+		for (const char *const *r = hami_resources; *r; r++)
 			if (kvlist_get(&pod->containers[i].limits, *r))
 				return true;
 	return false;
@@ -137,7 +135,7 @@ static int nvidia_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, 
 	bool any = false;
 
 	for (size_t i = 0; i < pod->ncontainers && !any; i++)
-		any = kvlist_get(&pod->containers[i].limits, RES_GPU) ||
+		any = kvlist_get(&pod->containers[i].limits, RES_NVIDIA_GPU) ||
 		      kvlist_get(&pod->containers[i].limits, RES_SHARED);
 	if (!any || pod_is_hami(pod))
 		return 0;
@@ -146,7 +144,7 @@ static int nvidia_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, 
 		return -1;
 	for (size_t i = 0; i < pod->ncontainers; i++) {
 		int64_t a = 0, b = 0;
-		int ra = scheme_quantity(&pod->containers[i].limits, RES_GPU, &a);
+		int ra = scheme_quantity(&pod->containers[i].limits, RES_NVIDIA_GPU, &a);
 		int rb = scheme_quantity(&pod->containers[i].limits, RES_SHARED, &b);
 
 		if (ra < 0 || rb < 0 || a > SCHEME_MAX_COUNT || b > SCHEME_MAX_COUNT) {
@@ -161,12 +159,16 @@ static int nvidia_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, 
 	out->node = pod->node_name;
 	out->assigned = pod->node_name && pod->phase &&
 			(strcmp(pod->phase, "Running") == 0 || strcmp(pod->phase, "Succeeded") == 0);
+	/* whole GPUs (or replicas): the count is the request */
+	out->ask.gpus = out->mem > 0 ? (int)(out->mem > SCHEME_MAX_ASK_GPUS ? SCHEME_MAX_ASK_GPUS : out->mem) : 1;
 	return 1;
 }
 
 const struct scheme scheme_nvidia = {
 	.name = "nvidia",
 	.title = "NVIDIA whole GPUs / time-slicing",
+	.help = "whole GPUs or time-slicing and MPS replicas of nvidia.com/gpu, counted in slots per node",
+	.pod_unit = UNIT_SLOTS,
 	.node_fields = {.label_keys = node_labels,
 			.annotation_keys = node_annotations,
 			.resource_names = node_resources},

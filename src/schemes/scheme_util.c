@@ -262,6 +262,16 @@ const char *scheme_pod_annotation(const struct k8s_pod *pod, const char *key)
 	return v && *v ? v : NULL;
 }
 
+int64_t scheme_container_count(const struct k8s_container *c, const char *res)
+{
+	const char *v = kvlist_get(&c->limits, res);
+	int64_t n = 0;
+
+	if (!v || quantity_parse_int(v, &n) < 0 || n < 1)
+		return 1;
+	return n > SCHEME_MAX_ASK_GPUS ? SCHEME_MAX_ASK_GPUS : n;
+}
+
 int scheme_parse_utc(const char *s, char date_sep, char mid_sep, time_t *ret)
 {
 	long long t;

@@ -90,6 +90,10 @@ int scheme_pod_alloc_containers(const struct k8s_pod *pod, struct scheme_pod *ou
 /* The annotation's value when the pod has it and it is not empty, else NULL. */
 const char *scheme_pod_annotation(const struct k8s_pod *pod, const char *key);
 
+/* The GPUs a container asks for under a count resource: 1 when it names
+ * none or no usable count, at most SCHEME_MAX_ASK_GPUS. */
+int64_t scheme_container_count(const struct k8s_container *c, const char *res);
+
 /* A UTC time in the client's timestamp layouts: 0 and *ret, else -1.
  * Times before 1970 are taken for garbage, as no cluster wrote them. */
 int scheme_parse_utc(const char *s, char date_sep, char mid_sep, time_t *ret);

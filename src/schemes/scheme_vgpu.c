@@ -25,13 +25,13 @@
 #include "scheme_devices.h"
 #include "scheme_util.h"
 
-#define VGPU_REGISTER "volcano.sh/node-vgpu-register"
-#define VGPU_IDS "volcano.sh/vgpu-ids-new"
-#define VGPU_TO_ALLOCATE "volcano.sh/devices-to-allocate"
-#define VGPU_NODE "volcano.sh/vgpu-node"
-#define VGPU_BIND_PHASE "volcano.sh/bind-phase"
-#define SHARE_INDEX "volcano.sh/gpu-index"
-#define SHARE_ASSIGNED "volcano.sh/gpu-assigned"
+#define ANN_VGPU_REGISTER "volcano.sh/node-vgpu-register"
+#define ANN_VGPU_IDS "volcano.sh/vgpu-ids-new"
+#define ANN_VGPU_TO_ALLOCATE "volcano.sh/devices-to-allocate"
+#define ANN_VGPU_NODE "volcano.sh/vgpu-node"
+#define ANN_VGPU_BIND_PHASE "volcano.sh/bind-phase"
+#define ANN_SHARE_INDEX "volcano.sh/gpu-index"
+#define ANN_SHARE_ASSIGNED "volcano.sh/gpu-assigned"
 
 #define RES_VGPU_NUMBER "volcano.sh/vgpu-number"
 #define RES_VGPU_MEMORY "volcano.sh/vgpu-memory"
@@ -40,11 +40,11 @@
 #define RES_SHARE_MEMORY "volcano.sh/gpu-memory"
 #define RES_SHARE_NUMBER "volcano.sh/gpu-number"
 
-static const char *const node_annotations[] = {VGPU_REGISTER, NULL};
+static const char *const node_annotations[] = {ANN_VGPU_REGISTER, NULL};
 static const char *const node_resources[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_VGPU_CORES,
 					     RES_SHARE_MEMORY, RES_SHARE_NUMBER, NULL};
-static const char *const pod_annotations[] = {VGPU_IDS,	       VGPU_TO_ALLOCATE, VGPU_NODE,
-					      VGPU_BIND_PHASE, SHARE_INDEX,	 SHARE_ASSIGNED,
+static const char *const pod_annotations[] = {ANN_VGPU_IDS,	       ANN_VGPU_TO_ALLOCATE, ANN_VGPU_NODE,
+					      ANN_VGPU_BIND_PHASE, ANN_SHARE_INDEX,	 ANN_SHARE_ASSIGNED,
 					      NULL};
 static const char *const pod_resources[] = {RES_VGPU_NUMBER, RES_VGPU_MEMORY, RES_VGPU_MEM_PCT,
 					    RES_VGPU_CORES, RES_SHARE_MEMORY, NULL};
@@ -66,7 +66,7 @@ static int decode_register(const struct k8s_node *node, const char *reg, struct 
 
 	if (max > SCHEME_MAX_DEVICES) {
 		scheme_warn_node(w, "MalformedAnnotation", node,
-				 "annotation %s: more than %d devices, ignored", VGPU_REGISTER,
+				 "annotation %s: more than %d devices, ignored", ANN_VGPU_REGISTER,
 				 SCHEME_MAX_DEVICES);
 		return 0;
 	}
@@ -97,7 +97,7 @@ static int decode_register(const struct k8s_node *node, const char *reg, struct 
 		d.healthy = sspan_eq(f[4], "true");
 		devs[n++] = d;
 	}
-	scheme_devices_warn_register(node, VGPU_REGISTER, bad, w);
+	scheme_devices_warn_register(node, ANN_VGPU_REGISTER, bad, w);
 	if (n) {
 		out->gpus = calloc(n, sizeof(*out->gpus));
 		if (!out->gpus)
@@ -144,7 +144,7 @@ oom:
 
 static int vgpu_node_decode(const struct k8s_node *node, struct scheme_node *out, struct warnings *w)
 {
-	const char *reg = kvlist_get(&node->annotations, VGPU_REGISTER);
+	const char *reg = kvlist_get(&node->annotations, ANN_VGPU_REGISTER);
 
 	if (!reg && !scheme_node_has(node, RES_VGPU_NUMBER) && !scheme_node_has(node, RES_VGPU_MEMORY) &&
 	    !scheme_node_has(node, RES_SHARE_MEMORY))
@@ -223,10 +223,10 @@ static const char *const share_limits[] = {RES_SHARE_MEMORY, NULL};
 
 /* The vGPU pod side is the same as HAMi's (scheme_devices.c). */
 static const struct scheme_devices_desc vgpu_devices = {
-	.node_key = VGPU_NODE,
-	.allocated_key = VGPU_IDS,
-	.to_allocate_key = VGPU_TO_ALLOCATE,
-	.bind_phase_key = VGPU_BIND_PHASE,
+	.node_key = ANN_VGPU_NODE,
+	.allocated_key = ANN_VGPU_IDS,
+	.to_allocate_key = ANN_VGPU_TO_ALLOCATE,
+	.bind_phase_key = ANN_VGPU_BIND_PHASE,
 	.display_name = "volcano",
 	.limit_name = "volcano vgpu",
 	.res_count = RES_VGPU_NUMBER,
@@ -240,8 +240,8 @@ static const struct scheme_devices_desc vgpu_devices = {
  * memory is then split evenly). */
 static int share_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
 {
-	const char *idx = scheme_pod_annotation(pod, SHARE_INDEX);
-	const char *assigned = kvlist_get(&pod->annotations, SHARE_ASSIGNED);
+	const char *idx = scheme_pod_annotation(pod, ANN_SHARE_INDEX);
+	const char *assigned = kvlist_get(&pod->annotations, ANN_SHARE_ASSIGNED);
 	struct claim_list claims = {0};
 	int64_t sum = 0;
 
@@ -258,7 +258,7 @@ static int share_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct w
 			ok = sspan_int64(f, SCHEME_MAX_DEVICES - 1, &v) == 0;
 		if (!ok) {
 			scheme_warn_pod(w, "MalformedAnnotation", pod,
-					"annotation %s: not a list of GPU indexes", SHARE_INDEX);
+					"annotation %s: not a list of GPU indexes", ANN_SHARE_INDEX);
 			idx = NULL;
 		}
 		rest = all;
@@ -297,10 +297,10 @@ oom:
 
 static int vgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
 {
-	bool vgpu = kvlist_get(&pod->annotations, VGPU_IDS) ||
-		    kvlist_get(&pod->annotations, VGPU_TO_ALLOCATE) ||
-		    kvlist_get(&pod->annotations, VGPU_NODE) || has_any_limit(pod, vgpu_limits);
-	bool share = !vgpu && (kvlist_get(&pod->annotations, SHARE_INDEX) ||
+	bool vgpu = kvlist_get(&pod->annotations, ANN_VGPU_IDS) ||
+		    kvlist_get(&pod->annotations, ANN_VGPU_TO_ALLOCATE) ||
+		    kvlist_get(&pod->annotations, ANN_VGPU_NODE) || has_any_limit(pod, vgpu_limits);
+	bool share = !vgpu && (kvlist_get(&pod->annotations, ANN_SHARE_INDEX) ||
 			       has_any_limit(pod, share_limits));
 	int r;
 
@@ -314,12 +314,16 @@ static int vgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 		scheme_pod_release(out);
 		return -1;
 	}
+	/* gpu-share pods name no vGPU count: their memory, on one GPU */
+	scheme_devices_ask(&vgpu_devices, pod, out);
 	return 1;
 }
 
 const struct scheme scheme_vgpu = {
 	.name = "volcano-vgpu",
 	.title = "Volcano vGPU",
+	.help = "vGPUs by memory and compute, from the volcano.sh register and pod annotations (and the older gpu-share)",
+	.pod_unit = UNIT_MIB,
 	.node_fields = {.annotation_keys = node_annotations, .resource_names = node_resources},
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = vgpu_node_decode,

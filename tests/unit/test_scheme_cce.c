@@ -258,3 +258,22 @@ Test(scheme_cce, scenarios)
 	warnings_release(&w);
 	t_objs_release(&o);
 }
+
+Test(scheme_cce, pod_ask_is_the_whole_pod_on_one_gpu)
+{
+	struct k8s_pod *p = t_pod("default", "two", NULL, 2);
+	struct scheme_pod out;
+	struct warnings w = {0};
+
+	p->scheduler_name = strdup("volcano");
+	t_limit(p, 0, "volcano.sh/gpu-mem.128Mi", "8");
+	t_limit(p, 1, "volcano.sh/gpu-mem.128Mi", "16");
+	t_limit(p, 1, "volcano.sh/gpu-core.percentage", "50");
+	cr_assert_eq(scheme_cce.pod_decode(p, &out, &w), 1);
+	cr_assert_eq(out.ask.gpus, 1);
+	cr_assert_eq(out.ask.mem, 3072);
+	cr_assert_eq(out.ask.core, 50);
+	scheme_pod_release(&out);
+	warnings_release(&w);
+	k8s_pod_free(p);
+}

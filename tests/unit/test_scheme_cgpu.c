@@ -327,3 +327,78 @@ Test(scheme_cgpu, pod_core_share)
 	k8s_pod_free(p);
 	warnings_release(&w);
 }
+
+Test(scheme_cgpu, mode_in_the_mode_commands_words)
+{
+	static const struct {
+		const char *k1, *v1, *k2, *v2, *word;
+		bool exclusive;
+	} cases[] = {
+		{"ack.node.gpu.schedule", "default", NULL, NULL, "exclusive", true},
+		{"ack.node.gpu.schedule", "cgpu", NULL, NULL, "isolate", false},
+		{"ack.node.gpu.schedule", "core_mem", NULL, NULL, "core", false},
+		{"ack.node.gpu.schedule", "mps", NULL, NULL, NULL, false},
+		{"cgpu", "true", "cgpu.disable.isolation", "true", "share", false},
+		{"cgpu", "false", NULL, NULL, "exclusive", true},
+		{"gpushare", "true", NULL, NULL, "share", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct scheme_node out;
+		struct warnings w = {0};
+		struct k8s_node *n = tnode("n", NULL, "15", "1");
+
+		tkv(&n->labels, cases[i].k1, cases[i].v1);
+		if (cases[i].k2)
+			tkv(&n->labels, cases[i].k2, cases[i].v2);
+		cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
+		if (cases[i].word)
+			cr_assert_str_eq(out.mode_word, cases[i].word, "case %zu", i);
+		else
+			cr_assert_null(out.mode_word, "case %zu", i);
+		cr_assert_eq(out.exclusive, cases[i].exclusive, "case %zu", i);
+		scheme_node_release(&out);
+		warnings_release(&w);
+	}
+}
+
+Test(scheme_cgpu, placement_spread_or_binpack)
+{
+	struct scheme_node out;
+	struct warnings w = {0};
+	struct k8s_node *n = tnode("n", NULL, "15", "1");
+
+	tkv(&n->labels, "ack.node.gpu.placement", "spread");
+	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
+	cr_assert(out.spread);
+	scheme_node_release(&out);
+	n = tnode("n", NULL, "15", "1");
+	tkv(&n->labels, "ack.node.gpu.placement", "binpack");
+	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
+	cr_assert_not(out.spread);
+	cr_assert_str_eq(out.placement, "binpack");
+	scheme_node_release(&out);
+	warnings_release(&w);
+}
+
+Test(scheme_cgpu, pod_ask_spreads_over_the_gpu_count_label)
+{
+	struct k8s_pod *p = tpod("d", "p", NULL, "Pending", NULL, "10", NULL);
+	struct scheme_pod out;
+	struct warnings w = {0};
+
+	tkv(&p->containers[0].limits, "aliyun.com/gpu-core.percentage", "50");
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
+	cr_assert_eq(out.ask.gpus, 1);
+	cr_assert_eq(out.ask.mem, 10);
+	cr_assert_eq(out.ask.core, 50);
+	scheme_pod_release(&out);
+	tkv(&p->labels, "aliyun.com/gpu-count", "3");
+	cr_assert_eq(cgpu_decode_pod(p, &out, &w), 1);
+	cr_assert_eq(out.ask.gpus, 3);
+	cr_assert_eq(out.ask.mem, 4, "rounded up: no GPU holds less than its part");
+	cr_assert_eq(out.ask.core, 17);
+	scheme_pod_release(&out);
+	k8s_pod_free(p);
+	warnings_release(&w);
+}
