@@ -304,7 +304,8 @@ static char *describe(const struct fit_request *q, const char *what)
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 	int gpus = q->gpus > 1 ? q->gpus : 1;
-	bool vgpu = q->scheme && (strcmp(q->scheme, "hami") == 0 || strcmp(q->scheme, "volcano-vgpu") == 0);
+	const struct scheme *sc = scheme_find(q->scheme);
+	bool vgpu = sc && sc->whole_card_by_default;
 
 	if (!f)
 		return NULL;

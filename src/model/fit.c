@@ -81,15 +81,17 @@ static int64_t need_in(const struct fit_request *r, enum mem_unit native, enum m
 	return v;
 }
 
-static bool is_scheme(const struct model_node *n, const char *name)
-{
-	return n->scheme && strcmp(n->scheme->name, name) == 0;
-}
+/* The scheme a request names, resolved once per check: NULL with
+ * any_scheme false when no scheme has that name. */
+struct wanted {
+	const struct scheme *sc;
+	bool any_scheme;
+};
 
-static bool scheme_matches(const struct model_node *n, const struct fit_request *r)
+static bool scheme_matches(const struct model_node *n, const struct fit_request *r, const struct wanted *want)
 {
-	if (r->scheme)
-		return is_scheme(n, r->scheme);
+	if (!want->any_scheme)
+		return want->sc && n->scheme == want->sc;
 	/* whole GPUs only: the nodes that count slots; else those that count memory */
 	if (r->mem == 0 && r->core == 0)
 		return n->info.unit == UNIT_SLOTS;
@@ -101,123 +103,40 @@ static bool binpack(const struct model_node *n)
 	return !n->info.spread;
 }
 
-struct cand {
-	int gpu;
-	int64_t free;
+static const enum fit_reason misfit_reasons[] = {
+	[SCHEME_MISFIT_FEW_GPUS] = FIT_REASON_FEW_GPUS, [SCHEME_MISFIT_NO_CORE] = FIT_REASON_NO_CORE,
+	[SCHEME_MISFIT_MEMORY] = FIT_REASON_MEMORY,	[SCHEME_MISFIT_CORE] = FIT_REASON_CORE,
+	[SCHEME_MISFIT_SLOTS] = FIT_REASON_SLOTS,	[SCHEME_MISFIT_CARD] = FIT_REASON_CARD,
 };
 
-static int cmp_cand_asc(const void *a, const void *b)
+/* The node's scheme's rule, on the node's figures; gpus has room for the
+ * node's GPUs. */
+static int scheme_rule(const struct model_node *n, const struct fit_request *r, struct scheme_place_gpu *gpus,
+		       struct verdict *v, bool *unpublished)
 {
-	const struct cand *x = a, *y = b;
+	struct scheme_place_node pn = {
+		.unit = n->unit, .per_gpu = n->info.per_gpu, .spread = n->info.spread, .ngpus = n->ngpus,
+		.gpus = gpus, .mem_total = n->mem_total, .mem_allocated = n->mem_allocated,
+		.core_total = n->core_total, .core_allocated = n->core_allocated,
+	};
+	struct scheme_ask a = {.mem = need_in(r, n->info.unit, n->unit), .core = r->core, .gpus = r->gpus};
+	struct scheme_placement pl;
 
-	if (x->free != y->free)
-		return x->free < y->free ? -1 : 1;
-	return x->gpu - y->gpu;
-}
-
-static int cmp_cand_desc(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->free != y->free)
-		return x->free > y->free ? -1 : 1;
-	return x->gpu - y->gpu;
-}
-
-/* Per-GPU schemes: pick r->gpus GPUs that pass, in the node's order. */
-static int per_gpu(const struct model_node *n, const struct fit_request *r, struct verdict *v)
-{
-	bool vgpu = is_scheme(n, "hami") || is_scheme(n, "volcano-vgpu");
-	int64_t need = need_in(r, n->info.unit, n->unit);
-	struct cand *c;
-	int usable = 0, by_slot = 0, by_mem = 0, nc = 0;
-
-	if (r->core > 0 && !vgpu && n->core_total <= 0) {
-		v->reason = FIT_REASON_NO_CORE;
-		return 0;
-	}
-	c = calloc((size_t)n->ngpus + 1, sizeof(*c));
-	if (!c)
-		return -1;
 	for (int i = 0; i < n->ngpus; i++) {
 		const struct model_gpu *g = &n->gpus[i];
-		int64_t f = gpu_free(g), want = need;
 
-		if (!gpu_usable(g))
-			continue;
-		usable++;
-		if (vgpu) {
-			if (g->slots > 0 && g->npods >= (size_t)g->slots)
-				continue;
-			/* a compute share of the whole GPU, or a GPU held whole, is exclusive */
-			if ((r->core >= 100 && g->npods) || (g->core_total > 0 && g->core_allocated >= g->core_total))
-				continue;
-			by_slot++;
-			if (want == 0) {
-				/* no memory limit: the whole card */
-				if (g->npods || g->mem_allocated)
-					continue;
-				want = g->mem_total;
-			}
-		}
-		if (f < want)
-			continue;
-		by_mem++;
-		if (r->core > 0 && g->core_total > 0 && g->core_total - g->core_allocated < r->core)
-			continue;
-		c[nc++] = (struct cand){g->index, f - want};
+		gpus[i] = (struct scheme_place_gpu){g->index, g->mem_total, g->mem_allocated, g->core_total,
+						    g->core_allocated, g->slots, g->npods, gpu_usable(g)};
 	}
-	if (usable < r->gpus)
-		v->reason = FIT_REASON_FEW_GPUS;
-	else if (vgpu && by_slot < r->gpus)
-		v->reason = FIT_REASON_SLOTS;
-	else if (by_mem < r->gpus)
-		v->reason = FIT_REASON_MEMORY;
-	else if (nc < r->gpus)
-		v->reason = FIT_REASON_CORE;
-	if (v->reason >= 0) {
-		free(c);
-		return 0;
-	}
-	qsort(c, (size_t)nc, sizeof(*c), binpack(n) ? cmp_cand_asc : cmp_cand_desc);
-	v->place.gpus = calloc((size_t)r->gpus, sizeof(int));
-	if (!v->place.gpus) {
-		free(c);
+	if (n->scheme->place(&pn, &a, &pl) < 0)
 		return -1;
-	}
-	for (int i = 0; i < r->gpus; i++) {
-		v->place.gpus[i] = c[i].gpu;
-		v->place.free_after += c[i].free;
-	}
-	v->place.ngpus = r->gpus;
-	free(c);
+	*unpublished |= pl.unpublished;
+	if (pl.misfit != SCHEME_FITS)
+		v->reason = (int)misfit_reasons[pl.misfit];
+	v->place.gpus = pl.gpus;
+	v->place.ngpus = pl.ngpus;
+	v->place.free_after = pl.free_after;
 	return 0;
-}
-
-/* Schemes without a per-GPU split: the node's totals. */
-static void per_node(const struct model_node *n, const struct fit_request *r, struct verdict *v, bool *unpublished)
-{
-	int64_t free_mem = n->mem_total - n->mem_allocated, free_core = n->core_total - n->core_allocated;
-
-	if (n->info.unit == UNIT_SLOTS) {
-		if (free_mem < r->gpus)
-			v->reason = FIT_REASON_SLOTS;
-		v->place.free_after = free_mem - r->gpus;
-		return;
-	}
-	*unpublished = true;
-	int64_t need = need_in(r, n->info.unit, n->unit) * r->gpus;
-	int64_t card = n->ngpus > 0 ? n->mem_total / n->ngpus : n->mem_total;
-
-	if (r->core > 0 && n->core_total <= 0)
-		v->reason = FIT_REASON_NO_CORE;
-	else if (need_in(r, n->info.unit, n->unit) > card)
-		v->reason = FIT_REASON_CARD;
-	else if (free_mem < need)
-		v->reason = FIT_REASON_MEMORY;
-	else if (r->core > 0 && free_core < r->core * r->gpus)
-		v->reason = FIT_REASON_CORE;
-	v->place.free_after = free_mem - need;
 }
 
 static const char *first_taint(const struct model_node *n, const struct fit_request *r, char **owned)
@@ -262,12 +181,21 @@ static bool affinity_matches(const struct model_node *n, const struct fit_reques
 	return false;
 }
 
-static int judge(const struct model_node *n, const struct fit_request *r, struct verdict *v, bool *unpublished)
+/* One check of every node: the request, its scheme, and room for one node's GPUs. */
+struct check {
+	const struct fit_request *r;
+	struct wanted want;
+	struct scheme_place_gpu *gpus;
+};
+
+static int judge(const struct model_node *n, const struct check *c, struct verdict *v, bool *unpublished)
 {
+	const struct fit_request *r = c->r;
+
 	memset(v, 0, sizeof(*v));
 	v->reason = -1;
 	v->place.largest_free = fit_node_largest_free(n);
-	if (!scheme_matches(n, r)) {
+	if (!scheme_matches(n, r, &c->want)) {
 		v->reason = FIT_REASON_SCHEME;
 	} else if (!n->ready) {
 		v->reason = FIT_REASON_NOT_READY;
@@ -279,10 +207,8 @@ static int judge(const struct model_node *n, const struct fit_request *r, struct
 		v->reason = FIT_REASON_SELECTOR;
 	} else if (!affinity_matches(n, r)) {
 		v->reason = FIT_REASON_AFFINITY;
-	} else if (n->info.per_gpu && n->ngpus > 0 && n->info.unit != UNIT_SLOTS) {
-		return per_gpu(n, r, v);
 	} else {
-		per_node(n, r, v, unpublished);
+		return scheme_rule(n, r, c->gpus, v, unpublished);
 	}
 	return 0;
 }
@@ -377,18 +303,24 @@ static int cmp_groups(const void *a, const void *b)
 int fit_check(const struct model *m, const struct fit_request *req, struct fit_result *res)
 {
 	struct fit_request r = *req;
+	struct check c = {.r = &r, .want = {scheme_find(r.scheme), !r.scheme}};
 	size_t gcap = 0;
+	int maxg = 1;
 
 	memset(res, 0, sizeof(*res));
 	if (r.gpus < 1)
 		r.gpus = 1;
-	if (m->nnodes && !(res->fits = calloc(m->nnodes, sizeof(*res->fits))))
+	for (size_t i = 0; i < m->nnodes; i++)
+		maxg = m->nodes[i].ngpus > maxg ? m->nodes[i].ngpus : maxg;
+	if (!(c.gpus = calloc((size_t)maxg, sizeof(*c.gpus))))
 		return -1;
+	if (m->nnodes && !(res->fits = calloc(m->nnodes, sizeof(*res->fits))))
+		goto fail;
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct verdict v;
 
 		res->considered++;
-		if (judge(&m->nodes[i], &r, &v, &res->unpublished) < 0)
+		if (judge(&m->nodes[i], &c, &v, &res->unpublished) < 0)
 			goto fail;
 		if (v.reason < 0) {
 			v.place.node = i;
@@ -406,8 +338,10 @@ int fit_check(const struct model *m, const struct fit_request *req, struct fit_r
 		goto fail;
 	if (res->ngroups > 1)
 		qsort(res->groups, res->ngroups, sizeof(*res->groups), cmp_groups);
+	free(c.gpus);
 	return 0;
 fail:
+	free(c.gpus);
 	fit_result_release(res);
 	return -1;
 }

@@ -1,17 +1,11 @@
-/* Would a pod fit now, where, and if not why: the placement rules of each
- * sharing scheme and the scheduler's node checks, applied to a finished
- * model.  Pure: a model and a request in, an answer out.
+/* Would a pod fit now, where, and if not why: the scheduler's node checks
+ * and each node's scheme's placement rule (scheme.h: `place`), applied to a
+ * finished model.  Pure: a model and a request in, an answer out.
  *
  * Node checks, in the scheduler's order: Ready, not cordoned, every
  * NoSchedule/NoExecute taint tolerated, nodeSelector, required node
- * affinity.  Then the scheme's rule:
- *   cgpu          memory (and compute share) on each of `gpus` healthy GPUs;
- *                 binpack picks the GPUs with least room, spread the most
- *   hami,         per device: memory, cores and a free vGPU slot; no memory
- *   volcano-vgpu  limit means the whole card (the device must be unused)
- *   cce           the per-GPU split is not published: node totals, and no
- *                 more than one GPU's memory (the published limit)
- *   nvidia        whole GPUs or replicas: free slots on the node
+ * affinity.  Then the scheme's rule, handed the node's figures and the
+ * request in the node's unit.
  */
 #ifndef FIT_H
 #define FIT_H
@@ -30,7 +24,7 @@ enum fit_mem_unit {
 };
 
 struct fit_request {
-	const char *scheme; /* only nodes of this scheme; NULL = every node that counts memory
+	const char *scheme; /* only nodes of the scheme of this name; NULL = every node that counts memory
 			     * (or, for a request of whole GPUs only, every slot node) */
 	int64_t mem;	    /* on each GPU; 0 = none (whole card for hami/volcano-vgpu) */
 	enum fit_mem_unit mem_unit;

@@ -90,6 +90,46 @@ struct scheme_pod {
 	struct scheme_ask ask; /* what it asks of a node it is not on yet */
 };
 
+/* One GPU as a placement rule sees it, in its node's unit. */
+struct scheme_place_gpu {
+	int index;
+	int64_t mem_total, mem_allocated;
+	int64_t core_total, core_allocated;
+	int64_t slots; /* vGPU slots, 0 = not counted */
+	size_t npods;  /* pods holding part of it */
+	bool usable;   /* healthy and not cordoned */
+};
+
+/* A node as a placement rule sees it: its figures in the unit it is shown in. */
+struct scheme_place_node {
+	enum mem_unit unit;
+	bool per_gpu, spread; /* as scheme_node says */
+	int ngpus;
+	const struct scheme_place_gpu *gpus; /* ngpus entries, NULL where the split is not published */
+	int64_t mem_total, mem_allocated;
+	int64_t core_total, core_allocated;
+};
+
+/* Why a request does not fit on a node the scheduler would otherwise take. */
+enum scheme_misfit {
+	SCHEME_FITS,
+	SCHEME_MISFIT_FEW_GPUS, /* fewer usable GPUs than asked for */
+	SCHEME_MISFIT_NO_CORE,	/* compute share asked, the node does not share compute */
+	SCHEME_MISFIT_MEMORY,	/* no GPU (or not enough GPUs) with the memory free */
+	SCHEME_MISFIT_CORE,	/* memory yes, compute share no */
+	SCHEME_MISFIT_SLOTS,	/* no free vGPU slot, or whole GPU */
+	SCHEME_MISFIT_CARD,	/* more than one GPU's memory */
+};
+
+/* Where a rule puts a request on one node. */
+struct scheme_placement {
+	enum scheme_misfit misfit;
+	int *gpus; /* the GPU indexes chosen, in order (malloc'd); NULL for per-node rules */
+	int ngpus;
+	int64_t free_after;  /* free on the chosen GPUs, or on the node, once placed */
+	bool unpublished;    /* the node's totals stood in for a per-GPU rule nobody publishes */
+};
+
 struct scheme {
 	const char *name;  /* "cgpu", "cce", "hami", "volcano-vgpu", "nvidia" */
 	const char *title; /* "Alibaba cGPU / gpushare" */
@@ -104,6 +144,12 @@ struct scheme {
 	/* 1 and *out filled (the ask too) when the pod asks for this scheme's
 	 * resources, else 0. */
 	int (*pod_decode)(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w);
+	/* The placement rule: where the ask (memory converted to the node's
+	 * unit) goes on a node of this scheme, or why it cannot.  0, or -1
+	 * when out of memory.  The rules the schemes share are in scheme_place.h. */
+	int (*place)(const struct scheme_place_node *n, const struct scheme_ask *a, struct scheme_placement *ret);
+	/* An ask that names no memory takes a whole, unused GPU (not a slot). */
+	bool whole_card_by_default;
 };
 
 /* What every scheme's nodes are read for beside their own fields: the card

@@ -13,6 +13,7 @@
 
 #include "scheme.h"
 #include "scheme_keys.h"
+#include "scheme_place.h"
 #include "scheme_util.h"
 
 #define RES_MEM "volcano.sh/gpu-mem.128Mi"
@@ -147,4 +148,5 @@ const struct scheme scheme_cce = {
 	.pod_fields = {.resource_names = pod_resources},
 	.node_decode = cce_node_decode,
 	.pod_decode = cce_pod_decode,
+	.place = scheme_place_shares,
 };

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "scheme_keys.h"
+#include "scheme_place.h"
 
 #define RES_MEM "aliyun.com/gpu-mem"
 #define RES_COUNT "aliyun.com/gpu-count" /* also a pod label: spread the memory over that many GPUs */
@@ -461,4 +462,5 @@ const struct scheme scheme_cgpu = {
 	.pod_fields = {.label_keys = pod_labels, .annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = cgpu_node_decode,
 	.pod_decode = cgpu_pod_decode,
+	.place = scheme_place_shares,
 };

@@ -29,6 +29,7 @@
 #include "scheme_hami.h"
 #include "scheme_devices.h"
 #include "scheme_keys.h"
+#include "scheme_place.h"
 #include "scheme_util.h"
 
 #define ANN_HAMI_HANDSHAKE "hami.io/node-handshake"
@@ -436,4 +437,6 @@ const struct scheme scheme_hami = {
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = hami_node_decode,
 	.pod_decode = hami_pod_decode,
+	.place = scheme_place_vgpus,
+	.whole_card_by_default = true,
 };

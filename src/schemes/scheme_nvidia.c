@@ -18,6 +18,7 @@
 #include "scheme.h"
 #include "scheme_hami.h"
 #include "scheme_keys.h"
+#include "scheme_place.h"
 #include "scheme_util.h"
 
 #define RES_SHARED "nvidia.com/gpu.shared"
@@ -175,4 +176,5 @@ const struct scheme scheme_nvidia = {
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = nvidia_node_decode,
 	.pod_decode = nvidia_pod_decode,
+	.place = scheme_place_shares,
 };

@@ -23,6 +23,7 @@
 #include "scheme.h"
 #include "scheme_claims.h"
 #include "scheme_devices.h"
+#include "scheme_place.h"
 #include "scheme_util.h"
 
 #define ANN_VGPU_REGISTER "volcano.sh/node-vgpu-register"
@@ -328,4 +329,6 @@ const struct scheme scheme_vgpu = {
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
 	.node_decode = vgpu_node_decode,
 	.pod_decode = vgpu_pod_decode,
+	.place = scheme_place_vgpus,
+	.whole_card_by_default = true,
 };
