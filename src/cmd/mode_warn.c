@@ -17,7 +17,6 @@ struct pod_scan {
 };
 
 static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
-static const struct decode_filter pod_filter = { .resource_names = gpu_resources, .node_keys = np_pin_label_keys };
 
 /* The pod's whole ask for a resource: the sum over its containers (the
  * device plugin gives each container its own share).  False when no
@@ -135,6 +134,7 @@ void mode_plan_warnings(struct mode_run *r)
 int mode_pod_warnings(struct mode_run *r, struct kerr *err)
 {
 	struct pod_scan s = { .r = r, .base = r->warnings.len };
+	const struct decode_filter pod_filter = { .resource_names = gpu_resources, .node_keys = np_pin_label_keys() };
 	struct kube_list l = {
 		.path = "/api/v1/pods",
 		.field_selector = "status.phase!=Succeeded,status.phase!=Failed",

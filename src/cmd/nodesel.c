@@ -100,7 +100,6 @@ static void node_list_meta(void *ud, const char *rv, const char *cont)
 		np_nodes_release(ud);
 }
 
-static const struct decode_filter node_filter = { .label_keys = np_node_label_keys };
 
 static const struct np_node *nodes_find(const struct np_nodes *l, const char *name)
 {
@@ -133,6 +132,7 @@ int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const c
 		    struct np_nodes *all, struct np_nodes *chosen, struct kerr *err)
 {
 	struct np_nodes a = { 0 }, s = { 0 };
+	const struct decode_filter node_filter = { .label_keys = np_node_label_keys() };
 	struct kube_list lists[2] = {
 		{ .path = "/api/v1/nodes", .kind = OBJ_NODE, .filter = &node_filter,
 		  .sink = { .node = node_sink, .list_meta = node_list_meta, .ud = &a } },
@@ -207,7 +207,7 @@ int np_node_get(struct kube_client *c, const char *name, struct np_node *ret, st
 	json_object_foreach(labels, k, v) {
 		const char *s = json_string_value(v);
 
-		if (!s || !decode_filter_match(np_node_label_keys, k, strlen(k)))
+		if (!s || !decode_filter_match(np_node_label_keys(), k, strlen(k)))
 			continue;
 		if (kvlist_add(&n.labels, k, strlen(k), s, strlen(s)) < 0)
 			break;

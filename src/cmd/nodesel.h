@@ -24,7 +24,7 @@ int nodesel_check(size_t nnames, const char *selector, bool required, struct ker
 /* A node as the administration commands need it. */
 struct np_node {
 	char *name, *resource_version;
-	struct kvlist labels; /* the keys of np_node_label_keys[] only */
+	struct kvlist labels; /* the keys of np_node_label_keys() only */
 };
 
 struct np_nodes {

@@ -5,14 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const np_node_label_keys[] = {
-	NP_LABEL_SCHEDULE, NP_LABEL_PLACEMENT, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION,
-	NP_LABEL_GPUSHARE, POOL_LABEL, NP_LABEL_REGION, NULL,
-};
+/* The scheme's table of editions and their labels. */
+static const struct scheme_modes *modes(void)
+{
+	return scheme_modes_find();
+}
 
-const char *const np_pin_label_keys[] = {
-	NP_LABEL_SCHEDULE, NP_LABEL_CGPU, NP_LABEL_DISABLE_ISOLATION, NP_LABEL_GPUSHARE, POOL_LABEL, NULL,
-};
+static const struct scheme_edition *edition_of(enum np_edition e)
+{
+	const struct scheme_modes *m = modes();
+
+	return e > NP_EDITION_UNKNOWN && (size_t)e <= m->neditions ? &m->editions[e - 1] : NULL;
+}
+
+const char *const *np_node_label_keys(void)
+{
+	return modes()->node_labels;
+}
+
+const char *const *np_pin_label_keys(void)
+{
+	return modes()->pin_labels;
+}
 
 const char *const np_device_plugin_ds_names[] = {
 	"gpushare-device-plugin-ds",
@@ -101,75 +115,83 @@ static bool streq(const char *a, const char *b)
 
 /* --- editions and modes ------------------------------------------------------ */
 
-static const char *const edition_names[NP_NEDITIONS] = { "unknown", "pro", "basic", "opensource" };
-static const char *const edition_titles[NP_NEDITIONS] = {
-	"unknown",
-	"ACK Pro (ack-ai-installer)",
-	"ACK basic (ack-cgpu)",
-	"open-source gpushare",
-};
-
 int np_edition_parse(const char *s, enum np_edition *ret, struct kerr *err)
 {
-	if (streq(s, "pro"))
-		*ret = NP_EDITION_PRO;
-	else if (streq(s, "basic"))
-		*ret = NP_EDITION_BASIC;
-	else if (streq(s, "opensource") || streq(s, "open-source") || streq(s, "gpushare"))
-		*ret = NP_EDITION_OPENSOURCE;
-	else
-		return kerr_set(err, KERR_USAGE, "unknown edition \"%s\": use pro, basic or opensource",
-				s ? s : "");
-	return 0;
+	struct sbuf names = {0};
+	char *list;
+
+	for (int e = NP_EDITION_PRO; e < NP_NEDITIONS; e++) {
+		const struct scheme_edition *ed = edition_of((enum np_edition)e);
+		bool alias = false;
+
+		for (size_t i = 0; ed->aliases && ed->aliases[i]; i++)
+			alias |= streq(s, ed->aliases[i]);
+		if (streq(s, ed->name) || alias) {
+			*ret = (enum np_edition)e;
+			return 0;
+		}
+		sbuf_add(&names, "%s%s", e == NP_EDITION_PRO ? "" : e + 1 == NP_NEDITIONS ? " or " : ", ", ed->name);
+	}
+	list = sbuf_take(&names);
+	kerr_set(err, KERR_USAGE, "unknown edition \"%s\": use %s", s ? s : "", list ? list : "?");
+	free(list);
+	return -1;
 }
 
 const char *np_edition_name(enum np_edition e)
 {
-	return (unsigned)e < NP_NEDITIONS ? edition_names[e] : "unknown";
+	return edition_of(e) ? edition_of(e)->name : "unknown";
 }
 
 const char *np_edition_title(enum np_edition e)
 {
-	return (unsigned)e < NP_NEDITIONS ? edition_titles[e] : "unknown";
+	return edition_of(e) ? edition_of(e)->title : "unknown";
 }
 
-static const struct {
-	const char *name;
-	enum np_mode mode;
-} mode_names[] = {
-	{ "exclusive", NP_MODE_EXCLUSIVE },
-	{ "share", NP_MODE_SHARE },
-	{ "isolate", NP_MODE_ISOLATE },
-	{ "core", NP_MODE_CORE },
-	/* the values of ack.node.gpu.schedule, so that either spelling works */
-	{ "default", NP_MODE_EXCLUSIVE },
-	{ "cgpu", NP_MODE_ISOLATE },
-	{ "core_mem", NP_MODE_CORE },
-};
+/* The edition whose label values name modes too, or NULL. */
+static const struct scheme_edition *naming_edition(void)
+{
+	for (size_t i = 0; i < modes()->neditions; i++)
+		if (modes()->editions[i].values_name_modes)
+			return &modes()->editions[i];
+	return NULL;
+}
+
+/* Those values, where they differ from the modes' own names. */
+static const char *mode_alias(enum np_mode m)
+{
+	const struct scheme_edition *ed = naming_edition();
+	const char *v = ed ? ed->sets[m][0].value : NULL;
+
+	return v && !streq(v, np_mode_name(m)) ? v : NULL;
+}
 
 int np_mode_parse(const char *s, enum np_mode *ret, struct kerr *err)
 {
-	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
-		if (streq(s, mode_names[i].name)) {
-			*ret = mode_names[i].mode;
+	struct sbuf aliases = {0};
+	char *list;
+
+	for (int m = NP_MODE_EXCLUSIVE; s && m < SCHEME_NMODES; m++) {
+		if (streq(s, np_mode_name((enum np_mode)m)) || streq(s, mode_alias((enum np_mode)m))) {
+			*ret = (enum np_mode)m;
 			return 0;
 		}
 	}
-	return kerr_set(err, KERR_USAGE,
-			"unknown mode \"%s\": use exclusive, share, isolate or core (or default, cgpu, core_mem)",
-			s ? s : "");
+	for (int m = NP_MODE_EXCLUSIVE; m < SCHEME_NMODES; m++)
+		if (mode_alias((enum np_mode)m))
+			sbuf_add(&aliases, "%s%s", aliases.len ? ", " : " (or ", mode_alias((enum np_mode)m));
+	if (aliases.len)
+		sbuf_add(&aliases, ")");
+	list = sbuf_take(&aliases);
+	kerr_set(err, KERR_USAGE, "unknown mode \"%s\": use exclusive, share, isolate or core%s", s ? s : "",
+		 list ? list : "");
+	free(list);
+	return -1;
 }
 
 const char *np_mode_name(enum np_mode m)
 {
-	switch (m) {
-	case NP_MODE_EXCLUSIVE: return "exclusive";
-	case NP_MODE_SHARE: return "share";
-	case NP_MODE_ISOLATE: return "isolate";
-	case NP_MODE_CORE: return "core";
-	case NP_MODE_UNKNOWN: break;
-	}
-	return "unknown";
+	return scheme_mode_name((enum scheme_mode)m);
 }
 
 bool np_mode_isolates(enum np_mode m)
@@ -179,50 +201,16 @@ bool np_mode_isolates(enum np_mode m)
 
 bool np_mode_supported(enum np_edition e, enum np_mode m)
 {
-	switch (e) {
-	case NP_EDITION_PRO:
-		return m != NP_MODE_UNKNOWN;
-	case NP_EDITION_BASIC:
-		return m == NP_MODE_EXCLUSIVE || m == NP_MODE_SHARE || m == NP_MODE_ISOLATE;
-	case NP_EDITION_OPENSOURCE:
-		return m == NP_MODE_EXCLUSIVE || m == NP_MODE_SHARE;
-	case NP_EDITION_UNKNOWN:
-		break;
-	}
-	return false;
+	const struct scheme_edition *ed = edition_of(e);
+
+	return ed && m > NP_MODE_UNKNOWN && (int)m < SCHEME_NMODES && ed->sets[m][0].key;
 }
 
 enum np_mode np_mode_of(enum np_edition e, const struct kvlist *labels)
 {
-	const char *v;
+	const struct scheme_edition *ed = edition_of(e);
 
-	switch (e) {
-	case NP_EDITION_PRO:
-		v = kvlist_get(labels, NP_LABEL_SCHEDULE);
-		if (streq(v, "default"))
-			return NP_MODE_EXCLUSIVE;
-		if (streq(v, "share"))
-			return NP_MODE_SHARE;
-		if (streq(v, "cgpu"))
-			return NP_MODE_ISOLATE;
-		if (streq(v, "core_mem"))
-			return NP_MODE_CORE;
-		return NP_MODE_UNKNOWN;
-	case NP_EDITION_BASIC:
-		v = kvlist_get(labels, NP_LABEL_CGPU);
-		if (streq(v, "false"))
-			return NP_MODE_EXCLUSIVE;
-		if (!streq(v, "true"))
-			return NP_MODE_UNKNOWN;
-		/* ack-cgpu isolates unless told not to */
-		return streq(kvlist_get(labels, NP_LABEL_DISABLE_ISOLATION), "true") ? NP_MODE_SHARE
-										     : NP_MODE_ISOLATE;
-	case NP_EDITION_OPENSOURCE:
-		return streq(kvlist_get(labels, NP_LABEL_GPUSHARE), "true") ? NP_MODE_SHARE : NP_MODE_EXCLUSIVE;
-	case NP_EDITION_UNKNOWN:
-		break;
-	}
-	return NP_MODE_UNKNOWN;
+	return ed ? (enum np_mode)ed->mode_of(labels) : NP_MODE_UNKNOWN;
 }
 
 /* --- edition detection -------------------------------------------------------- */
@@ -240,12 +228,14 @@ static void detect_node_vote(struct np_detect *d, enum np_edition e, const char 
 
 void np_detect_add_node(struct np_detect *d, const char *name, const struct kvlist *labels)
 {
-	if (kvlist_get(labels, NP_LABEL_SCHEDULE))
-		detect_node_vote(d, NP_EDITION_PRO, name);
-	if (kvlist_get(labels, NP_LABEL_CGPU) || kvlist_get(labels, NP_LABEL_DISABLE_ISOLATION))
-		detect_node_vote(d, NP_EDITION_BASIC, name);
-	if (kvlist_get(labels, NP_LABEL_GPUSHARE))
-		detect_node_vote(d, NP_EDITION_OPENSOURCE, name);
+	for (int e = NP_EDITION_PRO; e < NP_NEDITIONS; e++) {
+		const char *const *mark = edition_of((enum np_edition)e)->marks;
+
+		while (*mark && !kvlist_get(labels, *mark))
+			mark++;
+		if (*mark)
+			detect_node_vote(d, (enum np_edition)e, name);
+	}
 }
 
 void np_detect_add_daemonset(struct np_detect *d, const char *name)
@@ -262,15 +252,10 @@ void np_detect_add_daemonset(struct np_detect *d, const char *name)
 	}
 }
 
+/* The label that names an edition in messages. */
 static const char *edition_label_hint(enum np_edition e)
 {
-	switch (e) {
-	case NP_EDITION_PRO: return NP_LABEL_SCHEDULE;
-	case NP_EDITION_BASIC: return NP_LABEL_CGPU;
-	case NP_EDITION_OPENSOURCE: return NP_LABEL_GPUSHARE;
-	case NP_EDITION_UNKNOWN: break;
-	}
-	return "";
+	return edition_of(e)->marks[0];
 }
 
 int np_detect_finish(const struct np_detect *d, enum np_edition override, enum np_edition *ret,
@@ -302,16 +287,17 @@ int np_detect_finish(const struct np_detect *d, enum np_edition override, enum n
 		}
 		return kerr_set(err, KERR_OTHER,
 				"cannot tell which GPU sharing edition this cluster runs: no node has a %s, %s or %s "
-				"label and kube-system has no device-plugin DaemonSet; choose one with --edition "
-				"pro|basic|opensource",
-				NP_LABEL_SCHEDULE, NP_LABEL_CGPU, NP_LABEL_GPUSHARE);
+				"label and kube-system has no device-plugin DaemonSet; choose one with --edition %s|%s|%s",
+				edition_label_hint(NP_EDITION_PRO), edition_label_hint(NP_EDITION_BASIC),
+				edition_label_hint(NP_EDITION_OPENSOURCE), np_edition_name(NP_EDITION_PRO),
+				np_edition_name(NP_EDITION_BASIC), np_edition_name(NP_EDITION_OPENSOURCE));
 	}
 	for (int e = NP_EDITION_PRO; e < NP_NEDITIONS; e++) {
 		bool both = d->nodes[e] && d->ds_example[e];
 
 		if (!d->nodes[e] && !d->ds_example[e])
 			continue;
-		sbuf_add(&b, "%s%s (", b.len ? "; " : "", edition_names[e]);
+		sbuf_add(&b, "%s%s (", b.len ? "; " : "", np_edition_name((enum np_edition)e));
 		if (d->nodes[e])
 			sbuf_add(&b, "%zu node%s with %s, e.g. %s", d->nodes[e], d->nodes[e] == 1 ? "" : "s",
 				 edition_label_hint((enum np_edition)e),
@@ -344,83 +330,65 @@ void np_detect_release(struct np_detect *d)
 
 /* --- targets and plans ---------------------------------------------------------- */
 
-static const char *supported_list(enum np_edition e)
+/* "exclusive, share, isolate": the modes the edition offers.  malloc'd. */
+static char *supported_list(enum np_edition e)
 {
-	switch (e) {
-	case NP_EDITION_PRO: return "exclusive, share, isolate, core";
-	case NP_EDITION_BASIC: return "exclusive, share, isolate";
-	case NP_EDITION_OPENSOURCE: return "exclusive, share";
-	case NP_EDITION_UNKNOWN: break;
-	}
-	return "none";
+	struct sbuf b = {0};
+
+	for (int m = NP_MODE_EXCLUSIVE; m < SCHEME_NMODES; m++)
+		if (np_mode_supported(e, (enum np_mode)m))
+			sbuf_add(&b, "%s%s", b.len ? ", " : "", np_mode_name((enum np_mode)m));
+	return sbuf_take(&b);
+}
+
+/* The edition that takes a placement, or NULL. */
+static const struct scheme_edition *placement_edition(void)
+{
+	for (size_t i = 0; i < modes()->neditions; i++)
+		if (modes()->editions[i].placement_label)
+			return &modes()->editions[i];
+	return NULL;
 }
 
 int np_target_check(const struct np_target *t, struct kerr *err)
 {
-	if (t->edition == NP_EDITION_UNKNOWN)
+	const struct scheme_edition *ed = edition_of(t->edition), *placed = placement_edition();
+
+	if (!ed)
 		return kerr_set(err, KERR_OTHER, "no GPU sharing edition chosen");
-	if (!np_mode_supported(t->edition, t->mode))
-		return kerr_set(err, KERR_USAGE, "mode %s does not exist in the %s edition (%s): it has %s",
-				np_mode_name(t->mode), np_edition_name(t->edition), np_edition_title(t->edition),
-				supported_list(t->edition));
+	if (!np_mode_supported(t->edition, t->mode)) {
+		char *list = supported_list(t->edition);
+
+		kerr_set(err, KERR_USAGE, "mode %s does not exist in the %s edition (%s): it has %s",
+			 np_mode_name(t->mode), ed->name, ed->title, list && *list ? list : "none");
+		free(list);
+		return -1;
+	}
 	if (t->placement) {
 		if (strcmp(t->placement, "binpack") != 0 && strcmp(t->placement, "spread") != 0)
 			return kerr_set(err, KERR_USAGE, "unknown placement \"%s\": use binpack or spread",
 					t->placement);
-		if (t->edition != NP_EDITION_PRO)
-			return kerr_set(err, KERR_USAGE, "--placement exists only in the pro edition (%s label)",
-					NP_LABEL_PLACEMENT);
+		if (!ed->placement_label)
+			return kerr_set(err, KERR_USAGE, "--placement exists only in the %s edition (%s label)",
+					placed ? placed->name : "?", placed ? placed->placement_label : "?");
 		if (t->mode == NP_MODE_EXCLUSIVE)
 			return kerr_set(err, KERR_USAGE, "--placement applies only to the sharing modes, not to exclusive");
 	}
 	return 0;
 }
 
-struct want {
-	const char *key, *value; /* value NULL = remove */
-};
-
-/* The labels a target sets, in a fixed order. */
-static size_t target_labels(const struct np_target *t, struct want w[3])
+/* The labels a target sets, in a fixed order: the mode's, then the
+ * placement where the edition takes one. */
+static size_t target_labels(const struct np_target *t, struct scheme_label w[3])
 {
+	const struct scheme_edition *ed = edition_of(t->edition);
 	size_t n = 0;
 
-	switch (t->edition) {
-	case NP_EDITION_PRO: {
-		static const char *const values[] = {
-			[NP_MODE_EXCLUSIVE] = "default", [NP_MODE_SHARE] = "share",
-			[NP_MODE_ISOLATE] = "cgpu", [NP_MODE_CORE] = "core_mem",
-		};
-		w[n++] = (struct want){ NP_LABEL_SCHEDULE, values[t->mode] };
-		if (t->placement && t->mode != NP_MODE_EXCLUSIVE)
-			w[n++] = (struct want){ NP_LABEL_PLACEMENT, t->placement };
-		break;
-	}
-	case NP_EDITION_BASIC:
-		if (t->mode == NP_MODE_EXCLUSIVE) {
-			w[n++] = (struct want){ NP_LABEL_CGPU, "false" };
-		} else {
-			w[n++] = (struct want){ NP_LABEL_CGPU, "true" };
-			w[n++] = (struct want){ NP_LABEL_DISABLE_ISOLATION,
-						t->mode == NP_MODE_SHARE ? "true" : "false" };
-		}
-		break;
-	case NP_EDITION_OPENSOURCE:
-		w[n++] = (struct want){ NP_LABEL_GPUSHARE, t->mode == NP_MODE_SHARE ? "true" : NULL };
-		break;
-	case NP_EDITION_UNKNOWN:
-		break;
-	}
+	for (size_t i = 0; i < 2 && ed->sets[t->mode][i].key; i++)
+		w[n++] = ed->sets[t->mode][i];
+	if (t->placement && ed->placement_label && t->mode != NP_MODE_EXCLUSIVE)
+		w[n++] = (struct scheme_label){ed->placement_label, t->placement, NULL};
 	return n;
-}
-
-/* What an absent label means to the device plugin, where that is a value:
- * ack-cgpu isolates unless cgpu.disable.isolation says otherwise. */
-static const char *label_default(const char *key)
-{
-	if (strcmp(key, NP_LABEL_DISABLE_ISOLATION) == 0)
-		return "false";
-	return NULL;
 }
 
 static char *strdup_or_null(const char *s, bool *failed)
@@ -439,7 +407,7 @@ int np_plan_node(const struct np_target *t, const char *node, const struct kvlis
 		 struct np_plan *ret, struct kerr *err)
 {
 	struct np_plan p = { 0 };
-	struct want w[3];
+	struct scheme_label w[3];
 	size_t nw;
 	bool failed = false, same_mode;
 
@@ -460,7 +428,7 @@ int np_plan_node(const struct np_target *t, const char *node, const struct kvlis
 		/* a node already in the mode needs nothing: an absent label
 		 * that already means the value is not written out */
 		if (streq(have, w[i].value) ||
-		    (same_mode && !have && w[i].value && streq(label_default(w[i].key), w[i].value)))
+		    (same_mode && !have && w[i].value && streq(w[i].absent, w[i].value)))
 			continue;
 		c = &p.changes[p.nchanges++];
 		c->key = w[i].key;
@@ -469,7 +437,7 @@ int np_plan_node(const struct np_target *t, const char *node, const struct kvlis
 	}
 	p.before = np_mode_of(t->edition, labels);
 	p.after = t->mode;
-	p.region = strdup_or_null(kvlist_get(labels, NP_LABEL_REGION), &failed);
+	p.region = strdup_or_null(kvlist_get(labels, REGION_LABEL), &failed);
 	if (failed) {
 		np_plan_release(&p);
 		return kerr_set(err, KERR_OTHER, "out of memory");

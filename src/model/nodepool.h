@@ -1,28 +1,17 @@
-/* Node-pool sharing modes: editions, modes, their labels, and plans.
+/* Node-pool sharing modes: editions, modes, and the plans that change a
+ * node from one mode to another.
  *
  * Pure: no I/O.  The commands `mode` and `restart` read nodes, pods and
  * DaemonSets, hand what they read to these functions, and send what comes
  * back.  Keeping the decisions here lets them be tested without a cluster.
  *
- * Three installations of GPU sharing exist, each with its own node labels:
+ * Which labels each edition of a sharing scheme sets for each mode is the
+ * scheme's knowledge (scheme.h: struct scheme_modes, of the first scheme
+ * that has them); the planning here works from that table.  The editions
+ * are numbered as the scheme lists them: pro (ACK Pro, ack-ai-installer),
+ * basic (ACK basic, ack-cgpu) and opensource (gpushare).
  *
- *   edition     mode        labels set
- *   pro         exclusive   ack.node.gpu.schedule=default
- *   (ACK Pro,   share       ack.node.gpu.schedule=share
- *   ack-ai-     isolate     ack.node.gpu.schedule=cgpu
- *   installer)  core        ack.node.gpu.schedule=core_mem
- *               (sharing modes also take ack.node.gpu.placement=binpack|spread)
- *   basic       exclusive   cgpu=false
- *   (ack-cgpu)  share       cgpu=true, cgpu.disable.isolation=true
- *               isolate     cgpu=true, cgpu.disable.isolation=false
- *   opensource  share       gpushare=true
- *   (gpushare)  exclusive   gpushare removed (the device plugin's DaemonSet
- *                           selects gpushare=true, so it leaves the node)
- *
- * On ACK, removing the label does not bring a node back to exclusive mode,
- * so exclusive is always written as a value.
- *
- * Uses the client's object structs (kube.h); never I/O.
+ * Uses the client's object structs (kube.h) and the schemes (scheme.h); never I/O.
  */
 #ifndef NODEPOOL_H
 #define NODEPOOL_H
@@ -35,23 +24,23 @@
 #include "kube.h"
 #include "scheme.h"
 
-#define NP_LABEL_SCHEDULE "ack.node.gpu.schedule"
-#define NP_LABEL_PLACEMENT "ack.node.gpu.placement"
-#define NP_LABEL_CGPU "cgpu"
-#define NP_LABEL_DISABLE_ISOLATION "cgpu.disable.isolation"
-#define NP_LABEL_GPUSHARE "gpushare"
-#define NP_LABEL_REGION "topology.kubernetes.io/region"
-
 /* Every node label the commands read (NULL-terminated), for a decode filter. */
-extern const char *const np_node_label_keys[];
+const char *const *np_node_label_keys(void);
 /* The labels that pin a pod to a pool or a sharing mode when its nodeSelector
  * or required node affinity names them (NULL-terminated). */
-extern const char *const np_pin_label_keys[];
+const char *const *np_pin_label_keys(void);
 
+/* The scheme's editions, by their place in its table (after UNKNOWN). */
 enum np_edition { NP_EDITION_UNKNOWN = 0, NP_EDITION_PRO, NP_EDITION_BASIC, NP_EDITION_OPENSOURCE };
 #define NP_NEDITIONS 4
 
-enum np_mode { NP_MODE_UNKNOWN = 0, NP_MODE_EXCLUSIVE, NP_MODE_SHARE, NP_MODE_ISOLATE, NP_MODE_CORE };
+enum np_mode {
+	NP_MODE_UNKNOWN = SCHEME_MODE_UNKNOWN,
+	NP_MODE_EXCLUSIVE = SCHEME_MODE_EXCLUSIVE,
+	NP_MODE_SHARE = SCHEME_MODE_SHARE,
+	NP_MODE_ISOLATE = SCHEME_MODE_ISOLATE,
+	NP_MODE_CORE = SCHEME_MODE_CORE,
+};
 
 /* "pro", "basic", "opensource" (also "open-source", "gpushare"). */
 int np_edition_parse(const char *s, enum np_edition *ret, struct kerr *err);
@@ -59,8 +48,8 @@ const char *np_edition_name(enum np_edition e);
 /* A longer name for messages: "ACK Pro (ack-ai-installer)". */
 const char *np_edition_title(enum np_edition e);
 
-/* "exclusive", "share", "isolate", "core", and the label values as aliases:
- * "default", "cgpu", "core_mem". */
+/* "exclusive", "share", "isolate", "core", and as aliases the label values
+ * of the edition whose values name modes (ACK Pro's). */
 int np_mode_parse(const char *s, enum np_mode *ret, struct kerr *err);
 const char *np_mode_name(enum np_mode m);
 /* Whether containers see only the GPU memory they asked for. */

@@ -32,6 +32,14 @@ const struct scheme *scheme_find(const char *name)
 	return NULL;
 }
 
+const struct scheme_modes *scheme_modes_find(void)
+{
+	for (size_t i = 0; schemes[i]; i++)
+		if (schemes[i]->modes)
+			return schemes[i]->modes;
+	return NULL;
+}
+
 /* One walk for both detections: node is NULL when a pod is decoded. */
 static int scheme_detect(const char *only, const struct k8s_node *node, const struct k8s_pod *pod, void *out,
 			 struct warnings *w, const struct scheme **ret_sc)
@@ -126,4 +134,14 @@ void scheme_pod_release(struct scheme_pod *p)
 const char *mem_unit_name(enum mem_unit u)
 {
 	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
+}
+
+const char *scheme_mode_name(enum scheme_mode m)
+{
+	static const char *const names[SCHEME_NMODES] = {
+		[SCHEME_MODE_UNKNOWN] = "unknown", [SCHEME_MODE_EXCLUSIVE] = "exclusive", [SCHEME_MODE_SHARE] = "share",
+		[SCHEME_MODE_ISOLATE] = "isolate", [SCHEME_MODE_CORE] = "core",
+	};
+
+	return (unsigned)m < SCHEME_NMODES ? names[m] : "unknown";
 }

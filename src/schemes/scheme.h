@@ -20,6 +20,8 @@
 /* The label that names a node's pool (ACK node pools): what --pool NAME means
  * and the pool the tables and groups show, unless told another key. */
 #define POOL_LABEL "alibabacloud.com/nodepool-id"
+/* Kubernetes' well-known label of a node's region. */
+#define REGION_LABEL "topology.kubernetes.io/region"
 
 /* How a node's figures are counted. */
 enum mem_unit {
@@ -130,6 +132,46 @@ struct scheme_placement {
 	bool unpublished;    /* the node's totals stood in for a per-GPU rule nobody publishes */
 };
 
+/* The sharing modes a scheme's node labels set, in the mode command's words. */
+enum scheme_mode {
+	SCHEME_MODE_UNKNOWN,
+	SCHEME_MODE_EXCLUSIVE, /* whole GPUs, not shared */
+	SCHEME_MODE_SHARE,     /* shared memory, no isolation */
+	SCHEME_MODE_ISOLATE,   /* shared memory, isolated */
+	SCHEME_MODE_CORE,      /* memory and compute isolated */
+	SCHEME_NMODES,
+};
+
+/* One label a mode sets.  value NULL: the label is removed; absent: what
+ * no label means to the device plugin, where that is a value. */
+struct scheme_label {
+	const char *key, *value, *absent;
+};
+
+/* One installation of a scheme's device plugin, with labels of its own. */
+struct scheme_edition {
+	const char *name, *title;    /* "pro", "ACK Pro (ack-ai-installer)" */
+	const char *const *aliases;  /* other names it is asked for by, or NULL */
+	const char *const *marks;    /* labels only its nodes carry; the first names it in messages */
+	const char *placement_label; /* the label of binpack or spread, or NULL: no placement */
+	/* The labels each mode sets, in order (key NULL ends them); a mode
+	 * that sets none is not offered. */
+	struct scheme_label sets[SCHEME_NMODES][2];
+	/* The values of the first label are names of the modes too. */
+	bool values_name_modes;
+	/* The mode the node's labels put it in; SCHEME_MODE_UNKNOWN when they
+	 * are missing or say something the mode command does not manage. */
+	enum scheme_mode (*mode_of)(const struct kvlist *labels);
+};
+
+/* How a scheme's nodes change sharing mode by label (the mode command). */
+struct scheme_modes {
+	const struct scheme_edition *editions;
+	size_t neditions;
+	const char *const *node_labels; /* every label the commands read of a node, NULL-terminated */
+	const char *const *pin_labels;	/* labels a pod's selector pins it to a pool or mode with */
+};
+
 struct scheme {
 	const char *name;  /* "cgpu", "cce", "hami", "volcano-vgpu", "nvidia" */
 	const char *title; /* "Alibaba cGPU / gpushare" */
@@ -150,6 +192,8 @@ struct scheme {
 	int (*place)(const struct scheme_place_node *n, const struct scheme_ask *a, struct scheme_placement *ret);
 	/* An ask that names no memory takes a whole, unused GPU (not a slot). */
 	bool whole_card_by_default;
+	/* How the scheme's labels set sharing modes, or NULL when they do not. */
+	const struct scheme_modes *modes;
 };
 
 /* What every scheme's nodes are read for beside their own fields: the card
@@ -159,6 +203,8 @@ extern const struct decode_filter scheme_card_fields;
 /* All schemes, in detection order, NULL-terminated. */
 extern const struct scheme *const schemes[];
 const struct scheme *scheme_find(const char *name);
+/* The modes of the first scheme that sets modes by label, or NULL. */
+const struct scheme_modes *scheme_modes_find(void);
 
 /* Detection: the first scheme in schemes[] (only the one named only, when
  * only is not NULL) whose decoder accepts the node or pod fills *out and is
@@ -173,6 +219,8 @@ void scheme_pod_release(struct scheme_pod *p);
 
 /* "GiB", "MiB" or "slots". */
 const char *mem_unit_name(enum mem_unit u);
+/* "exclusive", "share", "isolate", "core", or "unknown". */
+const char *scheme_mode_name(enum scheme_mode m);
 
 
 #endif

@@ -186,23 +186,40 @@ static void check_labels(const struct k8s_node *node, struct warnings *w, const 
 			     LABEL_NO_ISOLATION, LABEL_SCHEDULE);
 }
 
-/* The mode command's words for the values of ack.node.gpu.schedule, which
- * the other editions' labels are read as. */
-static const char *mode_word(const char *mode, bool isolation)
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* The modes by the values of ack.node.gpu.schedule, which the other
+ * editions' labels are read as. */
+static enum scheme_mode schedule_mode(const char *value)
 {
 	static const struct {
-		const char *value, *word;
-	} words[] = {
-		{"default", "exclusive"}, {"share", "share"}, {"cgpu", "isolate"}, {"core_mem", "core"},
+		const char *value;
+		enum scheme_mode mode;
+	} values[] = {
+		{"default", SCHEME_MODE_EXCLUSIVE},
+		{"share", SCHEME_MODE_SHARE},
+		{"cgpu", SCHEME_MODE_ISOLATE},
+		{"core_mem", SCHEME_MODE_CORE},
 	};
 
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		if (streq(value, values[i].value))
+			return values[i].mode;
+	return SCHEME_MODE_UNKNOWN;
+}
+
+/* The mode command's word for a mode read from the labels, or NULL. */
+static const char *mode_word(const char *mode, bool isolation)
+{
 	/* ack-cgpu's cgpu=true shares without isolation when told to */
 	if (strcmp(mode, "cgpu") == 0 && !isolation)
-		return "share";
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcmp(mode, words[i].value) == 0)
-			return words[i].word;
-	return NULL;
+		return scheme_mode_name(SCHEME_MODE_SHARE);
+	if (schedule_mode(mode) == SCHEME_MODE_UNKNOWN)
+		return NULL;
+	return scheme_mode_name(schedule_mode(mode));
 }
 
 /* Mode and isolation from whichever edition's labels the node carries:
@@ -453,6 +470,91 @@ oom:
 	return -1;
 }
 
+/* --- the editions' labels, for the mode command --------------------------- */
+
+static enum scheme_mode pro_mode_of(const struct kvlist *labels)
+{
+	return schedule_mode(kvlist_get(labels, LABEL_SCHEDULE));
+}
+
+static enum scheme_mode basic_mode_of(const struct kvlist *labels)
+{
+	const char *v = kvlist_get(labels, LABEL_CGPU);
+
+	if (streq(v, "false"))
+		return SCHEME_MODE_EXCLUSIVE;
+	if (!streq(v, "true"))
+		return SCHEME_MODE_UNKNOWN;
+	/* ack-cgpu isolates unless told not to */
+	return streq(kvlist_get(labels, LABEL_NO_ISOLATION), "true") ? SCHEME_MODE_SHARE : SCHEME_MODE_ISOLATE;
+}
+
+static enum scheme_mode opensource_mode_of(const struct kvlist *labels)
+{
+	return streq(kvlist_get(labels, LABEL_GPUSHARE), "true") ? SCHEME_MODE_SHARE : SCHEME_MODE_EXCLUSIVE;
+}
+
+static const char *const pro_marks[] = {LABEL_SCHEDULE, NULL};
+static const char *const basic_marks[] = {LABEL_CGPU, LABEL_NO_ISOLATION, NULL};
+static const char *const opensource_marks[] = {LABEL_GPUSHARE, NULL};
+static const char *const opensource_aliases[] = {"open-source", "gpushare", NULL};
+
+/* On ACK, removing a label does not bring a node back to exclusive mode, so
+ * exclusive is written as a value; the open-source device plugin's
+ * DaemonSet selects gpushare=true, so there the label goes. */
+static const struct scheme_edition editions[] = {
+	{
+		.name = "pro",
+		.title = "ACK Pro (ack-ai-installer)",
+		.marks = pro_marks,
+		.placement_label = LABEL_PLACEMENT,
+		.sets = {
+			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_SCHEDULE, "default", NULL}},
+			[SCHEME_MODE_SHARE] = {{LABEL_SCHEDULE, "share", NULL}},
+			[SCHEME_MODE_ISOLATE] = {{LABEL_SCHEDULE, "cgpu", NULL}},
+			[SCHEME_MODE_CORE] = {{LABEL_SCHEDULE, "core_mem", NULL}},
+		},
+		.values_name_modes = true,
+		.mode_of = pro_mode_of,
+	},
+	{
+		.name = "basic",
+		.title = "ACK basic (ack-cgpu)",
+		.marks = basic_marks,
+		.sets = {
+			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_CGPU, "false", NULL}},
+			[SCHEME_MODE_SHARE] = {{LABEL_CGPU, "true", NULL}, {LABEL_NO_ISOLATION, "true", "false"}},
+			[SCHEME_MODE_ISOLATE] = {{LABEL_CGPU, "true", NULL}, {LABEL_NO_ISOLATION, "false", "false"}},
+		},
+		.mode_of = basic_mode_of,
+	},
+	{
+		.name = "opensource",
+		.title = "open-source gpushare",
+		.aliases = opensource_aliases,
+		.marks = opensource_marks,
+		.sets = {
+			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_GPUSHARE, NULL, NULL}},
+			[SCHEME_MODE_SHARE] = {{LABEL_GPUSHARE, "true", NULL}},
+		},
+		.mode_of = opensource_mode_of,
+	},
+};
+
+static const char *const mode_node_labels[] = {
+	LABEL_SCHEDULE, LABEL_PLACEMENT, LABEL_CGPU, LABEL_NO_ISOLATION, LABEL_GPUSHARE, POOL_LABEL, REGION_LABEL, NULL,
+};
+static const char *const mode_pin_labels[] = {
+	LABEL_SCHEDULE, LABEL_CGPU, LABEL_NO_ISOLATION, LABEL_GPUSHARE, POOL_LABEL, NULL,
+};
+
+static const struct scheme_modes cgpu_modes = {
+	.editions = editions,
+	.neditions = sizeof(editions) / sizeof(editions[0]),
+	.node_labels = mode_node_labels,
+	.pin_labels = mode_pin_labels,
+};
+
 const struct scheme scheme_cgpu = {
 	.name = "cgpu",
 	.title = "Alibaba cGPU / gpushare",
@@ -463,4 +565,5 @@ const struct scheme scheme_cgpu = {
 	.node_decode = cgpu_node_decode,
 	.pod_decode = cgpu_pod_decode,
 	.place = scheme_place_shares,
+	.modes = &cgpu_modes,
 };

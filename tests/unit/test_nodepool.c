@@ -520,3 +520,40 @@ Test(nodepool, restart_durations)
 	restart_format_duration(buf, 4, 90000);
 	cr_assert_eq(strlen(buf), 3);
 }
+
+/* --- the words built from the scheme's table of editions ------------------- */
+
+Test(nodepool, messages_list_what_the_editions_offer)
+{
+	struct kerr err = KERR_INIT;
+	struct np_target t = { .edition = NP_EDITION_OPENSOURCE, .mode = NP_MODE_ISOLATE };
+	struct np_detect d;
+	enum np_edition e;
+	enum np_mode m;
+
+	cr_assert_eq(np_mode_parse("mps", &m, &err), -1);
+	cr_assert_str_eq(err.message,
+			 "unknown mode \"mps\": use exclusive, share, isolate or core (or default, cgpu, core_mem)");
+	kerr_release(&err);
+	cr_assert_eq(np_mode_parse(NULL, &m, &err), -1);
+	kerr_release(&err);
+	cr_assert_eq(np_edition_parse("lite", &e, &err), -1);
+	cr_assert_str_eq(err.message, "unknown edition \"lite\": use pro, basic or opensource");
+	kerr_release(&err);
+	cr_assert_eq(np_target_check(&t, &err), -1);
+	cr_assert_str_eq(err.message,
+			 "mode isolate does not exist in the opensource edition (open-source gpushare): it has exclusive, share");
+	kerr_release(&err);
+	t = (struct np_target){ .edition = NP_EDITION_BASIC, .mode = NP_MODE_SHARE, .placement = "spread" };
+	cr_assert_eq(np_target_check(&t, &err), -1);
+	cr_assert_str_eq(err.message, "--placement exists only in the pro edition (ack.node.gpu.placement label)");
+	kerr_release(&err);
+	np_detect_init(&d);
+	cr_assert_eq(np_detect_finish(&d, NP_EDITION_UNKNOWN, &e, &err), -1);
+	cr_assert(strstr(err.message, "no node has a ack.node.gpu.schedule, cgpu or gpushare label"), "%s", err.message);
+	cr_assert(strstr(err.message, "--edition pro|basic|opensource"), "%s", err.message);
+	kerr_release(&err);
+	np_detect_release(&d);
+	cr_assert_eq(np_node_label_keys(), scheme_modes_find()->node_labels);
+	cr_assert_eq(np_pin_label_keys(), scheme_modes_find()->pin_labels);
+}
