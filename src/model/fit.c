@@ -33,41 +33,6 @@ const char *fit_reason_name(enum fit_reason reason)
 	return reason < FIT_REASON_COUNT ? reason_names[reason] : "Unknown";
 }
 
-bool fit_node_schedulable(const struct model_node *n)
-{
-	return n->ready && !n->unschedulable;
-}
-
-static bool gpu_usable(const struct model_gpu *g)
-{
-	return !g->unhealthy && !g->cordoned;
-}
-
-static int64_t gpu_free(const struct model_gpu *g)
-{
-	int64_t f = g->mem_total - g->mem_allocated;
-
-	return f > 0 ? f : 0;
-}
-
-int64_t fit_node_largest_free(const struct model_node *n)
-{
-	int64_t best = -1;
-
-	if (!n->info.per_gpu || !n->ngpus) {
-		int64_t f = n->mem_total - n->mem_allocated;
-
-		/* no per-GPU split: the node's free, but never more than one card */
-		if (n->info.unit != UNIT_SLOTS && n->ngpus > 0 && f > n->mem_total / n->ngpus)
-			f = n->mem_total / n->ngpus;
-		return f > 0 ? f : 0;
-	}
-	for (int i = 0; i < n->ngpus; i++)
-		if (gpu_usable(&n->gpus[i]) && gpu_free(&n->gpus[i]) > best)
-			best = gpu_free(&n->gpus[i]);
-	return best;
-}
-
 /* The request's memory in the unit a node is shown in. */
 static int64_t need_in(const struct fit_request *r, enum mem_unit native, enum mem_unit shown)
 {
@@ -126,7 +91,7 @@ static int scheme_rule(const struct model_node *n, const struct fit_request *r, 
 		const struct model_gpu *g = &n->gpus[i];
 
 		gpus[i] = (struct scheme_place_gpu){g->index, g->mem_total, g->mem_allocated, g->core_total,
-						    g->core_allocated, g->slots, g->npods, gpu_usable(g)};
+						    g->core_allocated, g->slots, g->npods, model_gpu_usable(g)};
 	}
 	if (n->scheme->place(&pn, &a, &pl) < 0)
 		return -1;
@@ -194,7 +159,7 @@ static int judge(const struct model_node *n, const struct check *c, struct verdi
 
 	memset(v, 0, sizeof(*v));
 	v->reason = -1;
-	v->place.largest_free = fit_node_largest_free(n);
+	v->place.largest_free = n->largest_free;
 	if (!scheme_matches(n, r, &c->want)) {
 		v->reason = FIT_REASON_SCHEME;
 	} else if (!n->ready) {
@@ -443,121 +408,4 @@ int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit
 	r->ntols = pod->ntolerations;
 	scheme_pod_release(&sp);
 	return 1;
-}
-
-char *fit_node_status(const struct model_node *n)
-{
-	size_t unhealthy = 0, cordoned = 0;
-	char *s = NULL;
-	char extra[96] = "";
-	size_t len = 0;
-
-	for (int i = 0; i < n->ngpus; i++) {
-		unhealthy += n->gpus[i].unhealthy;
-		cordoned += n->gpus[i].cordoned && !n->gpus[i].unhealthy;
-	}
-	if (unhealthy)
-		len += (size_t)snprintf(extra + len, sizeof(extra) - len, ",%zu GPU unhealthy", unhealthy);
-	if (cordoned)
-		snprintf(extra + len, sizeof(extra) - len, ",%zu GPU cordoned", cordoned);
-	/* kubectl get nodes' wording */
-	if (asprintf(&s, "%s%s%s", n->ready ? "Ready" : "NotReady", n->unschedulable ? ",SchedulingDisabled" : "",
-		     extra) < 0)
-		return NULL;
-	return s;
-}
-
-void fit_fragmentation(const struct model *m, enum mem_unit unit, struct fit_frag *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	ret->largest = -1;
-	for (size_t i = 0; i < m->nnodes; i++) {
-		const struct model_node *n = &m->nodes[i];
-		int64_t largest;
-
-		if (n->unit != unit)
-			continue;
-		if (!fit_node_schedulable(n)) {
-			int64_t f = n->mem_total - n->mem_allocated;
-
-			ret->unschedulable_nodes++;
-			ret->free_unschedulable += f > 0 ? f : 0;
-			continue;
-		}
-		largest = fit_node_largest_free(n);
-		if (largest < 0)
-			continue;
-		if (largest > ret->largest) {
-			ret->largest = largest;
-			ret->gpus = 0;
-		}
-		if (!n->info.per_gpu || !n->ngpus) {
-			ret->gpus += largest == ret->largest;
-			continue;
-		}
-		for (int g = 0; g < n->ngpus; g++)
-			if (gpu_usable(&n->gpus[g]) && gpu_free(&n->gpus[g]) == ret->largest)
-				ret->gpus++;
-	}
-	if (ret->largest < 0)
-		ret->largest = 0;
-}
-
-char *fit_pending_reason(const struct model *m, const struct model_pod *p)
-{
-	struct fit_request r = {0};
-	struct fit_result res;
-	char *s = NULL;
-	size_t len = 0, shown = 0;
-	FILE *f;
-
-	if (p->node) {
-		if (asprintf(&s, "on node %s, waiting for its GPU to be chosen", p->node) < 0)
-			return NULL;
-		return s;
-	}
-	if (!p->ask.gpus || !p->scheme)
-		return NULL;
-	r.scheme = p->scheme->name;
-	r.mem = p->ask.mem;
-	r.core = p->ask.core;
-	r.gpus = p->ask.gpus;
-	r.node_selector = &p->node_selector;
-	r.terms = p->node_terms;
-	r.nterms = p->nnode_terms;
-	r.tols = p->tolerations;
-	r.ntols = p->ntolerations;
-	if (fit_check(m, &r, &res) < 0)
-		return NULL;
-	f = open_memstream(&s, &len);
-	if (!f) {
-		fit_result_release(&res);
-		return NULL;
-	}
-	if (res.nfits) {
-		fprintf(f, "fits now on %zu node%s (first %s): waiting for the scheduler", res.nfits,
-			res.nfits == 1 ? "" : "s", m->nodes[res.fits[0].node].name);
-	} else {
-		/* the reasons that concern the pod's own scheme, most nodes first */
-		for (size_t i = 0; i < res.ngroups; i++) {
-			char *t;
-
-			if (res.groups[i].reason == FIT_REASON_SCHEME)
-				continue;
-			if (!(t = fit_group_text(&res.groups[i], &r)))
-				continue;
-			fprintf(f, "%s%zu node%s: %s", shown ? "; " : "", res.groups[i].count,
-				res.groups[i].count == 1 ? "" : "s", t);
-			free(t);
-			shown++;
-		}
-		if (!shown)
-			fprintf(f, "no %s node", r.scheme);
-	}
-	fit_result_release(&res);
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
 }

@@ -96,31 +96,4 @@ const char *fit_reason_name(enum fit_reason reason);
 int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit_request *r,
 			 const struct scheme **ret_sc, struct warnings *w);
 
-/* The largest free memory on one usable GPU of a node (per-GPU schemes),
- * or of the node (others); -1 when the node has no usable GPU. */
-int64_t fit_node_largest_free(const struct model_node *n);
-/* Can the node take new pods at all (Ready and not cordoned)? */
-bool fit_node_schedulable(const struct model_node *n);
-/* "Ready", "NotReady", "Ready,SchedulingDisabled", with ",1 GPU unhealthy"
- * or ",2 GPU cordoned" where the scheme says so; malloc'd. */
-char *fit_node_status(const struct model_node *n);
-
-/* Fragmentation of the nodes shown in one unit: the largest request that
- * fits on one GPU of a node that takes pods now, on how many GPUs, and the
- * free memory that nodes unable to take pods hold apart. */
-struct fit_frag {
-	int64_t largest;	    /* 0 when no GPU has room */
-	size_t gpus;		    /* GPUs (or per-node nodes) with that much free */
-	int64_t free_unschedulable; /* free on NotReady or cordoned nodes */
-	size_t unschedulable_nodes;
-};
-void fit_fragmentation(const struct model *m, enum mem_unit unit, struct fit_frag *ret);
-
-/* Why a pod is pending, in one line: for a pod on no node, fit's reasons
- * for its request, nodeSelector, required node affinity and tolerations
- * (the model must keep them: opts.scheduling), by the same node checks as
- * fit_check; for a pod on a node without a GPU, that.  malloc'd; NULL when
- * there is nothing to say or out of memory. */
-char *fit_pending_reason(const struct model *m, const struct model_pod *p);
-
 #endif

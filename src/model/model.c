@@ -131,6 +131,7 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->owner);
 	k8s_tolerations_free(mp->tolerations, mp->ntolerations);
 	k8s_node_terms_free(mp->node_terms, mp->nnode_terms);
+	free(mp->pending_reason);
 	memset(mp, 0, sizeof(*mp));
 }
 

@@ -59,7 +59,7 @@ struct model_pod {
 	char *owner; /* "Deployment/web", "Job/x", NULL = none (opts.owners) */
 	/* Pods on no node, with opts.scheduling: what the pod asks of one node
 	 * (memory in its scheme's own count, per GPU) and where it may go, for
-	 * the reason it is pending (fit_pending_reason()). */
+	 * the reason it is pending (pending_reason). */
 	struct scheme_ask ask; /* gpus 0 = not read */
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
@@ -69,6 +69,9 @@ struct model_pod {
 	/* GPU memory in use over the usage window (src/usage), when known */
 	bool used_known;
 	int64_t used_bytes;
+	/* Derived: why it waits, in one line, for a pod on no node or without
+	 * a GPU on its node (NULL when there is nothing to say). */
+	char *pending_reason;
 };
 
 struct model_gpu {
@@ -86,6 +89,9 @@ struct model_gpu {
 	int64_t used_bytes, total_bytes;
 	double util;
 };
+
+/* Room for the longest status: NotReady,SchedulingDisabled and both GPU counts. */
+#define MODEL_STATUS_MAX 72
 
 struct model_node {
 	char *name, *ip; /* ip "unknown" when the node has no InternalIP */
@@ -109,6 +115,14 @@ struct model_node {
 	size_t pods_held;     /* pods holding GPU resources here, kept or not */
 	int64_t used_bytes; /* sum over the GPUs whose use is known */
 	int gpus_used_known;
+	/* Derived: "Ready", "NotReady", "Ready,SchedulingDisabled", with
+	 * ",1 GPU unhealthy" or ",2 GPU cordoned" where the scheme says so;
+	 * whether it takes new pods (Ready and not cordoned); the largest free
+	 * memory on one usable GPU (of the node, never more than a card, where
+	 * the split is not published), -1 when no GPU is usable. */
+	char status[MODEL_STATUS_MAX];
+	bool schedulable;
+	int64_t largest_free;
 };
 
 struct model_totals {
@@ -121,6 +135,18 @@ struct model_totals {
 	int64_t core_total, core_allocated;
 	size_t nodes, gpus, pods, unscheduled;
 	int64_t mem_unhealthy;
+};
+
+/* Derived: what fragmentation leaves of the nodes shown in one unit of
+ * memory: the largest request that fits on one GPU of a node that takes
+ * pods now (0 when none has room), on how many GPUs (or nodes, where the
+ * split is not published), and the free memory of the nodes that cannot
+ * take pods, which no request gets. */
+struct model_frag {
+	int64_t largest;
+	size_t gpus;
+	int64_t free_unschedulable;
+	size_t unschedulable_nodes;
 };
 
 /* The nodes shown in one unit, and the unscheduled pods asking in it: the
@@ -156,6 +182,7 @@ struct model {
 	} usage;
 	struct model_private *priv;
 	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */
+	struct model_frag frag[UNIT_SLOTS];	       /* derived, per unit of memory */
 };
 
 int model_init(struct model *m, const struct model_options *opt);
@@ -166,8 +193,25 @@ int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err);
 /* Drop everything added so far (a list restarted after 410 Expired). */
 void model_reset_nodes(struct model *m);
 void model_reset_pods(struct model *m);
+/* Join, sort and total what was added, then derive the figures every
+ * renderer reads (model_derive). */
 int model_finish(struct model *m, struct kerr *err);
 void model_release(struct model *m);
+
+/* The derived figures (node status, whether a node takes pods, the largest
+ * free on one GPU, fragmentation per unit, why each waiting pod waits),
+ * computed once from the nodes, GPUs and pods, before any renderer reads
+ * them.  model_finish ends with it; a model put together by hand calls it,
+ * and model_derived_release frees what it made.  A reason that cannot be
+ * made for lack of memory is left out, as a warning would be. */
+void model_derive(struct model *m);
+void model_derived_release(struct model *m);
+
+/* Is the GPU one a pod can be placed on? */
+static inline bool model_gpu_usable(const struct model_gpu *g)
+{
+	return !g->unhealthy && !g->cordoned;
+}
 
 /* The filter the list decoders should use for nodes and pods: the union of
  * every scheme's fields plus what the model itself reads. */

@@ -111,47 +111,42 @@ static void append_warnings(struct warnings *dst, const struct warnings *src)
 		warnings_add(dst, src->items[i].code, src->items[i].object, "%s", src->items[i].message);
 }
 
-static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
+/* Claims that named a device rather than an index, folded into the GPU of
+ * that id now that the node's GPUs are known. */
+static int join_devices(struct model *m, const struct model_node *n, struct node_acc *a, const char *obj)
 {
-	enum mem_unit from = n->info.unit, to = n->unit;
-	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core, gpu_native = 0;
-	char *obj;
-
-	if (asprintf(&obj, "node/%s", n->name) < 0)
-		return -1;
-	n->ngpus = n->info.ngpus > 0 ? n->info.ngpus : 0;
-	if (n->ngpus && !(n->gpus = calloc((size_t)n->ngpus, sizeof(*n->gpus)))) {
-		free(obj);
-		return -1;
-	}
 	for (size_t i = 0; i < a->ndevs; i++) {
 		int gi = model_gpu_by_id(&n->info, a->devs[i].id);
 
 		if (gi < 0)
 			warnings_add(&m->warnings, "UnknownDevice", obj,
-				     "node %s: a pod holds %lld %s on device %s, which the node does not list",
-				     n->name, (long long)convert(a->devs[i].mem, from, to), mem_unit_name(to),
+				     "node %s: a pod holds %lld %s on device %s, which the node does not list", n->name,
+				     (long long)convert(a->devs[i].mem, n->info.unit, n->unit), mem_unit_name(n->unit),
 				     a->devs[i].id);
-		if (model_fold_claim(a, gi, a->devs[i].mem, a->devs[i].core, a->devs[i].first_on_gpu) < 0) {
-			free(obj);
+		if (model_fold_claim(a, gi, a->devs[i].mem, a->devs[i].core, a->devs[i].first_on_gpu) < 0)
 			return -1;
-		}
 	}
+	return 0;
+}
+
+/* The node's GPUs: what the scheme read of each and what the pods hold on
+ * it, in the node's unit.  Returns the GPUs' memory in the scheme's unit. */
+static int64_t join_gpus(struct model *m, struct model_node *n, const struct node_acc *a)
+{
+	enum mem_unit from = n->info.unit, to = n->unit;
+	int64_t native = 0;
+
 	for (int i = 0; i < n->ngpus; i++) {
 		struct model_gpu *g = &n->gpus[i];
 		const struct scheme_gpu *sg = n->info.gpus ? &n->info.gpus[i] : NULL;
 
-		g->index = i;
+		g->index = sg ? sg->index : i;
 		if (sg) {
-			g->index = sg->index;
-			g->id = sg->id;
-			g->type = sg->type;
-			g->mem_total = convert_m(m, sg->mem_total, from, to);
-			gpu_native += sg->mem_total;
-			g->core_total = sg->core_total;
-			g->slots = sg->slots;
-			g->unhealthy = sg->unhealthy;
-			g->cordoned = sg->cordoned;
+			*g = (struct model_gpu){.index = sg->index, .id = sg->id, .type = sg->type,
+						.mem_total = convert_m(m, sg->mem_total, from, to),
+						.core_total = sg->core_total, .slots = sg->slots,
+						.unhealthy = sg->unhealthy, .cordoned = sg->cordoned};
+			native += sg->mem_total;
 		}
 		if ((size_t)i < a->nslots) {
 			g->mem_allocated = convert_m(m, a->gpu_mem[i], from, to);
@@ -160,14 +155,23 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 			n->mem_allocated += g->mem_allocated;
 			n->core_allocated += g->core_allocated;
 		}
+	}
+	return native;
+}
+
+/* What the pods hold on GPUs that cannot take it. */
+static void gpu_warnings(struct model *m, const struct model_node *n, const char *obj)
+{
+	for (int i = 0; i < n->ngpus; i++) {
+		const struct model_gpu *g = &n->gpus[i];
+
 		if (g->npods && g->unhealthy)
-			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj,
-				     "node %s: %zu %s GPU%d, which is unhealthy", n->name, g->npods,
-				     pods_verb(g->npods, "pod holds", "pods hold"), g->index);
+			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj, "node %s: %zu %s GPU%d, which is unhealthy",
+				     n->name, g->npods, pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->npods && g->cordoned)
 			warnings_add(&m->warnings, "AllocatedOnCordoned", obj,
-				     "node %s: %zu %s GPU%d, which is cordoned (no new pods)", n->name,
-				     g->npods, pods_verb(g->npods, "pod holds", "pods hold"), g->index);
+				     "node %s: %zu %s GPU%d, which is cordoned (no new pods)", n->name, g->npods,
+				     pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->slots > 0 && g->npods > (size_t)g->slots)
 			warnings_add(&m->warnings, "TooManyVGPUs", obj,
 				     "node %s: %zu pods share GPU%d, which offers %lld vGPU slots", n->name, g->npods,
@@ -175,23 +179,38 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 		if (g->mem_total > 0 && g->mem_allocated > g->mem_total)
 			warnings_add(&m->warnings, "OverAllocated", obj,
 				     "node %s: GPU%d has %lld/%lld %s allocated, more than it offers", n->name, i,
-				     (long long)g->mem_allocated, (long long)g->mem_total, mem_unit_name(to));
+				     (long long)g->mem_allocated, (long long)g->mem_total, mem_unit_name(n->unit));
 	}
+}
+
+/* Pods that name a GPU index the node does not have: said, and added to
+ * *mem and *core (in the scheme's unit). */
+static void beyond_warnings(struct model *m, const struct model_node *n, const struct node_acc *a, const char *obj,
+			    int64_t *mem, int64_t *core)
+{
 	for (size_t i = (size_t)n->ngpus; i < a->nslots; i++) {
 		if (!a->gpu_pods[i])
 			continue;
-		beyond_mem += a->gpu_mem[i];
-		beyond_core += a->gpu_core[i];
+		*mem += a->gpu_mem[i];
+		*core += a->gpu_core[i];
 		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name,
-			     a->gpu_pods[i], pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
-			     (long long)convert(a->gpu_mem[i], from, to), mem_unit_name(to), i, n->ngpus,
+			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name, a->gpu_pods[i],
+			     pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
+			     (long long)convert(a->gpu_mem[i], n->info.unit, n->unit), mem_unit_name(n->unit), i, n->ngpus,
 			     n->ngpus == 1 ? "" : "s");
 	}
 	if (a->beyond_pods)
-		warnings_add(&m->warnings, "IndexBeyondCount", obj,
-			     "node %s: %zu %s a GPU index beyond %d", n->name, a->beyond_pods,
-			     pods_verb(a->beyond_pods, "pod names", "pods name"), MAX_GPU_SLOTS - 1);
+		warnings_add(&m->warnings, "IndexBeyondCount", obj, "node %s: %zu %s a GPU index beyond %d", n->name,
+			     a->beyond_pods, pods_verb(a->beyond_pods, "pod names", "pods name"), MAX_GPU_SLOTS - 1);
+}
+
+/* The node's memory and compute, from its GPUs, what no GPU accounts for
+ * (held without a GPU, or beyond the node's GPUs) and the scheme's totals. */
+static void node_figures(struct model *m, struct model_node *n, const struct node_acc *a, int64_t gpu_native,
+			 int64_t beyond_mem, int64_t beyond_core)
+{
+	enum mem_unit from = n->info.unit, to = n->unit;
+
 	n->mem_allocated += convert_m(m, beyond_mem, from, to);
 	n->core_allocated += beyond_core;
 	n->mem_pending = convert_m(m, a->pending_mem, from, to);
@@ -216,10 +235,29 @@ static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
 	if (n->mem_unhealthy < 0)
 		n->mem_unhealthy = 0;
 	n->core_total = n->info.core_total;
+}
+
+static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
+{
+	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core, gpu_native;
+	char *obj;
+
+	if (asprintf(&obj, "node/%s", n->name) < 0)
+		return -1;
+	n->ngpus = n->info.ngpus > 0 ? n->info.ngpus : 0;
+	if ((n->ngpus && !(n->gpus = calloc((size_t)n->ngpus, sizeof(*n->gpus)))) ||
+	    join_devices(m, n, a, obj) < 0) {
+		free(obj);
+		return -1;
+	}
+	gpu_native = join_gpus(m, n, a);
+	gpu_warnings(m, n, obj);
+	beyond_warnings(m, n, a, obj, &beyond_mem, &beyond_core);
+	node_figures(m, n, a, gpu_native, beyond_mem, beyond_core);
 	if (a->npods && n->info.exclusive)
 		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)",
-			     n->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
+			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)", n->name,
+			     a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
 	free(obj);
 	return 0;
 }
@@ -325,20 +363,14 @@ static int round_node_pods(struct model *m, struct model_node *n)
 	return 0;
 }
 
-int model_finish(struct model *m, struct kerr *err)
+/* Each node keeps the unit it counts in (or the one forced); the cluster
+ * totals take the unit every memory node agrees on, MiB where GiB and MiB
+ * meet.  The tables print one block per unit rather than convert. */
+static void decide_units(struct model *m)
 {
-	struct model_private *p = m->priv;
 	bool have_gib = false, have_mib = false, have_slots = false;
-	enum mem_unit natural, from, to;
-	size_t kept;
+	enum mem_unit natural;
 
-	if (p->finished)
-		return kerr_set(err, KERR_OTHER, "model finished twice");
-	p->finished = true;
-
-	/* each node keeps the unit it counts in (or the one forced); the cluster
-	 * totals take the unit every memory node agrees on, MiB where GiB and MiB
-	 * meet.  The tables print one block per unit rather than convert. */
 	for (size_t i = 0; i < m->nnodes; i++) {
 		have_gib |= m->nodes[i].info.unit == UNIT_GIB;
 		have_mib |= m->nodes[i].info.unit == UNIT_MIB;
@@ -357,6 +389,13 @@ int model_finish(struct model *m, struct kerr *err)
 	}
 	for (int u = 0; u <= UNIT_SLOTS; u++)
 		m->units[u].totals.unit = (enum mem_unit)u;
+}
+
+/* The nodes in name order, each joined with what its pods hold; pods left
+ * on nodes that no longer share their GPUs are said. */
+static int join_nodes(struct model *m)
+{
+	struct model_private *p = m->priv;
 
 	if (m->nnodes > 1)
 		qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_nodes);
@@ -365,7 +404,7 @@ int model_finish(struct model *m, struct kerr *err)
 
 		a->node = i;
 		if (join_node(m, &m->nodes[i], a) < 0)
-			return oom(err);
+			return -1;
 	}
 	for (size_t i = 0; i < p->naccs; i++) {
 		struct node_acc *a = &p->accs[i];
@@ -374,15 +413,49 @@ int model_finish(struct model *m, struct kerr *err)
 		if (!a->have_node || a->shares || !a->npods)
 			continue;
 		if (asprintf(&obj, "node/%s", a->name) < 0)
-			return oom(err);
+			return -1;
 		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory",
-			     a->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
+			     "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory", a->name,
+			     a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
 		free(obj);
 	}
+	return 0;
+}
 
-	/* pods: keep those on shown nodes, plus the unscheduled ones */
-	kept = 0;
+/* One kept pod in the unit it is shown in: its node's, or for a pod on no
+ * node its scheme's; the GPUs it names by device found by index. */
+static void settle_pod(struct model *m, struct model_pod *mp, const struct node_acc *a)
+{
+	const struct model_node *n = a ? &m->nodes[a->node] : NULL;
+	enum mem_unit from, to;
+
+	if (n) {
+		from = n->info.unit;
+		to = n->unit;
+	} else {
+		from = to = scheme_unit(m, mp->scheme);
+		if (from != UNIT_SLOTS && (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB))
+			to = (enum mem_unit)m->opts.force_unit;
+	}
+	mp->unit = to;
+	for (size_t g = 0; n && g < mp->ngpus; g++)
+		if (mp->gpus[g].gpu < 0 && mp->gpus[g].device_id)
+			mp->gpus[g].gpu = model_gpu_by_id(&n->info, mp->gpus[g].device_id);
+	mp->mem = convert_m(m, mp->mem, from, to);
+	/* a pod's share of a GPU is rounded with the other pods on that
+	 * GPU (round_node_pods), so that they add up to the GPU */
+	for (size_t g = 0; !(n && from == UNIT_MIB && to == UNIT_GIB) && g < mp->ngpus; g++)
+		mp->gpus[g].mem = convert_m(m, mp->gpus[g].mem, from, to);
+	for (size_t c = 0; c < mp->ncontainers; c++)
+		mp->container_mem[c] = convert_m(m, mp->container_mem[c], from, to);
+}
+
+/* The pods on shown nodes and the unscheduled ones, settled and sorted. */
+static void settle_pods(struct model *m)
+{
+	struct model_private *p = m->priv;
+	size_t kept = 0;
+
 	for (size_t i = 0; i < m->npods; i++) {
 		struct model_pod *mp = &m->pods[i];
 		struct node_acc *a = mp->node ? model_acc_find(p, mp->node) : NULL;
@@ -391,25 +464,7 @@ int model_finish(struct model *m, struct kerr *err)
 			model_pod_free_fields(mp);
 			continue;
 		}
-		if (a) {
-			from = m->nodes[a->node].info.unit;
-			to = m->nodes[a->node].unit;
-		} else {
-			from = to = scheme_unit(m, mp->scheme);
-			if (from != UNIT_SLOTS && (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB))
-				to = (enum mem_unit)m->opts.force_unit;
-		}
-		mp->unit = to;
-		for (size_t g = 0; a && g < mp->ngpus; g++)
-			if (mp->gpus[g].gpu < 0 && mp->gpus[g].device_id)
-				mp->gpus[g].gpu = model_gpu_by_id(&m->nodes[a->node].info, mp->gpus[g].device_id);
-		mp->mem = convert_m(m, mp->mem, from, to);
-		/* a pod's share of a GPU is rounded with the other pods on that
-		 * GPU (round_node_pods), so that they add up to the GPU */
-		for (size_t g = 0; !(a && from == UNIT_MIB && to == UNIT_GIB) && g < mp->ngpus; g++)
-			mp->gpus[g].mem = convert_m(m, mp->gpus[g].mem, from, to);
-		for (size_t c = 0; c < mp->ncontainers; c++)
-			mp->container_mem[c] = convert_m(m, mp->container_mem[c], from, to);
+		settle_pod(m, mp, a);
 		if (kept != i)
 			m->pods[kept] = *mp;
 		kept++;
@@ -417,6 +472,12 @@ int model_finish(struct model *m, struct kerr *err)
 	m->npods = kept;
 	if (m->npods > 1)
 		qsort(m->pods, m->npods, sizeof(*m->pods), cmp_pods);
+}
+
+/* Each pod listed on its node, or among the unscheduled with what it asks. */
+static int attach_pods(struct model *m)
+{
+	struct model_private *p = m->priv;
 
 	for (size_t i = 0; i < m->npods; i++) {
 		struct model_pod *mp = &m->pods[i];
@@ -429,7 +490,7 @@ int model_finish(struct model *m, struct kerr *err)
 
 			np = kube_array_grow(m->unscheduled, &p->unscheduled_cap, m->nunscheduled + 1, sizeof(*np), 8);
 			if (!np)
-				return oom(err);
+				return -1;
 			m->unscheduled = np;
 			m->unscheduled[m->nunscheduled++] = i;
 			if (mp->unit != UNIT_SLOTS)
@@ -442,19 +503,19 @@ int model_finish(struct model *m, struct kerr *err)
 		n = &m->nodes[a->node];
 		np = kube_array_grow(n->pods, &a->node_pods_cap, n->npods + 1, sizeof(*np), 8);
 		if (!np)
-			return oom(err);
+			return -1;
 		n->pods = np;
 		n->pods[n->npods++] = i;
-		if (mp->core) {
-			m->any_core = true;
-			m->units[n->unit].any_core = true;
-		}
+		if (mp->core)
+			m->any_core = m->units[n->unit].any_core = true;
 	}
+	return 0;
+}
 
-	for (size_t i = 0; i < m->nnodes; i++)
-		if (m->nodes[i].info.unit == UNIT_MIB && m->nodes[i].unit == UNIT_GIB &&
-		    round_node_pods(m, &m->nodes[i]) < 0)
-			return oom(err);
+/* The cluster's totals, and each unit's. */
+static void add_totals(struct model *m)
+{
+	struct model_private *p = m->priv;
 
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct model_node *n = &m->nodes[i];
@@ -487,10 +548,30 @@ int model_finish(struct model *m, struct kerr *err)
 	}
 	m->totals.nodes = m->nnodes;
 	m->totals.unscheduled = m->nunscheduled;
+}
 
+int model_finish(struct model *m, struct kerr *err)
+{
+	struct model_private *p = m->priv;
+
+	if (p->finished)
+		return kerr_set(err, KERR_OTHER, "model finished twice");
+	p->finished = true;
+	decide_units(m);
+	if (join_nodes(m) < 0)
+		return oom(err);
+	settle_pods(m);
+	if (attach_pods(m) < 0)
+		return oom(err);
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].info.unit == UNIT_MIB && m->nodes[i].unit == UNIT_GIB &&
+		    round_node_pods(m, &m->nodes[i]) < 0)
+			return oom(err);
+	add_totals(m);
 	append_warnings(&m->warnings, &p->node_warnings);
 	append_warnings(&m->warnings, &p->pod_warnings);
 	if (sort_warnings(&m->warnings) < 0)
 		return oom(err);
+	model_derive(m);
 	return 0;
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
 
 #define NONE "<none>"
 
@@ -236,24 +235,22 @@ static int cmp_free(const struct model_node *a, const struct model_node *b)
 
 static char *cell_status(const struct model *m, const struct model_node *n, int gpu)
 {
-	return fit_node_status(n);
+	return strdup(n->status);
 }
 
 static char *cell_largest(const struct model *m, const struct model_node *n, int gpu)
 {
-	int64_t v = fit_node_largest_free(n);
-
-	return v < 0 ? strdup("-") : fmt("%lld", (long long)v);
+	return n->largest_free < 0 ? strdup("-") : fmt("%lld", (long long)n->largest_free);
 }
 
 static int cmp_status(const struct model_node *a, const struct model_node *b)
 {
-	return cmp_i64(fit_node_schedulable(a), fit_node_schedulable(b));
+	return cmp_i64(a->schedulable, b->schedulable);
 }
 
 static int cmp_largest(const struct model_node *a, const struct model_node *b)
 {
-	return cmp_i64(fit_node_largest_free(a), fit_node_largest_free(b));
+	return cmp_i64(a->largest_free, b->largest_free);
 }
 
 const struct column columns[COL_COUNT] = {

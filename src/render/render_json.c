@@ -11,7 +11,6 @@
 #include <yaml.h>
 
 #include "columns.h"
-#include "fit.h"
 
 /* jansson's *_set_new steal a reference even on failure; a NULL value makes
  * them fail, which is remembered here and checked once per document. */
@@ -76,17 +75,6 @@ static json_t *pod_ref(struct doc *d, const struct model_pod *p, int64_t mem, in
 	return o;
 }
 
-/* Unscheduled, or on a node without a GPU chosen. */
-static bool pod_waits(const struct model_pod *p)
-{
-	if (!p->node)
-		return true;
-	for (size_t i = 0; i < p->ngpus; i++)
-		if (p->gpus[i].gpu < 0)
-			return true;
-	return false;
-}
-
 static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_pod *p)
 {
 	json_t *o = json_object(), *arr;
@@ -102,13 +90,8 @@ static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_
 	set(d, o, "unit", json_string(column_unit_name(n ? n->unit : p->unit)));
 	set(d, o, "memory", num(p->mem));
 	set(d, o, "core", num(p->core));
-	if (pod_waits(p)) {
-		char *why = fit_pending_reason(m, p);
-
-		if (why)
-			set(d, o, "pendingReason", json_string(why));
-		free(why);
-	}
+	if (p->pending_reason)
+		set(d, o, "pendingReason", json_string(p->pending_reason));
 	arr = json_array();
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		json_t *c = json_object();
@@ -164,8 +147,6 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 {
 	json_t *o = json_object(), *labels = json_object(), *gpus = json_array(), *pending = json_array();
 	json_t *mem;
-	char *status;
-	int64_t largest;
 
 	set(d, o, columns[COL_NAME].json_key, json_string(n->name));
 	set(d, o, columns[COL_IP].json_key, json_string(n->ip));
@@ -223,12 +204,9 @@ static json_t *node_obj(struct doc *d, const struct model *m, const struct model
 	set(d, o, "pendingPods", pending);
 	set(d, o, "podCount", json_integer((json_int_t)n->npods));
 	set(d, o, "perGpu", json_boolean(n->info.per_gpu));
-	status = fit_node_status(n);
-	set(d, o, columns[COL_STATUS].json_key, status ? json_string(status) : NULL);
-	free(status);
-	set(d, o, "schedulable", json_boolean(fit_node_schedulable(n)));
-	largest = fit_node_largest_free(n);
-	set(d, o, columns[COL_LARGEST].json_key, largest >= 0 ? num(largest) : json_null());
+	set(d, o, columns[COL_STATUS].json_key, json_string(n->status));
+	set(d, o, "schedulable", json_boolean(n->schedulable));
+	set(d, o, columns[COL_LARGEST].json_key, n->largest_free >= 0 ? num(n->largest_free) : json_null());
 	if (m->usage.configured) {
 		json_t *u = json_object();
 
@@ -264,14 +242,13 @@ static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with
 static json_t *fragmentation_obj(struct doc *d, const struct model *m, enum mem_unit u)
 {
 	json_t *o = json_object();
-	struct fit_frag f;
+	const struct model_frag *f = &m->frag[u];
 
-	fit_fragmentation(m, u, &f);
 	set(d, o, "unit", json_string(column_unit_name(u)));
-	set(d, o, "largestFreeOnOneGPU", num(f.largest));
-	set(d, o, "gpusWithLargestFree", json_integer((json_int_t)f.gpus));
-	set(d, o, "freeOnUnschedulableNodes", num(f.free_unschedulable));
-	set(d, o, "unschedulableNodes", json_integer((json_int_t)f.unschedulable_nodes));
+	set(d, o, "largestFreeOnOneGPU", num(f->largest));
+	set(d, o, "gpusWithLargestFree", json_integer((json_int_t)f->gpus));
+	set(d, o, "freeOnUnschedulableNodes", num(f->free_unschedulable));
+	set(d, o, "unschedulableNodes", json_integer((json_int_t)f->unschedulable_nodes));
 	return o;
 }
 

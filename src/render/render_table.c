@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "columns.h"
-#include "fit.h"
 #include "tabwriter.h"
 #include "termsafe.h"
 
@@ -141,19 +140,19 @@ static char *hidden_split_schemes(const struct model *m, bool *failed)
  * cannot take pods hold apart (never offered by fit). */
 static int fragmentation_lines(struct tabwriter *tw, const struct model *m)
 {
-	struct fit_frag f;
+	const struct model_frag *f;
 	const char *u = column_unit_name(m->totals.unit);
 
 	if (m->totals.unit == UNIT_SLOTS || !m->nnodes)
 		return 0;
-	fit_fragmentation(m, m->totals.unit, &f);
+	f = &m->frag[m->totals.unit];
 	if (tabwriter_printf(tw, "Largest request that fits on one GPU now: %lld %s (%zu GPU%s)\n",
-			     (long long)f.largest, u, f.gpus, f.gpus == 1 ? "" : "s") < 0)
+			     (long long)f->largest, u, f->gpus, f->gpus == 1 ? "" : "s") < 0)
 		return -1;
-	if (f.unschedulable_nodes &&
+	if (f->unschedulable_nodes &&
 	    tabwriter_printf(tw, "Free on nodes that cannot take pods: %lld %s (%zu node%s)\n",
-			     (long long)f.free_unschedulable, u, f.unschedulable_nodes,
-			     f.unschedulable_nodes == 1 ? "" : "s") < 0)
+			     (long long)f->free_unschedulable, u, f->unschedulable_nodes,
+			     f->unschedulable_nodes == 1 ? "" : "s") < 0)
 		return -1;
 	return 0;
 }
@@ -599,23 +598,14 @@ int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err)
 
 	for (size_t i = 0; i < m->npods; i++) {
 		const struct model_pod *p = &m->pods[i];
-		bool waits = !p->node;
-		char *why;
 
-		for (size_t g = 0; g < p->ngpus; g++)
-			waits |= p->gpus[g].gpu < 0;
-		if (!waits || !(why = fit_pending_reason(m, p)))
+		if (!p->pending_reason)
 			continue;
-		if (!header && fputs("Why pending:\n", out) == EOF) {
-			free(why);
+		if (!header && fputs("Why pending:\n", out) == EOF)
 			return fail(err);
-		}
 		header = true;
-		if (fprintf(out, "  %s/%s: %s\n", p->namespace, p->name, why) < 0) {
-			free(why);
+		if (fprintf(out, "  %s/%s: %s\n", p->namespace, p->name, p->pending_reason) < 0)
 			return fail(err);
-		}
-		free(why);
 	}
 	return 0;
 }

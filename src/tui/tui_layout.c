@@ -2,7 +2,6 @@
 
 #include "columns.h"
 #include "usage.h"
-#include "fit.h"
 #include "tui_list.h"
 
 #include <stdarg.h>
@@ -102,7 +101,7 @@ static int put_whole(struct tui_frame *f, struct tui_line *l, int x, enum tui_ro
 	return tui_put(l, f->scr->cols, &f->scr->oom, x, role, text, -1);
 }
 
-/* What -o wide says under its tables (fit_fragmentation), per unit that
+/* What -o wide says under its tables (the model's frag), per unit that
  * counts memory: the largest request one GPU takes now, and the free memory
  * of nodes that cannot take pods, which no request can get. */
 static void put_fragmentation(struct tui_frame *f, struct tui_line *l, int x)
@@ -111,7 +110,7 @@ static void put_fragmentation(struct tui_frame *f, struct tui_line *l, int x)
 
 	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
 		const char *name = tui_unit_name(units[u]);
-		struct fit_frag fr;
+		const struct model_frag *fr = &f->m->frag[units[u]];
 		char *t;
 		bool any = false;
 
@@ -119,15 +118,14 @@ static void put_fragmentation(struct tui_frame *f, struct tui_line *l, int x)
 			any = f->m->nodes[i].unit == units[u];
 		if (!any)
 			continue;
-		fit_fragmentation(f->m, units[u], &fr);
-		t = tui_strf("  largest fit %lld %s (%zu GPU%s)", (long long)fr.largest, name, fr.gpus,
-			     fr.gpus == 1 ? "" : "s");
+		t = tui_strf("  largest fit %lld %s (%zu GPU%s)", (long long)fr->largest, name, fr->gpus,
+			     fr->gpus == 1 ? "" : "s");
 		x = put_whole(f, l, x, TUI_ROLE_NORMAL, t);
 		free(t);
-		if (!fr.unschedulable_nodes)
+		if (!fr->unschedulable_nodes)
 			continue;
-		t = tui_strf("  cannot take pods %lld %s (%zu node%s)", (long long)fr.free_unschedulable, name,
-			     fr.unschedulable_nodes, fr.unschedulable_nodes == 1 ? "" : "s");
+		t = tui_strf("  cannot take pods %lld %s (%zu node%s)", (long long)fr->free_unschedulable, name,
+			     fr->unschedulable_nodes, fr->unschedulable_nodes == 1 ? "" : "s");
 		x = put_whole(f, l, x, TUI_ROLE_MID, t);
 		free(t);
 	}

@@ -4,7 +4,6 @@
 #include "tui_list.h"
 
 #include "columns.h"
-#include "fit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,15 +224,15 @@ static char *head_status(const struct tui_frame *f, const struct list_geom *g)
 	return strdup(columns[COL_STATUS].live_header);
 }
 
-/* The words of -o wide's STATUS (fit_node_status). */
+/* The words of -o wide's STATUS. */
 static char *cell_status(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
 {
-	return fit_node_status(n);
+	return strdup(n->status);
 }
 
 static enum tui_role role_status(const struct model_node *n)
 {
-	return fit_node_schedulable(n) ? TUI_ROLE_NORMAL : TUI_ROLE_HIGH;
+	return n->schedulable ? TUI_ROLE_NORMAL : TUI_ROLE_HIGH;
 }
 
 static char *head_largest(const struct tui_frame *f, const struct list_geom *g)
@@ -243,7 +242,7 @@ static char *head_largest(const struct tui_frame *f, const struct list_geom *g)
 
 static char *cell_largest(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
 {
-	int64_t v = fit_node_largest_free(n);
+	int64_t v = n->largest_free;
 
 	if (v < 0)
 		return strdup("-");

@@ -2,7 +2,6 @@
 #include "tui_pane.h"
 
 #include "columns.h"
-#include "fit.h"
 #include "termsafe.h"
 #include "usage.h"
 
@@ -282,8 +281,7 @@ static void tui_pod_line(struct tui_lines *ls, const struct model_pod *p, int64_
  * broken between its reasons ("; ") where a line would run off the screen. */
 static void tui_pod_reason(struct tui_lines *ls, const struct model *m, const struct model_pod *p)
 {
-	char *why = fit_pending_reason(m, p);
-	const char *part = why, *next;
+	const char *part = p->pending_reason, *next;
 	struct tui_line *l = NULL;
 	int x = 0;
 
@@ -304,7 +302,6 @@ static void tui_pod_reason(struct tui_lines *ls, const struct model *m, const st
 		}
 		x = tui_putf(l, ls->cols, ls->oom, x, TUI_ROLE_MID, -1, "%.*s", len, part);
 	}
-	free(why);
 }
 
 bool tui_pod_waits(const struct model_pod *p)

@@ -58,7 +58,7 @@ bool tui_pod_pending(const struct model_pod *p);
 bool tui_pod_waits(const struct model_pod *p);
 /* Pods that wait so, in the model. */
 size_t tui_pending_pods(const struct model *m);
-/* Those pods, each with the reason it waits (fit_pending_reason). */
+/* Those pods, each with the reason it waits. */
 void tui_pending_pane(struct tui_lines *ls, const struct model *m);
 /* The selected node's GPUs and the pods on each; a pod without a GPU
  * chosen carries the reason it waits. */

@@ -361,3 +361,39 @@ Test(fit_request, per_scheme_counts)
 	warnings_release(&w);
 	kerr_release(&err);
 }
+
+static const struct model_node *node_named(const char *name)
+{
+	const struct model_node *n = model_find_node(&m, name);
+
+	cr_assert_not_null(n, "%s", name);
+	return n;
+}
+
+static const struct model_pod *pod_named(const char *ns, const char *name)
+{
+	for (size_t i = 0; i < m.npods; i++)
+		if (strcmp(m.pods[i].namespace, ns) == 0 && strcmp(m.pods[i].name, name) == 0)
+			return &m.pods[i];
+	cr_assert_fail("pod %s/%s", ns, name);
+	return NULL;
+}
+
+Test(fit, derived_figures_are_there_once_the_model_is_finished)
+{
+	const struct model_pod *p = pod_named("ml", "bigmodel-7c9d8f6b5-x7k2p");
+
+	cr_assert_str_eq(node_named("share-cordoned")->status, "Ready,SchedulingDisabled");
+	cr_assert_not(node_named("share-cordoned")->schedulable);
+	cr_assert_str_eq(node_named("share-notready")->status, "NotReady");
+	cr_assert(node_named("share-a")->schedulable);
+	cr_assert_eq(node_named("share-a")->largest_free, 7);
+	cr_assert_eq(node_named("share-b")->largest_free, 11);
+	cr_assert_eq(m.frag[UNIT_GIB].largest, 15);
+	cr_assert_eq(m.frag[UNIT_GIB].gpus, 3);
+	cr_assert_eq(m.frag[UNIT_GIB].free_unschedulable, 60);
+	cr_assert_eq(m.frag[UNIT_GIB].unschedulable_nodes, 2);
+	cr_assert_not_null(p->pending_reason);
+	cr_assert(strncmp(p->pending_reason, "2 nodes: no GPU with 12 GiB free (largest free on one GPU: 11 GiB)",
+			  66) == 0, "%s", p->pending_reason);
+}

@@ -1,0 +1,179 @@
+/* The figures every renderer reads, derived once from a model whose nodes,
+ * GPUs and pods are in place: each node's status and largest free memory on
+ * one GPU, fragmentation per unit, and why each waiting pod waits (by the
+ * same checks as fit). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit.h"
+#include "model.h"
+
+static int64_t gpu_free(const struct model_gpu *g)
+{
+	int64_t f = g->mem_total - g->mem_allocated;
+
+	return f > 0 ? f : 0;
+}
+
+static int64_t largest_free(const struct model_node *n)
+{
+	int64_t best = -1;
+
+	if (!n->info.per_gpu || !n->ngpus) {
+		int64_t f = n->mem_total - n->mem_allocated;
+
+		/* no per-GPU split: the node's free, but never more than one card */
+		if (n->info.unit != UNIT_SLOTS && n->ngpus > 0 && f > n->mem_total / n->ngpus)
+			f = n->mem_total / n->ngpus;
+		return f > 0 ? f : 0;
+	}
+	for (int i = 0; i < n->ngpus; i++)
+		if (model_gpu_usable(&n->gpus[i]) && gpu_free(&n->gpus[i]) > best)
+			best = gpu_free(&n->gpus[i]);
+	return best;
+}
+
+/* kubectl get nodes' wording, and the GPUs the scheme holds back. */
+static void node_status(struct model_node *n)
+{
+	size_t unhealthy = 0, cordoned = 0;
+	int len;
+
+	for (int i = 0; i < n->ngpus; i++) {
+		unhealthy += n->gpus[i].unhealthy;
+		cordoned += n->gpus[i].cordoned && !n->gpus[i].unhealthy;
+	}
+	len = snprintf(n->status, sizeof(n->status), "%s%s", n->ready ? "Ready" : "NotReady",
+		       n->unschedulable ? ",SchedulingDisabled" : "");
+	if (unhealthy && len >= 0 && (size_t)len < sizeof(n->status))
+		len += snprintf(n->status + len, sizeof(n->status) - (size_t)len, ",%zu GPU unhealthy", unhealthy);
+	if (cordoned && len >= 0 && (size_t)len < sizeof(n->status))
+		snprintf(n->status + len, sizeof(n->status) - (size_t)len, ",%zu GPU cordoned", cordoned);
+	n->schedulable = n->ready && !n->unschedulable;
+	n->largest_free = largest_free(n);
+}
+
+static void fragmentation(const struct model *m, enum mem_unit unit, struct model_frag *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->largest = -1;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct model_node *n = &m->nodes[i];
+
+		if (n->unit != unit)
+			continue;
+		if (!n->schedulable) {
+			int64_t f = n->mem_total - n->mem_allocated;
+
+			ret->unschedulable_nodes++;
+			ret->free_unschedulable += f > 0 ? f : 0;
+			continue;
+		}
+		if (n->largest_free < 0)
+			continue;
+		if (n->largest_free > ret->largest) {
+			ret->largest = n->largest_free;
+			ret->gpus = 0;
+		}
+		if (!n->info.per_gpu || !n->ngpus) {
+			ret->gpus += n->largest_free == ret->largest;
+			continue;
+		}
+		for (int g = 0; g < n->ngpus; g++)
+			if (model_gpu_usable(&n->gpus[g]) && gpu_free(&n->gpus[g]) == ret->largest)
+				ret->gpus++;
+	}
+	if (ret->largest < 0)
+		ret->largest = 0;
+}
+
+/* On no node, or on a node without a GPU chosen. */
+static bool pod_waits(const struct model_pod *p)
+{
+	if (!p->node)
+		return true;
+	for (size_t i = 0; i < p->ngpus; i++)
+		if (p->gpus[i].gpu < 0)
+			return true;
+	return false;
+}
+
+/* fit's answer for what the pod asks: where it fits now, or the reasons
+ * that concern its own scheme, most nodes first. */
+static void write_reasons(FILE *f, const struct model *m, const struct fit_request *r, const struct fit_result *res)
+{
+	size_t shown = 0;
+
+	if (res->nfits) {
+		fprintf(f, "fits now on %zu node%s (first %s): waiting for the scheduler", res->nfits,
+			res->nfits == 1 ? "" : "s", m->nodes[res->fits[0].node].name);
+		return;
+	}
+	for (size_t i = 0; i < res->ngroups; i++) {
+		char *t;
+
+		if (res->groups[i].reason == FIT_REASON_SCHEME || !(t = fit_group_text(&res->groups[i], r)))
+			continue;
+		fprintf(f, "%s%zu node%s: %s", shown ? "; " : "", res->groups[i].count,
+			res->groups[i].count == 1 ? "" : "s", t);
+		free(t);
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, "no %s node", r->scheme);
+}
+
+/* Why a pod waits, in one line: for a pod on no node, fit's reasons for
+ * its request, nodeSelector, required node affinity and tolerations (kept
+ * with opts.scheduling); for a pod on a node without a GPU, that.  NULL
+ * when there is nothing to say or out of memory. */
+static char *pending_reason(const struct model *m, const struct model_pod *p)
+{
+	struct fit_request r = {.mem = p->ask.mem, .core = p->ask.core, .gpus = p->ask.gpus,
+				.node_selector = &p->node_selector, .terms = p->node_terms, .nterms = p->nnode_terms,
+				.tols = p->tolerations, .ntols = p->ntolerations};
+	struct fit_result res;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (p->node)
+		return asprintf(&s, "on node %s, waiting for its GPU to be chosen", p->node) < 0 ? NULL : s;
+	if (!p->ask.gpus || !p->scheme)
+		return NULL;
+	r.scheme = p->scheme->name;
+	if (fit_check(m, &r, &res) < 0)
+		return NULL;
+	if ((f = open_memstream(&s, &len))) {
+		write_reasons(f, m, &r, &res);
+		if (fclose(f) != 0) {
+			free(s);
+			s = NULL;
+		}
+	}
+	fit_result_release(&res);
+	return s;
+}
+
+void model_derive(struct model *m)
+{
+	for (size_t i = 0; i < m->nnodes; i++)
+		node_status(&m->nodes[i]);
+	for (int u = 0; u < UNIT_SLOTS; u++)
+		fragmentation(m, (enum mem_unit)u, &m->frag[u]);
+	for (size_t i = 0; i < m->npods; i++) {
+		struct model_pod *p = &m->pods[i];
+
+		free(p->pending_reason);
+		p->pending_reason = pod_waits(p) ? pending_reason(m, p) : NULL;
+	}
+}
+
+void model_derived_release(struct model *m)
+{
+	for (size_t i = 0; i < m->npods; i++) {
+		free(m->pods[i].pending_reason);
+		m->pods[i].pending_reason = NULL;
+	}
+}
