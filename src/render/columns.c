@@ -1,12 +1,13 @@
-/* The node columns: headers, cells, JSON keys and orders in one table. */
+/* The node columns: each one's header, cells, report value, order and
+ * place in the live view, in one table. */
 #include "columns.h"
-#include "usage.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "usage.h"
 
 #define NONE "<none>"
 
@@ -17,24 +18,30 @@ long long column_percent(int64_t part, int64_t total)
 	return (long long)(part * 100 / total);
 }
 
-const char *column_use_text(char buf[32], int64_t part, int64_t total)
+const char *column_use_text(char buf[32], int64_t part, int64_t total, bool brief)
 {
+	/* nothing offered yet something allocated: not 0% but over-allocated */
 	if (total <= 0 && part > 0)
-		return strcpy(buf, "over-allocated");
+		return strcpy(buf, brief ? "over" : "over-allocated");
 	snprintf(buf, 32, "%lld%%", column_percent(part, total));
 	return buf;
 }
 
-const char *column_unit_name(enum mem_unit u)
+enum column_tone column_level(int64_t allocated, int64_t total)
 {
-	switch (u) {
-	case UNIT_GIB:
-		return "GiB";
-	case UNIT_MIB:
-		return "MiB";
-	default:
-		return "slots";
-	}
+	if (total <= 0)
+		return allocated > 0 ? TONE_HIGH : TONE_DIM;
+	/* compare allocated/total with 1/2 and 9/10 without dividing */
+	if (allocated * 2 < total)
+		return TONE_LOW;
+	if (allocated * 10 < total * 9)
+		return TONE_MID;
+	return TONE_HIGH;
+}
+
+const char *column_mode_name(const struct model_node *n)
+{
+	return n->info.mode_word ? n->info.mode_word : n->info.mode;
 }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -50,6 +57,8 @@ static char *fmt(const char *f, ...)
 	va_end(ap);
 	return s;
 }
+
+/* --- table cells ------------------------------------------------------------ */
 
 static char *text_or_none(const char *s)
 {
@@ -122,11 +131,6 @@ static char *cell_card_mem(const struct model *m, const struct model_node *n, in
 	return fmt("%lld", (long long)n->card_mem_mib);
 }
 
-const char *column_mode_name(const struct model_node *n)
-{
-	return n->info.mode_word ? n->info.mode_word : n->info.mode;
-}
-
 static char *cell_mode(const struct model *m, const struct model_node *n, int gpu)
 {
 	return text_or_none(column_mode_name(n));
@@ -152,12 +156,214 @@ static char *cell_unhealthy(const struct model *m, const struct model_node *n, i
 	return fmt("%lld", (long long)n->mem_unhealthy);
 }
 
-static char *cell_free(const struct model *m, const struct model_node *n, int gpu)
+static char *cell_status(const struct model *m, const struct model_node *n, int gpu)
+{
+	return strdup(n->status);
+}
+
+static char *cell_largest(const struct model *m, const struct model_node *n, int gpu)
+{
+	return n->largest_free < 0 ? strdup("-") : fmt("%lld", (long long)n->largest_free);
+}
+
+/* --- report values ---------------------------------------------------------- */
+
+static json_t *value_name(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_string(n->name);
+}
+
+static json_t *value_ip(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_string(n->ip);
+}
+
+static json_t *value_scheme(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_string(n->scheme->name);
+}
+
+static json_t *value_mode(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_str_or_null(n->info.mode);
+}
+
+static json_t *value_isolation(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_boolean(n->info.isolation);
+}
+
+static json_t *value_placement(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_str_or_null(n->info.placement);
+}
+
+static json_t *value_pool(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_str_or_null(n->pool);
+}
+
+static json_t *value_model(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_str_or_null(n->gpu_model);
+}
+
+static json_t *value_card_mem(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return n->card_mem_mib > 0 ? doc_num(n->card_mem_mib) : json_null();
+}
+
+static json_t *value_unit(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_string(mem_unit_name(n->unit));
+}
+
+static json_t *value_unit_source(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	if ((m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB) && n->unit != UNIT_SLOTS)
+		return json_string("forced");
+	if (n->unit != n->info.unit)
+		return json_string("converted");
+	return json_string(n->info.unit_from_label ? "label" : "guess");
+}
+
+static json_t *value_labels(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < n->labels.len; i++)
+		doc_set(d, o, n->labels.items[i].key, json_string(n->labels.items[i].value));
+	return o;
+}
+
+/* The memory object: the free, pending and unhealthy columns go in it. */
+static json_t *value_memory(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	json_t *o = json_object();
+
+	doc_set(d, o, "unit", json_string(mem_unit_name(n->unit)));
+	doc_set(d, o, "total", doc_num(n->mem_total));
+	doc_set(d, o, "allocated", doc_num(n->mem_allocated));
+	return o;
+}
+
+static json_t *value_free(struct doc *d, const struct model *m, const struct model_node *n)
 {
 	int64_t f = n->mem_total - n->mem_allocated;
 
-	return fmt("%lld", (long long)(f > 0 ? f : 0));
+	return doc_num(f > 0 ? f : 0);
 }
+
+static json_t *value_pending(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_num(n->mem_pending);
+}
+
+static json_t *value_unhealthy(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_num(n->mem_unhealthy);
+}
+
+static json_t *value_core(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return doc_core(d, n->core_total, n->core_allocated);
+}
+
+static json_t *value_gpu_count(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_integer(n->ngpus);
+}
+
+static json_t *value_pods(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_integer((json_int_t)n->npods);
+}
+
+static json_t *value_per_gpu(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_boolean(n->info.per_gpu);
+}
+
+static json_t *value_status(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_string(n->status);
+}
+
+static json_t *value_schedulable(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return json_boolean(n->schedulable);
+}
+
+static json_t *value_largest(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return n->largest_free >= 0 ? doc_num(n->largest_free) : json_null();
+}
+
+static json_t *value_used(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	json_t *u = json_object();
+
+	doc_set(d, u, "usedBytes", n->gpus_used_known ? doc_num(n->used_bytes) : json_null());
+	doc_set(d, u, "gpusKnown", json_integer(n->gpus_used_known));
+	return u;
+}
+
+/* --- the live view ------------------------------------------------------------ */
+
+static char *live_memory(const struct model *m, const struct model_node *n, bool unit_in_cell)
+{
+	if (unit_in_cell)
+		return fmt("%lld/%lld %s", (long long)n->mem_allocated, (long long)n->mem_total, mem_unit_name(n->unit));
+	return fmt("%lld/%lld", (long long)n->mem_allocated, (long long)n->mem_total);
+}
+
+static char *live_use(const struct model *m, const struct model_node *n, bool unit_in_cell)
+{
+	char use[32];
+
+	return strdup(column_use_text(use, n->mem_allocated, n->mem_total, true));
+}
+
+static char *live_pods(const struct model *m, const struct model_node *n, bool unit_in_cell)
+{
+	return fmt("%zu", n->npods);
+}
+
+static char *live_pending(const struct model *m, const struct model_node *n, bool unit_in_cell)
+{
+	return fmt("%lld", (long long)n->mem_pending);
+}
+
+static char *live_largest(const struct model *m, const struct model_node *n, bool unit_in_cell)
+{
+	if (n->largest_free < 0)
+		return strdup("-");
+	if (unit_in_cell)
+		return fmt("%lld %s", (long long)n->largest_free, mem_unit_name(n->unit));
+	return fmt("%lld", (long long)n->largest_free);
+}
+
+static enum column_tone tone_used(const struct model_node *n)
+{
+	return n->gpus_used_known ? TONE_NORMAL : TONE_DIM;
+}
+
+static enum column_tone tone_use(const struct model_node *n)
+{
+	return column_level(n->mem_allocated, n->mem_total);
+}
+
+static enum column_tone tone_pending(const struct model_node *n)
+{
+	return n->mem_pending ? TONE_MID : TONE_DIM;
+}
+
+static enum column_tone tone_status(const struct model_node *n)
+{
+	return n->schedulable ? TONE_NORMAL : TONE_HIGH;
+}
+
+/* --- orders ------------------------------------------------------------------- */
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -233,16 +439,6 @@ static int cmp_free(const struct model_node *a, const struct model_node *b)
 	return cmp_i64(a->mem_total - a->mem_allocated, b->mem_total - b->mem_allocated);
 }
 
-static char *cell_status(const struct model *m, const struct model_node *n, int gpu)
-{
-	return strdup(n->status);
-}
-
-static char *cell_largest(const struct model *m, const struct model_node *n, int gpu)
-{
-	return n->largest_free < 0 ? strdup("-") : fmt("%lld", (long long)n->largest_free);
-}
-
 static int cmp_status(const struct model_node *a, const struct model_node *b)
 {
 	return cmp_i64(a->schedulable, b->schedulable);
@@ -253,31 +449,97 @@ static int cmp_largest(const struct model_node *a, const struct model_node *b)
 	return cmp_i64(a->largest_free, b->largest_free);
 }
 
+/* --- the table ----------------------------------------------------------------- */
+
 const struct column columns[COL_COUNT] = {
-	[COL_NAME] = {COL_NAME, "NAME", "NODE", "name", "name", COLW_ALWAYS, cell_name, cmp_name},
-	[COL_IP] = {COL_IP, "IPADDRESS", "IP", "ip", "ip", COLW_ALWAYS, cell_ip, cmp_ip},
-	[COL_GPU] = {COL_GPU, "GPU%d(Allocated/Total)", "GPU%d", "gpus", NULL, COLW_PER_GPU, cell_gpu, NULL},
-	[COL_PENDING] = {COL_PENDING, "PENDING(Allocated)", "PENDING", "pending", "pending", COLW_IF_PENDING,
-			 cell_pending, cmp_pending},
-	[COL_MEMORY] = {COL_MEMORY, "GPU Memory(%s)", "MEMORY(%s)", "memory", "memory", COLW_ALWAYS, cell_memory,
-			cmp_memory},
-	[COL_USED] = {COL_USED, "USED(%s)", "USED", "used", "used", COLW_WIDE_USAGE, cell_used, cmp_used},
-	[COL_CORE] = {COL_CORE, "GPU Core(%%)", "CORE(%%)", "core", "core", COLW_IF_CORE, cell_core, cmp_core},
-	[COL_MODEL] = {COL_MODEL, "MODEL", "MODEL", "gpuModel", "model", COLW_WIDE, cell_model, cmp_model},
-	[COL_CARD_MEM] = {COL_CARD_MEM, "CARD MEMORY(MiB)", "CARD(MiB)", "cardMemoryMiB", NULL, COLW_WIDE,
-			  cell_card_mem, NULL},
-	[COL_MODE] = {COL_MODE, "MODE", "MODE", "mode", "mode", COLW_WIDE, cell_mode, cmp_mode},
-	[COL_ISOLATION] = {COL_ISOLATION, "ISOLATION", "ISOL", "isolation", NULL, COLW_WIDE, cell_isolation, NULL},
-	[COL_PLACEMENT] = {COL_PLACEMENT, "PLACEMENT", "PLACE", "placement", NULL, COLW_WIDE, cell_placement,
-			   NULL},
-	[COL_POOL] = {COL_POOL, "POOL", "POOL", "pool", "pool", COLW_WIDE, cell_pool, cmp_pool},
-	[COL_UNHEALTHY] = {COL_UNHEALTHY, "UNHEALTHY(%s)", "UNHEALTHY", "unhealthy", NULL, COLW_WIDE,
-			   cell_unhealthy, NULL},
-	[COL_FREE] = {COL_FREE, "FREE(%s)", "FREE", "free", "free", COLW_NEVER, cell_free, cmp_free},
-	[COL_STATUS] = {COL_STATUS, "STATUS", "STATUS", "status", "status", COLW_WIDE, cell_status, cmp_status},
-	[COL_LARGEST] = {COL_LARGEST, "MAX FREE/GPU(%s)", "MAXFREE/GPU(%s)", "largestFreeOnOneGPU", "largest",
-			 COLW_WIDE, cell_largest, cmp_largest},
+	[COL_NAME] = {COL_NAME, "NAME", COLW_ALWAYS, false, cell_name, "name", COL_NONE, value_name, "name", cmp_name,
+		      LIVE_NO, "NODE", NULL, NULL},
+	[COL_IP] = {COL_IP, "IPADDRESS", COLW_ALWAYS, false, cell_ip, "ip", COL_NONE, value_ip, "ip", cmp_ip},
+	[COL_GPU] = {COL_GPU, "GPU%d(Allocated/Total)", COLW_PER_GPU, false, cell_gpu, "gpus", COL_NONE,
+		     doc_node_gpus},
+	[COL_PENDING] = {COL_PENDING, "PENDING(Allocated)", COLW_IF_PENDING, false, cell_pending, "pending",
+			 COL_MEMORY, value_pending, "pending", cmp_pending, LIVE_FIGURE, "PENDING(%s)", live_pending,
+			 tone_pending},
+	[COL_MEMORY] = {COL_MEMORY, "GPU Memory(%s)", COLW_ALWAYS, false, cell_memory, "memory", COL_NONE, value_memory,
+			"memory", cmp_memory, LIVE_FIGURE, "MEMORY(%s)", live_memory, NULL},
+	[COL_USED] = {COL_USED, "USED(%s)", COLW_WIDE, true, cell_used, "usage", COL_NONE, value_used, "used", cmp_used,
+		      LIVE_FIGURE, "USED", NULL, tone_used},
+	[COL_CORE] = {COL_CORE, "GPU Core(%%)", COLW_IF_CORE, false, cell_core, "core", COL_NONE, value_core, "core",
+		      cmp_core},
+	[COL_MODEL] = {COL_MODEL, "MODEL", COLW_WIDE, false, cell_model, "gpuModel", COL_NONE, value_model, "model",
+		       cmp_model},
+	[COL_CARD_MEM] = {COL_CARD_MEM, "CARD MEMORY(MiB)", COLW_WIDE, false, cell_card_mem, "cardMemoryMiB", COL_NONE,
+			  value_card_mem},
+	[COL_MODE] = {COL_MODE, "MODE", COLW_WIDE, false, cell_mode, "mode", COL_NONE, value_mode, "mode", cmp_mode},
+	[COL_ISOLATION] = {COL_ISOLATION, "ISOLATION", COLW_WIDE, false, cell_isolation, "isolation", COL_NONE,
+			   value_isolation},
+	[COL_PLACEMENT] = {COL_PLACEMENT, "PLACEMENT", COLW_WIDE, false, cell_placement, "placement", COL_NONE,
+			   value_placement},
+	[COL_POOL] = {COL_POOL, "POOL", COLW_WIDE, false, cell_pool, "pool", COL_NONE, value_pool, "pool", cmp_pool},
+	[COL_UNHEALTHY] = {COL_UNHEALTHY, "UNHEALTHY(%s)", COLW_WIDE, false, cell_unhealthy, "unhealthy", COL_MEMORY,
+			   value_unhealthy},
+	[COL_FREE] = {COL_FREE, NULL, COLW_NEVER, false, NULL, "free", COL_MEMORY, value_free, "free",
+		      cmp_free},
+	[COL_STATUS] = {COL_STATUS, "STATUS", COLW_WIDE, false, cell_status, "status", COL_NONE, value_status, "status",
+			cmp_status, LIVE_SPARE_WORDS, "STATUS", NULL, tone_status},
+	[COL_LARGEST] = {COL_LARGEST, "MAX FREE/GPU(%s)", COLW_WIDE, false, cell_largest, "largestFreeOnOneGPU",
+			 COL_NONE, value_largest, "largest", cmp_largest, LIVE_SPARE, "MAXFREE/GPU(%s)", live_largest},
+	[COL_SCHEME] = {COL_SCHEME, NULL, COLW_NEVER, false, NULL, "scheme", COL_NONE, value_scheme},
+	[COL_UNIT] = {COL_UNIT, NULL, COLW_NEVER, false, NULL, "unit", COL_NONE, value_unit},
+	[COL_UNIT_SOURCE] = {COL_UNIT_SOURCE, NULL, COLW_NEVER, false, NULL, "unitSource", COL_NONE, value_unit_source},
+	[COL_LABELS] = {COL_LABELS, NULL, COLW_NEVER, false, NULL, "labels", COL_NONE, value_labels},
+	[COL_GPU_COUNT] = {COL_GPU_COUNT, NULL, COLW_NEVER, false, NULL, "gpuCount", COL_NONE, value_gpu_count},
+	[COL_PENDING_PODS] = {COL_PENDING_PODS, NULL, COLW_NEVER, false, NULL, "pendingPods", COL_NONE,
+			      doc_pending_pods},
+	[COL_PODS] = {COL_PODS, NULL, COLW_NEVER, false, NULL, "podCount", COL_NONE, value_pods, NULL, NULL,
+		      LIVE_FIGURE, "PODS", live_pods},
+	[COL_PER_GPU] = {COL_PER_GPU, NULL, COLW_NEVER, false, NULL, "perGpu", COL_NONE, value_per_gpu},
+	[COL_SCHEDULABLE] = {COL_SCHEDULABLE, NULL, COLW_NEVER, false, NULL, "schedulable", COL_NONE,
+			     value_schedulable},
+	[COL_USE] = {COL_USE, NULL, COLW_NEVER, false, NULL, NULL, COL_NONE, NULL, NULL, NULL, LIVE_FIGURE, "USE%",
+		     live_use, tone_use},
 };
+
+const enum column_id column_json_order[] = {
+	COL_NAME,     COL_IP,	 COL_SCHEME,	   COL_MODE,	     COL_ISOLATION, COL_PLACEMENT,   COL_POOL,
+	COL_MODEL,    COL_CARD_MEM, COL_UNIT,	   COL_UNIT_SOURCE,  COL_LABELS,    COL_MEMORY,	     COL_FREE,
+	COL_PENDING,  COL_UNHEALTHY, COL_CORE,	   COL_GPU_COUNT,    COL_GPU,	    COL_PENDING_PODS, COL_PODS,
+	COL_PER_GPU,  COL_STATUS,   COL_SCHEDULABLE, COL_LARGEST,     COL_USED,
+};
+const size_t column_json_count = sizeof(column_json_order) / sizeof(column_json_order[0]);
+
+const enum column_id column_live_order[] = {
+	COL_MEMORY, COL_USED, COL_USE, COL_PODS, COL_PENDING, COL_STATUS, COL_LARGEST,
+};
+const size_t column_live_count = sizeof(column_live_order) / sizeof(column_live_order[0]);
+
+/* --- what is shown --------------------------------------------------------------- */
+
+bool column_in_json(const struct column *c, const struct model *m)
+{
+	return c->json_key && c->value && (!c->usage || m->usage.configured);
+}
+
+bool column_in_live(const struct column *c, const struct model *m)
+{
+	return c->live != LIVE_NO && (!c->usage || m->usage.configured);
+}
+
+char *column_live_header(const struct column *c, enum mem_unit unit, bool unit_in_cell)
+{
+	const char *h = c->live_header, *p = strstr(h, "(%s)");
+
+	if (!p)
+		return strdup(h);
+	if (unit_in_cell)
+		return fmt("%.*s", (int)(p - h), h);
+	return fmt("%.*s(%s)%s", (int)(p - h), h, mem_unit_name(unit), p + 4);
+}
+
+char *column_live_cell(const struct column *c, const struct model *m, const struct model_node *n, bool unit_in_cell)
+{
+	return c->live_cell ? c->live_cell(m, n, unit_in_cell) : c->cell(m, n, -1);
+}
 
 struct column_ref *columns_select(const struct model *m, bool wide, size_t *ret_n)
 {
@@ -305,11 +567,7 @@ struct column_ref *columns_select(const struct model *m, bool wide, size_t *ret_
 				continue;
 			break;
 		case COLW_WIDE:
-			if (!wide)
-				continue;
-			break;
-		case COLW_WIDE_USAGE:
-			if (!wide || !m->usage.configured)
+			if (!wide || (c->usage && !m->usage.configured))
 				continue;
 			break;
 		case COLW_NEVER:
@@ -339,7 +597,7 @@ char *column_header(const struct model *m, const struct column_ref *ref)
 	if (ref->id == COL_GPU)
 		return fmt(c->header, ref->gpu);
 	if (strstr(c->header, "%s"))
-		return fmt(c->header, column_unit_name(m->totals.unit));
+		return fmt(c->header, mem_unit_name(m->totals.unit));
 	return fmt(c->header, 0);
 #pragma GCC diagnostic pop
 }

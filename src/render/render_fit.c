@@ -9,11 +9,6 @@
 
 #define PADDING 3
 
-static const char *unit_name(enum mem_unit u)
-{
-	return u == UNIT_GIB ? "GiB" : u == UNIT_MIB ? "MiB" : "slots";
-}
-
 /* Text from the cluster or a manifest, made safe for a terminal: control
  * characters (escape sequences, newlines, tabs that would break columns)
  * become '?'. */
@@ -70,7 +65,7 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 
 			ok = name && pool && gpus &&
 			     tabwriter_printf(tw, "%s\t%s\t%lld %s\t%s\t%s\n", name, gpus, (long long)p->free_after,
-					      unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
+					      mem_unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
 			free(name);
 			free(pool);
 			free(gpus);
@@ -154,7 +149,7 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 		rc |= set(o, "node", json_string(n->name));
 		rc |= set(o, "scheme", json_string(n->scheme ? n->scheme->name : ""));
 		rc |= set(o, "pool", n->pool ? json_string(n->pool) : json_null());
-		rc |= set(o, "unit", json_string(unit_name(n->unit)));
+		rc |= set(o, "unit", json_string(mem_unit_name(n->unit)));
 		rc |= json_object_set_new(o, "gpus", g);
 		rc |= set(o, "freeAfter", json_integer(p->free_after));
 		rc |= json_array_append_new(fits, o);
@@ -175,7 +170,7 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 		rc |= set(o, "detail", gr->detail ? json_string(gr->detail) : json_null());
 		if (gr->reason == FIT_REASON_MEMORY) {
 			rc |= set(o, "largestFreeOnOneGPU", json_integer(gr->largest_free > 0 ? gr->largest_free : 0));
-			rc |= set(o, "unit", json_string(unit_name(gr->unit)));
+			rc |= set(o, "unit", json_string(mem_unit_name(gr->unit)));
 		}
 		rc |= set(o, "example", json_string(gr->first));
 		rc |= json_array_append_new(reasons, o);

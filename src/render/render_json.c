@@ -11,208 +11,67 @@
 #include <yaml.h>
 
 #include "columns.h"
-
-/* jansson's *_set_new steal a reference even on failure; a NULL value makes
- * them fail, which is remembered here and checked once per document. */
-struct doc {
-	bool failed;
-};
-
-static void set(struct doc *d, json_t *obj, const char *key, json_t *v)
-{
-	if (!obj || !v || json_object_set_new(obj, key, v) < 0)
-		d->failed = true;
-}
-
-static void append(struct doc *d, json_t *arr, json_t *v)
-{
-	if (!arr || !v || json_array_append_new(arr, v) < 0)
-		d->failed = true;
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *num(int64_t v)
-{
-	return json_integer((json_int_t)v);
-}
-
-static json_t *memory_obj(struct doc *d, enum mem_unit u, int64_t total, int64_t allocated)
-{
-	json_t *o = json_object();
-	int64_t free_ = total - allocated;
-
-	set(d, o, "unit", json_string(column_unit_name(u)));
-	set(d, o, "total", num(total));
-	set(d, o, "allocated", num(allocated));
-	set(d, o, "free", num(free_ > 0 ? free_ : 0));
-	return o;
-}
-
-static json_t *core_obj(struct doc *d, int64_t total, int64_t allocated)
-{
-	json_t *o = json_object();
-	int64_t free_ = total - allocated;
-
-	set(d, o, "unit", json_string("percent"));
-	set(d, o, "total", num(total));
-	set(d, o, "allocated", num(allocated));
-	set(d, o, "free", num(free_ > 0 ? free_ : 0));
-	return o;
-}
-
-static json_t *pod_ref(struct doc *d, const struct model_pod *p, int64_t mem, int64_t core)
-{
-	json_t *o = json_object();
-
-	set(d, o, "namespace", json_string(p->namespace));
-	set(d, o, "name", json_string(p->name));
-	set(d, o, "memory", num(mem));
-	set(d, o, "core", num(core));
-	return o;
-}
+#include "render_doc.h"
 
 static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_pod *p)
 {
 	json_t *o = json_object(), *arr;
 	const struct model_node *n = p->node ? model_find_node(m, p->node) : NULL;
 
-	set(d, o, "namespace", json_string(p->namespace));
-	set(d, o, "name", json_string(p->name));
-	set(d, o, "uid", str_or_null(p->uid));
-	set(d, o, "phase", str_or_null(p->phase));
-	set(d, o, "node", str_or_null(p->node));
-	set(d, o, "scheme", str_or_null(p->scheme ? p->scheme->name : NULL));
-	set(d, o, "assigned", json_boolean(p->assigned));
-	set(d, o, "unit", json_string(column_unit_name(n ? n->unit : p->unit)));
-	set(d, o, "memory", num(p->mem));
-	set(d, o, "core", num(p->core));
+	doc_set(d, o, "namespace", json_string(p->namespace));
+	doc_set(d, o, "name", json_string(p->name));
+	doc_set(d, o, "uid", doc_str_or_null(p->uid));
+	doc_set(d, o, "phase", doc_str_or_null(p->phase));
+	doc_set(d, o, "node", doc_str_or_null(p->node));
+	doc_set(d, o, "scheme", doc_str_or_null(p->scheme ? p->scheme->name : NULL));
+	doc_set(d, o, "assigned", json_boolean(p->assigned));
+	doc_set(d, o, "unit", json_string(mem_unit_name(n ? n->unit : p->unit)));
+	doc_set(d, o, "memory", doc_num(p->mem));
+	doc_set(d, o, "core", doc_num(p->core));
 	if (p->pending_reason)
-		set(d, o, "pendingReason", json_string(p->pending_reason));
+		doc_set(d, o, "pendingReason", json_string(p->pending_reason));
 	arr = json_array();
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		json_t *c = json_object();
 
-		set(d, c, "name", json_string(p->container_names[i]));
-		set(d, c, "memory", num(p->container_mem[i]));
-		set(d, c, "core", num(p->container_core[i]));
-		append(d, arr, c);
+		doc_set(d, c, "name", json_string(p->container_names[i]));
+		doc_set(d, c, "memory", doc_num(p->container_mem[i]));
+		doc_set(d, c, "core", doc_num(p->container_core[i]));
+		doc_append(d, arr, c);
 	}
-	set(d, o, "containers", arr);
+	doc_set(d, o, "containers", arr);
 	arr = json_array();
 	for (size_t i = 0; i < p->ngpus; i++) {
 		json_t *g = json_object();
 
-		set(d, g, "index", p->gpus[i].gpu >= 0 ? num(p->gpus[i].gpu) : json_null());
-		set(d, g, "pending", json_boolean(p->gpus[i].gpu < 0));
-		set(d, g, "deviceId", str_or_null(p->gpus[i].device_id));
-		set(d, g, "memory", num(p->gpus[i].mem));
-		set(d, g, "core", num(p->gpus[i].core));
-		append(d, arr, g);
+		doc_set(d, g, "index", p->gpus[i].gpu >= 0 ? doc_num(p->gpus[i].gpu) : json_null());
+		doc_set(d, g, "pending", json_boolean(p->gpus[i].gpu < 0));
+		doc_set(d, g, "deviceId", doc_str_or_null(p->gpus[i].device_id));
+		doc_set(d, g, "memory", doc_num(p->gpus[i].mem));
+		doc_set(d, g, "core", doc_num(p->gpus[i].core));
+		doc_append(d, arr, g);
 	}
-	set(d, o, "gpus", arr);
+	doc_set(d, o, "gpus", arr);
 	if (m->usage.configured) {
 		json_t *u = json_object();
 
-		set(d, u, "usedBytes", p->used_known ? num(p->used_bytes) : json_null());
-		set(d, o, "usage", u);
+		doc_set(d, u, "usedBytes", p->used_known ? doc_num(p->used_bytes) : json_null());
+		doc_set(d, o, "usage", u);
 	}
 	return o;
 }
 
-/* What the usage source measured for one GPU: null where unknown. */
-static json_t *gpu_usage_obj(struct doc *d, const struct model_gpu *g)
-{
-	json_t *u = json_object();
-
-	set(d, u, "usedBytes", g->used_known ? num(g->used_bytes) : json_null());
-	set(d, u, "totalBytes", g->total_known ? num(g->total_bytes) : json_null());
-	set(d, u, "utilizationPercent", g->util_known ? json_real(g->util) : json_null());
-	return u;
-}
-
-static const char *unit_source(const struct model *m, const struct model_node *n)
-{
-	if ((m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB) && n->unit != UNIT_SLOTS)
-		return "forced";
-	if (n->unit != n->info.unit)
-		return "converted";
-	return n->info.unit_from_label ? "label" : "guess";
-}
-
+/* A node's object: the columns of the report, in the document's order. */
 static json_t *node_obj(struct doc *d, const struct model *m, const struct model_node *n)
 {
-	json_t *o = json_object(), *labels = json_object(), *gpus = json_array(), *pending = json_array();
-	json_t *mem;
+	json_t *o = json_object();
 
-	set(d, o, columns[COL_NAME].json_key, json_string(n->name));
-	set(d, o, columns[COL_IP].json_key, json_string(n->ip));
-	set(d, o, "scheme", json_string(n->scheme->name));
-	set(d, o, columns[COL_MODE].json_key, str_or_null(n->info.mode));
-	set(d, o, columns[COL_ISOLATION].json_key, json_boolean(n->info.isolation));
-	set(d, o, columns[COL_PLACEMENT].json_key, str_or_null(n->info.placement));
-	set(d, o, columns[COL_POOL].json_key, str_or_null(n->pool));
-	set(d, o, columns[COL_MODEL].json_key, str_or_null(n->gpu_model));
-	set(d, o, columns[COL_CARD_MEM].json_key, n->card_mem_mib > 0 ? num(n->card_mem_mib) : json_null());
-	set(d, o, "unit", json_string(column_unit_name(n->unit)));
-	set(d, o, "unitSource", json_string(unit_source(m, n)));
-	for (size_t i = 0; i < n->labels.len; i++)
-		set(d, labels, n->labels.items[i].key, json_string(n->labels.items[i].value));
-	set(d, o, "labels", labels);
-	mem = memory_obj(d, n->unit, n->mem_total, n->mem_allocated);
-	set(d, mem, columns[COL_PENDING].json_key, num(n->mem_pending));
-	set(d, mem, columns[COL_UNHEALTHY].json_key, num(n->mem_unhealthy));
-	set(d, o, columns[COL_MEMORY].json_key, mem);
-	set(d, o, columns[COL_CORE].json_key, core_obj(d, n->core_total, n->core_allocated));
-	set(d, o, "gpuCount", json_integer(n->ngpus));
-	for (int g = 0; g < n->ngpus; g++) {
-		const struct model_gpu *mg = &n->gpus[g];
-		json_t *go = json_object(), *pods = json_array();
+	for (size_t i = 0; i < column_json_count; i++) {
+		const struct column *c = &columns[column_json_order[i]];
+		json_t *in = c->json_in == COL_NONE ? o : json_object_get(o, columns[c->json_in].json_key);
 
-		set(d, go, "index", json_integer(mg->index));
-		set(d, go, "id", str_or_null(mg->id));
-		set(d, go, "model", str_or_null(mg->type));
-		set(d, go, "memory", memory_obj(d, n->unit, mg->mem_total, mg->mem_allocated));
-		set(d, go, "core", core_obj(d, mg->core_total, mg->core_allocated));
-		set(d, go, "podCount", json_integer((json_int_t)mg->npods));
-		for (size_t i = 0; i < n->npods; i++) {
-			const struct model_pod *p = &m->pods[n->pods[i]];
-
-			for (size_t k = 0; k < p->ngpus; k++)
-				if (p->gpus[k].gpu == g)
-					append(d, pods, pod_ref(d, p, p->gpus[k].mem, p->gpus[k].core));
-		}
-		set(d, go, "pods", pods);
-		set(d, go, "slots", num(mg->slots));
-		set(d, go, "unhealthy", json_boolean(mg->unhealthy));
-		set(d, go, "cordoned", json_boolean(mg->cordoned));
-		if (m->usage.configured)
-			set(d, go, "usage", gpu_usage_obj(d, mg));
-		append(d, gpus, go);
-	}
-	set(d, o, columns[COL_GPU].json_key, gpus);
-	for (size_t i = 0; i < n->npods; i++) {
-		const struct model_pod *p = &m->pods[n->pods[i]];
-
-		for (size_t k = 0; k < p->ngpus; k++)
-			if (p->gpus[k].gpu < 0)
-				append(d, pending, pod_ref(d, p, p->gpus[k].mem, p->gpus[k].core));
-	}
-	set(d, o, "pendingPods", pending);
-	set(d, o, "podCount", json_integer((json_int_t)n->npods));
-	set(d, o, "perGpu", json_boolean(n->info.per_gpu));
-	set(d, o, columns[COL_STATUS].json_key, json_string(n->status));
-	set(d, o, "schedulable", json_boolean(n->schedulable));
-	set(d, o, columns[COL_LARGEST].json_key, n->largest_free >= 0 ? num(n->largest_free) : json_null());
-	if (m->usage.configured) {
-		json_t *u = json_object();
-
-		set(d, u, "usedBytes", n->gpus_used_known ? num(n->used_bytes) : json_null());
-		set(d, u, "gpusKnown", json_integer(n->gpus_used_known));
-		set(d, o, "usage", u);
+		if (column_in_json(c, m))
+			doc_set(d, in, c->json_key, c->value(d, m, n));
 	}
 	return o;
 }
@@ -222,20 +81,20 @@ static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with
 	json_t *o = json_object(), *mem;
 
 	if (with_unit)
-		set(d, o, "unit", json_string(column_unit_name(t->unit)));
-	set(d, o, "nodes", json_integer((json_int_t)t->nodes));
-	set(d, o, "gpus", json_integer((json_int_t)t->gpus));
-	set(d, o, "pods", json_integer((json_int_t)t->pods));
-	set(d, o, "unscheduledPods", json_integer((json_int_t)t->unscheduled));
-	mem = memory_obj(d, t->unit, t->mem_total, t->mem_allocated);
+		doc_set(d, o, "unit", json_string(mem_unit_name(t->unit)));
+	doc_set(d, o, "nodes", json_integer((json_int_t)t->nodes));
+	doc_set(d, o, "gpus", json_integer((json_int_t)t->gpus));
+	doc_set(d, o, "pods", json_integer((json_int_t)t->pods));
+	doc_set(d, o, "unscheduledPods", json_integer((json_int_t)t->unscheduled));
+	mem = doc_memory(d, t->unit, t->mem_total, t->mem_allocated);
 	/* pending: what pods on no node ask for, so that allocated + pending
 	 * is all the pods ask for; unassigned: the part of allocated held by
 	 * pods whose GPU is not chosen yet (each node's memory.pending) */
-	set(d, mem, "pending", num(t->mem_pending));
-	set(d, mem, "unassigned", num(t->mem_unassigned));
-	set(d, mem, "unhealthy", num(t->mem_unhealthy));
-	set(d, o, "memory", mem);
-	set(d, o, "core", core_obj(d, t->core_total, t->core_allocated));
+	doc_set(d, mem, "pending", doc_num(t->mem_pending));
+	doc_set(d, mem, "unassigned", doc_num(t->mem_unassigned));
+	doc_set(d, mem, "unhealthy", doc_num(t->mem_unhealthy));
+	doc_set(d, o, "memory", mem);
+	doc_set(d, o, "core", doc_core(d, t->core_total, t->core_allocated));
 	return o;
 }
 
@@ -244,11 +103,11 @@ static json_t *fragmentation_obj(struct doc *d, const struct model *m, enum mem_
 	json_t *o = json_object();
 	const struct model_frag *f = &m->frag[u];
 
-	set(d, o, "unit", json_string(column_unit_name(u)));
-	set(d, o, "largestFreeOnOneGPU", num(f->largest));
-	set(d, o, "gpusWithLargestFree", json_integer((json_int_t)f->gpus));
-	set(d, o, "freeOnUnschedulableNodes", num(f->free_unschedulable));
-	set(d, o, "unschedulableNodes", json_integer((json_int_t)f->unschedulable_nodes));
+	doc_set(d, o, "unit", json_string(mem_unit_name(u)));
+	doc_set(d, o, "largestFreeOnOneGPU", doc_num(f->largest));
+	doc_set(d, o, "gpusWithLargestFree", json_integer((json_int_t)f->gpus));
+	doc_set(d, o, "freeOnUnschedulableNodes", doc_num(f->free_unschedulable));
+	doc_set(d, o, "unschedulableNodes", json_integer((json_int_t)f->unschedulable_nodes));
 	return o;
 }
 
@@ -273,7 +132,7 @@ static int walk_document(const struct model *m, struct doc_writer *w)
 
 	if (w->member(w, "apiVersion", json_string(RENDER_API_VERSION)) < 0 ||
 	    w->member(w, "kind", json_string(RENDER_KIND)) < 0 ||
-	    w->member(w, "unit", json_string(column_unit_name(m->totals.unit))) < 0 ||
+	    w->member(w, "unit", json_string(mem_unit_name(m->totals.unit))) < 0 ||
 	    w->member(w, "mixedUnits", json_boolean(m->totals.mixed_units)) < 0)
 		return -1;
 
@@ -284,13 +143,13 @@ static int walk_document(const struct model *m, struct doc_writer *w)
 		const struct model_totals *t = &m->units[u].totals;
 
 		if (t->nodes || t->unscheduled)
-			append(d, arr, totals_obj(d, t, true));
+			doc_append(d, arr, totals_obj(d, t, true));
 	}
-	set(d, totals, "byUnit", arr);
+	doc_set(d, totals, "byUnit", arr);
 	arr = json_array();
 	for (int u = 0; u < UNIT_SLOTS; u++)
 		if (m->units[u].totals.nodes)
-			append(d, arr, fragmentation_obj(d, m, (enum mem_unit)u));
+			doc_append(d, arr, fragmentation_obj(d, m, (enum mem_unit)u));
 	if (w->member(w, "fragmentation", arr) < 0 || w->member(w, "totals", totals) < 0)
 		return -1;
 
@@ -315,9 +174,9 @@ static int walk_document(const struct model *m, struct doc_writer *w)
 		const struct warning *wn = &m->warnings.items[i];
 		json_t *o = json_object();
 
-		set(d, o, "code", json_string(wn->code));
-		set(d, o, "object", str_or_null(wn->object));
-		set(d, o, "message", json_string(wn->message));
+		doc_set(d, o, "code", json_string(wn->code));
+		doc_set(d, o, "object", doc_str_or_null(wn->object));
+		doc_set(d, o, "message", json_string(wn->message));
 		if (w->element(w, o) < 0)
 			return -1;
 	}
@@ -327,19 +186,19 @@ static int walk_document(const struct model *m, struct doc_writer *w)
 	if (m->usage.configured) {
 		json_t *u = json_object();
 
-		set(d, u, "gpusKnown", json_integer((json_int_t)m->usage.gpus_known));
-		set(d, u, "gpusUnknown", json_integer((json_int_t)m->usage.gpus_unknown));
+		doc_set(d, u, "gpusKnown", json_integer((json_int_t)m->usage.gpus_known));
+		doc_set(d, u, "gpusUnknown", json_integer((json_int_t)m->usage.gpus_unknown));
 		arr = json_array();
 		for (size_t i = 0; i < m->usage.findings.len; i++) {
 			const struct warning *wn = &m->usage.findings.items[i];
 			json_t *o = json_object();
 
-			set(d, o, "code", json_string(wn->code));
-			set(d, o, "object", str_or_null(wn->object));
-			set(d, o, "message", json_string(wn->message));
-			append(d, arr, o);
+			doc_set(d, o, "code", json_string(wn->code));
+			doc_set(d, o, "object", doc_str_or_null(wn->object));
+			doc_set(d, o, "message", json_string(wn->message));
+			doc_append(d, arr, o);
 		}
-		set(d, u, "findings", arr);
+		doc_set(d, u, "findings", arr);
 		if (w->member(w, "usage", u) < 0)
 			return -1;
 	}
@@ -355,7 +214,7 @@ struct tree_writer {
 
 static int tree_member(struct doc_writer *w, const char *key, json_t *v)
 {
-	set(&w->d, ((struct tree_writer *)w)->root, key, v);
+	doc_set(&w->d, ((struct tree_writer *)w)->root, key, v);
 	return 0;
 }
 
@@ -364,13 +223,13 @@ static int tree_array_start(struct doc_writer *w, const char *key)
 	struct tree_writer *t = (struct tree_writer *)w;
 
 	t->arr = json_array();
-	set(&w->d, t->root, key, t->arr);
+	doc_set(&w->d, t->root, key, t->arr);
 	return 0;
 }
 
 static int tree_element(struct doc_writer *w, json_t *v)
 {
-	append(&w->d, ((struct tree_writer *)w)->arr, v);
+	doc_append(&w->d, ((struct tree_writer *)w)->arr, v);
 	return 0;
 }
 
@@ -699,21 +558,21 @@ json_t *render_groups_json(const struct model_groups *g)
 	struct doc d = {false};
 	json_t *o = json_object(), *rows = json_array();
 
-	set(&d, o, "by", json_string(model_by_name(g->by)));
+	doc_set(&d, o, "by", json_string(model_by_name(g->by)));
 	for (size_t i = 0; i < g->n; i++) {
 		const struct model_group_row *r = &g->rows[i];
 		json_t *row = json_object();
 
-		set(&d, row, "name", json_string(r->key));
-		set(&d, row, "unit", json_string(column_unit_name(r->unit)));
-		set(&d, row, "nodes", g->per_node ? json_integer((json_int_t)r->nodes) : json_null());
-		set(&d, row, "pods", json_integer((json_int_t)r->pods));
-		set(&d, row, "allocated", num(r->mem_allocated));
-		set(&d, row, "total", g->per_node ? num(r->mem_total) : json_null());
-		set(&d, row, "coreAllocated", num(r->core_allocated));
-		append(&d, rows, row);
+		doc_set(&d, row, "name", json_string(r->key));
+		doc_set(&d, row, "unit", json_string(mem_unit_name(r->unit)));
+		doc_set(&d, row, "nodes", g->per_node ? json_integer((json_int_t)r->nodes) : json_null());
+		doc_set(&d, row, "pods", json_integer((json_int_t)r->pods));
+		doc_set(&d, row, "allocated", doc_num(r->mem_allocated));
+		doc_set(&d, row, "total", g->per_node ? doc_num(r->mem_total) : json_null());
+		doc_set(&d, row, "coreAllocated", doc_num(r->core_allocated));
+		doc_append(&d, rows, row);
 	}
-	set(&d, o, "rows", rows);
+	doc_set(&d, o, "rows", rows);
 	if (d.failed) {
 		json_decref(o);
 		return NULL;

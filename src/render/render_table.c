@@ -141,7 +141,7 @@ static char *hidden_split_schemes(const struct model *m, bool *failed)
 static int fragmentation_lines(struct tabwriter *tw, const struct model *m)
 {
 	const struct model_frag *f;
-	const char *u = column_unit_name(m->totals.unit);
+	const char *u = mem_unit_name(m->totals.unit);
 
 	if (m->totals.unit == UNIT_SLOTS || !m->nnodes)
 		return 0;
@@ -224,12 +224,12 @@ static int summary_table(FILE *out, const struct model *m, const struct render_t
 	if (tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\n%lld/%lld (%s)\n",
 			     m->totals.unit == UNIT_SLOTS ? "Slots" : "Memory", (long long)m->totals.mem_allocated,
 			     (long long)m->totals.mem_total,
-			     column_use_text(use, m->totals.mem_allocated, m->totals.mem_total)) < 0)
+			     column_use_text(use, m->totals.mem_allocated, m->totals.mem_total, false)) < 0)
 		goto oom;
 	if (m->any_core &&
 	    tabwriter_printf(tw, "Allocated/Total GPU Core(%%) In Cluster:\n%lld/%lld (%s)\n",
 			     (long long)m->totals.core_allocated, (long long)m->totals.core_total,
-			     column_use_text(use, m->totals.core_allocated, m->totals.core_total)) < 0)
+			     column_use_text(use, m->totals.core_allocated, m->totals.core_total, false)) < 0)
 		goto oom;
 	if (wide && fragmentation_lines(tw, m) < 0)
 		goto oom;
@@ -418,7 +418,7 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 		return -1;
 	/* "over-allocated" is left out of the column, which it would widen */
 	if (tabwriter_printf(tw, "Allocated :\t%lld (%s)%s\nTotal :\t%lld \t\n", (long long)n->mem_allocated,
-			     column_use_text(use, n->mem_allocated, n->mem_total),
+			     column_use_text(use, n->mem_allocated, n->mem_total, false),
 			     n->mem_total <= 0 && n->mem_allocated > 0 ? "" : "\t", (long long)n->mem_total) < 0)
 		return -1;
 	return put_dashes(tw, *rule);
@@ -435,7 +435,7 @@ static int details_footer(struct tabwriter *tw, const struct model_totals *t, si
 
 	return tabwriter_printf(tw, "Allocated/Total GPU %s In Cluster:\t%lld/%lld (%s)\t\n", what,
 				(long long)t->mem_allocated, (long long)t->mem_total,
-				column_use_text(use, t->mem_allocated, t->mem_total));
+				column_use_text(use, t->mem_allocated, t->mem_total, false));
 }
 
 int render_details(FILE *out, const struct model *m, struct kerr *err)
@@ -530,7 +530,7 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 		if (!asked[u])
 			continue;
 		if (fprintf(out, "%s%lld %s", done == 0 ? "" : done + 1 == nasked ? " and " : ", ", (long long)sum[u],
-			    u == UNIT_SLOTS && sum[u] == 1 ? "slot" : column_unit_name((enum mem_unit)u)) < 0)
+			    u == UNIT_SLOTS && sum[u] == 1 ? "slot" : mem_unit_name((enum mem_unit)u)) < 0)
 			return fail(err);
 		done++;
 	}
@@ -578,11 +578,11 @@ int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
 
 		if (g->per_node)
 			ok = tabwriter_printf(tw, "%s\t%s\t%zu\t%zu\t%lld\t%lld\t%lld%%\t%lld\n", r->key,
-					      column_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
+					      mem_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
 					      (long long)r->mem_total, column_percent(r->mem_allocated, r->mem_total),
 					      (long long)r->core_allocated) >= 0;
 		else
-			ok = tabwriter_printf(tw, "%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", r->key, column_unit_name(r->unit),
+			ok = tabwriter_printf(tw, "%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", r->key, mem_unit_name(r->unit),
 					      r->pods, (long long)r->mem_allocated, (long long)r->core_allocated) >= 0;
 	}
 	if (!ok) {

@@ -12,32 +12,19 @@
 /* Below this height the selected node's pane does not fit beside the list. */
 #define SPLIT_MIN_LINES 30
 
+enum tui_role tui_tone_role(enum column_tone tone)
+{
+	static const enum tui_role roles[] = {
+		[TONE_NORMAL] = TUI_ROLE_NORMAL, [TONE_DIM] = TUI_ROLE_DIM, [TONE_LOW] = TUI_ROLE_LOW,
+		[TONE_MID] = TUI_ROLE_MID,	 [TONE_HIGH] = TUI_ROLE_HIGH,
+	};
+
+	return roles[tone];
+}
+
 enum tui_role tui_level(int64_t allocated, int64_t total)
 {
-	if (total <= 0)
-		return allocated > 0 ? TUI_ROLE_HIGH : TUI_ROLE_DIM;
-	/* compare allocated/total with 1/2 and 9/10 without dividing */
-	if (allocated * 2 < total)
-		return TUI_ROLE_LOW;
-	if (allocated * 10 < total * 9)
-		return TUI_ROLE_MID;
-	return TUI_ROLE_HIGH;
-}
-
-int tui_percent(int64_t allocated, int64_t total)
-{
-	if (total <= 0 || allocated <= 0)
-		return 0;
-	return (int)(allocated * 100 / total);
-}
-
-const char *tui_use_text(char buf[16], int64_t allocated, int64_t total)
-{
-	/* nothing offered yet something allocated: not 0% but over-allocated */
-	if (total <= 0 && allocated > 0)
-		return strcpy(buf, "over");
-	snprintf(buf, 16, "%d%%", tui_percent(allocated, total));
-	return buf;
+	return tui_tone_role(column_level(allocated, total));
 }
 
 int tui_bar_fill(int64_t allocated, int64_t total, int width)
@@ -50,16 +37,6 @@ int tui_bar_fill(int64_t allocated, int64_t total, int width)
 		return width;
 	fill = allocated * width / total;
 	return fill < 1 ? 1 : (int)fill;
-}
-
-const char *tui_unit_name(enum mem_unit unit)
-{
-	switch (unit) {
-	case UNIT_GIB: return "GiB";
-	case UNIT_MIB: return "MiB";
-	case UNIT_SLOTS: return "slots";
-	}
-	return "?";
 }
 
 static const char *const help_text[] = {
@@ -109,7 +86,7 @@ static void put_fragmentation(struct tui_frame *f, struct tui_line *l, int x)
 	static const enum mem_unit units[] = { UNIT_GIB, UNIT_MIB };
 
 	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
-		const char *name = tui_unit_name(units[u]);
+		const char *name = mem_unit_name(units[u]);
 		const struct model_frag *fr = &f->m->frag[units[u]];
 		char *t;
 		bool any = false;
@@ -136,7 +113,7 @@ static void draw_header(struct tui_frame *f)
 	struct tui_line *l = tui_frame_row(f, 0);
 	const struct model *m = f->m;
 	int cols = f->scr->cols, x;
-	char use[16];
+	char use[32];
 	bool *oom = &f->scr->oom;
 
 	if (!l)
@@ -164,11 +141,11 @@ static void draw_header(struct tui_frame *f)
 
 		tui_mem_readable(figures, sizeof(figures), t->mem_allocated, t->mem_total, t->unit);
 		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %s (%s)", figures,
-			     tui_use_text(use, t->mem_allocated, t->mem_total));
+			     column_use_text(use, t->mem_allocated, t->mem_total, true));
 		if (m->any_core || t->core_total)
-			tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%d%%)",
+			tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%lld%%)",
 			     (long long)t->core_allocated, (long long)t->core_total,
-			     tui_percent(t->core_allocated, t->core_total));
+			     column_percent(t->core_allocated, t->core_total));
 	}
 	if (!(l = tui_frame_row(f, 2)))
 		return;
@@ -176,7 +153,7 @@ static void draw_header(struct tui_frame *f)
 		 m->totals.nodes, m->totals.gpus, m->totals.pods, tui_pending_pods(m));
 	if (m->totals.mem_unassigned)
 		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
-			 (long long)m->totals.mem_unassigned, tui_unit_name(m->totals.unit));
+			 (long long)m->totals.mem_unassigned, mem_unit_name(m->totals.unit));
 	if (tui_pending_pods(m))
 		x = tui_put(l, cols, oom, x, TUI_ROLE_NORMAL, " (u)", -1);
 	if (m->warnings.len)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "columns.h"
 #include "model.h"
 #include "tui_state.h"
 
@@ -70,16 +71,12 @@ struct tui_status {
 	bool utf8;	      /* the terminal's character set is UTF-8 */
 };
 
+/* The role of a column's tone, and of allocated in total (column_level). */
+enum tui_role tui_tone_role(enum column_tone tone);
 enum tui_role tui_level(int64_t allocated, int64_t total);
-/* Truncated percent (2/7 = 28), 0 when total is 0. */
-int tui_percent(int64_t allocated, int64_t total);
-/* The use of allocated in total as shown: "53%", or "over" when something is
- * allocated on a total of 0.  Writes into buf (16 bytes) and returns it. */
-const char *tui_use_text(char buf[16], int64_t allocated, int64_t total);
 /* Filled cells of a bar of width cells: rounded down, within [0, width];
  * any allocation at all shows at least one cell. */
 int tui_bar_fill(int64_t allocated, int64_t total, int width);
-const char *tui_unit_name(enum mem_unit unit);
 
 /* Does the node pass the filter?  "key=value" matches a label (or the pool);
  * anything else is a substring of the name, the pool or a "key=value" label. */

@@ -9,14 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The figures right of the bars: see live_columns. */
-#define LIVE_COLUMNS 7
-
-/* Node list geometry, shared by the header line and the rows. */
+/* Node list geometry, shared by the header line and the rows.  The
+ * figures right of the bars are the columns table's live columns, in
+ * column_live_order; x and w are by that order. */
 struct list_geom {
 	bool unit_in_cell; /* nodes disagree on the unit: say it in every row */
 	int name_w, bars_x, bar_w, per, nbars; /* nbars 0 = one bar per node */
-	int x[LIVE_COLUMNS], w[LIVE_COLUMNS];	/* w 0: the column is not shown */
+	int x[COL_COUNT], w[COL_COUNT];	       /* w 0: the column is not shown */
 };
 
 /* --- filter and order ------------------------------------------------------ */
@@ -134,141 +133,35 @@ const struct model_node *tui_find_node(const struct model *m, const char *name)
 
 /* --- the columns right of the bars -------------------------------------------- */
 
-/* "MEMORY(%s)" from the columns table with the unit in it; without a single
- * unit (the unit is then in every cell), just "MEMORY". */
-static char *unit_header(const struct tui_frame *f, const struct list_geom *g, enum column_id id)
+static const struct column *live_column(size_t c)
 {
-	const char *h = columns[id].live_header, *p = strstr(h, "(%s)");
-
-	if (!p)
-		return strdup(h);
-	if (g->unit_in_cell)
-		return tui_strf("%.*s", (int)(p - h), h);
-	return tui_strf("%.*s(%s)%s", (int)(p - h), h, tui_unit_name(f->m->totals.unit), p + 4);
+	return &columns[column_live_order[c]];
 }
 
-static char *head_memory(const struct tui_frame *f, const struct list_geom *g)
+static bool spare(const struct column *c)
 {
-	return unit_header(f, g, COL_MEMORY);
+	return c->live == LIVE_SPARE || c->live == LIVE_SPARE_WORDS;
 }
 
-static char *cell_memory(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+static bool words(const struct column *c)
 {
-	if (g->unit_in_cell)
-		return tui_mem_text(n->mem_allocated, n->mem_total, n->unit);
-	return tui_strf("%lld/%lld", (long long)n->mem_allocated, (long long)n->mem_total);
+	return c->live == LIVE_WORDS || c->live == LIVE_SPARE_WORDS;
 }
 
-static char *head_used(const struct tui_frame *f, const struct list_geom *g)
+static char *live_header(const struct tui_frame *f, const struct list_geom *g, size_t c)
 {
-	return strdup(columns[COL_USED].live_header);
+	return column_live_header(live_column(c), f->m->totals.unit, g->unit_in_cell);
 }
 
-static char *cell_used(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
+static char *live_cell(const struct tui_frame *f, const struct list_geom *g, size_t c, const struct model_node *n)
 {
-	return columns[COL_USED].cell(f->m, n, -1);
+	return column_live_cell(live_column(c), f->m, n, g->unit_in_cell);
 }
 
-static enum tui_role role_used(const struct model_node *n)
+static enum tui_role live_role(size_t c, const struct model_node *n)
 {
-	return n->gpus_used_known ? TUI_ROLE_NORMAL : TUI_ROLE_DIM;
+	return live_column(c)->tone ? tui_tone_role(live_column(c)->tone(n)) : TUI_ROLE_NORMAL;
 }
-
-static char *head_use(const struct tui_frame *f, const struct list_geom *g)
-{
-	return strdup("USE%");
-}
-
-static char *cell_use(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
-{
-	char use[16];
-
-	return strdup(tui_use_text(use, n->mem_allocated, n->mem_total));
-}
-
-static enum tui_role role_use(const struct model_node *n)
-{
-	return tui_level(n->mem_allocated, n->mem_total);
-}
-
-static char *head_pods(const struct tui_frame *f, const struct list_geom *g)
-{
-	return strdup("PODS");
-}
-
-static char *cell_pods(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
-{
-	return tui_strf("%zu", n->npods);
-}
-
-/* PENDING is memory: "PENDING(GiB)" when every row is in one unit. */
-static char *head_pending(const struct tui_frame *f, const struct list_geom *g)
-{
-	if (g->unit_in_cell)
-		return strdup(columns[COL_PENDING].live_header);
-	return tui_strf("%s(%s)", columns[COL_PENDING].live_header, tui_unit_name(f->m->totals.unit));
-}
-
-static char *cell_pending(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
-{
-	return tui_strf("%lld", (long long)n->mem_pending);
-}
-
-static enum tui_role role_pending(const struct model_node *n)
-{
-	return n->mem_pending ? TUI_ROLE_MID : TUI_ROLE_DIM;
-}
-
-static char *head_status(const struct tui_frame *f, const struct list_geom *g)
-{
-	return strdup(columns[COL_STATUS].live_header);
-}
-
-/* The words of -o wide's STATUS. */
-static char *cell_status(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
-{
-	return strdup(n->status);
-}
-
-static enum tui_role role_status(const struct model_node *n)
-{
-	return n->schedulable ? TUI_ROLE_NORMAL : TUI_ROLE_HIGH;
-}
-
-static char *head_largest(const struct tui_frame *f, const struct list_geom *g)
-{
-	return unit_header(f, g, COL_LARGEST);
-}
-
-static char *cell_largest(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n)
-{
-	int64_t v = n->largest_free;
-
-	if (v < 0)
-		return strdup("-");
-	if (g->unit_in_cell)
-		return tui_strf("%lld %s", (long long)v, tui_unit_name(n->unit));
-	return tui_strf("%lld", (long long)v);
-}
-
-/* In the order shown.  A spare column is shown only where the bars keep
- * their room beside it; the others take their room from the bars. */
-static const struct live_column {
-	bool left;  /* words, left-aligned; figures are right-aligned */
-	bool spare; /* STATUS and MAX FREE/GPU: left out before the bars shrink */
-	bool usage; /* only with a usage source */
-	char *(*header)(const struct tui_frame *f, const struct list_geom *g);
-	char *(*cell)(const struct tui_frame *f, const struct list_geom *g, const struct model_node *n);
-	enum tui_role (*role)(const struct model_node *n); /* NULL = normal */
-} live_columns[LIVE_COLUMNS] = {
-	{ .header = head_memory, .cell = cell_memory },
-	{ .usage = true, .header = head_used, .cell = cell_used, .role = role_used },
-	{ .header = head_use, .cell = cell_use, .role = role_use },
-	{ .header = head_pods, .cell = cell_pods },
-	{ .header = head_pending, .cell = cell_pending, .role = role_pending },
-	{ .left = true, .spare = true, .header = head_status, .cell = cell_status, .role = role_status },
-	{ .spare = true, .header = head_largest, .cell = cell_largest },
-};
 
 /* Bar room a spare column must leave: a bar per GPU of at least 4 cells. */
 static int spare_room(int maxg)
@@ -279,18 +172,17 @@ static int spare_room(int maxg)
 /* Each column as wide as its widest cell or its header. */
 static void column_widths(struct tui_frame *f, struct list_geom *g)
 {
-	for (int c = 0; c < LIVE_COLUMNS; c++) {
-		const struct live_column *lc = &live_columns[c];
+	for (size_t c = 0; c < column_live_count; c++) {
 		char *t;
 
-		if (lc->usage && !f->m->usage.configured)
+		if (!column_in_live(live_column(c), f->m))
 			continue;
-		g->w[c] = (t = lc->header(f, g)) ? (int)strlen(t) : 6;
+		g->w[c] = (t = live_header(f, g, c)) ? (int)strlen(t) : 6;
 		free(t);
 		for (size_t i = 0; i < f->s->nrows; i++) {
 			const struct model_node *n = tui_find_node(f->m, f->s->rows[i]);
 
-			if (n && (t = lc->cell(f, g, n))) {
+			if (n && (t = live_cell(f, g, c, n))) {
 				if (tui_screen_width(t, f->st->utf8) > g->w[c])
 					g->w[c] = tui_screen_width(t, f->st->utf8);
 				free(t);
@@ -318,13 +210,13 @@ static void list_geometry(struct tui_frame *f, struct list_geom *g)
 		g->name_w = cols * 2 / 5 > 8 ? cols * 2 / 5 : 8;
 	if (maxg < 1)
 		maxg = 1;
-	for (int c = 0; c < LIVE_COLUMNS; c++)
-		if (!live_columns[c].spare && g->w[c])
+	for (size_t c = 0; c < column_live_count; c++)
+		if (!spare(live_column(c)) && g->w[c])
 			right += g->w[c] + 1;
 	g->bars_x = g->name_w + 1;
 	avail = cols - g->bars_x - right - 1;
-	for (int c = 0; c < LIVE_COLUMNS; c++) {
-		if (!live_columns[c].spare || !g->w[c])
+	for (size_t c = 0; c < column_live_count; c++) {
+		if (!spare(live_column(c)) || !g->w[c])
 			continue;
 		if (avail - g->w[c] - 1 >= spare_room(maxg))
 			avail -= g->w[c] + 1;
@@ -348,7 +240,7 @@ static void list_geometry(struct tui_frame *f, struct list_geom *g)
 	if (g->nbars)
 		g->per = g->bar_w + 1;
 	x = g->bars_x + (g->nbars ? g->per * g->nbars : g->bar_w + 1);
-	for (int c = 0; c < LIVE_COLUMNS; c++) {
+	for (size_t c = 0; c < column_live_count; c++) {
 		g->x[c] = x;
 		if (g->w[c])
 			x += g->w[c] + 1;
@@ -372,10 +264,10 @@ static const char *header_fit(const char *const *choices, int w)
 }
 
 /* Text in a column of width w: words on the left, figures on the right. */
-static void put_cell(struct tui_frame *f, struct tui_line *l, const struct list_geom *g, int c,
+static void put_cell(struct tui_frame *f, struct tui_line *l, const struct list_geom *g, size_t c,
 		     enum tui_role role, const char *text)
 {
-	tui_putf(l, f->scr->cols, &f->scr->oom, g->x[c], role, -1, live_columns[c].left ? "%-*s" : "%*s", g->w[c],
+	tui_putf(l, f->scr->cols, &f->scr->oom, g->x[c], role, -1, words(live_column(c)) ? "%-*s" : "%*s", g->w[c],
 		 text);
 }
 
@@ -394,12 +286,12 @@ static void list_header(struct tui_frame *f, const struct list_geom *g, int y)
 	bars = g->bar_w ? header_fit(g->nbars ? per_gpu : one_bar, g->x[0] - g->bars_x - 1) : NULL;
 	if (bars)
 		tui_put(l, f->scr->cols, &f->scr->oom, g->bars_x, TUI_ROLE_HEADER, bars, -1);
-	for (int c = 0; c < LIVE_COLUMNS; c++) {
+	for (size_t c = 0; c < column_live_count; c++) {
 		char *h;
 
 		if (!g->w[c] || !fits(f, g->x[c], g->w[c]))
 			continue;
-		if (!(h = live_columns[c].header(f, g))) {
+		if (!(h = live_header(f, g, c))) {
 			f->scr->oom = true;
 			continue;
 		}
@@ -441,17 +333,16 @@ static void list_row(struct tui_frame *f, const struct list_geom *g, struct tui_
 	} else if (g->bar_w) {
 		tui_put_bar(l, cols, oom, g->bars_x, g->bar_w, n->mem_allocated, n->mem_total);
 	}
-	for (int c = 0; c < LIVE_COLUMNS; c++) {
-		const struct live_column *lc = &live_columns[c];
+	for (size_t c = 0; c < column_live_count; c++) {
 		char *t;
 
 		if (!g->w[c])
 			continue;
-		if (!(t = lc->cell(f, g, n))) {
+		if (!(t = live_cell(f, g, c, n))) {
 			*oom = true;
 			continue;
 		}
-		put_cell(f, l, g, c, lc->role ? lc->role(n) : TUI_ROLE_NORMAL, t);
+		put_cell(f, l, g, c, live_role(c, n), t);
 		free(t);
 	}
 }
@@ -513,8 +404,8 @@ static void pool_heading(struct tui_frame *f, struct tui_line *l, const struct d
 		char figures[64];
 
 		tui_mem_readable(figures, sizeof(figures), alloc, total, d[i + 1].node->unit);
-		tui_putf(l, f->scr->cols, &f->scr->oom, x, TUI_ROLE_POOL, -1, ", memory %s (%d%%)", figures,
-			 tui_percent(alloc, total));
+		tui_putf(l, f->scr->cols, &f->scr->oom, x, TUI_ROLE_POOL, -1, ", memory %s (%lld%%)", figures,
+			 column_percent(alloc, total));
 	}
 }
 

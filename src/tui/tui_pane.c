@@ -162,7 +162,7 @@ char *tui_mem_text(int64_t allocated, int64_t total, enum mem_unit unit)
 {
 	char *s = NULL;
 
-	if (asprintf(&s, "%lld/%lld %s", (long long)allocated, (long long)total, tui_unit_name(unit)) < 0)
+	if (asprintf(&s, "%lld/%lld %s", (long long)allocated, (long long)total, mem_unit_name(unit)) < 0)
 		return NULL;
 	return s;
 }
@@ -174,7 +174,7 @@ void tui_mem_readable(char *buf, size_t len, int64_t allocated, int64_t total, e
 	size_t u;
 
 	if (unit == UNIT_SLOTS || total < 10240) {
-		snprintf(buf, len, "%lld/%lld %s", (long long)allocated, (long long)total, tui_unit_name(unit));
+		snprintf(buf, len, "%lld/%lld %s", (long long)allocated, (long long)total, mem_unit_name(unit));
 		return;
 	}
 	u = unit == UNIT_MIB ? 0 : 1;
@@ -271,7 +271,7 @@ static void tui_pod_line(struct tui_lines *ls, const struct model_pod *p, int64_
 	x = tui_putf(l, cols, ls->oom, 4, TUI_ROLE_NORMAL, w, "%s/%s", p->namespace ? p->namespace : "",
 		 p->name ? p->name : "");
 	x = 4 + w + 1;
-	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "%7lld %-5s", (long long)mem, tui_unit_name(unit));
+	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "%7lld %-5s", (long long)mem, mem_unit_name(unit));
 	if (show_core)
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %4lld%%", (long long)core);
 	tui_put(l, cols, ls->oom, x + 1, TUI_ROLE_DIM, p->phase ? p->phase : "", -1);
@@ -342,7 +342,7 @@ void tui_pending_pane(struct tui_lines *ls, const struct model *m)
 void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct model_node *n)
 {
 	int cols = ls->cols, x;
-	char use[16];
+	char use[32];
 	struct tui_line *l;
 	bool show_core = n->core_total > 0;
 	bool pending = false;
@@ -369,7 +369,7 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 	x = tui_put(l, cols, ls->oom, 0, TUI_ROLE_NORMAL, "memory ", -1);
 	x = tui_put_bar(l, cols, ls->oom, x, barw, n->mem_allocated, n->mem_total);
 	x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s (%s)", (long long)n->mem_allocated,
-		 (long long)n->mem_total, tui_unit_name(n->unit), tui_use_text(use, n->mem_allocated, n->mem_total));
+		 (long long)n->mem_total, mem_unit_name(n->unit), column_use_text(use, n->mem_allocated, n->mem_total, true));
 	if (n->mem_pending)
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  pending %lld", (long long)n->mem_pending);
 	if (n->mem_unhealthy)
@@ -386,8 +386,8 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 		x = tui_putf(l, cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "GPU%-2d ", gpu->index);
 		x = tui_put_bar(l, cols, ls->oom, x, barw, gpu->mem_allocated, gpu->mem_total);
 		x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, " %lld/%lld %s %s", (long long)gpu->mem_allocated,
-			 (long long)gpu->mem_total, tui_unit_name(n->unit),
-			 tui_use_text(use, gpu->mem_allocated, gpu->mem_total));
+			 (long long)gpu->mem_total, mem_unit_name(n->unit),
+			 column_use_text(use, gpu->mem_allocated, gpu->mem_total, true));
 		if (gpu->core_total)
 			x = tui_putf(l, cols, ls->oom, x, TUI_ROLE_NORMAL, -1, "  core %lld/%lld%%",
 				 (long long)gpu->core_allocated, (long long)gpu->core_total);
@@ -413,7 +413,7 @@ void tui_node_pane(struct tui_lines *ls, const struct model *m, const struct mod
 				ux = tui_put_bar(ul, cols, ls->oom, ux, barw, gpu->used_bytes, total);
 				ux = tui_putf(ul, cols, ls->oom, ux, TUI_ROLE_NORMAL, -1, " %s/%s %s",
 					      usage_format(a, sizeof(a), gpu->used_bytes, u),
-					      usage_format(b, sizeof(b), total, u), tui_unit_name(u));
+					      usage_format(b, sizeof(b), total, u), mem_unit_name(u));
 				if (gpu->util_known)
 					tui_putf(ul, cols, ls->oom, ux, TUI_ROLE_DIM, -1, "  util %.0f%%", gpu->util);
 			} else {

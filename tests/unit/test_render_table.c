@@ -240,18 +240,41 @@ Test(render_table, warnings_lines)
 
 Test(render_table, columns_table_is_consistent)
 {
-	for (size_t i = 0; i < COL_COUNT; i++) {
-		cr_assert_eq(columns[i].id, (enum column_id)i, "column %zu out of place", i);
-		cr_assert_not_null(columns[i].header);
-		cr_assert_not_null(columns[i].live_header);
-		cr_assert_not_null(columns[i].json_key);
-		cr_assert_not_null(columns[i].cell);
-		cr_assert_eq(columns[i].sort_key != NULL, columns[i].compare != NULL, "column %zu", i);
-		if (columns[i].sort_key)
-			cr_assert_eq(column_by_sort_key(columns[i].sort_key), &columns[i]);
-		for (size_t j = 0; j < i; j++)
-			cr_assert_str_neq(columns[i].json_key, columns[j].json_key);
+	bool in_json[COL_COUNT] = {false}, in_live[COL_COUNT] = {false};
+
+	for (size_t i = 0; i < column_json_count; i++) {
+		const struct column *c = &columns[column_json_order[i]];
+
+		cr_assert_not(in_json[c->id], "column %d twice in the document", c->id);
+		in_json[c->id] = true;
+		if (c->json_in != COL_NONE)
+			cr_assert(in_json[c->json_in], "column %d before the object it sits in", c->id);
 	}
+	for (size_t i = 0; i < column_live_count; i++) {
+		cr_assert_not(in_live[column_live_order[i]]);
+		in_live[column_live_order[i]] = true;
+	}
+	for (size_t i = 0; i < COL_COUNT; i++) {
+		const struct column *c = &columns[i];
+
+		cr_assert_eq(c->id, (enum column_id)i, "column %zu out of place", i);
+		/* a table column has its header and cell */
+		cr_assert_eq(c->when != COLW_NEVER, c->header && c->cell, "column %zu", i);
+		/* a report column has its key and value, and its place in the order */
+		cr_assert_eq(c->json_key != NULL, c->value != NULL, "column %zu", i);
+		cr_assert_eq(c->json_key != NULL, in_json[i], "column %zu", i);
+		/* a live column has its short header and a cell, and its place */
+		cr_assert_eq(c->live != LIVE_NO && i != COL_NAME, in_live[i], "column %zu", i);
+		if (c->live != LIVE_NO)
+			cr_assert(c->live_header && (c->live_cell || c->cell), "column %zu", i);
+		cr_assert_eq(c->sort_key != NULL, c->compare != NULL, "column %zu", i);
+		if (c->sort_key)
+			cr_assert_eq(column_by_sort_key(c->sort_key), c);
+		for (size_t j = 0; j < i && c->json_key; j++)
+			if (columns[j].json_key && columns[j].json_in == c->json_in)
+				cr_assert_str_neq(c->json_key, columns[j].json_key);
+	}
+	cr_assert_not_null(columns[COL_NAME].live_header, "the live view names its nodes' column");
 	cr_assert_null(column_by_sort_key("no-such-key"));
 	cr_assert_eq(column_percent(2, 7), 28);
 	cr_assert_eq(column_percent(29, 100), 29);

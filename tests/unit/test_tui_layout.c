@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "tui_layout.h"
 #include "tui_pane.h"
 
@@ -197,16 +198,16 @@ Test(tui_layout, levels_follow_the_thresholds)
 
 Test(tui_layout, percent_truncates_and_bars_round_down)
 {
-	cr_assert_eq(tui_percent(2, 7), 28);
-	cr_assert_eq(tui_percent(8, 15), 53);
-	cr_assert_eq(tui_percent(5, 0), 0);
+	cr_assert_eq(column_percent(2, 7), 28);
+	cr_assert_eq(column_percent(8, 15), 53);
+	cr_assert_eq(column_percent(5, 0), 0);
 	{
-		char buf[16];
+		char buf[32];
 
-		cr_assert_str_eq(tui_use_text(buf, 8, 15), "53%");
-		cr_assert_str_eq(tui_use_text(buf, 20, 16), "125%");
-		cr_assert_str_eq(tui_use_text(buf, 0, 0), "0%");
-		cr_assert_str_eq(tui_use_text(buf, 2, 0), "over", "allocations on a total of 0: over-allocated");
+		cr_assert_str_eq(column_use_text(buf, 8, 15, true), "53%");
+		cr_assert_str_eq(column_use_text(buf, 20, 16, true), "125%");
+		cr_assert_str_eq(column_use_text(buf, 0, 0, true), "0%");
+		cr_assert_str_eq(column_use_text(buf, 2, 0, true), "over", "allocations on a total of 0: over-allocated");
 	}
 	cr_assert_eq(tui_bar_fill(0, 15, 10), 0);
 	cr_assert_eq(tui_bar_fill(1, 1000, 10), 1, "any allocation shows");
@@ -214,7 +215,7 @@ Test(tui_layout, percent_truncates_and_bars_round_down)
 	cr_assert_eq(tui_bar_fill(15, 15, 10), 10);
 	cr_assert_eq(tui_bar_fill(20, 15, 10), 10);
 	cr_assert_eq(tui_bar_fill(3, 15, 0), 0);
-	cr_assert_str_eq(tui_unit_name(UNIT_MIB), "MiB");
+	cr_assert_str_eq(mem_unit_name(UNIT_MIB), "MiB");
 }
 
 Test(tui_layout, filter_by_substring_label_or_pool)
