@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "kube.h"
-#include "tui_layout.h"
+#include "tui_screen.h"
 #include "tui_state.h"
 
 /* Take over the terminal (alternate screen, no echo, keypad).  Colours are

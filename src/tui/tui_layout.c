@@ -1,8 +1,8 @@
+/* The live view's screen laid out: see tui_layout.h. */
 #include "tui_layout.h"
 
 #include "columns.h"
-#include "usage.h"
-#include "tui_list.h"
+#include "tui_pane.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,33 +11,6 @@
 
 /* Below this height the selected node's pane does not fit beside the list. */
 #define SPLIT_MIN_LINES 30
-
-enum tui_role tui_tone_role(enum column_tone tone)
-{
-	static const enum tui_role roles[] = {
-		[TONE_NORMAL] = TUI_ROLE_NORMAL, [TONE_DIM] = TUI_ROLE_DIM, [TONE_LOW] = TUI_ROLE_LOW,
-		[TONE_MID] = TUI_ROLE_MID,	 [TONE_HIGH] = TUI_ROLE_HIGH,
-	};
-
-	return roles[tone];
-}
-
-enum tui_role tui_level(int64_t allocated, int64_t total)
-{
-	return tui_tone_role(column_level(allocated, total));
-}
-
-int tui_bar_fill(int64_t allocated, int64_t total, int width)
-{
-	int64_t fill;
-
-	if (width <= 0 || allocated <= 0)
-		return 0;
-	if (total <= 0 || allocated >= total)
-		return width;
-	fill = allocated * width / total;
-	return fill < 1 ? 1 : (int)fill;
-}
 
 static const char *const help_text[] = {
 	"kubectl inspect cgpu top: GPU sharing, live",
@@ -201,7 +174,6 @@ static void draw_status(struct tui_frame *f)
 		tui_put(l, cols, oom, cols - (int)sizeof(keys) + 1, TUI_ROLE_STATUS, keys, -1);
 }
 
-/* Node list geometry, shared by the header line and the rows. */
 
 static void draw_pane(struct tui_frame *f, const char *name, int y0, int height, bool scroll)
 {
@@ -335,51 +307,4 @@ out:
 		return -1;
 	}
 	return 0;
-}
-
-void tui_screen_release(struct tui_screen *scr)
-{
-	if (!scr)
-		return;
-	for (int i = 0; scr->line && i < scr->lines; i++)
-		tui_line_release(&scr->line[i]);
-	free(scr->line);
-	scr->line = NULL;
-}
-
-char *tui_screen_line_text(const struct tui_screen *scr, int y)
-{
-	char *buf = NULL;
-	size_t len = 0, end = 0;
-	FILE *f;
-	int col = 0;
-
-	if (scr->cols <= 0 || !(f = open_memstream(&buf, &len)))
-		return NULL;
-	/* spans are laid out left to right; a span that would overlap the
-	 * one before it is left out, as ncurses would overwrite it */
-	if (scr->line && y >= 0 && y < scr->lines) {
-		const struct tui_line *l = &scr->line[y];
-
-		for (size_t i = 0; i < l->nspans; i++) {
-			const struct tui_span *sp = &l->spans[i];
-
-			if (sp->x < col || sp->x >= scr->cols)
-				continue;
-			for (; col < sp->x; col++)
-				fputc(' ', f);
-			fputs(sp->text, f);
-			col += sp->width;
-			fflush(f);
-			end = len;
-		}
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	while (end > 0 && buf[end - 1] == ' ')
-		end--;
-	buf[end] = '\0';
-	return buf;
 }

@@ -1,6 +1,5 @@
-/* The live view's node list: which nodes, in which order, and their rows
- * (see tui_list.h).  The figures right of the bars are a table of columns;
- * the bars take the room the columns leave. */
+/* The live view's node list: see tui_list.h.  The bars take the room the
+ * figures right of them leave. */
 #include "tui_list.h"
 
 #include "columns.h"
@@ -111,24 +110,6 @@ long tui_layout_rows(const struct model *m, const struct tui_state *s, const cha
 	free(nodes);
 	*ret = names;
 	return (long)n;
-}
-
-static int cmp_name_node(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct model_node *)elem)->name);
-}
-
-/* The model keeps its nodes sorted by name (model_finish). */
-struct tui_line *tui_frame_row(struct tui_frame *f, int y)
-{
-	return y >= 0 && y < f->scr->lines ? &f->scr->line[y] : NULL;
-}
-
-const struct model_node *tui_find_node(const struct model *m, const char *name)
-{
-	if (!m || !m->nnodes || !name)
-		return NULL;
-	return bsearch(name, m->nodes, m->nnodes, sizeof(m->nodes[0]), cmp_name_node);
 }
 
 /* --- the columns right of the bars -------------------------------------------- */

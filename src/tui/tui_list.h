@@ -1,27 +1,25 @@
-/* The live view's node list: its order, its header and one row per node
- * (or pool heading).  Internal to the tui layer: tui_layout.c lays out the
- * screen around it, tui_layout.h declares its public part
- * (tui_node_matches, tui_layout_rows). */
+/* The live view's node list: which nodes, in which order, and its rows
+ * (or pool headings) with the figures of the columns table's live columns.
+ *
+ * Uses the state, the model, the columns and the screen's pieces (tui_screen.h).
+ */
 #ifndef TUI_LIST_H
 #define TUI_LIST_H
 
+#include <stdbool.h>
+
 #include "model.h"
-#include "tui_layout.h"
-#include "tui_pane.h"
+#include "tui_screen.h"
 #include "tui_state.h"
 
-/* One screen being laid out. */
-struct tui_frame {
-	struct tui_screen *scr;
-	const struct tui_state *s;
-	const struct model *m;
-	const struct tui_status *st;
-};
+/* Does the node pass the filter?  "key=value" matches a label (or the pool);
+ * anything else is a substring of the name, the pool or a "key=value" label. */
+bool tui_node_matches(const struct model_node *n, const char *filter);
 
-/* Line y of the screen, NULL outside it. */
-struct tui_line *tui_frame_row(struct tui_frame *f, int y);
-/* The model's node of that name (the model keeps them sorted), or NULL. */
-const struct model_node *tui_find_node(const struct model *m, const char *name);
+/* The node names the list shows, filtered and in the state's order
+ * (grouped by pool first when group_pools).  *ret points into the model and
+ * is freed with free().  Returns the count, or -1 when out of memory. */
+long tui_layout_rows(const struct model *m, const struct tui_state *s, const char ***ret);
 
 /* The column headers at y0 and the rows below, height lines in all; keeps
  * the selection in view and reports the scroll position in f->scr. */
