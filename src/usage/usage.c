@@ -558,119 +558,141 @@ static bool idle(int64_t used, int64_t alloc, const struct usage_options *o)
 	return (double)used * 100.0 < o->idle_percent * (double)alloc;
 }
 
+/* A pod using more than it was allocated, less than the idle share of it,
+ * or limited by its device plugin to something else. */
+static void pod_findings(struct join *j, const struct usage_options *o, size_t i, const struct model_node *n)
+{
+	struct model *m = j->m;
+	struct model_pod *p = &m->pods[i];
+	enum mem_unit unit = n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit;
+	int64_t alloc = pod_allocated_bytes(p, n);
+	char a[32], b[32], *obj = NULL;
+
+	if (asprintf(&obj, "pod/%s/%s", p->namespace, p->name) < 0)
+		return;
+	if (alloc > 0 && j->pod[i].limit_known && limit_disagrees(alloc, to_bytes(j->pod[i].limit), unit))
+		warnings_add(&m->usage.findings, "LimitMismatch", obj,
+			     "pod %s/%s on node %s: the device plugin limits it to %s %s of GPU memory, %s %s allocated",
+			     p->namespace, p->name, n->name, usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit),
+			     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit));
+	/* no allocation the scheme can say: the device's own limit is one */
+	if (alloc <= 0 && j->pod[i].limit_known && j->pod[i].limit >= 1)
+		alloc = to_bytes(j->pod[i].limit);
+	if (!p->used_known || alloc <= 0) {
+		free(obj);
+		return;
+	}
+	if (p->used_bytes > alloc)
+		warnings_add(&m->usage.findings, "OverUse", obj,
+			     "pod %s/%s on node %s uses %s %s of GPU memory, %s %s allocated%s", p->namespace, p->name,
+			     n->name, usage_format(a, sizeof(a), p->used_bytes, unit), usage_unit_word(unit),
+			     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), isolation_note(n));
+	else if (idle(p->used_bytes, alloc, o))
+		warnings_add(&m->usage.findings, "Idle", obj,
+			     "pod %s/%s on node %s uses at most %s of its %s %s of GPU memory (below %g%%)", p->namespace,
+			     p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
+			     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), o->idle_percent);
+	free(obj);
+}
+
+/* Whether a pod on the GPU has a figure of its own: then it is judged per pod. */
+static bool gpu_pods_known(const struct model *m, const struct model_node *n, const struct model_gpu *gp)
+{
+	for (size_t k = 0; k < n->npods; k++) {
+		const struct model_pod *p = &m->pods[n->pods[k]];
+
+		for (size_t x = 0; x < p->ngpus; x++)
+			if (p->gpus[x].gpu == gp->index && p->used_known)
+				return true;
+	}
+	return false;
+}
+
+/* Memory in use on a GPU nothing holds, or the pods of a GPU judged as one
+ * where no pod has a figure of its own. */
+static void gpu_findings(struct model *m, const struct usage_options *o, const struct model_node *n,
+			 const struct model_gpu *gp, const char *obj)
+{
+	enum mem_unit unit = n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit;
+	int64_t alloc = gpu_allocated_bytes(n, gp);
+	char a[32], b[32];
+
+	if (!gp->used_known || alloc < 0)
+		return;
+	if (alloc == 0 && gp->npods == 0) {
+		if (gp->used_bytes > o->unaccounted_bytes)
+			warnings_add(&m->usage.findings, "Unaccounted", obj,
+				     "node %s GPU %d: %s %s of GPU memory in use with nothing allocated to pods (a process outside Kubernetes?)",
+				     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
+				     usage_unit_word(unit));
+		return;
+	}
+	if (alloc == 0 || gpu_pods_known(m, n, gp))
+		return; /* said per pod */
+	if (gp->used_bytes > alloc)
+		warnings_add(&m->usage.findings, "OverUse", obj,
+			     "node %s GPU %d: the pods use %s %s of GPU memory, %s %s allocated%s", n->name, gp->index,
+			     usage_format(a, sizeof(a), gp->used_bytes, unit), usage_unit_word(unit),
+			     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), isolation_note(n));
+	else if (idle(gp->used_bytes, alloc, o))
+		warnings_add(&m->usage.findings, "Idle", obj,
+			     "node %s GPU %d: the pods use at most %s of the %s %s allocated (below %g%%)", n->name,
+			     gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
+			     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), o->idle_percent);
+}
+
 static void findings(struct join *j, const struct usage_options *o)
 {
 	struct model *m = j->m;
-	char a[32], b[32];
 
 	for (size_t i = 0; i < m->npods; i++) {
-		struct model_pod *p = &m->pods[i];
-		const struct model_node *n = p->node ? model_find_node(m, p->node) : NULL;
-		enum mem_unit unit = n ? n->unit : p->unit;
-		int64_t alloc;
-		char *obj = NULL;
+		const struct model_node *n = m->pods[i].node ? model_find_node(m, m->pods[i].node) : NULL;
 
-		if (!n)
-			continue;
-		alloc = pod_allocated_bytes(p, n);
-		if (unit == UNIT_SLOTS)
-			unit = UNIT_GIB;
-		if (alloc > 0 && j->pod[i].limit_known && limit_disagrees(alloc, to_bytes(j->pod[i].limit), unit) &&
-		    asprintf(&obj, "pod/%s/%s", p->namespace, p->name) >= 0) {
-			warnings_add(&m->usage.findings, "LimitMismatch", obj,
-				     "pod %s/%s on node %s: the device plugin limits it to %s %s of GPU memory, %s %s allocated",
-				     p->namespace, p->name, n->name,
-				     usage_format(a, sizeof(a), to_bytes(j->pod[i].limit), unit), usage_unit_word(unit),
-				     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit));
-			free(obj);
-			obj = NULL;
-		}
-		/* no allocation the scheme can say: the device's own limit is one */
-		if (alloc <= 0 && j->pod[i].limit_known && j->pod[i].limit >= 1)
-			alloc = to_bytes(j->pod[i].limit);
-		if (!p->used_known || alloc <= 0)
-			continue;
-		if (asprintf(&obj, "pod/%s/%s", p->namespace, p->name) < 0)
-			continue;
-		if (p->used_bytes > alloc)
-			warnings_add(&m->usage.findings, "OverUse", obj,
-				     "pod %s/%s on node %s uses %s %s of GPU memory, %s %s allocated%s", p->namespace,
-				     p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
-				     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
-				     usage_unit_word(unit), isolation_note(n));
-		else if (idle(p->used_bytes, alloc, o))
-			warnings_add(&m->usage.findings, "Idle", obj,
-				     "pod %s/%s on node %s uses at most %s of its %s %s of GPU memory (below %g%%)",
-				     p->namespace, p->name, n->name, usage_format(a, sizeof(a), p->used_bytes, unit),
-				     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit), o->idle_percent);
-		free(obj);
+		if (n)
+			pod_findings(j, o, i, n);
 	}
 	for (size_t i = 0; i < m->nnodes; i++) {
 		const struct model_node *n = &m->nodes[i];
-		enum mem_unit unit = n->unit == UNIT_SLOTS ? UNIT_GIB : n->unit;
 		char *obj = NULL;
 
 		if (asprintf(&obj, "node/%s", n->name) < 0)
 			continue;
-		for (int g = 0; g < n->ngpus; g++) {
-			const struct model_gpu *gp = &n->gpus[g];
-			int64_t alloc = gpu_allocated_bytes(n, gp);
-			bool pods_known = false;
-
-			if (!gp->used_known || alloc < 0)
-				continue;
-			for (size_t k = 0; k < n->npods; k++) {
-				const struct model_pod *p = &m->pods[n->pods[k]];
-
-				for (size_t x = 0; x < p->ngpus; x++)
-					if (p->gpus[x].gpu == gp->index && p->used_known)
-						pods_known = true;
-			}
-			if (alloc == 0 && gp->npods == 0) {
-				if (gp->used_bytes > o->unaccounted_bytes)
-					warnings_add(&m->usage.findings, "Unaccounted", obj,
-						     "node %s GPU %d: %s %s of GPU memory in use with nothing allocated to pods (a process outside Kubernetes?)",
-						     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-						     usage_unit_word(unit));
-				continue;
-			}
-			if (pods_known || alloc == 0)
-				continue; /* said per pod */
-			if (gp->used_bytes > alloc)
-				warnings_add(&m->usage.findings, "OverUse", obj,
-					     "node %s GPU %d: the pods use %s %s of GPU memory, %s %s allocated%s", n->name,
-					     gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-					     usage_unit_word(unit), usage_format(b, sizeof(b), alloc, unit),
-					     usage_unit_word(unit), isolation_note(n));
-			else if (idle(gp->used_bytes, alloc, o))
-				warnings_add(&m->usage.findings, "Idle", obj,
-					     "node %s GPU %d: the pods use at most %s of the %s %s allocated (below %g%%)",
-					     n->name, gp->index, usage_format(a, sizeof(a), gp->used_bytes, unit),
-					     usage_format(b, sizeof(b), alloc, unit), usage_unit_word(unit),
-					     o->idle_percent);
-		}
+		for (int g = 0; g < n->ngpus; g++)
+			gpu_findings(m, o, n, &n->gpus[g], obj);
 		free(obj);
 	}
 }
 
-int usage_apply(struct model *m, const struct usage_data *d, const struct usage_options *opt,
-		const char *source_error, struct kerr *err)
+/* One GPU's figures from what the answers said of it: the exporter's
+ * level first, then the pods' series, then HAMi's. */
+static void gpu_figures(struct model_gpu *gp, const struct gpu_acc *a)
 {
-	struct usage_options o = {USAGE_IDLE_PERCENT, USAGE_UNACCOUNTED_BYTES};
-	struct join j;
-	size_t unknown_nodes = 0;
-	char *names = NULL;
-	size_t names_len = 0, problems = 0;
+	gp->used_known = true;
+	if (a->level.known)
+		gp->used_bytes = to_bytes(a->level.v);
+	else if (copies(a))
+		gp->used_bytes = to_bytes(a->pod_max.v);
+	else if (a->pod_series)
+		gp->used_bytes = to_bytes(a->pod_sum);
+	else if (a->host_used.known)
+		gp->used_bytes = to_bytes(a->host_used.v);
+	else if (a->vgpu_series)
+		gp->used_bytes = to_bytes(a->vgpu_sum);
+	else
+		gp->used_known = false;
+	gp->total_known = a->free_min.known && (a->level.known || a->pod_series);
+	gp->total_bytes = to_bytes(a->free_min.v + most_used(a));
+	gp->util_known = a->util.known || a->host_util.known;
+	gp->util = a->util.known ? a->util.v : a->host_util.v;
+}
 
-	if (opt)
-		o = *opt;
-	m->usage.configured = true;
-	if (join_init(&j, m) < 0) {
-		join_release(&j);
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	}
-	if (d && !source_error)
-		read_answers(&j, d);
+/* Every GPU's and node's figures; the first few nodes with a GPU no
+ * answer reported are named in *names (malloc'd), all counted. */
+static size_t node_figures(struct join *j, char **names)
+{
+	struct model *m = j->m;
+	size_t unknown_nodes = 0, names_len = 0;
+
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct model_node *n = &m->nodes[i];
 		bool node_unknown = false;
@@ -679,25 +701,8 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 		n->gpus_used_known = 0;
 		for (int g = 0; g < n->ngpus; g++) {
 			struct model_gpu *gp = &n->gpus[g];
-			const struct gpu_acc *a = &j.acc[j.gpu_base[i] + (size_t)g];
 
-			gp->used_known = true;
-			if (a->level.known)
-				gp->used_bytes = to_bytes(a->level.v);
-			else if (copies(a))
-				gp->used_bytes = to_bytes(a->pod_max.v);
-			else if (a->pod_series)
-				gp->used_bytes = to_bytes(a->pod_sum);
-			else if (a->host_used.known)
-				gp->used_bytes = to_bytes(a->host_used.v);
-			else if (a->vgpu_series)
-				gp->used_bytes = to_bytes(a->vgpu_sum);
-			else
-				gp->used_known = false;
-			gp->total_known = a->free_min.known && (a->level.known || a->pod_series);
-			gp->total_bytes = to_bytes(a->free_min.v + most_used(a));
-			gp->util_known = a->util.known || a->host_util.known;
-			gp->util = a->util.known ? a->util.v : a->host_util.v;
+			gpu_figures(gp, &j->acc[j->gpu_base[i] + (size_t)g]);
 			if (gp->used_known) {
 				n->used_bytes += gp->used_bytes;
 				n->gpus_used_known++;
@@ -709,22 +714,25 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 		}
 		if (node_unknown && unknown_nodes++ < 3) {
 			size_t add = strlen(n->name) + 3;
-			char *s = realloc(names, names_len + add);
+			char *s = realloc(*names, names_len + add);
 
 			if (s) {
-				names = s;
-				names_len += (size_t)sprintf(names + names_len, "%s%s", names_len ? ", " : "", n->name);
+				*names = s;
+				names_len += (size_t)sprintf(*names + names_len, "%s%s", names_len ? ", " : "", n->name);
 			}
 		}
 	}
-	for (size_t i = 0; i < m->npods; i++) {
-		m->pods[i].used_known = j.pod[i].used_known;
-		m->pods[i].used_bytes = j.pod[i].used_known ? to_bytes(j.pod[i].used) : 0;
-	}
-	findings(&j, &o);
+	return unknown_nodes;
+}
+
+/* One warning for everything the source did not say. */
+static void missing_warning(struct model *m, const struct usage_data *d, const char *source_error,
+			    size_t unknown_nodes, const char *names)
+{
+	size_t problems = 0;
+
 	for (int q = 0; d && q < UQ_COUNT; q++)
 		problems += d->problem[q] != NULL;
-	/* One warning for everything the source did not say. */
 	if (source_error)
 		warnings_add(&m->warnings, "UsageUnavailable", NULL, "GPU memory in use is unknown: %s", source_error);
 	else if (m->usage.gpus_unknown && m->usage.gpus_known == 0 && problems)
@@ -742,6 +750,32 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 			     : d->problem[UQ_GPU_UTIL]	? d->problem[UQ_GPU_UTIL]
 			     : d->problem[UQ_VGPU_USED] ? d->problem[UQ_VGPU_USED]
 							: "a query failed");
+}
+
+int usage_apply(struct model *m, const struct usage_data *d, const struct usage_options *opt,
+		const char *source_error, struct kerr *err)
+{
+	struct usage_options o = {USAGE_IDLE_PERCENT, USAGE_UNACCOUNTED_BYTES};
+	struct join j;
+	size_t unknown_nodes;
+	char *names = NULL;
+
+	if (opt)
+		o = *opt;
+	m->usage.configured = true;
+	if (join_init(&j, m) < 0) {
+		join_release(&j);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	if (d && !source_error)
+		read_answers(&j, d);
+	unknown_nodes = node_figures(&j, &names);
+	for (size_t i = 0; i < m->npods; i++) {
+		m->pods[i].used_known = j.pod[i].used_known;
+		m->pods[i].used_bytes = j.pod[i].used_known ? to_bytes(j.pod[i].used) : 0;
+	}
+	findings(&j, &o);
+	missing_warning(m, d, source_error, unknown_nodes, names);
 	free(names);
 	join_release(&j);
 	return 0;
