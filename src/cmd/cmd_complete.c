@@ -172,6 +172,31 @@ out:
 	kerr_release(&err);
 }
 
+static void add_key(struct strset *out, const char *key)
+{
+	char *s;
+
+	if (asprintf(&s, "%s=", key) >= 0) {
+		strset_add(out, s);
+		free(s);
+	}
+}
+
+/* The label keys the plugin reads and manages, ready for a value: the
+ * sharing modes' and the pool's (not the region), the card model's, and
+ * the zone. */
+static void complete_label_keys(struct strset *out)
+{
+	const struct scheme_modes *sm = scheme_modes_find();
+
+	for (size_t i = 0; sm && sm->node_labels[i]; i++)
+		if (strcmp(sm->node_labels[i], REGION_LABEL) != 0)
+			add_key(out, sm->node_labels[i]);
+	for (size_t i = 0; scheme_card_model_labels[i]; i++)
+		add_key(out, scheme_card_model_labels[i]);
+	strset_add(out, "topology.kubernetes.io/zone=");
+}
+
 static void complete_values(struct cli_ctx *ctx, const char *values, struct strset *out)
 {
 	if (!values)
@@ -191,15 +216,10 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct strs
 		strv_free(names);
 		kerr_release(&err);
 	} else if (strcmp(values, "labels") == 0) {
-		/* the label keys the plugin reads and manages, ready for a value */
-		static const char *const keys[] = {
-			"ack.node.gpu.schedule=", "ack.node.gpu.placement=", "cgpu=", "cgpu.disable.isolation=",
-			"gpushare=", POOL_LABEL "=", "aliyun.accelerator/nvidia_name=",
-			"nvidia.com/gpu.product=", "topology.kubernetes.io/zone=", NULL,
-		};
-
-		for (size_t i = 0; keys[i]; i++)
-			strset_add(out, keys[i]);
+		complete_label_keys(out);
+	} else if (strcmp(values, "schemes") == 0) {
+		for (size_t i = 0; schemes[i]; i++)
+			strset_add(out, schemes[i]->name);
 	} else if (strcmp(values, "daemonsets") == 0) {
 		complete_daemonsets(ctx, out);
 	} else if (strcmp(values, "commands") == 0) {

@@ -29,7 +29,7 @@ const struct flag fit_flags[] = {
 		      NULL},
 	[F_GPUS] = {"gpus", 0, "N", "number of GPUs (default 1); alone, whole GPUs", NULL},
 	[F_CORE] = {"core", 0, "PCT", "compute share of each GPU, in percent", NULL},
-	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes of this sharing scheme", "cgpu cce volcano-vgpu hami nvidia"},
+	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes of this sharing scheme", "schemes"},
 	[F_FILENAME] = {"filename", 'f', "FILE", "a Pod, Deployment, StatefulSet, Job or DaemonSet manifest (YAML or JSON; - for stdin)",
 			NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
@@ -391,8 +391,14 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		return -1;
 	if (cli_parse_output(vals[F_OUTPUT], NULL, NULL, err) < 0)
 		return -1;
-	if (vals[F_SCHEME] && !scheme_find(vals[F_SCHEME]))
-		return usage(err, "scheme", vals[F_SCHEME], "must be cgpu, cce, volcano-vgpu, hami or nvidia");
+	if (vals[F_SCHEME] && !scheme_find(vals[F_SCHEME])) {
+		char *names = scheme_names_text();
+
+		kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--scheme\" flag: must be %s", vals[F_SCHEME],
+			 names ? names : "a scheme's name");
+		free(names);
+		return -1;
+	}
 	flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];
 	if (npos > 1)
 		return kerr_set(err, KERR_USAGE, "fit takes at most one pod (NAMESPACE/NAME or NAME)");

@@ -29,7 +29,7 @@ const struct flag inspect_flags[] = {
 		    "pools"},
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
 	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
-		      "cgpu cce volcano-vgpu hami nvidia"},
+		      "schemes"},
 	[F_NO_HEADERS] = {"no-headers", 0, NULL, "leave out the column headers of the tables", NULL},
 	[F_SORT_BY] = {"sort-by", 0, "KEY",
 		       "order of the nodes: name, allocated, free or pending (the figures largest first)",
@@ -342,12 +342,20 @@ struct filters {
 	size_t nodes_seen;
 };
 
+/* How each edition of the scheme that shares by label shares a node. */
 static void print_label_hint(FILE *f)
 {
-	fprintf(f, "To share the GPUs of a node, label it for sharing, e.g.:\n"
-		   "  kubectl label node NODE ack.node.gpu.schedule=share   (ACK Pro; =cgpu adds memory isolation)\n"
-		   "  kubectl label node NODE cgpu=true                     (ACK basic, ack-cgpu)\n"
-		   "  kubectl label node NODE gpushare=true                 (open source gpushare device plugin)\n");
+	const struct scheme_modes *sm = scheme_modes_find();
+
+	fprintf(f, "To share the GPUs of a node, label it for sharing, e.g.:\n");
+	for (size_t i = 0; sm && i < sm->neditions; i++) {
+		const struct scheme_label *l = &sm->editions[i].sets[SCHEME_MODE_SHARE][0];
+		char *kv = NULL;
+
+		if (asprintf(&kv, "%s=%s", l->key, l->value) >= 0)
+			fprintf(f, "  kubectl label node NODE %-30s(%s)\n", kv, sm->editions[i].hint);
+		free(kv);
+	}
 }
 
 /* What kubectl says for an empty result, and which filter left nothing. */
@@ -409,7 +417,8 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 	if (render_warnings(ctx->errout, m, err) < 0)
 		return -1;
 	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML) {
-		fprintf(ctx->errout, "No node offers shared GPU memory (aliyun.com/gpu-mem).\n");
+		fprintf(ctx->errout, "No node offers shared GPU memory (%s).\n",
+			scheme_modes_find() ? scheme_modes_find()->share_resource : "?");
 		print_label_hint(ctx->errout);
 	}
 	return 0;
@@ -439,10 +448,14 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (parse_output(vals[F_OUTPUT], &out, err) < 0 || parse_unit(vals[F_UNIT], &mo.force_unit, err) < 0)
 		return -1;
 	if (vals[F_SCHEME]) {
-		if (!scheme_find(vals[F_SCHEME]))
-			return kerr_set(err, KERR_USAGE,
-					"invalid argument \"%s\" for \"--scheme\" flag: must be cgpu, cce, volcano-vgpu, hami or nvidia",
-					vals[F_SCHEME]);
+		if (!scheme_find(vals[F_SCHEME])) {
+			char *names = scheme_names_text();
+
+			kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--scheme\" flag: must be %s",
+				 vals[F_SCHEME], names ? names : "a scheme's name");
+			free(names);
+			return -1;
+		}
 		mo.scheme = vals[F_SCHEME];
 	}
 	if (details && (out == OUT_WIDE))

@@ -37,7 +37,7 @@ const struct flag top_flags[] = {
 		     "pools" },
 	[F_UNIT] = { "unit", 0, "UNIT", "show GPU memory in this unit (GiB or MiB)", "GiB MiB" },
 	[F_SCHEME] = { "scheme", 0, "NAME", "only nodes shared with this scheme",
-		       "cgpu cce volcano-vgpu hami nvidia" },
+		       "schemes" },
 	[F_REFRESH] = { "refresh", 'r', "DURATION", "redraw interval, e.g. 500ms, 2s (default 1s)", NULL },
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = { 0 },

@@ -16,7 +16,6 @@ struct pod_scan {
 	size_t base; /* warnings before the pod list began */
 };
 
-static const char *const gpu_resources[] = { "aliyun.com/gpu-mem", "nvidia.com/gpu", "aliyun.com/gpu-core.percentage", NULL };
 
 /* The pod's whole ask for a resource: the sum over its containers (the
  * device plugin gives each container its own share).  False when no
@@ -52,9 +51,10 @@ static const struct np_plan *changing_plan(const struct mode_run *r, const char 
 static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 {
 	struct pod_scan *s = ud;
+	const struct scheme_modes *sm = scheme_modes_find();
 	int64_t memq, wholeq;
-	bool mem = pod_gpu_limit(p, "aliyun.com/gpu-mem", &memq);
-	bool whole = pod_gpu_limit(p, "nvidia.com/gpu", &wholeq);
+	bool mem = pod_gpu_limit(p, sm->share_resource, &memq);
+	bool whole = pod_gpu_limit(p, sm->whole_resource, &wholeq);
 	const struct np_plan *plan = changing_plan(s->r, p->node_name);
 	char *object = NULL;
 
@@ -74,16 +74,17 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
 			     "runs on node %s with %s=%lld of the old mode (%s); it keeps it until it ends: "
 			     "let it finish or move it before relying on mode %s",
-			     plan->node, mem ? "aliyun.com/gpu-mem" : "nvidia.com/gpu", (long long)(mem ? memq : wholeq),
+			     plan->node, mem ? sm->share_resource : sm->whole_resource, (long long)(mem ? memq : wholeq),
 			     np_mode_name(plan->before), np_mode_name(plan->after));
 	/* a selector on kubernetes.io/os or a zone does not keep a pod out of a
 	 * pool in another mode: only the pool and mode labels do */
 	if (mem && p->node_keys.len == 0) {
 		if (s->shown < MAX_UNPINNED_SHOWN) {
 			warnings_add(&s->r->warnings, "NoNodeSelector", object,
-				     "asks for aliyun.com/gpu-mem without a nodeSelector or required node affinity on a pool "
-				     "or sharing-mode label: with pools in different modes its next pods may land in the "
-				     "wrong pool");
+				     "asks for %s without a nodeSelector or required node affinity on a pool or "
+				     "sharing-mode label: with pools in different modes its next pods may land in the "
+				     "wrong pool",
+				     sm->share_resource);
 			s->shown++;
 		}
 		s->unpinned++;
@@ -134,7 +135,8 @@ void mode_plan_warnings(struct mode_run *r)
 int mode_pod_warnings(struct mode_run *r, struct kerr *err)
 {
 	struct pod_scan s = { .r = r, .base = r->warnings.len };
-	const struct decode_filter pod_filter = { .resource_names = gpu_resources, .node_keys = np_pin_label_keys() };
+	const struct decode_filter pod_filter = { .resource_names = scheme_modes_find()->pod_resources,
+						  .node_keys = np_pin_label_keys() };
 	struct kube_list l = {
 		.path = "/api/v1/pods",
 		.field_selector = "status.phase!=Succeeded,status.phase!=Failed",
@@ -148,7 +150,8 @@ int mode_pod_warnings(struct mode_run *r, struct kerr *err)
 	r->unpinned_unlisted = s.unpinned - s.shown;
 	if (rc == 0 && s.unpinned > s.shown)
 		warnings_add(&r->warnings, "NoNodeSelector", NULL,
-			     "%zu more pods ask for aliyun.com/gpu-mem without a nodeSelector", s.unpinned - s.shown);
+			     "%zu more pods ask for %s without a nodeSelector", s.unpinned - s.shown,
+			     scheme_modes_find()->share_resource);
 	return rc;
 }
 

@@ -32,6 +32,24 @@ const struct scheme *scheme_find(const char *name)
 	return NULL;
 }
 
+char *scheme_names_text(void)
+{
+	size_t n = 0, len = 1;
+	char *s;
+
+	for (n = 0; schemes[n]; n++)
+		len += strlen(schemes[n]->name) + 4;
+	if (!(s = malloc(len)))
+		return NULL;
+	*s = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(s, i + 1 == n ? " or " : ", ");
+		strcat(s, schemes[i]->name);
+	}
+	return s;
+}
+
 const struct scheme_modes *scheme_modes_find(void)
 {
 	for (size_t i = 0; schemes[i]; i++)
@@ -66,14 +84,17 @@ static const char *const card_labels[] = {
 
 const struct decode_filter scheme_card_fields = {.label_keys = card_labels};
 
-/* The card's model and memory: Alibaba Cloud's labels first, then GPU
- * feature discovery's.  0, or -1 when out of memory. */
+/* Alibaba Cloud's label first, then GPU feature discovery's. */
+const char *const scheme_card_model_labels[] = {LABEL_ALIYUN_GPU_NAME, LABEL_NVIDIA_GPU_PRODUCT, NULL};
+
+/* The card's model and memory, Alibaba Cloud's labels first.  0, or -1
+ * when out of memory. */
 static int read_card(const struct k8s_node *node, struct scheme_node *out)
 {
-	const char *v = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_NAME);
+	const char *v = NULL;
 
-	if (!v)
-		v = kvlist_get(&node->labels, LABEL_NVIDIA_GPU_PRODUCT);
+	for (size_t i = 0; !v && scheme_card_model_labels[i]; i++)
+		v = kvlist_get(&node->labels, scheme_card_model_labels[i]);
 	if (v && !(out->card_model = strdup(v)))
 		return -1;
 	v = kvlist_get(&node->labels, LABEL_ALIYUN_GPU_MEM);

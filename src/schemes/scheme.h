@@ -159,6 +159,9 @@ struct scheme_edition {
 	struct scheme_label sets[SCHEME_NMODES][2];
 	/* The values of the first label are names of the modes too. */
 	bool values_name_modes;
+	/* What its share mode's labels mean, beside them in "how to share a
+	 * node" hints: "ACK basic, ack-cgpu". */
+	const char *hint;
 	/* The mode the node's labels put it in; SCHEME_MODE_UNKNOWN when they
 	 * are missing or say something the mode command does not manage. */
 	enum scheme_mode (*mode_of)(const struct kvlist *labels);
@@ -170,6 +173,9 @@ struct scheme_modes {
 	size_t neditions;
 	const char *const *node_labels; /* every label the commands read of a node, NULL-terminated */
 	const char *const *pin_labels;	/* labels a pod's selector pins it to a pool or mode with */
+	const char *share_resource;	/* what pods ask for shared GPU memory with */
+	const char *whole_resource;	/* what pods ask for whole GPUs with, in exclusive mode */
+	const char *const *pod_resources; /* every resource of the modes' pods, NULL-terminated */
 };
 
 struct scheme {
@@ -199,10 +205,15 @@ struct scheme {
 /* What every scheme's nodes are read for beside their own fields: the card
  * labels behind scheme_node's card_model and card_mem_mib. */
 extern const struct decode_filter scheme_card_fields;
+/* The labels that name a node's card model, NULL-terminated. */
+extern const char *const scheme_card_model_labels[];
 
 /* All schemes, in detection order, NULL-terminated. */
 extern const struct scheme *const schemes[];
 const struct scheme *scheme_find(const char *name);
+/* "cgpu, cce, volcano-vgpu, hami or nvidia": the table's names, for
+ * messages.  malloc'd; NULL when out of memory. */
+char *scheme_names_text(void);
 /* The modes of the first scheme that sets modes by label, or NULL. */
 const struct scheme_modes *scheme_modes_find(void);
 

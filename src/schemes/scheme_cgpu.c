@@ -515,6 +515,7 @@ static const struct scheme_edition editions[] = {
 			[SCHEME_MODE_CORE] = {{LABEL_SCHEDULE, "core_mem", NULL}},
 		},
 		.values_name_modes = true,
+		.hint = "ACK Pro; =cgpu adds memory isolation",
 		.mode_of = pro_mode_of,
 	},
 	{
@@ -526,6 +527,7 @@ static const struct scheme_edition editions[] = {
 			[SCHEME_MODE_SHARE] = {{LABEL_CGPU, "true", NULL}, {LABEL_NO_ISOLATION, "true", "false"}},
 			[SCHEME_MODE_ISOLATE] = {{LABEL_CGPU, "true", NULL}, {LABEL_NO_ISOLATION, "false", "false"}},
 		},
+		.hint = "ACK basic, ack-cgpu",
 		.mode_of = basic_mode_of,
 	},
 	{
@@ -537,6 +539,7 @@ static const struct scheme_edition editions[] = {
 			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_GPUSHARE, NULL, NULL}},
 			[SCHEME_MODE_SHARE] = {{LABEL_GPUSHARE, "true", NULL}},
 		},
+		.hint = "open source gpushare device plugin",
 		.mode_of = opensource_mode_of,
 	},
 };
@@ -548,11 +551,16 @@ static const char *const mode_pin_labels[] = {
 	LABEL_SCHEDULE, LABEL_CGPU, LABEL_NO_ISOLATION, LABEL_GPUSHARE, POOL_LABEL, NULL,
 };
 
+static const char *const mode_pod_resources[] = {RES_MEM, RES_NVIDIA_GPU, RES_CORE, NULL};
+
 static const struct scheme_modes cgpu_modes = {
 	.editions = editions,
 	.neditions = sizeof(editions) / sizeof(editions[0]),
 	.node_labels = mode_node_labels,
 	.pin_labels = mode_pin_labels,
+	.share_resource = RES_MEM,
+	.whole_resource = RES_NVIDIA_GPU,
+	.pod_resources = mode_pod_resources,
 };
 
 const struct scheme scheme_cgpu = {

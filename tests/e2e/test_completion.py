@@ -187,6 +187,8 @@ class CompletionTest(unittest.TestCase):
 		self.assertEqual(self.plugin(["mode", "--edition", ""])[0], ["basic", "opensource", "pro"])
 		self.assertEqual(self.plugin(["restart", "--dry-run", ""])[0], ["client", "none", "server"])
 		self.assertEqual(self.plugin(["top", "--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
+		for cmd in ([], ["fit"]):
+			self.assertEqual(self.plugin(cmd + ["--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
 
 	def test_pools(self):
 		self.assertEqual(self.pools, ["np-cgpu", "np-cgpu-no-isolation"])
@@ -198,6 +200,10 @@ class CompletionTest(unittest.TestCase):
 		cands, directive, _ = self.plugin(["-l", "cg"])
 		self.assertEqual(cands, ["cgpu.disable.isolation=", "cgpu="])
 		self.assertEqual(directive, 4 | 2)
+		self.assertEqual(self.plugin(["-l", ""])[0], [
+			"ack.node.gpu.placement=", "ack.node.gpu.schedule=", "alibabacloud.com/nodepool-id=",
+			"aliyun.accelerator/nvidia_name=", "cgpu.disable.isolation=", "cgpu=", "gpushare=",
+			"nvidia.com/gpu.product=", "topology.kubernetes.io/zone="])
 
 	def test_contexts(self):
 		self.assertEqual(self.plugin(["--context", ""])[0], CONTEXTS)

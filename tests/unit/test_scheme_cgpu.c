@@ -12,6 +12,12 @@ Test(scheme_cgpu, table_has_cgpu_first)
 	cr_assert_eq(scheme_find("cgpu"), &scheme_cgpu);
 	cr_assert_null(scheme_find("no-such-scheme"));
 	cr_assert_null(scheme_find(NULL));
+	{
+		char *names = scheme_names_text();
+
+		cr_assert_str_eq(names, "cgpu, cce, volcano-vgpu, hami or nvidia");
+		free(names);
+	}
 }
 
 Test(scheme_cgpu, allocation_parse)
