@@ -140,13 +140,9 @@ static int cce_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, str
 }
 
 const struct scheme scheme_cce = {
-	.name = "cce",
-	.title = "Huawei CCE xGPU",
-	.help = "GPU memory in 128 MiB blocks and compute shares per node, scheduled by Volcano",
-	.pod_unit = UNIT_MIB,
+	.name = "cce", .title = "Huawei CCE xGPU", .pod_unit = UNIT_MIB,
+	.help = "GPU memory in 128 MiB blocks and compute shares, per node, scheduled by Volcano",
 	.node_fields = {.label_keys = node_labels, .resource_names = node_resources},
 	.pod_fields = {.resource_names = pod_resources},
-	.node_decode = cce_node_decode,
-	.pod_decode = cce_pod_decode,
-	.place = scheme_place_shares,
+	.node_decode = cce_node_decode, .pod_decode = cce_pod_decode, .place = scheme_place_shares,
 };

@@ -12,6 +12,7 @@
 
 #include "scheme_keys.h"
 #include "scheme_place.h"
+#include "scheme_util.h"
 
 #define RES_MEM "aliyun.com/gpu-mem"
 #define RES_COUNT "aliyun.com/gpu-count" /* also a pod label: spread the memory over that many GPUs */
@@ -50,14 +51,25 @@ static bool digits_only(const char *s)
 	return true;
 }
 
+/* Decimal digits only, at most maxlen of them and at most max: 0 and *ret, else -1. */
+static int digits_value(const char *s, size_t maxlen, int64_t max, int64_t *ret)
+{
+	long long v;
+
+	if (!digits_only(s) || strlen(s) > maxlen)
+		return -1;
+	v = strtoll(s, NULL, 10);
+	if (v > max)
+		return -1;
+	*ret = (int64_t)v;
+	return 0;
+}
+
 int cgpu_index_parse(const char *s, int *ret)
 {
-	long v;
+	int64_t v;
 
-	if (!digits_only(s) || strlen(s) > 9)
-		return -1;
-	v = strtol(s, NULL, 10);
-	if (v > CGPU_MAX_INDEX)
+	if (digits_value(s, 9, CGPU_MAX_INDEX, &v) < 0)
 		return -1;
 	*ret = (int)v;
 	return 0;
@@ -73,18 +85,8 @@ static int amount_of(json_t *v, int64_t *ret)
 		*ret = (int64_t)i;
 		return 0;
 	}
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		long long i;
-
-		if (!digits_only(s) || strlen(s) > 15)
-			return -1;
-		i = strtoll(s, NULL, 10);
-		if (i > CGPU_MAX_AMOUNT)
-			return -1;
-		*ret = (int64_t)i;
-		return 0;
-	}
+	if (json_is_string(v))
+		return digits_value(json_string_value(v), 15, CGPU_MAX_AMOUNT, ret);
 	return -1;
 }
 
@@ -156,9 +158,9 @@ static bool check_quantity(const struct k8s_node *node, const struct kvlist *l, 
 	return true;
 }
 
-static bool label_is(const struct k8s_node *node, const char *key, const char *value)
+static bool label_is(const struct kvlist *labels, const char *key, const char *value)
 {
-	const char *v = kvlist_get(&node->labels, key);
+	const char *v = kvlist_get(labels, key);
 
 	return v && strcmp(v, value) == 0;
 }
@@ -176,7 +178,7 @@ static void check_labels(const struct k8s_node *node, struct warnings *w, const 
 	if (cgpu && strcmp(cgpu, "true") == 0 && sched && !sched_shares)
 		warnings_add(w, "ContradictoryLabels", object, "node %s: labels cgpu=true and %s=%s contradict each other",
 			     node->name, LABEL_SCHEDULE, sched);
-	if (label_is(node, LABEL_GPUSHARE, "true") && sched && !sched_shares)
+	if (label_is(&node->labels, LABEL_GPUSHARE, "true") && sched && !sched_shares)
 		warnings_add(w, "ContradictoryLabels", object,
 			     "node %s: labels gpushare=true and %s=%s contradict each other", node->name,
 			     LABEL_SCHEDULE, sched);
@@ -186,28 +188,23 @@ static void check_labels(const struct k8s_node *node, struct warnings *w, const 
 			     LABEL_NO_ISOLATION, LABEL_SCHEDULE);
 }
 
-static bool streq(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
+/* The values of ack.node.gpu.schedule for each mode, which the other
+ * editions' labels are read as too. */
+#define SCHEDULE_EXCLUSIVE "default"
+#define SCHEDULE_SHARE "share"
+#define SCHEDULE_ISOLATE "cgpu"
+#define SCHEDULE_CORE "core_mem"
 
-/* The modes by the values of ack.node.gpu.schedule, which the other
- * editions' labels are read as. */
 static enum scheme_mode schedule_mode(const char *value)
 {
-	static const struct {
-		const char *value;
-		enum scheme_mode mode;
-	} values[] = {
-		{"default", SCHEME_MODE_EXCLUSIVE},
-		{"share", SCHEME_MODE_SHARE},
-		{"cgpu", SCHEME_MODE_ISOLATE},
-		{"core_mem", SCHEME_MODE_CORE},
+	static const char *const values[SCHEME_NMODES] = {
+		[SCHEME_MODE_EXCLUSIVE] = SCHEDULE_EXCLUSIVE, [SCHEME_MODE_SHARE] = SCHEDULE_SHARE,
+		[SCHEME_MODE_ISOLATE] = SCHEDULE_ISOLATE, [SCHEME_MODE_CORE] = SCHEDULE_CORE,
 	};
 
-	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
-		if (streq(value, values[i].value))
-			return values[i].mode;
+	for (int m = SCHEME_MODE_EXCLUSIVE; value && m < SCHEME_NMODES; m++)
+		if (strcmp(value, values[m]) == 0)
+			return (enum scheme_mode)m;
 	return SCHEME_MODE_UNKNOWN;
 }
 
@@ -215,7 +212,7 @@ static enum scheme_mode schedule_mode(const char *value)
 static const char *mode_word(const char *mode, bool isolation)
 {
 	/* ack-cgpu's cgpu=true shares without isolation when told to */
-	if (strcmp(mode, "cgpu") == 0 && !isolation)
+	if (strcmp(mode, SCHEDULE_ISOLATE) == 0 && !isolation)
 		return scheme_mode_name(SCHEME_MODE_SHARE);
 	if (schedule_mode(mode) == SCHEME_MODE_UNKNOWN)
 		return NULL;
@@ -234,19 +231,19 @@ static int read_mode(const struct k8s_node *node, struct scheme_node *out)
 
 	if (sched) {
 		mode = sched;
-		out->isolation = strcmp(sched, "cgpu") == 0 || strcmp(sched, "core_mem") == 0;
+		out->isolation = schedule_mode(sched) == SCHEME_MODE_ISOLATE || schedule_mode(sched) == SCHEME_MODE_CORE;
 	} else if (cgpu) {
-		mode = strcmp(cgpu, "true") == 0 ? "cgpu" : "default";
-		out->isolation = strcmp(cgpu, "true") == 0 && !label_is(node, LABEL_NO_ISOLATION, "true");
-	} else if (label_is(node, LABEL_GPUSHARE, "true")) {
-		mode = "share";
+		mode = strcmp(cgpu, "true") == 0 ? SCHEDULE_ISOLATE : SCHEDULE_EXCLUSIVE;
+		out->isolation = strcmp(cgpu, "true") == 0 && !label_is(&node->labels, LABEL_NO_ISOLATION, "true");
+	} else if (label_is(&node->labels, LABEL_GPUSHARE, "true")) {
+		mode = SCHEDULE_SHARE;
 		out->isolation = false;
 	}
 	if (mode && !(out->mode = strdup(mode)))
 		return -1;
 	if (mode) {
 		out->mode_word = mode_word(mode, out->isolation);
-		out->exclusive = strcmp(mode, "default") == 0;
+		out->exclusive = schedule_mode(mode) == SCHEME_MODE_EXCLUSIVE;
 	}
 	if (placement && !(out->placement = strdup(placement)))
 		return -1;
@@ -381,20 +378,11 @@ static void read_ask(const struct k8s_pod *pod, struct scheme_pod *out)
 	}
 }
 
-static int cgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+/* The pod's limits, per container and in all; 0 when it asks for none. */
+static int read_limits(const struct k8s_pod *pod, struct scheme_pod *out)
 {
-	struct cgpu_alloc *mem_alloc = NULL, *core_alloc = NULL;
-	size_t nmem = 0, ncore = 0, cap = 0;
-	const char *s;
-	int idx;
-
-	memset(out, 0, sizeof(*out));
-	if (pod->ncontainers) {
-		out->container_mem = calloc(pod->ncontainers, sizeof(int64_t));
-		out->container_core = calloc(pod->ncontainers, sizeof(int64_t));
-		if (!out->container_mem || !out->container_core)
-			goto oom;
-	}
+	if (scheme_pod_alloc_containers(pod, out) < 0)
+		return -1;
 	for (size_t i = 0; i < pod->ncontainers; i++) {
 		out->container_mem[i] = resource_of(&pod->containers[i].limits, RES_MEM);
 		out->container_core[i] = resource_of(&pod->containers[i].limits, RES_CORE);
@@ -405,69 +393,95 @@ static int cgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 		out->mem += out->container_mem[i];
 		out->core += out->container_core[i];
 	}
-	if (out->mem <= 0 && out->core <= 0) {
+	return out->mem > 0 || out->core > 0;
+}
+
+/* The entries of an allocation annotation (key), parsed; *n 0 when it has
+ * none or cannot be read, which is said. */
+static void read_allocation(const struct k8s_pod *pod, const char *key, struct cgpu_alloc **ret, size_t *n,
+			    struct warnings *w)
+{
+	const char *s = kvlist_get(&pod->annotations, key);
+
+	*ret = NULL;
+	*n = 0;
+	if (s && *s && cgpu_allocation_parse(s, ret, n) < 0) {
+		bad_annotation(pod, w, key);
+		*n = 0;
+	}
+}
+
+/* The entries added to the claims: memory, or compute share. */
+static int add_claims(const struct k8s_pod *pod, struct scheme_pod *out, size_t *cap, const struct cgpu_alloc *a,
+		      size_t n, bool core)
+{
+	for (size_t i = 0; i < n; i++) {
+		int c = a[i].container < (int)pod->ncontainers ? a[i].container : -1;
+		struct scheme_claim *cl = claim_at(out, cap, c, a[i].gpu);
+
+		if (!cl)
+			return -1;
+		*(core ? &cl->core : &cl->mem) += a[i].amount;
+	}
+	return 0;
+}
+
+/* GPU memory: the multi-GPU allocation when it names any GPU, else the
+ * single index, else pending (as the original inspect decides); the
+ * compute share from its own allocation, else with the memory. */
+static int read_claims(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	struct cgpu_alloc *mem_alloc, *core_alloc;
+	size_t nmem, ncore, cap = 0;
+	int rc = 0;
+
+	read_allocation(pod, ANN_ALLOCATION, &mem_alloc, &nmem, w);
+	read_allocation(pod, ANN_CORE_ALLOCATION, &core_alloc, &ncore, w);
+	if (nmem > 0) {
+		rc = add_claims(pod, out, &cap, mem_alloc, nmem, false);
+	} else {
+		const char *s = kvlist_get(&pod->annotations, ANN_IDX);
+		int idx;
+
+		if (cgpu_index_parse(s, &idx) < 0)
+			idx = -1;
+		if (s && idx < 0)
+			bad_annotation(pod, w, ANN_IDX);
+		if (!claim_at(out, &cap, -1, idx))
+			rc = -1;
+		else
+			out->claims[0].mem = out->mem;
+	}
+	if (rc == 0 && ncore > 0)
+		rc = add_claims(pod, out, &cap, core_alloc, ncore, true);
+	else if (rc == 0 && out->core > 0)
+		out->claims[0].core = out->core;
+	free(mem_alloc);
+	free(core_alloc);
+	return rc;
+}
+
+static int cgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
+{
+	const char *s;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = read_limits(pod, out)) <= 0) {
 		scheme_pod_release(out);
-		return 0;
+		return rc;
 	}
 	out->node = pod->node_name;
 	s = kvlist_get(&pod->annotations, ANN_ASSIGNED);
 	if (!s)
 		s = kvlist_get(&pod->annotations, ANN_ASSIGNED_NEW);
 	out->assigned = s && strcmp(s, "true") == 0;
-
-	/* GPU memory: the multi-GPU allocation when it names any GPU, else the
-	 * single index, else pending (as the original inspect decides) */
-	s = kvlist_get(&pod->annotations, ANN_ALLOCATION);
-	if (s && *s && cgpu_allocation_parse(s, &mem_alloc, &nmem) < 0) {
-		bad_annotation(pod, w, ANN_ALLOCATION);
-		nmem = 0;
-	}
-	s = kvlist_get(&pod->annotations, ANN_CORE_ALLOCATION);
-	if (s && *s && cgpu_allocation_parse(s, &core_alloc, &ncore) < 0) {
-		bad_annotation(pod, w, ANN_CORE_ALLOCATION);
-		ncore = 0;
-	}
-	if (nmem > 0) {
-		for (size_t i = 0; i < nmem; i++) {
-			int c = mem_alloc[i].container < (int)pod->ncontainers ? mem_alloc[i].container : -1;
-			struct scheme_claim *cl = claim_at(out, &cap, c, mem_alloc[i].gpu);
-
-			if (!cl)
-				goto oom;
-			cl->mem += mem_alloc[i].amount;
-		}
-	} else {
-		s = kvlist_get(&pod->annotations, ANN_IDX);
-		if (cgpu_index_parse(s, &idx) < 0)
-			idx = -1;
-		if (s && idx < 0)
-			bad_annotation(pod, w, ANN_IDX);
-		if (!claim_at(out, &cap, -1, idx))
-			goto oom;
-		out->claims[0].mem = out->mem;
-	}
-	if (ncore > 0) {
-		for (size_t i = 0; i < ncore; i++) {
-			int c = core_alloc[i].container < (int)pod->ncontainers ? core_alloc[i].container : -1;
-			struct scheme_claim *cl = claim_at(out, &cap, c, core_alloc[i].gpu);
-
-			if (!cl)
-				goto oom;
-			cl->core += core_alloc[i].amount;
-		}
-	} else if (out->core > 0) {
-		/* no per-GPU record of the compute share: it goes with the memory */
-		out->claims[0].core = out->core;
+	if (read_claims(pod, out, w) < 0) {
+		scheme_pod_release(out);
+		return -1;
 	}
 	read_ask(pod, out);
-	free(mem_alloc);
-	free(core_alloc);
 	return 1;
-oom:
-	free(mem_alloc);
-	free(core_alloc);
-	scheme_pod_release(out);
-	return -1;
 }
 
 /* --- the editions' labels, for the mode command --------------------------- */
@@ -479,19 +493,17 @@ static enum scheme_mode pro_mode_of(const struct kvlist *labels)
 
 static enum scheme_mode basic_mode_of(const struct kvlist *labels)
 {
-	const char *v = kvlist_get(labels, LABEL_CGPU);
-
-	if (streq(v, "false"))
+	if (label_is(labels, LABEL_CGPU, "false"))
 		return SCHEME_MODE_EXCLUSIVE;
-	if (!streq(v, "true"))
+	if (!label_is(labels, LABEL_CGPU, "true"))
 		return SCHEME_MODE_UNKNOWN;
 	/* ack-cgpu isolates unless told not to */
-	return streq(kvlist_get(labels, LABEL_NO_ISOLATION), "true") ? SCHEME_MODE_SHARE : SCHEME_MODE_ISOLATE;
+	return label_is(labels, LABEL_NO_ISOLATION, "true") ? SCHEME_MODE_SHARE : SCHEME_MODE_ISOLATE;
 }
 
 static enum scheme_mode opensource_mode_of(const struct kvlist *labels)
 {
-	return streq(kvlist_get(labels, LABEL_GPUSHARE), "true") ? SCHEME_MODE_SHARE : SCHEME_MODE_EXCLUSIVE;
+	return label_is(labels, LABEL_GPUSHARE, "true") ? SCHEME_MODE_SHARE : SCHEME_MODE_EXCLUSIVE;
 }
 
 static const char *const pro_marks[] = {LABEL_SCHEDULE, NULL};
@@ -509,10 +521,10 @@ static const struct scheme_edition editions[] = {
 		.marks = pro_marks,
 		.placement_label = LABEL_PLACEMENT,
 		.sets = {
-			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_SCHEDULE, "default", NULL}},
-			[SCHEME_MODE_SHARE] = {{LABEL_SCHEDULE, "share", NULL}},
-			[SCHEME_MODE_ISOLATE] = {{LABEL_SCHEDULE, "cgpu", NULL}},
-			[SCHEME_MODE_CORE] = {{LABEL_SCHEDULE, "core_mem", NULL}},
+			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_SCHEDULE, SCHEDULE_EXCLUSIVE, NULL}},
+			[SCHEME_MODE_SHARE] = {{LABEL_SCHEDULE, SCHEDULE_SHARE, NULL}},
+			[SCHEME_MODE_ISOLATE] = {{LABEL_SCHEDULE, SCHEDULE_ISOLATE, NULL}},
+			[SCHEME_MODE_CORE] = {{LABEL_SCHEDULE, SCHEDULE_CORE, NULL}},
 		},
 		.values_name_modes = true,
 		.hint = "ACK Pro; =cgpu adds memory isolation",
@@ -564,14 +576,9 @@ static const struct scheme_modes cgpu_modes = {
 };
 
 const struct scheme scheme_cgpu = {
-	.name = "cgpu",
-	.title = "Alibaba cGPU / gpushare",
-	.help = "GPU memory and compute shares: aliyun.com/gpu-mem, ACK's sharing labels, the scheduler's annotations",
-	.pod_unit = UNIT_GIB,
+	.name = "cgpu", .title = "Alibaba cGPU / gpushare", .pod_unit = UNIT_GIB, .modes = &cgpu_modes,
+	.help = "GPU memory (GiB or MiB) and compute shares per GPU, from ACK's cGPU and the open-source gpushare",
 	.node_fields = {.label_keys = node_labels, .resource_names = node_resources},
 	.pod_fields = {.label_keys = pod_labels, .annotation_keys = pod_annotations, .resource_names = pod_resources},
-	.node_decode = cgpu_node_decode,
-	.pod_decode = cgpu_pod_decode,
-	.place = scheme_place_shares,
-	.modes = &cgpu_modes,
+	.node_decode = cgpu_node_decode, .pod_decode = cgpu_pod_decode, .place = scheme_place_shares,
 };

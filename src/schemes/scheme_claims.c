@@ -15,6 +15,15 @@ int claim_list_add(struct claim_list *l, int container, int gpu, struct sspan de
 	return 0;
 }
 
+int claim_list_add_containers(struct claim_list *l, const struct scheme_pod *out, size_t ncontainers)
+{
+	for (size_t i = 0; i < ncontainers; i++)
+		if ((out->container_mem[i] || out->container_core[i]) &&
+		    claim_list_add(l, (int)i, -1, (struct sspan){NULL, 0}, out->container_mem[i], out->container_core[i]) < 0)
+			return -1;
+	return 0;
+}
+
 int claim_list_pack(struct claim_list *l, struct scheme_pod *out)
 {
 	struct scheme_claim *c;
@@ -50,6 +59,14 @@ void claim_list_release(struct claim_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
+}
+
+int claim_list_finish(struct claim_list *l, struct scheme_pod *out)
+{
+	int rc = claim_list_pack(l, out);
+
+	claim_list_release(l);
+	return rc;
 }
 
 /* The containers the value lists: a final ';' ends the last one rather than

@@ -27,10 +27,15 @@ struct claim_list {
 
 /* 0, or -1 when out of memory. */
 int claim_list_add(struct claim_list *l, int container, int gpu, struct sspan device, int64_t mem, int64_t core);
+/* One claim per container of out that holds something, on no GPU yet:
+ * held on the node, GPU unknown.  0, or -1 when out of memory. */
+int claim_list_add_containers(struct claim_list *l, const struct scheme_pod *out, size_t ncontainers);
 /* The claims as out->claims, in one allocation that also holds the device
  * names (so they live as long as the scheme_pod): 0, or -1 when out of memory. */
 int claim_list_pack(struct claim_list *l, struct scheme_pod *out);
 void claim_list_release(struct claim_list *l);
+/* claim_list_pack, then claim_list_release either way. */
+int claim_list_finish(struct claim_list *l, struct scheme_pod *out);
 
 /* Per-device allocation lists in pod annotations, shared by HAMi and
  * Volcano vGPU: containers separated by ';', devices by ':', each device

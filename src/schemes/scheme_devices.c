@@ -87,8 +87,8 @@ static int allocated(const struct scheme_devices_desc *d, const struct k8s_pod *
 	return 0;
 }
 
-int scheme_devices_pod_decode(const struct scheme_devices_desc *d, const struct k8s_pod *pod,
-			      struct scheme_pod *out, struct warnings *w)
+static int devices_decode(const struct scheme_devices_desc *d, const struct k8s_pod *pod, struct scheme_pod *out,
+			  struct warnings *w)
 {
 	const char *alloc, *phase, *vnode;
 	const char *key = d->allocated_key;
@@ -128,19 +128,10 @@ int scheme_devices_pod_decode(const struct scheme_devices_desc *d, const struct 
 	} else {
 		requested(d, pod, out, w);
 		/* On a node but no device list yet: held there, GPU unknown. */
-		if (out->node) {
-			for (size_t i = 0; i < pod->ncontainers; i++) {
-				if ((out->container_mem[i] || out->container_core[i]) &&
-				    claim_list_add(&claims, (int)i, -1, (struct sspan){NULL, 0},
-						   out->container_mem[i], out->container_core[i]) < 0)
-					goto oom;
-			}
-		}
+		if (out->node && claim_list_add_containers(&claims, out, pod->ncontainers) < 0)
+			goto oom;
 	}
-	if (claim_list_pack(&claims, out) < 0)
-		goto oom;
-	claim_list_release(&claims);
-	return 0;
+	return claim_list_finish(&claims, out);
 oom:
 	claim_list_release(&claims);
 	return -1;
@@ -163,4 +154,16 @@ void scheme_devices_ask(const struct scheme_devices_desc *d, const struct k8s_po
 		if (core > out->ask.core)
 			out->ask.core = core;
 	}
+}
+
+int scheme_devices_pod_decode(const struct scheme_devices_desc *d, const struct k8s_pod *pod,
+			      struct scheme_pod *out, struct warnings *w)
+{
+	memset(out, 0, sizeof(*out));
+	if (scheme_pod_alloc_containers(pod, out) < 0 || devices_decode(d, pod, out, w) < 0) {
+		scheme_pod_release(out);
+		return -1;
+	}
+	scheme_devices_ask(d, pod, out);
+	return 1;
 }

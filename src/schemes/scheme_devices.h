@@ -31,11 +31,10 @@ struct scheme_devices_desc {
 	bool assigned_needs_bind_success;
 };
 
-/* Fill *out (zeroed, with scheme_pod_alloc_containers done) from a pod of
- * scheme d: the node it is on or was chosen for, its claims from the
- * allocated list (falling back to the pending copy, then to its limits),
- * with warnings to w.  0 on success; -1 when out of memory, and the caller
- * releases *out. */
+/* Fill *out from a pod of scheme d: the node it is on or was chosen for,
+ * its claims from the allocated list (falling back to the pending copy,
+ * then to its limits), and its ask, with warnings to w.  1, or -1 when out
+ * of memory. */
 int scheme_devices_pod_decode(const struct scheme_devices_desc *d, const struct k8s_pod *pod,
 			      struct scheme_pod *out, struct warnings *w);
 

@@ -401,42 +401,21 @@ static bool pod_is_hami(const struct k8s_pod *pod)
 
 /* The pod side is the same as Volcano vGPU's (scheme_devices.c). */
 static const struct scheme_devices_desc hami_devices = {
-	.node_key = ANN_HAMI_NODE,
-	.allocated_key = ANN_HAMI_ALLOCATED,
-	.to_allocate_key = ANN_HAMI_TO_ALLOCATE,
-	.bind_phase_key = ANN_HAMI_BIND_PHASE,
-	.display_name = "hami",
-	.limit_name = "hami",
-	.res_count = RES_NVIDIA_GPU,
-	.res_mem = RES_HAMI_MEM,
-	.res_cores = RES_HAMI_CORES,
+	.node_key = ANN_HAMI_NODE, .allocated_key = ANN_HAMI_ALLOCATED, .to_allocate_key = ANN_HAMI_TO_ALLOCATE,
+	.bind_phase_key = ANN_HAMI_BIND_PHASE, .display_name = "hami", .limit_name = "hami",
+	.res_count = RES_NVIDIA_GPU, .res_mem = RES_HAMI_MEM, .res_cores = RES_HAMI_CORES,
 	.assigned_needs_bind_success = true,
 };
 
 static int hami_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
 {
-	if (!pod_is_hami(pod))
-		return 0;
-	memset(out, 0, sizeof(*out));
-	if (scheme_pod_alloc_containers(pod, out) < 0)
-		return -1;
-	if (scheme_devices_pod_decode(&hami_devices, pod, out, w) < 0) {
-		scheme_pod_release(out);
-		return -1;
-	}
-	scheme_devices_ask(&hami_devices, pod, out);
-	return 1;
+	return pod_is_hami(pod) ? scheme_devices_pod_decode(&hami_devices, pod, out, w) : 0;
 }
 
 const struct scheme scheme_hami = {
-	.name = "hami",
-	.title = "HAMi vGPU",
-	.help = "vGPUs by memory and compute on devices named by UUID, from HAMi's node register and pod annotations",
-	.pod_unit = UNIT_MIB,
+	.name = "hami", .title = "HAMi vGPU", .pod_unit = UNIT_MIB, .whole_card_by_default = true,
+	.help = "vGPUs of memory and compute on devices named by UUID, from HAMi's register and pod annotations",
 	.node_fields = {.annotation_keys = node_annotations},
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
-	.node_decode = hami_node_decode,
-	.pod_decode = hami_pod_decode,
-	.place = scheme_place_vgpus,
-	.whole_card_by_default = true,
+	.node_decode = hami_node_decode, .pod_decode = hami_pod_decode, .place = scheme_place_vgpus,
 };

@@ -166,15 +166,9 @@ static int nvidia_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, 
 }
 
 const struct scheme scheme_nvidia = {
-	.name = "nvidia",
-	.title = "NVIDIA whole GPUs / time-slicing",
-	.help = "whole GPUs or time-slicing and MPS replicas of nvidia.com/gpu, counted in slots per node",
-	.pod_unit = UNIT_SLOTS,
-	.node_fields = {.label_keys = node_labels,
-			.annotation_keys = node_annotations,
-			.resource_names = node_resources},
+	.name = "nvidia", .title = "NVIDIA whole GPUs / time-slicing", .pod_unit = UNIT_SLOTS,
+	.help = "whole GPUs, or time-slicing and MPS replicas of them, counted in slots per node",
+	.node_fields = {.label_keys = node_labels, .annotation_keys = node_annotations, .resource_names = node_resources},
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
-	.node_decode = nvidia_node_decode,
-	.pod_decode = nvidia_pod_decode,
-	.place = scheme_place_shares,
+	.node_decode = nvidia_node_decode, .pod_decode = nvidia_pod_decode, .place = scheme_place_shares,
 };

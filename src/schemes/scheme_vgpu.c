@@ -224,15 +224,9 @@ static const char *const share_limits[] = {RES_SHARE_MEMORY, NULL};
 
 /* The vGPU pod side is the same as HAMi's (scheme_devices.c). */
 static const struct scheme_devices_desc vgpu_devices = {
-	.node_key = ANN_VGPU_NODE,
-	.allocated_key = ANN_VGPU_IDS,
-	.to_allocate_key = ANN_VGPU_TO_ALLOCATE,
-	.bind_phase_key = ANN_VGPU_BIND_PHASE,
-	.display_name = "volcano",
-	.limit_name = "volcano vgpu",
-	.res_count = RES_VGPU_NUMBER,
-	.res_mem = RES_VGPU_MEMORY,
-	.res_cores = RES_VGPU_CORES,
+	.node_key = ANN_VGPU_NODE, .allocated_key = ANN_VGPU_IDS, .to_allocate_key = ANN_VGPU_TO_ALLOCATE,
+	.bind_phase_key = ANN_VGPU_BIND_PHASE, .display_name = "volcano", .limit_name = "volcano vgpu",
+	.res_count = RES_VGPU_NUMBER, .res_mem = RES_VGPU_MEMORY, .res_cores = RES_VGPU_CORES,
 	.assigned_needs_bind_success = false,
 };
 
@@ -279,18 +273,10 @@ static int share_pod(const struct k8s_pod *pod, struct scheme_pod *out, struct w
 			i++;
 		}
 	}
-	if (!idx && out->node) {
-		for (size_t i = 0; i < pod->ncontainers; i++)
-			if (out->container_mem[i] &&
-			    claim_list_add(&claims, (int)i, -1, (struct sspan){NULL, 0},
-					   out->container_mem[i], 0) < 0)
-				goto oom;
-	}
-	out->assigned = idx && (assigned ? strcmp(assigned, "true") == 0 : true);
-	if (claim_list_pack(&claims, out) < 0)
+	if (!idx && out->node && claim_list_add_containers(&claims, out, pod->ncontainers) < 0)
 		goto oom;
-	claim_list_release(&claims);
-	return 1;
+	out->assigned = idx && (assigned ? strcmp(assigned, "true") == 0 : true);
+	return claim_list_finish(&claims, out) < 0 ? -1 : 1;
 oom:
 	claim_list_release(&claims);
 	return -1;
@@ -298,20 +284,16 @@ oom:
 
 static int vgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w)
 {
-	bool vgpu = kvlist_get(&pod->annotations, ANN_VGPU_IDS) ||
-		    kvlist_get(&pod->annotations, ANN_VGPU_TO_ALLOCATE) ||
+	bool vgpu = kvlist_get(&pod->annotations, ANN_VGPU_IDS) || kvlist_get(&pod->annotations, ANN_VGPU_TO_ALLOCATE) ||
 		    kvlist_get(&pod->annotations, ANN_VGPU_NODE) || has_any_limit(pod, vgpu_limits);
-	bool share = !vgpu && (kvlist_get(&pod->annotations, ANN_SHARE_INDEX) ||
-			       has_any_limit(pod, share_limits));
-	int r;
+	bool share = kvlist_get(&pod->annotations, ANN_SHARE_INDEX) || has_any_limit(pod, share_limits);
 
-	if (!vgpu && !share)
+	if (vgpu)
+		return scheme_devices_pod_decode(&vgpu_devices, pod, out, w);
+	if (!share)
 		return 0;
 	memset(out, 0, sizeof(*out));
-	if (scheme_pod_alloc_containers(pod, out) < 0)
-		return -1;
-	r = vgpu ? scheme_devices_pod_decode(&vgpu_devices, pod, out, w) : share_pod(pod, out, w);
-	if (r < 0) {
+	if (scheme_pod_alloc_containers(pod, out) < 0 || share_pod(pod, out, w) < 0) {
 		scheme_pod_release(out);
 		return -1;
 	}
@@ -321,14 +303,9 @@ static int vgpu_pod_decode(const struct k8s_pod *pod, struct scheme_pod *out, st
 }
 
 const struct scheme scheme_vgpu = {
-	.name = "volcano-vgpu",
-	.title = "Volcano vGPU",
-	.help = "vGPUs by memory and compute, from the volcano.sh register and pod annotations (and the older gpu-share)",
-	.pod_unit = UNIT_MIB,
+	.name = "volcano-vgpu", .title = "Volcano vGPU", .pod_unit = UNIT_MIB, .whole_card_by_default = true,
+	.help = "vGPUs of memory and compute from Volcano's device plugin (and its older gpu-share), by device UUID",
 	.node_fields = {.annotation_keys = node_annotations, .resource_names = node_resources},
 	.pod_fields = {.annotation_keys = pod_annotations, .resource_names = pod_resources},
-	.node_decode = vgpu_node_decode,
-	.pod_decode = vgpu_pod_decode,
-	.place = scheme_place_vgpus,
-	.whole_card_by_default = true,
+	.node_decode = vgpu_node_decode, .pod_decode = vgpu_pod_decode, .place = scheme_place_vgpus,
 };

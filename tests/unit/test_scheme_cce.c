@@ -132,6 +132,10 @@ Test(scheme_cce, several_containers)
 	cr_assert_eq(out.container_mem[1], 0);
 	cr_assert_eq(out.container_mem[2], 2048);
 	cr_assert_eq(out.core, 50);
+	/* the split over GPUs is not published: the whole pod, on one GPU */
+	cr_assert_eq(out.ask.gpus, 1);
+	cr_assert_eq(out.ask.mem, 3072);
+	cr_assert_eq(out.ask.core, 50);
 	cr_assert_eq(w.len, 0);
 	scheme_pod_release(&out);
 	warnings_release(&w);
@@ -257,23 +261,4 @@ Test(scheme_cce, scenarios)
 	cr_assert_eq(t_count(&w, "SchedulerNotVolcano"), 1);
 	warnings_release(&w);
 	t_objs_release(&o);
-}
-
-Test(scheme_cce, pod_ask_is_the_whole_pod_on_one_gpu)
-{
-	struct k8s_pod *p = t_pod("default", "two", NULL, 2);
-	struct scheme_pod out;
-	struct warnings w = {0};
-
-	p->scheduler_name = strdup("volcano");
-	t_limit(p, 0, "volcano.sh/gpu-mem.128Mi", "8");
-	t_limit(p, 1, "volcano.sh/gpu-mem.128Mi", "16");
-	t_limit(p, 1, "volcano.sh/gpu-core.percentage", "50");
-	cr_assert_eq(scheme_cce.pod_decode(p, &out, &w), 1);
-	cr_assert_eq(out.ask.gpus, 1);
-	cr_assert_eq(out.ask.mem, 3072);
-	cr_assert_eq(out.ask.core, 50);
-	scheme_pod_release(&out);
-	warnings_release(&w);
-	k8s_pod_free(p);
 }

@@ -153,17 +153,20 @@ Test(scheme_cgpu, unit_guess_and_label_evidence)
 
 Test(scheme_cgpu, modes_of_each_edition)
 {
+	/* the mode as the labels say it, and in the mode command's words */
 	static const struct {
-		const char *k1, *v1, *k2, *v2, *mode;
-		bool isolation;
+		const char *k1, *v1, *k2, *v2, *mode, *word;
+		bool isolation, exclusive;
 	} cases[] = {
-		{"ack.node.gpu.schedule", "cgpu", NULL, NULL, "cgpu", true},
-		{"ack.node.gpu.schedule", "share", NULL, NULL, "share", false},
-		{"ack.node.gpu.schedule", "core_mem", NULL, NULL, "core_mem", true},
-		{"cgpu", "true", "cgpu.disable.isolation", "false", "cgpu", true},
-		{"cgpu", "true", "cgpu.disable.isolation", "true", "cgpu", false},
-		{"cgpu", "false", NULL, NULL, "default", false},
-		{"gpushare", "true", NULL, NULL, "share", false},
+		{"ack.node.gpu.schedule", "cgpu", NULL, NULL, "cgpu", "isolate", true, false},
+		{"ack.node.gpu.schedule", "share", NULL, NULL, "share", "share", false, false},
+		{"ack.node.gpu.schedule", "core_mem", NULL, NULL, "core_mem", "core", true, false},
+		{"ack.node.gpu.schedule", "default", NULL, NULL, "default", "exclusive", false, true},
+		{"ack.node.gpu.schedule", "mps", NULL, NULL, "mps", NULL, false, false},
+		{"cgpu", "true", "cgpu.disable.isolation", "false", "cgpu", "isolate", true, false},
+		{"cgpu", "true", "cgpu.disable.isolation", "true", "cgpu", "share", false, false},
+		{"cgpu", "false", NULL, NULL, "default", "exclusive", false, true},
+		{"gpushare", "true", NULL, NULL, "share", "share", false, false},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -177,6 +180,11 @@ Test(scheme_cgpu, modes_of_each_edition)
 		cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
 		cr_assert_str_eq(out.mode, cases[i].mode, "case %zu", i);
 		cr_assert_eq(out.isolation, cases[i].isolation, "case %zu", i);
+		if (cases[i].word)
+			cr_assert_str_eq(out.mode_word, cases[i].word, "case %zu", i);
+		else
+			cr_assert_null(out.mode_word, "case %zu", i);
+		cr_assert_eq(out.exclusive, cases[i].exclusive, "case %zu", i);
 		cr_assert_eq(w.len, 0, "case %zu", i);
 		scheme_node_release(&out);
 		warnings_release(&w);
@@ -194,6 +202,7 @@ Test(scheme_cgpu, contradicting_labels_warn)
 	tkv(&n->labels, "ack.node.gpu.placement", "spread");
 	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
 	cr_assert_str_eq(out.placement, "spread");
+	cr_assert(out.spread);
 	cr_assert_eq(w.len, 1);
 	cr_assert_str_eq(w.items[0].code, "ContradictoryLabels");
 	cr_assert_str_eq(w.items[0].object, "node/n");
@@ -331,59 +340,6 @@ Test(scheme_cgpu, pod_core_share)
 	cr_assert_eq(out.claims[0].core, 30);
 	scheme_pod_release(&out);
 	k8s_pod_free(p);
-	warnings_release(&w);
-}
-
-Test(scheme_cgpu, mode_in_the_mode_commands_words)
-{
-	static const struct {
-		const char *k1, *v1, *k2, *v2, *word;
-		bool exclusive;
-	} cases[] = {
-		{"ack.node.gpu.schedule", "default", NULL, NULL, "exclusive", true},
-		{"ack.node.gpu.schedule", "cgpu", NULL, NULL, "isolate", false},
-		{"ack.node.gpu.schedule", "core_mem", NULL, NULL, "core", false},
-		{"ack.node.gpu.schedule", "mps", NULL, NULL, NULL, false},
-		{"cgpu", "true", "cgpu.disable.isolation", "true", "share", false},
-		{"cgpu", "false", NULL, NULL, "exclusive", true},
-		{"gpushare", "true", NULL, NULL, "share", false},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct scheme_node out;
-		struct warnings w = {0};
-		struct k8s_node *n = tnode("n", NULL, "15", "1");
-
-		tkv(&n->labels, cases[i].k1, cases[i].v1);
-		if (cases[i].k2)
-			tkv(&n->labels, cases[i].k2, cases[i].v2);
-		cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
-		if (cases[i].word)
-			cr_assert_str_eq(out.mode_word, cases[i].word, "case %zu", i);
-		else
-			cr_assert_null(out.mode_word, "case %zu", i);
-		cr_assert_eq(out.exclusive, cases[i].exclusive, "case %zu", i);
-		scheme_node_release(&out);
-		warnings_release(&w);
-	}
-}
-
-Test(scheme_cgpu, placement_spread_or_binpack)
-{
-	struct scheme_node out;
-	struct warnings w = {0};
-	struct k8s_node *n = tnode("n", NULL, "15", "1");
-
-	tkv(&n->labels, "ack.node.gpu.placement", "spread");
-	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
-	cr_assert(out.spread);
-	scheme_node_release(&out);
-	n = tnode("n", NULL, "15", "1");
-	tkv(&n->labels, "ack.node.gpu.placement", "binpack");
-	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
-	cr_assert_not(out.spread);
-	cr_assert_str_eq(out.placement, "binpack");
-	scheme_node_release(&out);
 	warnings_release(&w);
 }
 

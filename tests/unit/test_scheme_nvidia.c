@@ -157,6 +157,16 @@ Test(scheme_nvidia, pods)
 	cr_assert_eq(out.nclaims, 0);
 	cr_assert_str_eq(out.node, "n1");
 	cr_assert(out.assigned);
+	/* whole GPUs: the count is the ask, capped */
+	cr_assert_eq(out.ask.gpus, 3);
+	cr_assert_eq(out.ask.mem, 0);
+	scheme_pod_release(&out);
+	k8s_pod_free(p);
+
+	p = t_pod("default", "many", NULL, 1);
+	t_limit(p, 0, "nvidia.com/gpu", "1000");
+	cr_assert_eq(scheme_nvidia.pod_decode(p, &out, &w), 1);
+	cr_assert_eq(out.ask.gpus, SCHEME_MAX_ASK_GPUS);
 	scheme_pod_release(&out);
 	k8s_pod_free(p);
 
@@ -254,28 +264,4 @@ Test(scheme_nvidia, scenarios)
 		cr_assert_eq(scheme_nvidia.pod_decode(o.pods[i], &sp, &w), 0, "%s", o.pods[i]->name);
 	warnings_release(&w);
 	t_objs_release(&o);
-}
-
-Test(scheme_nvidia, pod_ask_counts_whole_gpus)
-{
-	struct k8s_pod *p = t_pod("default", "train", NULL, 2);
-	struct scheme_pod out;
-	struct warnings w = {0};
-
-	t_limit(p, 0, "nvidia.com/gpu", "2");
-	t_limit(p, 1, "nvidia.com/gpu", "1");
-	cr_assert_eq(scheme_nvidia.pod_decode(p, &out, &w), 1);
-	cr_assert_eq(out.ask.gpus, 3);
-	cr_assert_eq(out.ask.mem, 0);
-	cr_assert_eq(out.ask.core, 0);
-	scheme_pod_release(&out);
-	k8s_pod_free(p);
-
-	p = t_pod("default", "many", NULL, 1);
-	t_limit(p, 0, "nvidia.com/gpu", "1000");
-	cr_assert_eq(scheme_nvidia.pod_decode(p, &out, &w), 1);
-	cr_assert_eq(out.ask.gpus, SCHEME_MAX_ASK_GPUS);
-	scheme_pod_release(&out);
-	k8s_pod_free(p);
-	warnings_release(&w);
 }

@@ -209,6 +209,10 @@ Test(scheme_vgpu, pending_copy_and_requests)
 	cr_assert_eq(out.nclaims, 0);
 	cr_assert_eq(out.mem, 8192);
 	cr_assert_eq(out.core, 50);
+	/* per vGPU, on as many GPUs as the largest count asks */
+	cr_assert_eq(out.ask.gpus, 1);
+	cr_assert_eq(out.ask.mem, 4096);
+	cr_assert_eq(out.ask.core, 25);
 	scheme_pod_release(&out);
 
 	t_kv(&p->annotations, "volcano.sh/vgpu-node", "volc-1");
@@ -288,6 +292,9 @@ Test(scheme_vgpu, gpu_share_pods)
 	cr_assert_eq(out.claims[1].gpu, 1);
 	cr_assert_eq(out.claims[1].mem, 2048);
 	cr_assert(out.assigned);
+	/* no vGPU count: the largest container's memory, on one GPU */
+	cr_assert_eq(out.ask.gpus, 1);
+	cr_assert_eq(out.ask.mem, 2048);
 	scheme_pod_release(&out);
 	k8s_pod_free(p);
 
@@ -352,35 +359,4 @@ Test(scheme_vgpu, scenario)
 	scheme_node_release(&share);
 	warnings_release(&w);
 	t_objs_release(&o);
-}
-
-Test(scheme_vgpu, pod_ask_per_vgpu)
-{
-	struct k8s_pod *p = t_pod("default", "two", NULL, 2);
-	struct scheme_pod out;
-	struct warnings w = {0};
-
-	/* two vGPUs of 4096 MiB and 25% in one container, one of 1024 in the other */
-	t_limit(p, 0, "volcano.sh/vgpu-number", "2");
-	t_limit(p, 0, "volcano.sh/vgpu-memory", "4096");
-	t_limit(p, 0, "volcano.sh/vgpu-cores", "25");
-	t_limit(p, 1, "volcano.sh/vgpu-memory", "1024");
-	cr_assert_eq(scheme_vgpu.pod_decode(p, &out, &w), 1);
-	cr_assert_eq(out.ask.gpus, 2);
-	cr_assert_eq(out.ask.mem, 4096);
-	cr_assert_eq(out.ask.core, 25);
-	scheme_pod_release(&out);
-	k8s_pod_free(p);
-
-	/* gpu-share: the largest container's memory, on one GPU */
-	p = t_pod("default", "share", NULL, 2);
-	t_limit(p, 0, "volcano.sh/gpu-memory", "1024");
-	t_limit(p, 1, "volcano.sh/gpu-memory", "3000");
-	cr_assert_eq(scheme_vgpu.pod_decode(p, &out, &w), 1);
-	cr_assert_eq(out.ask.gpus, 1);
-	cr_assert_eq(out.ask.mem, 3000);
-	scheme_pod_release(&out);
-	k8s_pod_free(p);
-	cr_assert_eq(w.len, 0);
-	warnings_release(&w);
 }
