@@ -127,21 +127,6 @@ static int match_flag(const struct flag *flags, int argc, char **argv, int *i, c
 	return 1;
 }
 
-int cli_parse_output(const char *v, bool *json, bool *yaml, struct kerr *err)
-{
-	bool j = v && strcmp(v, "json") == 0, y = v && strcmp(v, "yaml") == 0;
-
-	if (v && !j && !y)
-		return kerr_set(err, KERR_USAGE,
-				"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,yaml",
-				v);
-	if (json)
-		*json = j;
-	if (yaml)
-		*yaml = y;
-	return 0;
-}
-
 int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err)
 {
 	if (!v || strcmp(v, "none") == 0)

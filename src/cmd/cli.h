@@ -135,11 +135,6 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
-/* -o FORMAT of a command whose only formats are documents: none (v NULL),
- * json or yaml, told by *json and *yaml (either may be NULL).  Any other
- * format is kubectl's usage error for a printer it does not have. */
-int cli_parse_output(const char *v, bool *json, bool *yaml, struct kerr *err);
-
 /* --dry-run as kubectl spells it: none (also when v is NULL), client or
  * server; anything else is a usage error. */
 enum cli_dry_run { CLI_DRY_NONE, CLI_DRY_CLIENT, CLI_DRY_SERVER };

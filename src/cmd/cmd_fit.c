@@ -13,6 +13,7 @@
 #include "fit.h"
 #include "kube.h"
 #include "model.h"
+#include "output.h"
 #include "render.h"
 #include "render_fit.h"
 
@@ -345,30 +346,21 @@ static void run_release(struct fit_run *r)
 	free(r->scheduled_on);
 }
 
-static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit_result *res, const char *out,
+static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit_result *res, enum output out,
 			struct kerr *err)
 {
 	struct fit_report rep = {.subject = r->subject, .events = (const char *const *)r->events, .nevents = r->nevents};
 	json_t *doc;
 	int rc;
 
-	if (!out)
+	if (!output_is_document(out))
 		return render_fit_table(ctx->out, &r->m, &r->req, res, &rep, err);
 	doc = render_fit_document(&r->m, &r->req, res, &rep);
 	if (!doc)
 		return kerr_set(err, KERR_OTHER, "cannot build the answer");
 	if (r->scheduled_on)
 		json_object_set_new(doc, "scheduledOn", json_string(r->scheduled_on));
-	/* documents carry the exact values: they bypass the visible form */
-	fflush(ctx->out);
-	if (strcmp(out, "yaml") == 0) {
-		rc = render_yaml_value(ctx->data_out, doc, err);
-	} else {
-		rc = json_dumpf(doc, ctx->data_out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-				     fputc('\n', ctx->data_out) == EOF
-			     ? kerr_set(err, KERR_OTHER, "cannot write the answer")
-			     : 0;
-	}
+	rc = output_document(ctx, doc, out, err);
 	json_decref(doc);
 	return rc;
 }
@@ -383,13 +375,14 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct warnings w = {0};
 	char *pool_sel = NULL, *label_selector = NULL, *ns = NULL, *name = NULL;
 	bool flags_given, connected = false, have_res = false;
+	enum output out;
 	int npos, rc = -1;
 	int64_t v;
 
 	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
-	if (cli_parse_output(vals[F_OUTPUT], NULL, NULL, err) < 0)
+	if (output_parse(vals[F_OUTPUT], false, &out, err) < 0)
 		return -1;
 	if (vals[F_SCHEME] && !scheme_find(vals[F_SCHEME])) {
 		char *names = scheme_names_text();
@@ -518,7 +511,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		goto out;
 	}
 	have_res = true;
-	if (r.scheduled_on && !vals[F_OUTPUT]) {
+	if (r.scheduled_on && !output_is_document(out)) {
 		char *node = strdup(r.scheduled_on);
 
 		for (char *p = node; p && *p; p++)
@@ -528,7 +521,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			node ? node : "?");
 		free(node);
 	}
-	if (print_answer(ctx, &r, &res, vals[F_OUTPUT], err) < 0)
+	if (print_answer(ctx, &r, &res, out, err) < 0)
 		goto out;
 	fflush(ctx->out);
 	rc = res.nfits > 0 || r.scheduled_on ? 0 : EXIT_DOES_NOT_FIT;

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "model_group.h"
 #include "nodesel.h"
+#include "output.h"
 #include "render.h"
 #include "usage_source.h"
 
@@ -39,8 +40,6 @@ const struct flag inspect_flags[] = {
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = {0},
 };
-
-enum output { OUT_TABLE, OUT_WIDE, OUT_JSON, OUT_YAML };
 
 struct inspect_run {
 	struct model *m;
@@ -93,23 +92,6 @@ static void on_meta(void *ud, const char *resource_version, const char *continue
 		model_reset_nodes(l->run->m);
 	else
 		model_reset_pods(l->run->m);
-}
-
-static int parse_output(const char *v, enum output *ret, struct kerr *err)
-{
-	if (!v || !*v)
-		*ret = OUT_TABLE;
-	else if (strcmp(v, "wide") == 0)
-		*ret = OUT_WIDE;
-	else if (strcmp(v, "json") == 0)
-		*ret = OUT_JSON;
-	else if (strcmp(v, "yaml") == 0)
-		*ret = OUT_YAML;
-	else
-		return kerr_set(err, KERR_USAGE,
-				"unable to match a printer suitable for the output format \"%s\", allowed formats are: json,wide,yaml",
-				v);
-	return 0;
 }
 
 static int parse_unit(const char *v, int *ret, struct kerr *err)
@@ -294,13 +276,12 @@ out:
 static int print_document(struct cli_ctx *ctx, const struct model *m, enum output out, enum model_by by,
 			  struct kerr *err)
 {
-	FILE *data = ctx->data_out ? ctx->data_out : ctx->out;
 	struct model_groups g;
 	json_t *doc, *groups;
 	int rc;
 
 	if (by == BY_NONE)
-		return out == OUT_JSON ? render_json(data, m, err) : render_yaml(data, m, err);
+		return output_report(ctx, m, out, err);
 	doc = render_json_document(m);
 	if (!doc || model_group(m, by, &g) < 0) {
 		json_decref(doc);
@@ -312,13 +293,7 @@ static int print_document(struct cli_ctx *ctx, const struct model *m, enum outpu
 		json_decref(doc);
 		return kerr_set(err, KERR_OTHER, "cannot build the report");
 	}
-	if (out == OUT_YAML) {
-		rc = render_yaml_value(data, doc, err);
-	} else {
-		rc = json_dumpf(doc, data, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', data) == EOF
-			     ? kerr_set(err, KERR_OTHER, "cannot write the report")
-			     : 0;
-	}
+	rc = output_document(ctx, doc, out, err);
 	json_decref(doc);
 	return rc;
 }
@@ -388,20 +363,16 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 
 	/* a filter that left no node: kubectl prints no table, only that
 	 * nothing was found (a document still goes to scripts) */
-	if (m->nnodes == 0 && filtered && out != OUT_JSON && out != OUT_YAML) {
+	if (m->nnodes == 0 && filtered && !output_is_document(out)) {
 		if (render_unscheduled(ctx->out, m, err) < 0)
 			return -1;
 		fflush(ctx->out);
 		print_nothing_found(ctx->errout, fl);
 		return render_warnings(ctx->errout, m, err);
 	}
-	switch (out) {
-	case OUT_JSON:
-	case OUT_YAML:
-		fflush(ctx->out);
+	if (output_is_document(out)) {
 		rc = print_document(ctx, m, out, by, err);
-		break;
-	default:
+	} else {
 		rc = details ? render_details_opts(ctx->out, m, to, err) : render_summary_opts(ctx->out, m, to, err);
 		if (rc == 0)
 			rc = render_unscheduled(ctx->out, m, err);
@@ -409,14 +380,13 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 			rc = render_pending_reasons(ctx->out, m, err);
 		if (rc == 0 && by != BY_NONE)
 			rc = print_groups(ctx, m, by, err);
-		break;
 	}
 	if (rc < 0)
 		return -1;
 	fflush(ctx->out);
 	if (render_warnings(ctx->errout, m, err) < 0)
 		return -1;
-	if (m->nnodes == 0 && out != OUT_JSON && out != OUT_YAML) {
+	if (m->nnodes == 0 && !output_is_document(out)) {
 		fprintf(ctx->errout, "No node offers shared GPU memory (%s).\n",
 			scheme_modes_find() ? scheme_modes_find()->share_resource : "?");
 		print_label_hint(ctx->errout);
@@ -432,7 +402,7 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct kube_client *client = NULL;
 	struct model m;
 	struct model_options mo = {.force_unit = -1, .pool_label = POOL_LABEL};
-	enum output out = OUT_TABLE;
+	enum output out = OUTPUT_TEXT;
 	enum model_by by = BY_NONE;
 	bool details, have_model = false, connected = false;
 	char *label_selector = NULL;
@@ -445,7 +415,7 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (npos < 0)
 		return -1;
 	details = vals[F_DETAILS] != NULL;
-	if (parse_output(vals[F_OUTPUT], &out, err) < 0 || parse_unit(vals[F_UNIT], &mo.force_unit, err) < 0)
+	if (output_parse(vals[F_OUTPUT], true, &out, err) < 0 || parse_unit(vals[F_UNIT], &mo.force_unit, err) < 0)
 		return -1;
 	if (vals[F_SCHEME]) {
 		if (!scheme_find(vals[F_SCHEME])) {
@@ -458,7 +428,7 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		}
 		mo.scheme = vals[F_SCHEME];
 	}
-	if (details && (out == OUT_WIDE))
+	if (details && out == OUTPUT_WIDE)
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
 	if (vals[F_SORT_BY] && !render_sort_key_valid(vals[F_SORT_BY]))
 		return kerr_set(err, KERR_USAGE,
@@ -479,20 +449,20 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (usage_source_init(&usage, vals + F_USAGE, err) < 0)
 		goto out;
 
-	mo.keep_pods = details || out == OUT_JSON || out == OUT_YAML || by == BY_NAMESPACE || by == BY_OWNER;
+	mo.keep_pods = details || output_is_document(out) || by == BY_NAMESPACE || by == BY_OWNER;
 	mo.owners = by == BY_OWNER;
 	/* pending pods are explained (taints, selectors) where pods are shown */
-	mo.scheduling = details || out == OUT_JSON || out == OUT_YAML;
+	mo.scheduling = details || output_is_document(out);
 	/* -n narrows the pods listed (details, JSON, YAML); the sums always
 	 * count every pod */
-	if ((details || out == OUT_JSON || out == OUT_YAML) && !ctx->g.all_namespaces)
+	if ((details || output_is_document(out)) && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
 	mo.nodes = r.nnames ? (const char *const *)r.names : NULL;
 
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
 	connected = true;
-	if (usage.configured && out != OUT_TABLE && usage_fetch_start(&usage, &cfg, ctx, out != OUT_WIDE, &fetch, err) < 0)
+	if (usage.configured && out != OUTPUT_TEXT && usage_fetch_start(&usage, &cfg, ctx, out != OUTPUT_WIDE, &fetch, err) < 0)
 		goto out;
 	if (inspect_load_model(client, &mo, r.names, r.nnames, label_selector, &m, &loaded, err) < 0) {
 		/* a command name typed wrong reads as a node name: say which
@@ -517,7 +487,7 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	rc = print_report(ctx, &m, out, details, by,
 			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], loaded.nodes_seen },
-			  &(struct render_table_opts){ .wide = out == OUT_WIDE,
+			  &(struct render_table_opts){ .wide = out == OUTPUT_WIDE,
 						       .no_headers = vals[F_NO_HEADERS] != NULL,
 						       .sort_by = vals[F_SORT_BY] },
 			  err);

@@ -347,14 +347,18 @@ static json_t *labels_json(const struct np_plan *p, bool after)
 	return o;
 }
 
-static void print_json(const struct mode_run *r)
+/* The plan and the results as one ModeChange document. */
+static int print_document(const struct mode_run *r, struct kerr *err)
 {
 	static const char *const results[] = { "planned", "unchanged", "labeled", "error" };
 	static const char *const dry[] = { "none", "client", "server" };
 	json_t *root = json_object(), *nodes = json_array(), *warns = json_array();
+	int rc = -1;
 
-	if (!root || !nodes || !warns)
+	if (!root || !nodes || !warns) {
+		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out;
+	}
 	for (size_t i = 0; i < r->chosen.len; i++) {
 		const struct np_plan *p = &r->plans[i];
 		json_t *n = json_pack("{s:s, s:s, s:s, s:o, s:o, s:b, s:s}", "name", p->node, "modeBefore",
@@ -383,22 +387,12 @@ static void print_json(const struct mode_run *r)
 	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
 	json_object_set(root, "nodes", nodes);
 	json_object_set(root, "warnings", warns);
-	/* the document carries the exact values: it bypasses the visible form */
-	fflush(r->ctx->out);
-	if (r->yaml) {
-		struct kerr err = KERR_INIT;
-
-		if (render_yaml_value(r->ctx->data_out ? r->ctx->data_out : r->ctx->out, root, &err) < 0)
-			kerr_print(r->ctx->errout, &err);
-		kerr_release(&err);
-	} else {
-		json_dumpf(root, r->ctx->data_out ? r->ctx->data_out : r->ctx->out, JSON_INDENT(2));
-		fputc('\n', r->ctx->data_out ? r->ctx->data_out : r->ctx->out);
-	}
+	rc = output_document(r->ctx, root, r->out, err);
 out:
 	json_decref(root);
 	json_decref(nodes);
 	json_decref(warns);
+	return rc;
 }
 
 /* --- the command ----------------------------------------------------------------------------- */
@@ -453,10 +447,9 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		r.edition_given = true;
 	}
 	if (cli_parse_dry_run(vals[F_DRY_RUN], &r.dry, err) < 0 ||
-	    cli_parse_output(vals[F_OUTPUT], NULL, &r.yaml, err) < 0 ||
+	    output_parse(vals[F_OUTPUT], false, &r.out, err) < 0 ||
 	    cli_parse_timeout(vals[F_TIMEOUT], &timeout_ms, err) < 0)
 		return -1;
-	r.json = vals[F_OUTPUT] != NULL;
 	/* with an edition given, a wrong mode or placement is refused before any request */
 	if (override != NP_EDITION_UNKNOWN) {
 		r.target.edition = override;
@@ -479,12 +472,12 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	mode_plan_warnings(&r);
 	if (r.nchanging && mode_pod_warnings(&r, err) < 0)
 		goto out;
-	if (!r.json)
+	if (!output_is_document(r.out))
 		print_plan(&r, restart);
 	fflush(ctx->out);
 	/* the plan, then what to mind, then the question; that a restart is
 	 * needed is said once, in the plan */
-	if (!r.json)
+	if (!output_is_document(r.out))
 		mode_print_warnings(&r);
 	if (confirm(&r, yes, err) < 0)
 		goto out;
@@ -494,7 +487,7 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			r.results[i] = r.plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
 		else
 			apply_node(&r, i);
-		if (!r.json)
+		if (!output_is_document(r.out))
 			print_result(&r, i);
 		else if (r.results[i] == R_ERROR)
 			print_node_error(&r, i);
@@ -506,8 +499,8 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		struct restart_opts o = {
 			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == CLI_DRY_CLIENT,
 			.server_dry_run = r.dry == CLI_DRY_SERVER,
-			.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !r.json,
-			.out = r.json ? ctx->errout : ctx->out, .errout = ctx->errout,
+			.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !output_is_document(r.out),
+			.out = output_is_document(r.out) ? ctx->errout : ctx->out, .errout = ctx->errout,
 		};
 
 		changed = calloc(r.chosen.len + 1, sizeof(*changed));
@@ -522,15 +515,21 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			int f = restart_nodes(r.c, changed, nchanged, &o, err);
 
 			if (f < 0) {
-				if (r.json)
-					print_json(&r);
+				/* the document still says what was labelled; the
+				 * error that stopped the restart is the one told */
+				if (output_is_document(r.out)) {
+					struct kerr ignored = KERR_INIT;
+
+					print_document(&r, &ignored);
+					kerr_release(&ignored);
+				}
 				goto out;
 			}
 			nfailed += (size_t)f;
 		}
 	}
-	if (r.json)
-		print_json(&r);
+	if (output_is_document(r.out) && print_document(&r, err) < 0)
+		goto out;
 	rc = nfailed ? 1 : 0;
 out:
 	free(changed);

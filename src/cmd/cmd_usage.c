@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "output.h"
 #include "render.h"
 #include "usage_source.h"
 
@@ -52,7 +53,8 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct kube_config cfg = {0};
 	struct kube_client *client = NULL;
 	struct model m;
-	bool have_model = false, connected = false, json = false, yaml = false;
+	bool have_model = false, connected = false;
+	enum output out;
 	char **names = NULL;
 	size_t nnames = 0;
 	int npos, rc = -1;
@@ -60,7 +62,7 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (npos < 0)
 		return -1;
-	if (cli_parse_output(vals[F_OUTPUT], &json, &yaml, err) < 0)
+	if (output_parse(vals[F_OUTPUT], false, &out, err) < 0)
 		return -1;
 	if (parse_percent(vals[F_IDLE], &uo.idle_percent, err) < 0)
 		return -1;
@@ -104,7 +106,7 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	/* The table without -d names pods only in findings, and only a pod
 	 * with a figure of its own can have one: the others are not kept once
 	 * the answers say which pods they name.  -d and documents show all. */
-	if (!vals[F_DETAILS] && !json && !yaml) {
+	if (!vals[F_DETAILS] && !output_is_document(out)) {
 		mo.keep_pod_if = usage_fetch_names_pod;
 		mo.keep_pod_ud = fetch;
 	}
@@ -115,12 +117,8 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	fetch = NULL;
 	if (rc < 0)
 		goto out;
-	/* documents carry the exact values: they bypass the visible form */
-	fflush(ctx->out);
-	if (json)
-		rc = render_json(ctx->data_out, &m, err);
-	else if (yaml)
-		rc = render_yaml(ctx->data_out, &m, err);
+	if (output_is_document(out))
+		rc = output_report(ctx, &m, out, err);
 	else
 		rc = render_usage(ctx->out, &m, vals[F_DETAILS] != NULL, err);
 	if (rc < 0)

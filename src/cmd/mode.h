@@ -12,6 +12,7 @@
 #include "kube.h"
 #include "nodepool.h"
 #include "nodesel.h"
+#include "output.h"
 #include "warnings.h"
 
 enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
@@ -21,7 +22,8 @@ struct mode_run {
 	struct kube_client *c;
 	struct np_target target;
 	enum cli_dry_run dry;
-	bool json, yaml, edition_given; /* json: a document (JSON, or YAML when yaml) */
+	enum output out; /* the plan as text, or a document */
+	bool edition_given;
 	struct np_nodes all, chosen;
 	struct np_plan *plans;	     /* one per chosen node */
 	enum node_result *results;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 
 static const struct flag demo_flags[] = {
 	{ "details", 'd', NULL, "show pods", NULL },
@@ -99,22 +100,60 @@ Test(cli, unknown_flags_like_pflag)
 	kerr_release(&err);
 }
 
-Test(cli, document_output_formats)
+Test(cli, output_formats)
 {
 	struct kerr err = {0};
-	bool json = true, yaml = true;
+	enum output o = OUTPUT_WIDE;
 
-	cr_assert_eq(cli_parse_output(NULL, &json, &yaml, &err), 0);
-	cr_assert(!json && !yaml);
-	cr_assert_eq(cli_parse_output("yaml", &json, &yaml, &err), 0);
-	cr_assert(!json && yaml);
-	cr_assert_eq(cli_parse_output("json", &json, NULL, &err), 0);
-	cr_assert(json);
-	cr_assert_eq(cli_parse_output("wide", NULL, NULL, &err), -1);
+	cr_assert_eq(output_parse(NULL, false, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_TEXT);
+	cr_assert_eq(output_parse("", true, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_TEXT);
+	cr_assert_eq(output_parse("yaml", false, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_YAML);
+	cr_assert(output_is_document(o));
+	cr_assert_eq(output_parse("json", true, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_JSON);
+	cr_assert_eq(output_parse("wide", true, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_WIDE);
+	cr_assert(!output_is_document(o));
+	cr_assert_eq(output_parse("wide", false, &o, &err), -1);
 	cr_assert_eq(err.kind, KERR_USAGE);
 	cr_assert_str_eq(err.message,
 			 "unable to match a printer suitable for the output format \"wide\", allowed formats are: json,yaml");
 	kerr_release(&err);
+	cr_assert_eq(output_parse("name", true, &o, &err), -1);
+	cr_assert_str_eq(err.message,
+			 "unable to match a printer suitable for the output format \"name\", allowed formats are: json,wide,yaml");
+	kerr_release(&err);
+}
+
+/* What a command wrote to its text stream, then the document on the data
+ * stream, in the document's own key order. */
+static void check_document(enum output o, const char *want)
+{
+	char *text = NULL, *data = NULL;
+	size_t ntext = 0, ndata = 0;
+	struct cli_ctx ctx = {.out = open_memstream(&text, &ntext), .data_out = open_memstream(&data, &ndata)};
+	json_t *doc = json_pack("{s:s, s:i, s:[i, i]}", "zeta", "first", "alpha", 2, "mid", 3, 4);
+	struct kerr err = KERR_INIT;
+
+	fputs("tables\n", ctx.out);
+	cr_assert_eq(output_document(&ctx, doc, o, &err), 0, "%s", err.message);
+	/* the text was flushed before the document was written */
+	cr_assert_str_eq(text, "tables\n");
+	fclose(ctx.data_out);
+	fclose(ctx.out);
+	cr_assert_str_eq(data, want);
+	json_decref(doc);
+	free(text);
+	free(data);
+}
+
+Test(cli, one_printer_for_documents)
+{
+	check_document(OUTPUT_JSON, "{\n  \"zeta\": \"first\",\n  \"alpha\": 2,\n  \"mid\": [\n    3,\n    4\n  ]\n}\n");
+	check_document(OUTPUT_YAML, "zeta: first\nalpha: 2\nmid:\n- 3\n- 4\n");
 }
 
 Test(cli, dry_run_and_timeout)
