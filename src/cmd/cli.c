@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheme.h"
 #include "termsafe.h"
 #include "version.h"
 
@@ -37,19 +38,42 @@ const struct flag global_flags[] = {
 	{ 0 },
 };
 
-static const struct flag *find_long(const struct flag *flags, const char *name, size_t len)
+void cli_flag_tables(const struct command *cmd, const struct flag *tables[CLI_FLAG_TABLES])
 {
-	for (const struct flag *f = flags; f && f->name; f++)
-		if (strlen(f->name) == len && memcmp(f->name, name, len) == 0)
-			return f;
-	return NULL;
+	size_t n = 0;
+
+	if (cmd->flags)
+		tables[n++] = cmd->flags;
+	if (cmd->node_flags)
+		tables[n++] = cmd->node_flags;
+	tables[n] = NULL;
 }
 
-static const struct flag *find_short(const struct flag *flags, char c)
+size_t cli_flag_count(const struct flag *flags)
 {
-	for (const struct flag *f = flags; f && f->name; f++)
-		if (f->shorthand && f->shorthand == c)
-			return f;
+	size_t n = 0;
+
+	while (flags && flags[n].name)
+		n++;
+	return n;
+}
+
+/* The flag of tables (searched in turn) with this long name (len bytes),
+ * or, when name is NULL, this shorthand; *pos is its number across them. */
+static const struct flag *find_flag(const struct flag *const *tables, const char *name, size_t len, char c,
+				    size_t *pos)
+{
+	size_t n = 0;
+
+	for (; *tables; tables++) {
+		for (const struct flag *f = *tables; f->name; f++, n++) {
+			if (name ? strlen(f->name) == len && memcmp(f->name, name, len) == 0
+				 : f->shorthand && f->shorthand == c) {
+				*pos = n;
+				return f;
+			}
+		}
+	}
 	return NULL;
 }
 
@@ -69,10 +93,11 @@ static int parse_bool(const char *s, bool *ret)
 
 /* One flag occurrence in argv, in any of pflag's spellings: --name=value,
  * --name value, -x value, -xvalue, -x=value; booleans take no separate value.
- * The index is advanced past what was consumed.  Returns 1 and fills flag and
- * value when argv[index] is one of flags, 0 when it is not, -1 on an error. */
-static int match_flag(const struct flag *flags, int argc, char **argv, int *i, const struct flag **flag,
-		      const char **value, struct kerr *err)
+ * The index is advanced past what was consumed.  Returns 1 and fills flag,
+ * its number across tables and value when argv[index] is one of them, 0
+ * when it is not, -1 on an error. */
+static int match_flag(const struct flag *const *tables, int argc, char **argv, int *i, const struct flag **flag,
+		      size_t *pos, const char **value, struct kerr *err)
 {
 	const char *a = argv[*i];
 	const char *eq = NULL;
@@ -84,7 +109,7 @@ static int match_flag(const struct flag *flags, int argc, char **argv, int *i, c
 		const char *name = a + 2;
 
 		eq = strchr(name, '=');
-		f = find_long(flags, name, eq ? (size_t)(eq - name) : strlen(name));
+		f = find_flag(tables, name, eq ? (size_t)(eq - name) : strlen(name), 0, pos);
 		if (!f)
 			return 0;
 		if (eq) {
@@ -97,7 +122,7 @@ static int match_flag(const struct flag *flags, int argc, char **argv, int *i, c
 			*value = "true";
 		}
 	} else {
-		f = find_short(flags, a[1]);
+		f = find_flag(tables, NULL, 0, a[1], pos);
 		if (!f)
 			return 0;
 		if (a[2] == '=') {
@@ -250,11 +275,13 @@ static int set_global(struct global_opts *g, const struct flag *f, const char *v
 
 int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err)
 {
+	const struct flag *tables[] = { global_flags, NULL };
 	int out = 1;
 
 	for (int i = 1; i < argc; i++) {
 		const struct flag *f;
 		const char *v;
+		size_t pos;
 		int r;
 
 		if (strcmp(argv[i], "--") == 0) {
@@ -262,7 +289,7 @@ int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct k
 				argv[out++] = argv[i++];
 			break;
 		}
-		r = match_flag(global_flags, argc, argv, &i, &f, &v, err);
+		r = match_flag(tables, argc, argv, &i, &f, &pos, &v, err);
 		if (r < 0)
 			return -1;
 		if (r == 0) {
@@ -276,20 +303,20 @@ int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct k
 	return out;
 }
 
-static const struct flag *find_short2(const struct flag *a, const struct flag *b, char c)
-{
-	const struct flag *f = find_short(a, c);
-
-	return f ? f : find_short(b, c);
-}
-
-int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char ***ret_argv, char **ret_buf,
+int cli_split_short_groups(const struct command *cmd, int argc, char **argv, char ***ret_argv, char **ret_buf,
 			   struct kerr *err)
 {
-	size_t chars = 0, used = 0;
+	const struct flag *tables[CLI_FLAG_TABLES + 1];
+	size_t chars = 0, used = 0, pos;
 	char **out, *buf;
 	int n = 0;
 
+	/* the command's flags, then the global ones */
+	cli_flag_tables(cmd, tables);
+	for (pos = 0; tables[pos]; pos++)
+		;
+	tables[pos] = global_flags;
+	tables[pos + 1] = NULL;
 	for (int i = 0; i < argc; i++)
 		chars += strlen(argv[i]) + 1;
 	/* at most one argument per character, each "-x" or "-x=value" piece
@@ -313,7 +340,7 @@ int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char
 		/* -x, -x=v, --long and words stay; so does -xVALUE, where x
 		 * takes a value: the flag parsers read those themselves */
 		f = i > 0 && a[0] == '-' && a[1] && a[1] != '-' && a[2] && a[2] != '='
-			    ? find_short2(flags, global_flags, a[1])
+			    ? find_flag(tables, NULL, 0, a[1], &pos)
 			    : NULL;
 		if (i == 0 || a[0] != '-' || !a[1] || a[1] == '-' || !a[2] || a[2] == '=' || (f && f->arg)) {
 			out[n++] = argv[i];
@@ -325,7 +352,7 @@ int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char
 		for (const char *p = a + 1; *p; p++) {
 			char *piece = buf + used;
 
-			f = find_short2(flags, global_flags, *p);
+			f = find_flag(tables, NULL, 0, *p, &pos);
 			if (!f) {
 				free(out);
 				free(buf);
@@ -353,13 +380,16 @@ int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char
 
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
 {
+	const struct flag *tables[CLI_FLAG_TABLES];
 	int npos = 0;
 	bool only_positional = false;
 
+	cli_flag_tables(cmd, tables);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const struct flag *f;
 		const char *v;
+		size_t pos;
 		int r;
 
 		if (only_positional || a[0] != '-' || a[1] == '\0') {
@@ -370,7 +400,7 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 			only_positional = true;
 			continue;
 		}
-		r = match_flag(cmd->flags, argc, argv, &i, &f, &v, err);
+		r = match_flag(tables, argc, argv, &i, &f, &pos, &v, err);
 		if (r < 0)
 			return -1;
 		if (r == 0) {
@@ -380,13 +410,13 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 		}
 		/* a boolean set to false is as if never given: commands test
 		 * their booleans for presence, and the last spelling wins */
-		vals[f - cmd->flags] = f->arg || strcmp(v, "false") != 0 ? v : NULL;
+		vals[pos] = f->arg || strcmp(v, "false") != 0 ? v : NULL;
 	}
 	argv[npos] = NULL;
 	return npos;
 }
 
-static void print_flags(FILE *f, const struct flag *flags)
+static void print_flag_table(FILE *f, const struct flag *flags)
 {
 	for (const struct flag *fl = flags; fl && fl->name; fl++) {
 		char left[96];
@@ -423,6 +453,30 @@ static void print_examples(FILE *f, const char *prog, const struct command *cmd)
 	}
 }
 
+/* A command's flags and the global ones; where a flag names a sharing
+ * scheme, the schemes it may name, from the scheme table. */
+static void print_flags(FILE *f, const struct command *cmd)
+{
+	const struct flag *tables[CLI_FLAG_TABLES];
+	const struct flag *scheme_flag = NULL;
+
+	fprintf(f, "\nFlags:\n");
+	cli_flag_tables(cmd, tables);
+	for (size_t t = 0; tables[t]; t++) {
+		print_flag_table(f, tables[t]);
+		for (const struct flag *fl = tables[t]; fl->name; fl++)
+			if (fl->values && strcmp(fl->values, "schemes") == 0)
+				scheme_flag = fl;
+	}
+	if (scheme_flag) {
+		fprintf(f, "\nSharing schemes (--%s):\n", scheme_flag->name);
+		for (size_t i = 0; schemes[i]; i++)
+			fprintf(f, "  %-14s %s\n", schemes[i]->name, schemes[i]->title);
+	}
+	fprintf(f, "\nGlobal flags (as kubectl's):\n");
+	print_flag_table(f, global_flags);
+}
+
 void cli_print_help(FILE *f, const char *prog, const struct command *table, const struct command *cmd)
 {
 	if (!cmd) {
@@ -433,10 +487,7 @@ void cli_print_help(FILE *f, const char *prog, const struct command *table, cons
 		for (const struct command *c = table + 1; c->run; c++)
 			if (strncmp(c->name, "__", 2) != 0)
 				fprintf(f, "  %-10s %s\n", c->name, c->summary);
-		fprintf(f, "\nFlags:\n");
-		print_flags(f, table->flags);
-		fprintf(f, "\nGlobal flags (as kubectl's):\n");
-		print_flags(f, global_flags);
+		print_flags(f, table);
 		fprintf(f, "\nUse \"%s COMMAND --help\" for more about a command.\n", prog);
 		fprintf(f, "Exit status: 0 success, 1 failure reaching or reading the cluster, 2 usage error.\n");
 		return;
@@ -444,10 +495,7 @@ void cli_print_help(FILE *f, const char *prog, const struct command *table, cons
 	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n", cmd->summary, prog, cmd->name ? cmd->name : "",
 		cmd->name ? " " : "", cmd->usage);
 	print_examples(f, prog, cmd);
-	fprintf(f, "\nFlags:\n");
-	print_flags(f, cmd->flags);
-	fprintf(f, "\nGlobal flags (as kubectl's):\n");
-	print_flags(f, global_flags);
+	print_flags(f, cmd);
 }
 
 /* Edits (insert, delete, substitute, swap two neighbours) from a to b,

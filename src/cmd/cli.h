@@ -32,7 +32,7 @@ struct flag {
 	char shorthand;	   /* 0 = none */
 	const char *arg;   /* value placeholder ("NAME"), NULL for a boolean */
 	const char *help;  /* one line */
-	const char *values; /* completion hint: "nodes", "pools", "contexts", "namespaces",
+	const char *values; /* completion hint: "nodes", "pools", "contexts", "namespaces", "schemes",
 			     * "labels", or a space-separated word list; NULL = none */
 };
 
@@ -53,6 +53,8 @@ struct command {
 	const char *usage;   /* "[NODE...] [flags]" */
 	const char *summary; /* one line, for the command list */
 	const struct flag *flags; /* terminated by {0} */
+	/* The node-selection block it takes besides (nodesel.h), or NULL. */
+	const struct flag *node_flags;
 	/* argv[0] is the command name; global flags already removed.  Returns
 	 * the exit code (0, or 1 after reporting per-item failures itself), or
 	 * -1 with *err set (main prints it). */
@@ -85,22 +87,30 @@ extern const struct command commands[];
 const struct command *cli_find_command(const char *name);
 extern const struct flag global_flags[];
 
+/* The tables of a command's flags, in the order --help lists them and
+ * cli_parse_flags numbers their values: its own, then its node-selection
+ * block; NULL-terminated. */
+#define CLI_FLAG_TABLES 3
+void cli_flag_tables(const struct command *cmd, const struct flag *tables[CLI_FLAG_TABLES]);
+/* The flags a table holds (0 for NULL). */
+size_t cli_flag_count(const struct flag *flags);
+
 /* Remove kubectl's global flags from argv (in place) into *g.  Returns the
  * new argc, or -1 with a usage error.  Stops at "--". */
 int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct kerr *err);
 
 /* Take grouped shorthands apart as kubectl's flag parser does: "-dn ml" is
- * "-d -n ml", "-dnml" is "-d -n=ml", "-Ad=false" is "-A -d=false", using the
- * command's flags and the global ones.  argv[0] is kept as it is.  Fills
+ * "-d -n ml", "-dnml" is "-d -n=ml", "-Ad=false" is "-A -d=false", using
+ * cmd's flags and the global ones.  argv[0] is kept as it is.  Fills
  * *ret_argv (NULL-terminated) and *ret_buf, both to be freed by the caller,
  * and returns the new argc, or -1 with a usage error for an unknown letter. */
-int cli_split_short_groups(const struct flag *flags, int argc, char **argv, char ***ret_argv, char **ret_buf,
+int cli_split_short_groups(const struct command *cmd, int argc, char **argv, char ***ret_argv, char **ret_buf,
 			   struct kerr *err);
 
-/* Parse a command's own flags.  Values are stored in order in vals (index =
- * position in cmd->flags; booleans get "true", or NULL when set to false);
- * positional arguments are
- * compacted to the front of argv and their count returned, or -1 on error. */
+/* Parse a command's flags.  Values are stored in order in vals (index =
+ * position in cmd->flags, then in cmd->node_flags; booleans get "true", or
+ * NULL when set to false); positional arguments are compacted to the front
+ * of argv and their count returned, or -1 on error. */
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err);
 
 /* Print usage for a command (NULL = overview of the given table) with the

@@ -247,6 +247,17 @@ static const struct flag *flag_named(const struct flag *flags, const char *word)
 	return NULL;
 }
 
+/* The flag of cmd (its own, or of its node-selection block) a word names. */
+static const struct flag *command_flag_named(const struct command *cmd, const char *word)
+{
+	const struct flag *tables[CLI_FLAG_TABLES], *f = NULL;
+
+	cli_flag_tables(cmd, tables);
+	for (size_t t = 0; !f && tables[t]; t++)
+		f = flag_named(tables[t], word);
+	return f;
+}
+
 static void add_flags(const struct flag *flags, struct strset *out)
 {
 	for (const struct flag *f = flags; f && f->name; f++) {
@@ -257,6 +268,15 @@ static void add_flags(const struct flag *flags, struct strset *out)
 			free(s);
 		}
 	}
+}
+
+static void add_command_flags(const struct command *cmd, struct strset *out)
+{
+	const struct flag *tables[CLI_FLAG_TABLES];
+
+	cli_flag_tables(cmd, tables);
+	for (size_t t = 0; tables[t]; t++)
+		add_flags(tables[t], out);
 }
 
 int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
@@ -295,7 +315,7 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			}
 			f = flag_named(global_flags, w);
 			if (!f)
-				f = flag_named(cmd->flags, w);
+				f = command_flag_named(cmd, w);
 			if (f && f->arg) {
 				if (i + 1 < argc - 1 && flag_named(global_flags, w)) {
 					char *two[] = { "x", (char *)w, argv[i + 1], NULL };
@@ -320,7 +340,7 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 	if (argc >= 3 && !pending) {
 		const char *prev = argv[argc - 2];
-		const struct flag *f = flag_named(cmd->flags, prev);
+		const struct flag *f = command_flag_named(cmd, prev);
 
 		if (!f)
 			f = flag_named(global_flags, prev);
@@ -335,7 +355,7 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 		if (eq) {
 			char *name = strndup(cur, (size_t)(eq - cur));
-			const struct flag *f = name ? flag_named(cmd->flags, name) : NULL;
+			const struct flag *f = name ? command_flag_named(cmd, name) : NULL;
 
 			if (name && !f)
 				f = flag_named(global_flags, name);
@@ -355,7 +375,7 @@ int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			}
 			free(name);
 		} else {
-			add_flags(cmd->flags, &cand);
+			add_command_flags(cmd, &cand);
 			add_flags(global_flags, &cand);
 		}
 	} else {

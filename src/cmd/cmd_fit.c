@@ -13,6 +13,7 @@
 #include "fit.h"
 #include "kube.h"
 #include "model.h"
+#include "nodesel.h"
 #include "output.h"
 #include "render.h"
 #include "render_fit.h"
@@ -22,7 +23,7 @@
 #define MAX_EVENTS 3
 #define EXIT_DOES_NOT_FIT 3
 
-enum { F_MEMORY, F_GPUS, F_CORE, F_SCHEME, F_FILENAME, F_OUTPUT, F_SELECTOR, F_POOL, F_COUNT };
+enum { F_MEMORY, F_GPUS, F_CORE, F_FILENAME, F_OUTPUT, F_COUNT };
 
 const struct flag fit_flags[] = {
 	[F_MEMORY] = {"memory", 0, "QUANTITY",
@@ -30,14 +31,9 @@ const struct flag fit_flags[] = {
 		      NULL},
 	[F_GPUS] = {"gpus", 0, "N", "number of GPUs (default 1); alone, whole GPUs", NULL},
 	[F_CORE] = {"core", 0, "PCT", "compute share of each GPU, in percent", NULL},
-	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes of this sharing scheme", "schemes"},
 	[F_FILENAME] = {"filename", 'f', "FILE", "a Pod, Deployment, StatefulSet, Job or DaemonSet manifest (YAML or JSON; - for stdin)",
 			NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
-	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
-			"labels"},
-	[F_POOL] = {"pool", 0, "NAME", "only the nodes of this ACK node pool, or with this KEY=VALUE pool label",
-		    "pools"},
 	[F_COUNT] = {0},
 };
 
@@ -367,13 +363,14 @@ static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit
 
 int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_COUNT + 1] = {0};
+	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
+	struct nodesel sel = {0};
 	struct fit_run r = {0};
 	struct fit_result res = {0};
 	struct kube_config cfg = {0};
 	struct kube_client *client = NULL;
 	struct warnings w = {0};
-	char *pool_sel = NULL, *label_selector = NULL, *ns = NULL, *name = NULL;
+	char *ns = NULL, *name = NULL;
 	bool flags_given, connected = false, have_res = false;
 	enum output out;
 	int npos, rc = -1;
@@ -384,14 +381,6 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		return -1;
 	if (output_parse(vals[F_OUTPUT], false, &out, err) < 0)
 		return -1;
-	if (vals[F_SCHEME] && !scheme_find(vals[F_SCHEME])) {
-		char *names = scheme_names_text();
-
-		kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--scheme\" flag: must be %s", vals[F_SCHEME],
-			 names ? names : "a scheme's name");
-		free(names);
-		return -1;
-	}
 	flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];
 	if (npos > 1)
 		return kerr_set(err, KERR_USAGE, "fit takes at most one pod (NAMESPACE/NAME or NAME)");
@@ -408,27 +397,10 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	if (vals[F_CORE] && parse_count(vals[F_CORE], "core", 1, 100, &r.req.core, err) < 0)
 		return -1;
-	r.req.scheme = vals[F_SCHEME];
-	if (vals[F_POOL]) {
-		if (!*vals[F_POOL])
-			return kerr_set(err, KERR_USAGE, "--pool needs a node pool name or a KEY=VALUE label");
-		if (strchr(vals[F_POOL], '='))
-			pool_sel = strdup(vals[F_POOL]);
-		else if (asprintf(&pool_sel, "%s=%s", POOL_LABEL, vals[F_POOL]) < 0)
-			pool_sel = NULL;
-		if (!pool_sel)
-			return kerr_set(err, KERR_OTHER, "out of memory");
-	}
-	if (vals[F_SELECTOR] && *vals[F_SELECTOR] && pool_sel) {
-		if (asprintf(&label_selector, "%s,%s", vals[F_SELECTOR], pool_sel) < 0)
-			label_selector = NULL;
-	} else {
-		label_selector = strdup(pool_sel ? pool_sel : vals[F_SELECTOR] ? vals[F_SELECTOR] : "");
-	}
-	if (!label_selector) {
-		kerr_set(err, KERR_OTHER, "out of memory");
+	/* the positional names a pod, not nodes */
+	if (nodesel_parse(&sel, ctx->cmd, vals, NULL, 0, false, err) < 0)
 		goto out;
-	}
+	r.req.scheme = sel.scheme;
 
 	if (vals[F_FILENAME]) {
 		char *buf = NULL;
@@ -466,7 +438,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (r.pod) {
 		const char *what = npos > 0 ? "pod" : "manifest";
 		char *label = NULL;
-		int found = fit_request_from_pod(r.pod, vals[F_SCHEME], &r.req, &r.sc, &w);
+		int found = fit_request_from_pod(r.pod, sel.scheme, &r.req, &r.sc, &w);
 
 		if (found < 0) {
 			kerr_set(err, KERR_OTHER, "out of memory");
@@ -475,7 +447,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		if (!found) {
 			kerr_set(err, KERR_OTHER, "%s %s%s%s asks for no GPU resource %s", what,
 				 r.pod->namespace ? r.pod->namespace : "", r.pod->namespace ? "/" : "",
-				 r.pod->name ? r.pod->name : "", vals[F_SCHEME] ? "of that scheme" : "any scheme reads");
+				 r.pod->name ? r.pod->name : "", sel.scheme ? "of that scheme" : "any scheme reads");
 			goto out;
 		}
 		if (asprintf(&label, "%s %s%s%s", what, r.pod->namespace ? r.pod->namespace : "",
@@ -490,7 +462,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		kerr_set(err, KERR_OTHER, "out of memory");
 		goto out;
 	}
-	if (list_cluster(client, &r, *label_selector ? label_selector : NULL, err) < 0)
+	if (list_cluster(client, &r, sel.label_selector, err) < 0)
 		goto out;
 	if (!r.pod && r.req.mem && r.req.mem_unit == FIT_MEM_NODE && !r.req.scheme) {
 		bool gib = false, mib = false;
@@ -534,8 +506,7 @@ out:
 		kube_client_free(client);
 		kube_config_release(&cfg);
 	}
-	free(pool_sel);
-	free(label_selector);
+	nodesel_release(&sel);
 	free(ns);
 	free(name);
 	return rc;

@@ -16,21 +16,12 @@
 
 #define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 
-enum {
-	F_DETAILS, F_OUTPUT, F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_NO_HEADERS, F_SORT_BY, F_BY, F_USAGE,
-	F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS
-};
+enum { F_DETAILS, F_OUTPUT, F_UNIT, F_NO_HEADERS, F_SORT_BY, F_BY, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: wide, json or yaml", "wide json yaml"},
-	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
-			"labels"},
-	[F_POOL] = {"pool", 0, "NAME", "only the nodes of this ACK node pool, or with this KEY=VALUE pool label",
-		    "pools"},
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
-	[F_SCHEME] = {"scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
-		      "schemes"},
 	[F_NO_HEADERS] = {"no-headers", 0, NULL, "leave out the column headers of the tables", NULL},
 	[F_SORT_BY] = {"sort-by", 0, "KEY",
 		       "order of the nodes: name, allocated, free or pending (the figures largest first)",
@@ -104,27 +95,6 @@ static int parse_unit(const char *v, int *ret, struct kerr *err)
 		*ret = UNIT_MIB;
 	else
 		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--unit\" flag: must be GiB or MiB", v);
-	return 0;
-}
-
-/* Node names as given, without repeats, in the order first given. */
-static int take_names(struct inspect_run *r, int npos, char **argv, struct kerr *err)
-{
-	if (npos <= 0)
-		return 0;
-	r->names = calloc((size_t)npos + 1, sizeof(char *));
-	if (!r->names)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	for (int i = 0; i < npos; i++) {
-		bool dup = false;
-
-		if (!*argv[i])
-			return kerr_set(err, KERR_USAGE, "a node name must not be empty");
-		for (size_t j = 0; j < r->nnames; j++)
-			dup |= strcmp(r->names[j], argv[i]) == 0;
-		if (!dup)
-			r->names[r->nnames++] = argv[i];
-	}
 	return 0;
 }
 
@@ -396,8 +366,8 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, enum output 
 
 int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_COUNT + 1] = {0};
-	struct inspect_run r = {0};
+	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
+	struct nodesel sel = {0};
 	struct kube_config cfg = {0};
 	struct kube_client *client = NULL;
 	struct model m;
@@ -405,7 +375,6 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	enum output out = OUTPUT_TEXT;
 	enum model_by by = BY_NONE;
 	bool details, have_model = false, connected = false;
-	char *label_selector = NULL;
 	struct usage_source usage = {0};
 	struct usage_fetch *fetch = NULL;
 	struct inspect_loaded loaded = {0};
@@ -417,17 +386,6 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	details = vals[F_DETAILS] != NULL;
 	if (output_parse(vals[F_OUTPUT], true, &out, err) < 0 || parse_unit(vals[F_UNIT], &mo.force_unit, err) < 0)
 		return -1;
-	if (vals[F_SCHEME]) {
-		if (!scheme_find(vals[F_SCHEME])) {
-			char *names = scheme_names_text();
-
-			kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--scheme\" flag: must be %s",
-				 vals[F_SCHEME], names ? names : "a scheme's name");
-			free(names);
-			return -1;
-		}
-		mo.scheme = vals[F_SCHEME];
-	}
 	if (details && out == OUTPUT_WIDE)
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
 	if (vals[F_SORT_BY] && !render_sort_key_valid(vals[F_SORT_BY]))
@@ -440,12 +398,9 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 				vals[F_BY]);
 	if (details && by != BY_NONE)
 		return kerr_set(err, KERR_USAGE, "--by rolls up the summary: it cannot be combined with --details");
-	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &label_selector, err) < 0)
-		return -1;
-	if (nodesel_check((size_t)npos, label_selector, false, err) < 0)
+	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, false, err) < 0)
 		goto out;
-	if (take_names(&r, npos, argv, err) < 0)
-		goto out;
+	mo.scheme = sel.scheme;
 	if (usage_source_init(&usage, vals + F_USAGE, err) < 0)
 		goto out;
 
@@ -457,14 +412,14 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	 * count every pod */
 	if ((details || output_is_document(out)) && !ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
-	mo.nodes = r.nnames ? (const char *const *)r.names : NULL;
+	mo.nodes = (const char *const *)sel.names;
 
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
 	connected = true;
 	if (usage.configured && out != OUTPUT_TEXT && usage_fetch_start(&usage, &cfg, ctx, out != OUTPUT_WIDE, &fetch, err) < 0)
 		goto out;
-	if (inspect_load_model(client, &mo, r.names, r.nnames, label_selector, &m, &loaded, err) < 0) {
+	if (inspect_load_model(client, &mo, sel.names, sel.nnames, sel.label_selector, &m, &loaded, err) < 0) {
 		/* a command name typed wrong reads as a node name: say which
 		 * command was probably meant */
 		const char *meant = loaded.missing ? cli_suggest_command(commands, loaded.missing) : NULL;
@@ -486,7 +441,7 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			goto out;
 	}
 	rc = print_report(ctx, &m, out, details, by,
-			  &(struct filters){ vals[F_SELECTOR], vals[F_POOL], vals[F_SCHEME], loaded.nodes_seen },
+			  &(struct filters){ sel.selector, sel.pool, sel.scheme, loaded.nodes_seen },
 			  &(struct render_table_opts){ .wide = out == OUTPUT_WIDE,
 						       .no_headers = vals[F_NO_HEADERS] != NULL,
 						       .sort_by = vals[F_SORT_BY] },
@@ -500,7 +455,6 @@ out:
 		kube_client_free(client);
 		kube_config_release(&cfg);
 	}
-	free(r.names);
-	free(label_selector);
+	nodesel_release(&sel);
 	return rc;
 }

@@ -20,13 +20,9 @@
 #include "termsafe.h"
 #include "warnings.h"
 
-enum {
-	F_SELECTOR, F_POOL, F_PLACEMENT, F_EDITION, F_DRY_RUN, F_YES, F_RESTART, F_TIMEOUT, F_OUTPUT, F_NFLAGS
-};
+enum { F_PLACEMENT, F_EDITION, F_DRY_RUN, F_YES, F_RESTART, F_TIMEOUT, F_OUTPUT, F_NFLAGS };
 
 const struct flag mode_flags[] = {
-	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "change the nodes matching this label selector", "labels" },
-	[F_POOL] = { "pool", 0, "NAME", "change a node pool (" POOL_LABEL "=NAME, or KEY=VALUE)", "pools" },
 	[F_PLACEMENT] = { "placement", 0, "binpack|spread", "how GPUs are picked inside a node (pro edition, sharing modes)", "binpack spread" },
 	[F_EDITION] = { "edition", 0, "pro|basic|opensource", "the sharing installation (default: detected from the cluster)", "pro basic opensource" },
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: only print the plan; server: send the patches with dryRun=All", "none client server" },
@@ -413,12 +409,12 @@ static void mode_run_release(struct mode_run *r)
 
 int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_NFLAGS + 1] = { 0 };
+	const char *vals[F_NFLAGS + NODESEL_MAX_FLAGS + 1] = { 0 };
+	struct nodesel sel = { 0 };
 	struct mode_run r = { .ctx = ctx };
 	struct kube_config cfg = { 0 };
 	enum np_edition override = NP_EDITION_UNKNOWN;
-	char *pool_sel = NULL, **changed = NULL;
-	const char *selector;
+	char **changed = NULL;
 	long timeout_ms = 5 * 60 * 1000;
 	size_t nfailed = 0, nchanged = 0;
 	bool restart, yes;
@@ -456,14 +452,11 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		if (np_target_check(&r.target, err) < 0)
 			return -1;
 	}
-	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
-		return -1;
-	selector = pool_sel;
-	if (nodesel_check((size_t)(npos - 1), selector, true, err) < 0)
+	if (nodesel_parse(&sel, ctx->cmd, vals, argv + 1, (size_t)(npos - 1), true, err) < 0)
 		goto out;
 	if (cli_connect(ctx, &cfg, &r.c, err) < 0)
 		goto out;
-	if (np_nodes_select(r.c, argv + 1, (size_t)(npos - 1), selector, &r.all, &r.chosen, err) < 0)
+	if (np_nodes_select(r.c, &sel, &r.all, &r.chosen, err) < 0)
 		goto out;
 	if (detect_edition(&r, override, err) < 0 || np_target_check(&r.target, err) < 0)
 		goto out;
@@ -533,7 +526,7 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	rc = nfailed ? 1 : 0;
 out:
 	free(changed);
-	free(pool_sel);
+	nodesel_release(&sel);
 	if (r.c) {
 		kube_client_free(r.c);
 		kube_config_release(&cfg);

@@ -698,11 +698,9 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 
 /* --- the command -------------------------------------------------------------------------- */
 
-enum { F_SELECTOR, F_POOL, F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_NFLAGS };
+enum { F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_NFLAGS };
 
 const struct flag restart_flags[] = {
-	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "restart on the nodes matching this label selector", "labels" },
-	[F_POOL] = { "pool", 0, "NAME", "restart on a node pool (" POOL_LABEL "=NAME, or KEY=VALUE)", "pools" },
 	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)",
 			  "daemonsets" },
 	[F_MAX_PARALLEL] = { "max-parallel", 0, "N", "nodes restarted at the same time (default 1)", NULL },
@@ -730,14 +728,14 @@ void restart_fix_dry_run(int argc, char **argv)
 
 int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_NFLAGS + 1] = { 0 };
+	const char *vals[F_NFLAGS + NODESEL_MAX_FLAGS + 1] = { 0 };
+	struct nodesel sel = { 0 };
 	struct restart_opts o = { .max_parallel = 1, .timeout_ms = 5 * 60 * 1000, .out = ctx->out,
 				  .errout = ctx->errout };
 	struct kube_config cfg = { 0 };
 	struct kube_client *c = NULL;
 	struct np_nodes all = { 0 }, chosen = { 0 };
-	char *pool_sel = NULL, **names = NULL;
-	const char *selector;
+	char **names = NULL;
 	enum cli_dry_run dry;
 	int npos, rc = -1;
 
@@ -767,14 +765,11 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			return kerr_set(err, KERR_USAGE, "--daemonset must be NAMESPACE/NAME, not \"%s\"", o.daemonset);
 	}
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
-	if (nodesel_selector(vals[F_SELECTOR], vals[F_POOL], &pool_sel, err) < 0)
-		return -1;
-	selector = pool_sel;
-	if (nodesel_check((size_t)npos, selector, true, err) < 0)
+	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, true, err) < 0)
 		goto out;
 	if (cli_connect(ctx, &cfg, &c, err) < 0)
 		goto out;
-	if (np_nodes_select(c, argv, (size_t)npos, selector, &all, &chosen, err) < 0)
+	if (np_nodes_select(c, &sel, &all, &chosen, err) < 0)
 		goto out;
 	names = calloc(chosen.len + 1, sizeof(*names));
 	if (!names) {
@@ -788,7 +783,7 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = 1;
 out:
 	free(names);
-	free(pool_sel);
+	nodesel_release(&sel);
 	np_nodes_release(&all);
 	np_nodes_release(&chosen);
 	kube_client_free(c);

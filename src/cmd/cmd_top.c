@@ -29,15 +29,10 @@
 #include "tui_state.h"
 #include "usage_source.h"
 
-enum { F_SELECTOR, F_POOL, F_UNIT, F_SCHEME, F_REFRESH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
+enum { F_UNIT, F_REFRESH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag top_flags[] = {
-	[F_SELECTOR] = { "selector", 'l', "SELECTOR", "only nodes matching this label selector", "labels" },
-	[F_POOL] = { "pool", 0, "NAME", "only this node pool (" POOL_LABEL "=NAME, or KEY=VALUE)",
-		     "pools" },
 	[F_UNIT] = { "unit", 0, "UNIT", "show GPU memory in this unit (GiB or MiB)", "GiB MiB" },
-	[F_SCHEME] = { "scheme", 0, "NAME", "only nodes shared with this scheme",
-		       "schemes" },
 	[F_REFRESH] = { "refresh", 'r', "DURATION", "redraw interval, e.g. 500ms, 2s (default 1s)", NULL },
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = { 0 },
@@ -426,10 +421,8 @@ static void rebuild(struct top *t, long long now)
 
 /* --- setup ------------------------------------------------------------------------ */
 
-static int parse_options(struct top *t, const char **vals, char **selector, struct kerr *err)
+static int parse_options(struct top *t, const char **vals, struct kerr *err)
 {
-	const char *sel = vals[F_SELECTOR], *pool = vals[F_POOL];
-
 	t->refresh_ms = 1000;
 	if (vals[F_REFRESH]) {
 		long ms;
@@ -448,13 +441,7 @@ static int parse_options(struct top *t, const char **vals, char **selector, stru
 		else
 			return kerr_set(err, KERR_USAGE, "invalid unit \"%s\": want GiB or MiB", vals[F_UNIT]);
 	}
-	if (vals[F_SCHEME]) {
-		if (!scheme_find(vals[F_SCHEME]))
-			return kerr_set(err, KERR_USAGE, "unknown scheme \"%s\"", vals[F_SCHEME]);
-		t->mopts.scheme = vals[F_SCHEME];
-	}
-	/* the pool is one more label requirement, ANDed with -l */
-	return nodesel_selector(sel, pool, selector, err);
+	return 0;
 }
 
 static void status_of(struct top *t, long long now, struct tui_status *st, char *mode, size_t modelen)
@@ -590,13 +577,13 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 
 int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_COUNT + 1] = { 0 };
+	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = { 0 };
+	struct nodesel sel = { 0 };
 	struct top t;
 	struct tui_state s;
 	struct kube_config cfg;
 	struct cli_ctx quiet;
 	struct sigaction sa, old_int, old_term, old_hup;
-	char *selector = NULL;
 	FILE *devnull = NULL;
 	int nargs, rc = -1;
 	int cols, lines;
@@ -610,12 +597,13 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	nargs = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	if (nargs < 0)
 		goto out_state;
-	if (parse_options(&t, vals, &selector, err) < 0)
+	if (parse_options(&t, vals, err) < 0 || nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)nargs, false, err) < 0)
 		goto out_state;
+	t.mopts.scheme = sel.scheme;
 	if (usage_source_init(&t.usage, vals + F_USAGE, err) < 0)
 		goto out_state;
 	t.mopts.keep_pods = true;
-	t.mopts.nodes = nargs > 0 ? (const char *const *)argv : NULL;
+	t.mopts.nodes = (const char *const *)sel.names;
 	t.mopts.pod_namespace = ctx->g.ov.namespace;
 	/* the pending pods' reasons need what each asks of a node and where it
 	 * may go, as -d's "Why pending" */
@@ -633,10 +621,10 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 	/* a name that is not there is an error, said as kubectl says it, before
 	 * the screen opens rather than an empty screen after */
-	for (int i = 0; i < nargs; i++) {
+	for (size_t i = 0; i < sel.nnames; i++) {
 		struct np_node n;
 
-		if (np_node_get(t.client, argv[i], &n, err) < 0)
+		if (np_node_get(t.client, sel.names[i], &n, err) < 0)
 			goto out_client;
 		np_node_release(&n);
 	}
@@ -658,7 +646,7 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		f->live = i == 0 ? &t.nodes : &t.pods;
 		store_init(&f->fresh, f->kind);
 		f->path = i == 0 ? "/api/v1/nodes" : "/api/v1/pods";
-		f->label_selector = i == 0 ? selector : NULL;
+		f->label_selector = i == 0 ? sel.label_selector : NULL;
 		f->field_selector = i == 0 ? NULL : "status.phase!=Succeeded,status.phase!=Failed";
 		f->filter = i == 0 ? &t.node_filter : model_pod_filter(&t.filter_model);
 		if (list_start(f, err) < 0)
@@ -709,7 +697,7 @@ out_state:
 	usage_source_release(&t.usage);
 	if (devnull)
 		fclose(devnull);
-	free(selector);
+	nodesel_release(&sel);
 	tui_state_release(&s);
 	return rc;
 }

@@ -9,17 +9,16 @@
 #include "cli.h"
 #include "kube.h"
 #include "model.h"
+#include "nodesel.h"
 #include "output.h"
 #include "render.h"
 #include "usage_source.h"
 
-enum { F_DETAILS, F_OUTPUT, F_SELECTOR, F_IDLE, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
+enum { F_DETAILS, F_OUTPUT, F_IDLE, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag usage_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "also show each pod's allocated and used GPU memory", NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
-	[F_SELECTOR] = {"selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)",
-			"labels"},
 	[F_IDLE] = {"idle-below", 0, "PERCENT",
 		    "report as Idle what uses less than this share of its allocation (default 25)", NULL},
 	USAGE_SOURCE_FLAGS,
@@ -45,7 +44,8 @@ static int parse_percent(const char *v, double *ret, struct kerr *err)
 
 int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_COUNT + 1] = {0};
+	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
+	struct nodesel sel = {0};
 	struct usage_source src = {0};
 	struct usage_fetch *fetch = NULL;
 	struct usage_options uo = {.unaccounted_bytes = USAGE_UNACCOUNTED_BYTES};
@@ -55,8 +55,6 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct model m;
 	bool have_model = false, connected = false;
 	enum output out;
-	char **names = NULL;
-	size_t nnames = 0;
 	int npos, rc = -1;
 
 	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
@@ -66,25 +64,8 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		return -1;
 	if (parse_percent(vals[F_IDLE], &uo.idle_percent, err) < 0)
 		return -1;
-	if (npos > 0 && vals[F_SELECTOR])
-		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
-	if (npos > 0) {
-		names = calloc((size_t)npos + 1, sizeof(*names));
-		if (!names)
-			return kerr_set(err, KERR_OTHER, "out of memory");
-		for (int i = 0; i < npos; i++) {
-			bool dup = false;
-
-			if (!*argv[i]) {
-				free(names);
-				return kerr_set(err, KERR_USAGE, "a node name must not be empty");
-			}
-			for (size_t j = 0; j < nnames; j++)
-				dup |= strcmp(names[j], argv[i]) == 0;
-			if (!dup)
-				names[nnames++] = argv[i];
-		}
-	}
+	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, false, err) < 0)
+		goto out;
 	if (usage_source_init(&src, vals + F_USAGE, err) < 0)
 		goto out;
 	if (!src.configured) {
@@ -96,7 +77,8 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	/* -n narrows the pods listed; the GPU figures always count every pod */
 	if (!ctx->g.all_namespaces)
 		mo.pod_namespace = ctx->g.ov.namespace;
-	mo.nodes = nnames ? (const char *const *)names : NULL;
+	mo.nodes = (const char *const *)sel.names;
+	mo.scheme = sel.scheme;
 
 	if (cli_connect(ctx, &cfg, &client, err) < 0)
 		goto out;
@@ -110,7 +92,7 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		mo.keep_pod_if = usage_fetch_names_pod;
 		mo.keep_pod_ud = fetch;
 	}
-	if (inspect_load_model(client, &mo, names, nnames, vals[F_SELECTOR], &m, NULL, err) < 0)
+	if (inspect_load_model(client, &mo, sel.names, sel.nnames, sel.label_selector, &m, NULL, err) < 0)
 		goto out;
 	have_model = true;
 	rc = usage_fetch_apply(fetch, &m, &uo, err);
@@ -141,6 +123,6 @@ out:
 		kube_config_release(&cfg);
 	}
 	usage_source_release(&src);
-	free(names);
+	nodesel_release(&sel);
 	return rc;
 }

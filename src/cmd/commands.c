@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nodesel.h"
 
 /* The default command comes first; the completion entry point is hidden
  * from help because shells call it, not people.  A NULL handler ends the
@@ -15,6 +16,7 @@ const struct command commands[] = {
 		.usage = "[NODE...] [flags]",
 		.summary = "Show how the GPUs of each node are shared (the default command)",
 		.flags = inspect_flags,
+		.node_flags = nodesel_scheme_flags,
 		.run = inspect_run,
 		.examples = "# Every node that shares GPUs, one line each\n"
 			    "\n"
@@ -32,6 +34,7 @@ const struct command commands[] = {
 		.usage = "[NODE...] [flags]",
 		.summary = "Show GPU sharing live, following changes as they happen",
 		.flags = top_flags,
+		.node_flags = nodesel_scheme_flags,
 		.run = top_run,
 		.examples = "# Every GPU node, live\n"
 			    "\n"
@@ -43,6 +46,7 @@ const struct command commands[] = {
 		.usage = "[NODE...] [flags]",
 		.summary = "Show GPU memory in use (from Prometheus) beside the allocation",
 		.flags = usage_flags,
+		.node_flags = nodesel_scheme_flags,
 		.run = usage_run,
 	},
 	{
@@ -52,6 +56,7 @@ const struct command commands[] = {
 			 "       isolate (shared with cGPU memory isolation; cgpu), core (memory and compute isolated; core_mem)",
 		.summary = "Put nodes into a GPU sharing mode by setting their labels",
 		.flags = mode_flags,
+		.node_flags = nodesel_flags,
 		.run = mode_run,
 		.first_arg_values = "exclusive share isolate core",
 		.examples = "# What would change, without changing anything\n"
@@ -68,6 +73,7 @@ const struct command commands[] = {
 		.usage = "[NODE...] [-l SELECTOR | --pool NAME] [flags]",
 		.summary = "Restart the GPU device plugin on nodes so that label changes take effect",
 		.flags = restart_flags,
+		.node_flags = nodesel_flags,
 		.run = restart_run,
 		.examples = "# The device plugin of one node pool, one node at a time\n"
 			    "--pool np-cgpu\n"
@@ -81,6 +87,7 @@ const struct command commands[] = {
 		.usage = "[NAMESPACE/NAME | -f FILE | --memory QUANTITY [--gpus N] [--core PCT]] [flags]",
 		.summary = "Tell whether a pod would fit on the GPUs now, where, and if not why",
 		.flags = fit_flags,
+		.node_flags = nodesel_scheme_flags,
 		.run = fit_run,
 		.first_arg_values = "namespaces",
 	},

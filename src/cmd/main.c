@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	}
 	/* now that the command is known, its grouped shorthands can be taken
 	 * apart, and the global flags among them taken out */
-	argc = cli_split_short_groups(cmd->flags, argc, argv, &split_argv, &split_buf, &err);
+	argc = cli_split_short_groups(cmd, argc, argv, &split_argv, &split_buf, &err);
 	if (argc < 0) {
 		rc = -1;
 		goto out;

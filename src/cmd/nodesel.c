@@ -5,43 +5,126 @@
 
 #include "nodepool.h"
 #include "nodesel.h"
+#include "scheme.h"
+
+#define SELECTOR_FLAG \
+	{ "selector", 'l', "SELECTOR", "only nodes matching this label selector (e.g. key=value)", "labels" }
+#define POOL_FLAG \
+	{ "pool", 0, "NAME", "only the nodes of this node pool (" POOL_LABEL "=NAME), or with this KEY=VALUE label", \
+	  "pools" }
+
+enum { NS_SELECTOR, NS_POOL, NS_SCHEME };
+
+const struct flag nodesel_flags[] = {
+	[NS_SELECTOR] = SELECTOR_FLAG,
+	[NS_POOL] = POOL_FLAG,
+	{ 0 },
+};
+
+const struct flag nodesel_scheme_flags[] = {
+	[NS_SELECTOR] = SELECTOR_FLAG,
+	[NS_POOL] = POOL_FLAG,
+	[NS_SCHEME] = { "scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
+			"schemes" },
+	{ 0 },
+};
 
 static const char *str_or(const char *s, const char *dflt)
 {
 	return s ? s : dflt;
 }
 
-int nodesel_selector(const char *selector, const char *pool, char **ret, struct kerr *err)
+/* --scheme names a row of the scheme table; the error lists them all. */
+static int check_scheme(const char *name, struct kerr *err)
 {
+	char *names;
+
+	if (scheme_find(name))
+		return 0;
+	names = scheme_names_text();
+	kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--scheme\" flag: must be %s", name,
+		 names ? names : "a scheme's name");
+	free(names);
+	return -1;
+}
+
+/* -l and --pool as one selector: a node must match both.  An empty -l
+ * selects nothing out. */
+static int join_selectors(struct nodesel *s, struct kerr *err)
+{
+	const char *sel = s->selector && *s->selector ? s->selector : NULL;
 	char *p = NULL;
 	int rc;
 
-	*ret = NULL;
-	if (selector && !*selector)
-		selector = NULL;
-	if (pool && np_pool_selector(pool, &p, err) < 0)
+	if (s->pool && np_pool_selector(s->pool, &p, err) < 0)
 		return -1;
-	if (selector && p)
-		rc = asprintf(ret, "%s,%s", selector, p);
-	else if (selector || p)
-		rc = (*ret = strdup(selector ? selector : p)) ? 0 : -1;
+	if (sel && p)
+		rc = asprintf(&s->label_selector, "%s,%s", sel, p);
+	else if (sel || p)
+		rc = (s->label_selector = strdup(sel ? sel : p)) ? 0 : -1;
 	else
 		rc = 0;
 	free(p);
 	if (rc < 0) {
-		*ret = NULL;
+		s->label_selector = NULL;
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
 	return 0;
 }
 
-int nodesel_check(size_t nnames, const char *selector, bool required, struct kerr *err)
+/* Node names as given, without repeats, in the order first given. */
+static int take_names(struct nodesel *s, char **names, size_t n, struct kerr *err)
 {
-	if (nnames && selector)
-		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
-	if (required && !nnames && !selector)
-		return kerr_set(err, KERR_USAGE, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (n == 0)
+		return 0;
+	s->names = calloc(n + 1, sizeof(*s->names));
+	if (!s->names)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+
+		if (!*names[i])
+			return kerr_set(err, KERR_USAGE, "a node name must not be empty");
+		for (size_t j = 0; j < s->nnames; j++)
+			dup |= strcmp(s->names[j], names[i]) == 0;
+		if (!dup)
+			s->names[s->nnames++] = names[i];
+	}
 	return 0;
+}
+
+int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *const *vals, char **names, size_t n,
+		  bool required, struct kerr *err)
+{
+	const char *const *v = vals + cli_flag_count(cmd->flags);
+	size_t nflags = cli_flag_count(cmd->node_flags);
+
+	memset(s, 0, sizeof(*s));
+	if (nflags > NS_SELECTOR)
+		s->selector = v[NS_SELECTOR];
+	if (nflags > NS_POOL)
+		s->pool = v[NS_POOL];
+	if (nflags > NS_SCHEME && v[NS_SCHEME]) {
+		if (check_scheme(v[NS_SCHEME], err) < 0)
+			return -1;
+		s->scheme = v[NS_SCHEME];
+	}
+	if (join_selectors(s, err) < 0)
+		return -1;
+	if (n && s->label_selector)
+		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
+	if (required && !n && !s->label_selector)
+		return kerr_set(err, KERR_USAGE, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	return take_names(s, names, n, err);
+}
+
+void nodesel_release(struct nodesel *s)
+{
+	if (!s)
+		return;
+	free(s->names);
+	free(s->label_selector);
+	memset(s, 0, sizeof(*s));
 }
 
 void np_node_release(struct np_node *n)
@@ -128,9 +211,10 @@ fail:
 	return -1;
 }
 
-int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const char *selector,
-		    struct np_nodes *all, struct np_nodes *chosen, struct kerr *err)
+int np_nodes_select(struct kube_client *c, const struct nodesel *sel, struct np_nodes *all, struct np_nodes *chosen,
+		    struct kerr *err)
 {
+	const char *selector = sel->label_selector;
 	struct np_nodes a = { 0 }, s = { 0 };
 	const struct decode_filter node_filter = { .label_keys = np_node_label_keys() };
 	struct kube_list lists[2] = {
@@ -141,8 +225,6 @@ int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const c
 	};
 	int rc = -1;
 
-	if (nodesel_check(n, selector, true, err) < 0)
-		return -1;
 	if (kube_list_run(c, lists, selector ? 2 : 1, err) < 0)
 		goto out;
 	if (selector) {
@@ -151,15 +233,13 @@ int np_nodes_select(struct kube_client *c, char *const *names, size_t n, const c
 			goto out;
 		}
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			const struct np_node *found = nodes_find(&a, names[i]);
+		for (size_t i = 0; i < sel->nnames; i++) {
+			const struct np_node *found = nodes_find(&a, sel->names[i]);
 			struct np_node copy;
 			char *msg = NULL;
 
-			if (nodes_find(&s, names[i]))
-				continue; /* named twice */
 			if (!found) {
-				if (asprintf(&msg, "nodes \"%s\" not found", names[i]) < 0)
+				if (asprintf(&msg, "nodes \"%s\" not found", sel->names[i]) < 0)
 					msg = NULL;
 				kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
 				free(msg);

@@ -177,6 +177,15 @@ class CompletionTest(unittest.TestCase):
 		self.assertNotIn("--details", cands)
 		self.assertEqual(self.plugin(["restart", "--max"])[0], ["--max-parallel"])
 		self.assertEqual(self.plugin(["top", "--sch"])[0], ["--scheme"])
+		# every command that chooses nodes takes the same block of flags
+		for cmd in ("usage", "fit", "top"):
+			cands = self.plugin([cmd, "--"])[0]
+			for f in ("--selector", "--pool", "--scheme"):
+				self.assertIn(f, cands, cmd)
+		for cmd in ("mode", "restart"):
+			cands = self.plugin([cmd, "--"])[0]
+			self.assertIn("--pool", cands, cmd)
+			self.assertNotIn("--scheme", cands, cmd)
 
 	def test_flag_values(self):
 		self.assertEqual(self.plugin(["-o", ""])[0], ["json", "wide", "yaml"])
@@ -189,6 +198,8 @@ class CompletionTest(unittest.TestCase):
 		self.assertEqual(self.plugin(["top", "--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
 		for cmd in ([], ["fit"]):
 			self.assertEqual(self.plugin(cmd + ["--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
+		self.assertEqual(self.plugin(["usage", "--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
+		self.assertEqual(self.plugin(["usage", "--pool", ""])[0], self.pools)
 
 	def test_pools(self):
 		self.assertEqual(self.pools, ["np-cgpu", "np-cgpu-no-isolation"])

@@ -167,6 +167,59 @@ class UsageTest(unittest.TestCase):
 			self.assertEqual(r.returncode, 2, (args, r.stderr))
 			self.assertIn(msg, r.stderr)
 
+	# -- choosing nodes ------------------------------------------------------------------------------
+
+	def node_rows(self, r):
+		"""The nodes of usage's table, each once, in order."""
+		names = []
+		for x in rows(r.stdout):
+			if x and x[0].startswith("cn-hangzhou.") and x[0] not in names:
+				names.append(x[0])
+		return names
+
+	def node_list_selector(self):
+		lists = [q for q in self.api.requests() if q["path"] == "/api/v1/nodes" and q["time"] >= self.t0]
+		self.assertEqual(len(lists), 1, lists)
+		return (lists[0].get("query") or {}).get("labelSelector")
+
+	def test_nodes_chosen_as_by_every_command(self):
+		"""usage takes -l, --pool and --scheme as the other commands do."""
+		r = self.usage_ok("usage", SVC, "-l", "cgpu=true")
+		self.assertEqual(self.node_rows(r), ["cn-hangzhou.192.168.2.167", "cn-hangzhou.192.168.2.170"])
+		self.assertEqual(self.node_list_selector(), "cgpu=true")
+		# a pool given as KEY=VALUE, and the usage of the pods there only
+		self.t0 = time.time()
+		r = self.usage_ok("usage", "-d", SVC, "--pool", "gpushare=true")
+		self.assertEqual(self.node_rows(r), ["cn-hangzhou.192.168.2.168"])
+		self.assertIn("default    app-6g-v1-0", r.stdout)
+		self.assertNotIn("app-3g-v1-0", r.stdout)
+		self.assertEqual(self.node_list_selector(), "gpushare=true")
+		# a pool by name is the node-pool label, and a node must match -l too
+		self.t0 = time.time()
+		r = self.usage_ok("usage", SVC, "-l", "cgpu=true", "--pool", "np-gpu")
+		self.assertEqual(self.node_rows(r), [])
+		self.assertEqual(self.node_list_selector(), "cgpu=true,alibabacloud.com/nodepool-id=np-gpu")
+		# one scheme's nodes: the whole GPU, in slots, with its memory in use
+		r = self.usage_ok("usage", SVC, "--scheme", "nvidia", "-o", "json")
+		d = json.loads(r.stdout)
+		self.assertEqual([n["name"] for n in d["nodes"]], ["cn-hangzhou.192.168.2.169"])
+		self.assertEqual(d["nodes"][0]["gpus"][0]["usage"]["usedBytes"], 3482 * MIB)
+		r = self.usage_ok("usage", SVC, "--scheme", "cgpu")
+		self.assertEqual(self.node_rows(r), ["cn-hangzhou.192.168.2.167", "cn-hangzhou.192.168.2.168",
+			"cn-hangzhou.192.168.2.170"])
+
+	def test_node_selection_refused(self):
+		for args, msg in [
+			(["usage", SVC, "--scheme", "mig"], 'invalid argument "mig" for "--scheme" flag: must be cgpu, cce, '
+				"volcano-vgpu, hami or nvidia"),
+			(["usage", SVC, "cn-hangzhou.192.168.2.167", "--pool", "np-gpu"],
+				"name cannot be provided when a selector is specified"),
+			(["usage", SVC, "--pool", "a=b=c"], 'invalid --pool "a=b=c"'),
+		]:
+			r = self.run_usage(*args)
+			self.assertEqual(r.returncode, 2, (args, r.stderr))
+			self.assertIn(msg, r.stderr)
+
 	def test_wide_has_used_column(self):
 		r = self.usage_ok("-o", "wide", SVC)
 		lines = [re.split(r"\s{2,}", l) for l in r.stdout.splitlines()]

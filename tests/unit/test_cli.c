@@ -2,7 +2,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nodesel.h"
 #include "output.h"
+#include "scheme.h"
 
 static const struct flag demo_flags[] = {
 	{ "details", 'd', NULL, "show pods", NULL },
@@ -98,6 +100,147 @@ Test(cli, unknown_flags_like_pflag)
 	cr_assert_eq(cli_parse_flags(&demo, 2, argv3, vals, &err), -1);
 	cr_assert_eq(err.kind, KERR_USAGE);
 	kerr_release(&err);
+}
+
+/* A command that selects nodes: its own flags, then the block. */
+static const struct flag picker_flags[] = {
+	{ "details", 'd', NULL, "show pods", NULL },
+	{ "output", 'o', "FORMAT", "output format", "json yaml" },
+	{ 0 },
+};
+
+static const struct command picker = {
+	.name = "picker", .usage = "[NODE...]", .summary = "picks nodes", .flags = picker_flags,
+	.node_flags = nodesel_scheme_flags, .run = demo_run,
+};
+
+static const struct command changer = {
+	.name = "changer", .usage = "[NODE...]", .summary = "changes nodes", .flags = picker_flags,
+	.node_flags = nodesel_flags, .run = demo_run,
+};
+
+/* Parse argv (NULL-terminated) as cmd's flags and its node selection. */
+static int pick(const struct command *cmd, char **argv, bool required, struct nodesel *sel, struct kerr *err)
+{
+	const char *vals[2 + NODESEL_MAX_FLAGS + 1] = { 0 };
+	int argc = 0, n;
+
+	while (argv[argc])
+		argc++;
+	n = cli_parse_flags(cmd, argc, argv, vals, err);
+	cr_assert_geq(n, 0, "%s", err->message);
+	cr_assert_str_eq(vals[0] ? vals[0] : "", "true");
+	return nodesel_parse(sel, cmd, vals, argv, (size_t)n, required, err);
+}
+
+Test(cli, node_selection_names)
+{
+	char *argv[] = { "picker", "n1", "-d", "n2", "n1", NULL };
+	struct nodesel sel;
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(pick(&picker, argv, false, &sel, &err), 0, "%s", err.message);
+	cr_assert_eq(sel.nnames, 2);
+	cr_assert_str_eq(sel.names[0], "n1");
+	cr_assert_str_eq(sel.names[1], "n2");
+	cr_assert_null(sel.names[2]);
+	cr_assert_null(sel.label_selector);
+	cr_assert_null(sel.scheme);
+	nodesel_release(&sel);
+}
+
+Test(cli, node_selection_selector_pool_and_scheme)
+{
+	char *argv[] = { "picker", "-d", "--pool", "np-a", "-l", "gpu=v100", "--scheme", "hami", NULL };
+	char *by_key[] = { "picker", "-dlgpu=t4", "--pool=team=ml", NULL };
+	char **split, *buf;
+	struct nodesel sel;
+	struct kerr err = KERR_INIT;
+	int n;
+
+	cr_assert_eq(pick(&picker, argv, true, &sel, &err), 0, "%s", err.message);
+	cr_assert_str_eq(sel.label_selector, "gpu=v100," POOL_LABEL "=np-a");
+	cr_assert_str_eq(sel.selector, "gpu=v100");
+	cr_assert_str_eq(sel.pool, "np-a");
+	cr_assert_str_eq(sel.scheme, "hami");
+	cr_assert_eq(sel.nnames, 0);
+	nodesel_release(&sel);
+	/* the block's shorthands are taken apart in groups like the command's own */
+	n = cli_split_short_groups(&picker, 3, by_key, &split, &buf, &err);
+	cr_assert_eq(n, 4, "%d %s", n, err.message);
+	cr_assert_eq(pick(&picker, split, false, &sel, &err), 0, "%s", err.message);
+	cr_assert_str_eq(sel.label_selector, "gpu=t4,team=ml");
+	nodesel_release(&sel);
+	free(split);
+	free(buf);
+}
+
+Test(cli, node_selection_refused)
+{
+	char *both[] = { "picker", "-d", "n1", "--pool", "np-a", NULL };
+	char *none[] = { "changer", "-d", "-l", "", NULL };
+	char *empty[] = { "picker", "-d", "", NULL };
+	char *scheme[] = { "picker", "-d", "--scheme", "mig", NULL };
+	char *no_scheme[] = { "changer", "-d", "--scheme", "hami", NULL };
+	const char *vals[2 + NODESEL_MAX_FLAGS + 1] = { 0 };
+	char want[256] = "invalid argument \"mig\" for \"--scheme\" flag: must be ";
+	struct nodesel sel;
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(pick(&picker, both, false, &sel, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message, "name cannot be provided when a selector is specified");
+	nodesel_release(&sel);
+	kerr_release(&err);
+	/* an empty selector chooses nothing: the commands that change nodes ask for some */
+	cr_assert_eq(pick(&changer, none, true, &sel, &err), -1);
+	cr_assert_str_eq(err.message, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	nodesel_release(&sel);
+	kerr_release(&err);
+	cr_assert_eq(pick(&picker, empty, false, &sel, &err), -1);
+	cr_assert_str_eq(err.message, "a node name must not be empty");
+	nodesel_release(&sel);
+	kerr_release(&err);
+	/* the schemes the error offers are the table's, in its order */
+	for (size_t i = 0; schemes[i]; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", i == 0 ? "" : schemes[i + 1] ? ", " : " or ",
+			 schemes[i]->name);
+	cr_assert_eq(pick(&picker, scheme, false, &sel, &err), -1);
+	cr_assert_str_eq(err.message, want);
+	nodesel_release(&sel);
+	kerr_release(&err);
+	/* a command whose block has no --scheme does not take one */
+	cr_assert_eq(cli_parse_flags(&changer, 4, no_scheme, vals, &err), -1);
+	cr_assert_str_eq(err.message, "unknown flag: --scheme");
+	kerr_release(&err);
+}
+
+Test(cli, help_lists_the_block_and_the_schemes)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cli_print_help(f, "kubectl inspect cgpu", &picker, &picker);
+	fclose(f);
+	cr_assert_not_null(strstr(text, "\n    -o, --output=FORMAT"));
+	cr_assert_not_null(strstr(text, "\n    -l, --selector=SELECTOR"));
+	cr_assert_not_null(strstr(text, "\n        --pool=NAME"));
+	cr_assert_not_null(strstr(text, "\nSharing schemes (--scheme):\n"));
+	for (size_t i = 0; schemes[i]; i++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "\n  %-14s %s\n", schemes[i]->name, schemes[i]->title);
+		cr_assert_not_null(strstr(text, line), "%s", line);
+	}
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	cli_print_help(f, "kubectl inspect cgpu", &changer, &changer);
+	fclose(f);
+	cr_assert_not_null(strstr(text, "\n        --pool=NAME"));
+	cr_assert_null(strstr(text, "--scheme"));
+	free(text);
 }
 
 Test(cli, output_formats)
