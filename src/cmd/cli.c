@@ -9,7 +9,6 @@
 
 #include "scheme.h"
 #include "termsafe.h"
-#include "version.h"
 
 /* kubectl's global flags, in the order `kubectl options` lists the ones a
  * plugin is expected to accept. */
@@ -551,56 +550,6 @@ const char *cli_suggest_command(const struct command *table, const char *word)
 		}
 	}
 	return best;
-}
-
-/* A budget from the environment (the tests shrink them), 0 = the default. */
-static unsigned long long budget_env(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	return errno || *end ? 0 : n;
-}
-
-/* KUBECTL_INSPECT_CGPU_PROTOBUF=false: ask the server for JSON only. */
-static bool json_only(void)
-{
-	const char *v = getenv("KUBECTL_INSPECT_CGPU_PROTOBUF");
-
-	return v && (!strcmp(v, "false") || !strcmp(v, "0"));
-}
-
-int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err)
-{
-	char *ua = kube_user_agent("kubectl-inspect-cgpu", PLUGIN_VERSION, PLUGIN_COMMIT);
-	struct kube_client_options opt = {
-		.user_agent = ua,
-		.request_timeout_ms = ctx->g.request_timeout_ms,
-		.verbosity = ctx->g.verbosity,
-		.log = ctx->errout,
-		.list_max_objects = budget_env("CGPU_LIST_MAX_OBJECTS"),
-		.list_max_bytes = budget_env("CGPU_LIST_MAX_BYTES"),
-		.max_object_bytes = budget_env("CGPU_MAX_OBJECT_BYTES"),
-		.consistent_reads = ctx->g.consistent_reads,
-		.json_only = json_only(),
-	};
-
-	int r = -1;
-
-	if (!ua)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	if (kubeconfig_load(&ctx->g.ov, cfg, err) == 0) {
-		r = kube_client_new(cfg, &opt, ret, err);
-		if (r < 0)
-			kube_config_release(cfg);
-	}
-	free(ua);
-	return r;
 }
 
 /* "16 MiB", "4 GiB", or bytes. */

@@ -121,22 +121,6 @@ void cli_print_help(FILE *f, const char *prog, const struct command *table, cons
  * or NULL when none is within two edits. */
 const char *cli_suggest_command(const struct command *table, const char *word);
 
-/* Build the client from the global flags: kubeconfig, credentials, HTTP. */
-int cli_connect(struct cli_ctx *ctx, struct kube_config *cfg, struct kube_client **ret, struct kerr *err);
-
-struct model;
-struct model_options;
-/* What inspect_load_model saw besides the model: how many nodes the server
- * listed (shared or not), and the named node that does not exist. */
-struct inspect_loaded {
-	size_t nodes_seen;
-	const char *missing; /* one of names, or NULL */
-};
-/* List the nodes (those named, or matching label_selector, or all) and their
- * pods concurrently into a finished model (*ret, to release).  A named node
- * that does not exist is a NotFound error.  info may be NULL. */
-int inspect_load_model(struct kube_client *client, const struct model_options *mo, char **names, size_t nnames,
-		       const char *label_selector, struct model *ret, struct inspect_loaded *info, struct kerr *err);
 /* The words for a KERR_BUDGET error (a list that would not end, a budget
  * broken), as a KERR_OTHER error; other errors are left alone. */
 void cli_word_error(struct kerr *err);

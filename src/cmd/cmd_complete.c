@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "load.h"
 #include "scheme.h"
 #include "termsafe.h"
 
@@ -55,8 +56,7 @@ static const char *const pool_label_keys[] = { POOL_LABEL, NULL };
 /* Node names, or node-pool ids, from the cluster the global flags point at. */
 static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct strset *out)
 {
-	struct kube_config cfg = { 0 };
-	struct kube_client *client = NULL;
+	struct cluster cl = { 0 };
 	struct kerr err = KERR_INIT;
 	struct decode_filter filter = { .label_keys = pools ? pool_label_keys : NULL };
 	struct node_names nn = { out, pools ? pool_label_keys[0] : NULL };
@@ -70,12 +70,10 @@ static void complete_from_nodes(struct cli_ctx *ctx, bool pools, struct strset *
 
 	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
 	ctx->g.verbosity = 0;
-	if (cli_connect(ctx, &cfg, &client, &err) == 0) {
-		kube_list_run(client, &list, 1, &err);
-		kube_list_release(&list);
-		kube_client_free(client);
-		kube_config_release(&cfg);
-	}
+	if (cluster_connect(ctx, &cl, &err) == 0)
+		kube_list_run(cl.client, &list, 1, &err);
+	kube_list_release(&list);
+	cluster_release(&cl);
 	kerr_release(&err);
 }
 
@@ -91,8 +89,7 @@ static int collect_pod_namespace(void *ud, struct k8s_pod *pod, struct kerr *err
  * server that cannot be reached is not asked a second time. */
 static void complete_namespaces(struct cli_ctx *ctx, struct strset *out)
 {
-	struct kube_config cfg = { 0 };
-	struct kube_client *client = NULL;
+	struct cluster cl = { 0 };
 	struct kerr err = KERR_INIT;
 	json_t *list = NULL;
 	struct decode_filter filter = { 0 };
@@ -106,9 +103,9 @@ static void complete_namespaces(struct cli_ctx *ctx, struct strset *out)
 
 	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
 	ctx->g.verbosity = 0;
-	if (cli_connect(ctx, &cfg, &client, &err) < 0)
+	if (cluster_connect(ctx, &cl, &err) < 0)
 		goto out;
-	if (kube_get_json(client, "/api/v1/namespaces", NULL, &list, &err) == 0) {
+	if (kube_get_json(cl.client, "/api/v1/namespaces", NULL, &list, &err) == 0) {
 		size_t i;
 		json_t *item;
 
@@ -116,13 +113,12 @@ static void complete_namespaces(struct cli_ctx *ctx, struct strset *out)
 			strset_add(out, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
 	} else if (err.kind == KERR_STATUS && (err.code == 403 || err.code == 404)) {
 		kerr_release(&err);
-		kube_list_run(client, &pods, 1, &err);
+		kube_list_run(cl.client, &pods, 1, &err);
 		kube_list_release(&pods);
 	}
 	json_decref(list);
-	kube_client_free(client);
-	kube_config_release(&cfg);
 out:
+	cluster_release(&cl);
 	kerr_release(&err);
 }
 
@@ -149,26 +145,24 @@ static void add_daemonsets(json_t *list, struct strset *out)
  * kube-system, where the device plugins live. */
 static void complete_daemonsets(struct cli_ctx *ctx, struct strset *out)
 {
-	struct kube_config cfg = { 0 };
-	struct kube_client *client = NULL;
+	struct cluster cl = { 0 };
 	struct kerr err = KERR_INIT;
 	json_t *list = NULL;
 
 	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
 	ctx->g.verbosity = 0;
-	if (cli_connect(ctx, &cfg, &client, &err) < 0)
+	if (cluster_connect(ctx, &cl, &err) < 0)
 		goto out;
-	if (kube_get_json(client, "/apis/apps/v1/daemonsets", NULL, &list, &err) == 0) {
+	if (kube_get_json(cl.client, "/apis/apps/v1/daemonsets", NULL, &list, &err) == 0) {
 		add_daemonsets(list, out);
 	} else if (err.kind == KERR_STATUS && err.code == 403) {
 		kerr_release(&err);
-		if (kube_get_json(client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &list, &err) == 0)
+		if (kube_get_json(cl.client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &list, &err) == 0)
 			add_daemonsets(list, out);
 	}
 	json_decref(list);
-	kube_client_free(client);
-	kube_config_release(&cfg);
 out:
+	cluster_release(&cl);
 	kerr_release(&err);
 }
 

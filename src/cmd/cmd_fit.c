@@ -12,13 +12,13 @@
 #include "cli.h"
 #include "fit.h"
 #include "kube.h"
+#include "load.h"
 #include "model.h"
 #include "nodesel.h"
 #include "output.h"
 #include "render.h"
 #include "render_fit.h"
 
-#define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
 #define MAX_MANIFEST (4 << 20)
 #define MAX_EVENTS 3
 #define EXIT_DOES_NOT_FIT 3
@@ -38,8 +38,14 @@ const struct flag fit_flags[] = {
 };
 
 struct fit_run {
-	struct model m;
-	bool have_model;
+	/* the command line */
+	struct nodesel sel;
+	enum output out;
+	const char *memory;   /* --memory as given */
+	const char *pod_name; /* NAMESPACE/NAME or NAME, or NULL */
+	const char *filename; /* -f, or NULL */
+	/* the nodes, and the connection */
+	struct cluster_load load;
 	struct k8s_pod *pod; /* from -f or the cluster */
 	struct fit_request req;
 	const struct scheme *sc;
@@ -48,34 +54,6 @@ struct fit_run {
 	size_t nevents;
 	char *scheduled_on; /* the pod is already on a node */
 };
-
-static int on_node(void *ud, struct k8s_node *node, struct kerr *err)
-{
-	int rc = model_add_node(ud, node, err);
-
-	k8s_node_free(node);
-	return rc;
-}
-
-static int on_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
-{
-	int rc = model_add_pod(ud, pod, err);
-
-	k8s_pod_free(pod);
-	return rc;
-}
-
-static void on_node_meta(void *ud, const char *rv, const char *cont)
-{
-	if (!rv && !cont)
-		model_reset_nodes(ud);
-}
-
-static void on_pod_meta(void *ud, const char *rv, const char *cont)
-{
-	if (!rv && !cont)
-		model_reset_pods(ud);
-}
 
 static int usage(struct kerr *err, const char *flag, const char *v, const char *what)
 {
@@ -268,32 +246,6 @@ out:
 	return rc;
 }
 
-static int list_cluster(struct kube_client *c, struct fit_run *r, const char *label_selector, struct kerr *err)
-{
-	struct model_options mo = {.force_unit = -1, .pool_label = POOL_LABEL, .scheduling = true};
-	struct kube_list lists[2];
-	int rc;
-
-	if (model_init(&r->m, &mo) < 0)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	r->have_model = true;
-	if (!model_node_filter(&r->m) || !model_pod_filter(&r->m))
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	memset(lists, 0, sizeof(lists));
-	lists[0] = (struct kube_list){.path = "/api/v1/nodes", .label_selector = label_selector, .kind = OBJ_NODE,
-				      .filter = model_node_filter(&r->m),
-				      .sink = {.node = on_node, .list_meta = on_node_meta, .ud = &r->m}};
-	lists[1] = (struct kube_list){.path = "/api/v1/pods", .field_selector = ACTIVE_PODS, .kind = OBJ_POD,
-				      .filter = model_pod_filter(&r->m),
-				      .sink = {.pod = on_pod, .list_meta = on_pod_meta, .ud = &r->m}};
-	rc = kube_list_run(c, lists, 2, err);
-	kube_list_release(&lists[0]);
-	kube_list_release(&lists[1]);
-	if (rc < 0)
-		return -1;
-	return model_finish(&r->m, err);
-}
-
 /* "pod ml/train-0 (cgpu): 12 GPU memory units (each node's own) on each of 1 GPU" */
 static char *describe(const struct fit_request *q, const char *what)
 {
@@ -332,8 +284,8 @@ static char *describe(const struct fit_request *q, const char *what)
 
 static void run_release(struct fit_run *r)
 {
-	if (r->have_model)
-		model_release(&r->m);
+	cluster_load_release(&r->load);
+	nodesel_release(&r->sel);
 	k8s_pod_free(r->pod);
 	free(r->subject);
 	for (size_t i = 0; i < r->nevents; i++)
@@ -350,8 +302,8 @@ static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit
 	int rc;
 
 	if (!output_is_document(out))
-		return render_fit_table(ctx->out, &r->m, &r->req, res, &rep, err);
-	doc = render_fit_document(&r->m, &r->req, res, &rep);
+		return render_fit_table(ctx->out, &r->load.model, &r->req, res, &rep, err);
+	doc = render_fit_document(&r->load.model, &r->req, res, &rep);
 	if (!doc)
 		return kerr_set(err, KERR_OTHER, "cannot build the answer");
 	if (r->scheduled_on)
@@ -361,153 +313,171 @@ static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit
 	return rc;
 }
 
-int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+/* The flags: what is asked for, and of which nodes. */
+static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run *r, struct kerr *err)
 {
 	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
-	struct nodesel sel = {0};
-	struct fit_run r = {0};
-	struct fit_result res = {0};
-	struct kube_config cfg = {0};
-	struct kube_client *client = NULL;
-	struct warnings w = {0};
-	char *ns = NULL, *name = NULL;
-	bool flags_given, connected = false, have_res = false;
-	enum output out;
-	int npos, rc = -1;
+	int npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
+	bool flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];
 	int64_t v;
 
-	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
-	if (npos < 0)
+	if (npos < 0 || output_parse(vals[F_OUTPUT], false, &r->out, err) < 0)
 		return -1;
-	if (output_parse(vals[F_OUTPUT], false, &out, err) < 0)
-		return -1;
-	flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];
 	if (npos > 1)
 		return kerr_set(err, KERR_USAGE, "fit takes at most one pod (NAMESPACE/NAME or NAME)");
 	if ((npos > 0) + (vals[F_FILENAME] != NULL) + flags_given != 1)
 		return kerr_set(err, KERR_USAGE,
 				"give exactly one of: a pod (NAMESPACE/NAME), -f FILE, or --memory/--gpus/--core");
-	r.req.gpus = 1;
-	if (vals[F_MEMORY] && parse_memory(vals[F_MEMORY], &r.req, err) < 0)
+	r->req.gpus = 1;
+	if (vals[F_MEMORY] && parse_memory(vals[F_MEMORY], &r->req, err) < 0)
 		return -1;
 	if (vals[F_GPUS]) {
 		if (parse_count(vals[F_GPUS], "gpus", 1, 64, &v, err) < 0)
 			return -1;
-		r.req.gpus = (int)v;
+		r->req.gpus = (int)v;
 	}
-	if (vals[F_CORE] && parse_count(vals[F_CORE], "core", 1, 100, &r.req.core, err) < 0)
+	if (vals[F_CORE] && parse_count(vals[F_CORE], "core", 1, 100, &r->req.core, err) < 0)
 		return -1;
 	/* the positional names a pod, not nodes */
-	if (nodesel_parse(&sel, ctx->cmd, vals, NULL, 0, false, err) < 0)
-		goto out;
-	r.req.scheme = sel.scheme;
+	if (nodesel_parse(&r->sel, ctx->cmd, vals, NULL, 0, false, err) < 0)
+		return -1;
+	r->req.scheme = r->sel.scheme;
+	r->memory = vals[F_MEMORY];
+	r->filename = vals[F_FILENAME];
+	r->pod_name = npos > 0 ? argv[0] : NULL;
+	return 0;
+}
 
-	if (vals[F_FILENAME]) {
-		char *buf = NULL;
-		size_t len = 0;
+static int read_manifest(struct fit_run *r, struct kerr *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
 
-		if (read_all(vals[F_FILENAME], &buf, &len, err) < 0)
-			goto out;
-		rc = manifest_read_pod(buf, len, &r.pod, err);
-		free(buf);
-		if (rc < 0) {
-			kerr_prefix(err, "%s", strcmp(vals[F_FILENAME], "-") == 0 ? "stdin" : vals[F_FILENAME]);
-			goto out;
-		}
-		rc = -1;
-	}
-	if (cli_connect(ctx, &cfg, &client, err) < 0)
-		goto out;
-	connected = true;
-	if (npos > 0) {
-		const char *slash = strchr(argv[0], '/');
+	if (read_all(r->filename, &buf, &len, err) < 0)
+		return -1;
+	rc = manifest_read_pod(buf, len, &r->pod, err);
+	free(buf);
+	if (rc < 0)
+		kerr_prefix(err, "%s", strcmp(r->filename, "-") == 0 ? "stdin" : r->filename);
+	return rc;
+}
 
-		ns = slash ? strndup(argv[0], (size_t)(slash - argv[0])) : strdup(cfg.namespace ? cfg.namespace : "default");
-		name = strdup(slash ? slash + 1 : argv[0]);
-		if (!ns || !name) {
-			kerr_set(err, KERR_OTHER, "out of memory");
-			goto out;
-		}
-		if (!*ns || !*name || strchr(name, '/')) {
-			kerr_set(err, KERR_USAGE, "a pod is named NAMESPACE/NAME or NAME, not \"%s\"", argv[0]);
-			goto out;
-		}
-		if (read_cluster_pod(client, &r, ns, name, err) < 0)
-			goto out;
-	}
-	if (r.pod) {
-		const char *what = npos > 0 ? "pod" : "manifest";
-		char *label = NULL;
-		int found = fit_request_from_pod(r.pod, sel.scheme, &r.req, &r.sc, &w);
+/* NAMESPACE/NAME, or NAME in the kubeconfig's namespace. */
+static int read_named_pod(struct fit_run *r, struct kerr *err)
+{
+	const char *slash = strchr(r->pod_name, '/');
+	const char *dflt = r->load.cluster.cfg.namespace ? r->load.cluster.cfg.namespace : "default";
+	char *ns = slash ? strndup(r->pod_name, (size_t)(slash - r->pod_name)) : strdup(dflt);
+	char *name = strdup(slash ? slash + 1 : r->pod_name);
+	int rc = -1;
 
-		if (found < 0) {
-			kerr_set(err, KERR_OTHER, "out of memory");
-			goto out;
-		}
-		if (!found) {
-			kerr_set(err, KERR_OTHER, "%s %s%s%s asks for no GPU resource %s", what,
-				 r.pod->namespace ? r.pod->namespace : "", r.pod->namespace ? "/" : "",
-				 r.pod->name ? r.pod->name : "", sel.scheme ? "of that scheme" : "any scheme reads");
-			goto out;
-		}
-		if (asprintf(&label, "%s %s%s%s", what, r.pod->namespace ? r.pod->namespace : "",
-			     r.pod->namespace ? "/" : "", r.pod->name ? r.pod->name : "") < 0)
-			label = NULL;
-		r.subject = label ? describe(&r.req, label) : NULL;
-		free(label);
-	} else {
-		r.subject = describe(&r.req, "request");
-	}
-	if (!r.subject) {
+	if (!ns || !name)
 		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
-	}
-	if (list_cluster(client, &r, sel.label_selector, err) < 0)
-		goto out;
-	if (!r.pod && r.req.mem && r.req.mem_unit == FIT_MEM_NODE && !r.req.scheme) {
-		bool gib = false, mib = false;
-
-		for (size_t i = 0; i < r.m.nnodes; i++) {
-			gib |= r.m.nodes[i].info.unit == UNIT_GIB;
-			mib |= r.m.nodes[i].info.unit == UNIT_MIB;
-		}
-		if (gib && mib) {
-			kerr_set(err, KERR_USAGE,
-				 "--memory %s has no unit and the nodes count GPU memory in GiB and in MiB: write %sGi or %sMi, or choose a --scheme",
-				 vals[F_MEMORY], vals[F_MEMORY], vals[F_MEMORY]);
-			goto out;
-		}
-	}
-	if (fit_check(&r.m, &r.req, &res) < 0) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
-	}
-	have_res = true;
-	if (r.scheduled_on && !output_is_document(out)) {
-		char *node = strdup(r.scheduled_on);
-
-		for (char *p = node; p && *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-		fprintf(ctx->out, "The pod is already scheduled on node %s: the answer below counts it there too.\n",
-			node ? node : "?");
-		free(node);
-	}
-	if (print_answer(ctx, &r, &res, out, err) < 0)
-		goto out;
-	fflush(ctx->out);
-	rc = res.nfits > 0 || r.scheduled_on ? 0 : EXIT_DOES_NOT_FIT;
-out:
-	if (have_res)
-		fit_result_release(&res);
-	run_release(&r);
-	warnings_release(&w);
-	if (connected) {
-		kube_client_free(client);
-		kube_config_release(&cfg);
-	}
-	nodesel_release(&sel);
+	else if (!*ns || !*name || strchr(name, '/'))
+		kerr_set(err, KERR_USAGE, "a pod is named NAMESPACE/NAME or NAME, not \"%s\"", r->pod_name);
+	else
+		rc = read_cluster_pod(r->load.cluster.client, r, ns, name, err);
 	free(ns);
 	free(name);
+	return rc;
+}
+
+/* The request said in words: from the pod (its GPU resources), or from
+ * the flags. */
+static int set_subject(struct fit_run *r, struct warnings *w, struct kerr *err)
+{
+	const char *what = r->pod_name ? "pod" : "manifest";
+	char *label = NULL;
+	int found;
+
+	if (!r->pod) {
+		r->subject = describe(&r->req, "request");
+		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	found = fit_request_from_pod(r->pod, r->sel.scheme, &r->req, &r->sc, w);
+	if (found < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (!found)
+		return kerr_set(err, KERR_OTHER, "%s %s%s%s asks for no GPU resource %s", what,
+				r->pod->namespace ? r->pod->namespace : "", r->pod->namespace ? "/" : "",
+				r->pod->name ? r->pod->name : "", r->sel.scheme ? "of that scheme" : "any scheme reads");
+	if (asprintf(&label, "%s %s%s%s", what, r->pod->namespace ? r->pod->namespace : "", r->pod->namespace ? "/" : "",
+		     r->pod->name ? r->pod->name : "") < 0)
+		label = NULL;
+	r->subject = label ? describe(&r->req, label) : NULL;
+	free(label);
+	return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
+}
+
+/* A plain --memory counts in each node's unit: the nodes must agree on one. */
+static int check_memory_unit(const struct fit_run *r, struct kerr *err)
+{
+	const struct model *m = &r->load.model;
+	bool gib = false, mib = false;
+
+	if (r->pod || !r->req.mem || r->req.mem_unit != FIT_MEM_NODE || r->req.scheme)
+		return 0;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		gib |= m->nodes[i].info.unit == UNIT_GIB;
+		mib |= m->nodes[i].info.unit == UNIT_MIB;
+	}
+	if (gib && mib)
+		return kerr_set(err, KERR_USAGE,
+				"--memory %s has no unit and the nodes count GPU memory in GiB and in MiB: write %sGi or %sMi, or choose a --scheme",
+				r->memory, r->memory, r->memory);
+	return 0;
+}
+
+static void print_scheduled_on(struct cli_ctx *ctx, const char *node_name)
+{
+	char *node = strdup(node_name);
+
+	for (char *p = node; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(ctx->out, "The pod is already scheduled on node %s: the answer below counts it there too.\n",
+		node ? node : "?");
+	free(node);
+}
+
+/* Check the request against the nodes and print the answer: 0 when it
+ * fits (or the pod is already placed), EXIT_DOES_NOT_FIT when not. */
+static int answer(struct cli_ctx *ctx, struct fit_run *r, struct kerr *err)
+{
+	struct fit_result res = {0};
+	int rc;
+
+	if (fit_check(&r->load.model, &r->req, &res) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (r->scheduled_on && !output_is_document(r->out))
+		print_scheduled_on(ctx, r->scheduled_on);
+	rc = print_answer(ctx, r, &res, r->out, err);
+	if (rc == 0) {
+		fflush(ctx->out);
+		rc = res.nfits > 0 || r->scheduled_on ? 0 : EXIT_DOES_NOT_FIT;
+	}
+	fit_result_release(&res);
+	return rc;
+}
+
+int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	struct fit_run r = {0};
+	struct warnings w = {0};
+	int rc = -1;
+
+	/* the nodes as they are now, with what pending pods need (-l, --pool) */
+	r.load = (struct cluster_load){.sel = &r.sel, .mo = {.force_unit = -1, .pool_label = POOL_LABEL, .scheduling = true}};
+	if (parse_args(ctx, argc, argv, &r, err) < 0 || (r.filename && read_manifest(&r, err) < 0))
+		goto out;
+	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_named_pod(&r, err) < 0))
+		goto out;
+	if (set_subject(&r, &w, err) < 0 || cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0)
+		goto out;
+	rc = answer(ctx, &r, err);
+out:
+	run_release(&r);
+	warnings_release(&w);
 	return rc;
 }

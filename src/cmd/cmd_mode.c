@@ -86,17 +86,17 @@ static bool detect_empty(const struct np_detect *d)
  * DaemonSets that select them.  Other nodes may belong to another edition
  * (a cluster moving from one to the other); only when the chosen nodes say
  * nothing at all does the rest of the cluster decide. */
-static int detect_edition(struct mode_run *r, enum np_edition override, struct kerr *err)
+static int detect_edition(struct mode_run *r, struct kerr *err)
 {
 	struct np_detect d;
 	json_t *j = NULL;
 	int rc;
 
-	if (override != NP_EDITION_UNKNOWN) {
-		r->target.edition = override;
+	if (r->edition_given != NP_EDITION_UNKNOWN) {
+		r->target.edition = r->edition_given;
 		return 0;
 	}
-	if (kube_get_json(r->c, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0) {
+	if (kube_get_json(r->cluster.client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0) {
 		/* Someone allowed to label nodes may not read DaemonSets: the node
 		 * labels may still be enough. */
 		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404))
@@ -159,7 +159,7 @@ static void print_plan(const struct mode_run *r, bool will_restart)
 	size_t nrestart = restart_count(r);
 
 	fprintf(f, "Edition: %s (%s)%s\n", np_edition_name(r->target.edition), np_edition_title(r->target.edition),
-		r->edition_given ? ", as given" : ", detected");
+		r->edition_given != NP_EDITION_UNKNOWN ? ", as given" : ", detected");
 	fprintf(f, "Mode: %s%s%s\n", np_mode_name(r->target.mode), r->target.placement ? ", placement " : "",
 		r->target.placement ? r->target.placement : "");
 	for (size_t i = 0; i < r->chosen.len; i++) {
@@ -245,7 +245,7 @@ static void apply_node(struct mode_run *r, size_t i)
 			kerr_set(&err, KERR_OTHER, "out of memory");
 			goto fail;
 		}
-		rc = kube_patch(r->c, path, PATCH_MERGE, body, &w, NULL, &err);
+		rc = kube_patch(r->cluster.client, path, PATCH_MERGE, body, &w, NULL, &err);
 		json_decref(body);
 		if (rc == 0) {
 			r->results[i] = R_LABELED;
@@ -259,7 +259,7 @@ static void apply_node(struct mode_run *r, size_t i)
 			struct np_node fresh;
 			struct np_plan plan;
 
-			if (np_node_get(r->c, node->name, &fresh, &err) < 0)
+			if (np_node_get(r->cluster.client, node->name, &fresh, &err) < 0)
 				goto fail;
 			np_node_release(node);
 			*node = fresh;
@@ -405,132 +405,141 @@ static void mode_run_release(struct mode_run *r)
 	np_nodes_release(&r->all);
 	np_nodes_release(&r->chosen);
 	warnings_release(&r->warnings);
+	cluster_release(&r->cluster);
+	nodesel_release(&r->sel);
+}
+
+/* The mode, the flags and the nodes; what needs no cluster to be wrong is
+ * refused before it is asked. */
+static int parse_args(int argc, char **argv, struct mode_run *r, struct kerr *err)
+{
+	const char *vals[F_NFLAGS + NODESEL_MAX_FLAGS + 1] = { 0 };
+	int npos;
+
+	restart_fix_dry_run(argc, argv);
+	npos = cli_parse_flags(r->ctx->cmd, argc, argv, vals, err);
+	if (npos < 0)
+		return -1;
+	r->restart = vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0;
+	r->yes = vals[F_YES] && strcmp(vals[F_YES], "true") == 0;
+	if (npos < 1)
+		return kerr_set(err, KERR_USAGE, "which mode? exclusive, share, isolate or core");
+	if (np_mode_parse(argv[0], &r->target.mode, err) < 0)
+		return -1;
+	r->target.placement = vals[F_PLACEMENT];
+	if (r->target.placement && strcmp(r->target.placement, "binpack") != 0 &&
+	    strcmp(r->target.placement, "spread") != 0)
+		return kerr_set(err, KERR_USAGE, "unknown placement \"%s\": use binpack or spread", r->target.placement);
+	if (r->target.placement && r->target.mode == NP_MODE_EXCLUSIVE)
+		return kerr_set(err, KERR_USAGE, "--placement applies only to the sharing modes, not to exclusive");
+	if (vals[F_EDITION] && np_edition_parse(vals[F_EDITION], &r->edition_given, err) < 0)
+		return -1;
+	r->timeout_ms = 5 * 60 * 1000;
+	if (cli_parse_dry_run(vals[F_DRY_RUN], &r->dry, err) < 0 || output_parse(vals[F_OUTPUT], false, &r->out, err) < 0 ||
+	    cli_parse_timeout(vals[F_TIMEOUT], &r->timeout_ms, err) < 0)
+		return -1;
+	/* with an edition given, a wrong mode or placement is refused before any request */
+	if (r->edition_given != NP_EDITION_UNKNOWN) {
+		r->target.edition = r->edition_given;
+		if (np_target_check(&r->target, err) < 0)
+			return -1;
+	}
+	return nodesel_parse(&r->sel, r->ctx->cmd, vals, argv + 1, (size_t)(npos - 1), true, err);
+}
+
+/* Read the chosen nodes, decide the edition, plan each node's labels and
+ * gather the warnings; print the plan and the warnings, and ask. */
+static int plan(struct mode_run *r, struct kerr *err)
+{
+	if (np_nodes_select(r->cluster.client, &r->sel, &r->all, &r->chosen, err) < 0 || detect_edition(r, err) < 0 ||
+	    np_target_check(&r->target, err) < 0 || make_plans(r, err) < 0)
+		return -1;
+	mode_plan_warnings(r);
+	if (r->nchanging && mode_pod_warnings(r, err) < 0)
+		return -1;
+	if (!output_is_document(r->out))
+		print_plan(r, r->restart);
+	fflush(r->ctx->out);
+	/* the plan, then what to mind, then the question; that a restart is
+	 * needed is said once, in the plan */
+	if (!output_is_document(r->out))
+		mode_print_warnings(r);
+	return confirm(r, r->yes, err);
+}
+
+/* Label each node (or, with --dry-run=client, only say what would be):
+ * how many failed. */
+static size_t apply(struct mode_run *r)
+{
+	size_t nfailed = 0;
+
+	for (size_t i = 0; i < r->chosen.len; i++) {
+		if (r->dry == CLI_DRY_CLIENT)
+			r->results[i] = r->plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
+		else
+			apply_node(r, i);
+		if (!output_is_document(r->out))
+			print_result(r, i);
+		else if (r->results[i] == R_ERROR)
+			print_node_error(r, i);
+		nfailed += r->results[i] == R_ERROR;
+	}
+	fflush(r->ctx->out);
+	return nfailed;
+}
+
+/* --restart: the device plugin on the nodes that were labelled.  The
+ * nodes where it was not restarted, or -1 when none could be tried. */
+static int restart_changed(struct mode_run *r, struct kerr *err)
+{
+	bool doc = output_is_document(r->out);
+	struct restart_opts o = {
+		.max_parallel = 1, .timeout_ms = r->timeout_ms, .dry_run = r->dry == CLI_DRY_CLIENT,
+		.server_dry_run = r->dry == CLI_DRY_SERVER, .tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !doc,
+		.out = doc ? r->ctx->errout : r->ctx->out, .errout = r->ctx->errout,
+	};
+	char **changed = calloc(r->chosen.len + 1, sizeof(*changed));
+	size_t n = 0;
+	int rc;
+
+	if (!changed)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < r->chosen.len; i++)
+		if (r->results[i] == R_LABELED || r->results[i] == R_PLANNED)
+			changed[n++] = r->plans[i].node;
+	rc = n ? restart_nodes(r->cluster.client, changed, n, &o, err) : 0;
+	free(changed);
+	return rc;
 }
 
 int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
-	const char *vals[F_NFLAGS + NODESEL_MAX_FLAGS + 1] = { 0 };
-	struct nodesel sel = { 0 };
 	struct mode_run r = { .ctx = ctx };
-	struct kube_config cfg = { 0 };
-	enum np_edition override = NP_EDITION_UNKNOWN;
-	char **changed = NULL;
-	long timeout_ms = 5 * 60 * 1000;
-	size_t nfailed = 0, nchanged = 0;
-	bool restart, yes;
-	int npos, rc = -1;
+	int nfailed, rc = -1;
 
-	restart_fix_dry_run(argc, argv);
-	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
-	if (npos < 0)
-		return -1;
-	restart = vals[F_RESTART] && strcmp(vals[F_RESTART], "true") == 0;
-	yes = vals[F_YES] && strcmp(vals[F_YES], "true") == 0;
-	if (npos < 1)
-		return kerr_set(err, KERR_USAGE, "which mode? exclusive, share, isolate or core");
-	if (np_mode_parse(argv[0], &r.target.mode, err) < 0)
-		return -1;
-	r.target.placement = vals[F_PLACEMENT];
-	/* what needs no cluster to be wrong is refused before it is asked */
-	if (r.target.placement && strcmp(r.target.placement, "binpack") != 0 &&
-	    strcmp(r.target.placement, "spread") != 0)
-		return kerr_set(err, KERR_USAGE, "unknown placement \"%s\": use binpack or spread", r.target.placement);
-	if (r.target.placement && r.target.mode == NP_MODE_EXCLUSIVE)
-		return kerr_set(err, KERR_USAGE, "--placement applies only to the sharing modes, not to exclusive");
-	if (vals[F_EDITION]) {
-		if (np_edition_parse(vals[F_EDITION], &override, err) < 0)
-			return -1;
-		r.edition_given = true;
-	}
-	if (cli_parse_dry_run(vals[F_DRY_RUN], &r.dry, err) < 0 ||
-	    output_parse(vals[F_OUTPUT], false, &r.out, err) < 0 ||
-	    cli_parse_timeout(vals[F_TIMEOUT], &timeout_ms, err) < 0)
-		return -1;
-	/* with an edition given, a wrong mode or placement is refused before any request */
-	if (override != NP_EDITION_UNKNOWN) {
-		r.target.edition = override;
-		if (np_target_check(&r.target, err) < 0)
-			return -1;
-	}
-	if (nodesel_parse(&sel, ctx->cmd, vals, argv + 1, (size_t)(npos - 1), true, err) < 0)
+	if (parse_args(argc, argv, &r, err) < 0 || cluster_connect(ctx, &r.cluster, err) < 0 || plan(&r, err) < 0)
 		goto out;
-	if (cli_connect(ctx, &cfg, &r.c, err) < 0)
-		goto out;
-	if (np_nodes_select(r.c, &sel, &r.all, &r.chosen, err) < 0)
-		goto out;
-	if (detect_edition(&r, override, err) < 0 || np_target_check(&r.target, err) < 0)
-		goto out;
-	if (make_plans(&r, err) < 0)
-		goto out;
-	mode_plan_warnings(&r);
-	if (r.nchanging && mode_pod_warnings(&r, err) < 0)
-		goto out;
-	if (!output_is_document(r.out))
-		print_plan(&r, restart);
-	fflush(ctx->out);
-	/* the plan, then what to mind, then the question; that a restart is
-	 * needed is said once, in the plan */
-	if (!output_is_document(r.out))
-		mode_print_warnings(&r);
-	if (confirm(&r, yes, err) < 0)
-		goto out;
+	nfailed = (int)apply(&r);
+	if (r.restart) {
+		int f = restart_changed(&r, err);
 
-	for (size_t i = 0; i < r.chosen.len; i++) {
-		if (r.dry == CLI_DRY_CLIENT)
-			r.results[i] = r.plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
-		else
-			apply_node(&r, i);
-		if (!output_is_document(r.out))
-			print_result(&r, i);
-		else if (r.results[i] == R_ERROR)
-			print_node_error(&r, i);
-		nfailed += r.results[i] == R_ERROR;
-	}
-	fflush(ctx->out);
+		if (f < 0) {
+			/* the document still says what was labelled; the error
+			 * that stopped the restart is the one told */
+			if (output_is_document(r.out)) {
+				struct kerr ignored = KERR_INIT;
 
-	if (restart) {
-		struct restart_opts o = {
-			.max_parallel = 1, .timeout_ms = timeout_ms, .dry_run = r.dry == CLI_DRY_CLIENT,
-			.server_dry_run = r.dry == CLI_DRY_SERVER,
-			.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !output_is_document(r.out),
-			.out = output_is_document(r.out) ? ctx->errout : ctx->out, .errout = ctx->errout,
-		};
-
-		changed = calloc(r.chosen.len + 1, sizeof(*changed));
-		if (!changed) {
-			kerr_set(err, KERR_OTHER, "out of memory");
+				print_document(&r, &ignored);
+				kerr_release(&ignored);
+			}
 			goto out;
 		}
-		for (size_t i = 0; i < r.chosen.len; i++)
-			if (r.results[i] == R_LABELED || r.results[i] == R_PLANNED)
-				changed[nchanged++] = r.plans[i].node;
-		if (nchanged) {
-			int f = restart_nodes(r.c, changed, nchanged, &o, err);
-
-			if (f < 0) {
-				/* the document still says what was labelled; the
-				 * error that stopped the restart is the one told */
-				if (output_is_document(r.out)) {
-					struct kerr ignored = KERR_INIT;
-
-					print_document(&r, &ignored);
-					kerr_release(&ignored);
-				}
-				goto out;
-			}
-			nfailed += (size_t)f;
-		}
+		nfailed += f;
 	}
 	if (output_is_document(r.out) && print_document(&r, err) < 0)
 		goto out;
 	rc = nfailed ? 1 : 0;
 out:
-	free(changed);
-	nodesel_release(&sel);
-	if (r.c) {
-		kube_client_free(r.c);
-		kube_config_release(&cfg);
-	}
 	mode_run_release(&r);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "load.h"
 #include "nodepool.h"
 #include "restart.h"
 #include "termsafe.h"
@@ -732,8 +733,7 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct nodesel sel = { 0 };
 	struct restart_opts o = { .max_parallel = 1, .timeout_ms = 5 * 60 * 1000, .out = ctx->out,
 				  .errout = ctx->errout };
-	struct kube_config cfg = { 0 };
-	struct kube_client *c = NULL;
+	struct cluster cl = { 0 };
 	struct np_nodes all = { 0 }, chosen = { 0 };
 	char **names = NULL;
 	enum cli_dry_run dry;
@@ -767,9 +767,9 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, true, err) < 0)
 		goto out;
-	if (cli_connect(ctx, &cfg, &c, err) < 0)
+	if (cluster_connect(ctx, &cl, err) < 0)
 		goto out;
-	if (np_nodes_select(c, &sel, &all, &chosen, err) < 0)
+	if (np_nodes_select(cl.client, &sel, &all, &chosen, err) < 0)
 		goto out;
 	names = calloc(chosen.len + 1, sizeof(*names));
 	if (!names) {
@@ -778,7 +778,7 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	for (size_t i = 0; i < chosen.len; i++)
 		names[i] = chosen.items[i].name;
-	rc = restart_nodes(c, names, chosen.len, &o, err);
+	rc = restart_nodes(cl.client, names, chosen.len, &o, err);
 	if (rc > 0)
 		rc = 1;
 out:
@@ -786,8 +786,6 @@ out:
 	nodesel_release(&sel);
 	np_nodes_release(&all);
 	np_nodes_release(&chosen);
-	kube_client_free(c);
-	if (c)
-		kube_config_release(&cfg);
+	cluster_release(&cl);
 	return rc;
 }

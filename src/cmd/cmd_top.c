@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "termsafe.h"
 #include "kube.h"
+#include "load.h"
 #include "model.h"
 #include "nodesel.h"
 #include "top_store.h"
@@ -94,9 +95,11 @@ struct feed {
 };
 
 struct top {
-	struct kube_client *client;
+	struct cluster cluster;
+	struct nodesel sel;
 	struct model_options mopts;
-	struct model filter_model;
+	struct model filter_model; /* for its decode filters */
+	bool filter_model_set;
 	struct decode_filter node_filter;
 	bool node_filter_set;
 	struct store nodes, pods;
@@ -115,8 +118,8 @@ struct top {
 	char *usage_error;
 	bool have_usage;
 	long long next_usage;
-	const struct kube_config *cfg;
-	struct cli_ctx ctx;
+	struct cli_ctx ctx; /* the command's, quiet: logs would scribble over the screen */
+	FILE *devnull;
 };
 
 static void feed_set_error(struct feed *f, const struct kerr *err)
@@ -198,7 +201,7 @@ static int list_start(struct feed *f, struct kerr *err)
 	store_release(&f->fresh);
 	f->list_finished = false;
 	f->next_list = 0;
-	return kube_list_start(f->t->client, &f->list, list_done, f, &f->alist, err);
+	return kube_list_start(f->t->cluster.client, &f->list, list_done, f, &f->alist, err);
 }
 
 static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
@@ -274,7 +277,7 @@ static int watch_start(struct feed *f, struct kerr *err)
 
 	f->watch_ended = f->watch_events = f->expired = false;
 	f->watch_started = now_ms();
-	return kube_watch_start(f->t->client, &spec, &f->watch, err);
+	return kube_watch_start(f->t->cluster.client, &spec, &f->watch, err);
 }
 
 /* Errors that retrying will not mend: stop at once when no data came yet. */
@@ -523,7 +526,7 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 		}
 		now = now_ms();
 		if (t->usage.configured && !t->fetch && now >= t->next_usage &&
-		    usage_fetch_start(&t->usage, t->cfg, &t->ctx, true, &t->fetch, err) < 0)
+		    usage_fetch_start(&t->usage, &t->cluster.cfg, &t->ctx, true, &t->fetch, err) < 0)
 			return -1;
 		if (t->fetch && usage_fetch_done(t->fetch)) {
 			usage_data_release(&t->usage_data);
@@ -569,90 +572,80 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 			wait = 250;
 		if (wait < 1)
 			wait = 1;
-		r = kube_client_poll(t->client, STDIN_FILENO, (int)wait, err);
+		r = kube_client_poll(t->cluster.client, STDIN_FILENO, (int)wait, err);
 		if (r < 0)
 			return -1;
 	}
 }
 
-int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+/* The flags, the connection, and the named nodes: a name that is not
+ * there is an error, said as kubectl says it, before the screen opens
+ * rather than an empty screen after. */
+static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = { 0 };
-	struct nodesel sel = { 0 };
-	struct top t;
-	struct tui_state s;
-	struct kube_config cfg;
-	struct cli_ctx quiet;
-	struct sigaction sa, old_int, old_term, old_hup;
-	FILE *devnull = NULL;
-	int nargs, rc = -1;
-	int cols, lines;
-	struct decode_filter all_labels = { .all_labels = true };
+	int nargs = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 
-	memset(&t, 0, sizeof(t));
-	memset(&cfg, 0, sizeof(cfg));
-	tui_state_init(&s, 0, 0);
-	store_init(&t.nodes, OBJ_NODE);
-	store_init(&t.pods, OBJ_POD);
-	nargs = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
-	if (nargs < 0)
-		goto out_state;
-	if (parse_options(&t, vals, err) < 0 || nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)nargs, false, err) < 0)
-		goto out_state;
-	t.mopts.scheme = sel.scheme;
-	if (usage_source_init(&t.usage, vals + F_USAGE, err) < 0)
-		goto out_state;
-	t.mopts.keep_pods = true;
-	t.mopts.nodes = (const char *const *)sel.names;
-	t.mopts.pod_namespace = ctx->g.ov.namespace;
+	if (nargs < 0 || parse_options(t, vals, err) < 0 ||
+	    nodesel_parse(&t->sel, ctx->cmd, vals, argv, (size_t)nargs, false, err) < 0 ||
+	    usage_source_init(&t->usage, vals + F_USAGE, err) < 0)
+		return -1;
+	t->mopts.scheme = t->sel.scheme;
+	t->mopts.keep_pods = true;
+	t->mopts.nodes = (const char *const *)t->sel.names;
+	t->mopts.pod_namespace = ctx->g.ov.namespace;
 	/* the pending pods' reasons need what each asks of a node and where it
 	 * may go, as -d's "Why pending" */
-	t.mopts.scheduling = true;
-
+	t->mopts.scheduling = true;
 	/* -v logs and server warnings would scribble over the screen */
-	devnull = fopen("/dev/null", "w");
-	quiet = *ctx;
-	if (devnull)
-		quiet.errout = devnull;
-	if (cli_connect(&quiet, &cfg, &t.client, err) < 0)
-		goto out_state;
-	t.cfg = &cfg;
-	t.ctx = quiet;
+	t->devnull = fopen("/dev/null", "w");
+	t->ctx = *ctx;
+	if (t->devnull)
+		t->ctx.errout = t->devnull;
+	if (cluster_connect(&t->ctx, &t->cluster, err) < 0)
+		return -1;
+	return cluster_find_nodes(&t->cluster, &t->sel, err);
+}
 
-	/* a name that is not there is an error, said as kubectl says it, before
-	 * the screen opens rather than an empty screen after */
-	for (size_t i = 0; i < sel.nnames; i++) {
-		struct np_node n;
+/* List nodes and pods; the watches follow as the lists end. */
+static int feeds_start(struct top *t, struct kerr *err)
+{
+	struct decode_filter all_labels = { .all_labels = true };
 
-		if (np_node_get(t.client, sel.names[i], &n, err) < 0)
-			goto out_client;
-		np_node_release(&n);
-	}
-	if (model_init(&t.filter_model, &t.mopts) < 0) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out_client;
-	}
+	if (model_init(&t->filter_model, &t->mopts) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	t->filter_model_set = true;
 	/* every label, so that / can filter on any of them */
-	if (decode_filter_union(&t.node_filter, model_node_filter(&t.filter_model), &all_labels) < 0) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out_model;
-	}
-	t.node_filter_set = true;
+	if (decode_filter_union(&t->node_filter, model_node_filter(&t->filter_model), &all_labels) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	t->node_filter_set = true;
 	for (int i = 0; i < 2; i++) {
-		struct feed *f = &t.feeds[i];
+		struct feed *f = &t->feeds[i];
 
-		f->t = &t;
+		f->t = t;
 		f->kind = i == 0 ? OBJ_NODE : OBJ_POD;
-		f->live = i == 0 ? &t.nodes : &t.pods;
+		f->live = i == 0 ? &t->nodes : &t->pods;
 		store_init(&f->fresh, f->kind);
 		f->path = i == 0 ? "/api/v1/nodes" : "/api/v1/pods";
-		f->label_selector = i == 0 ? sel.label_selector : NULL;
+		f->label_selector = i == 0 ? t->sel.label_selector : NULL;
 		f->field_selector = i == 0 ? NULL : "status.phase!=Succeeded,status.phase!=Failed";
-		f->filter = i == 0 ? &t.node_filter : model_pod_filter(&t.filter_model);
+		f->filter = i == 0 ? &t->node_filter : model_pod_filter(&t->filter_model);
 		if (list_start(f, err) < 0)
-			goto out_feeds;
+			return -1;
 	}
+	return 0;
+}
 
+/* The screen until q, a signal or a fatal error; the terminal is given
+ * back either way.  A signal ends the view normally: the exit status says
+ * which, as the shell would have reported it had we not caught it. */
+static int show(struct top *t, struct kerr *err)
+{
+	struct sigaction sa, old_int, old_term, old_hup;
+	struct tui_state s;
+	int rc = -1;
+
+	tui_state_init(&s, 0, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -660,44 +653,54 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	if (tui_draw_start(err) == 0) {
-		tui_draw_size(&cols, &lines);
-		s.cols = cols;
-		s.lines = lines;
-		rc = loop(&t, &s, cfg.context_name, err);
+		tui_draw_size(&s.cols, &s.lines);
+		rc = loop(t, &s, t->cluster.cfg.context_name, err);
 		tui_draw_stop();
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
-	/* a signal ends the view normally; the exit status says which, as the
-	 * shell would have reported it had we not caught it */
 	if (rc == 0 && got_signal)
 		rc = 128 + got_signal;
 	got_signal = 0;
-out_feeds:
-	usage_fetch_free(t.fetch);
-	usage_data_release(&t.usage_data);
-	free(t.usage_error);
-	feed_release(&t.feeds[0]);
-	feed_release(&t.feeds[1]);
-	if (t.have_model)
-		model_release(&t.model);
-	free(t.model_error);
-	kerr_release(&t.fatal);
-	store_release(&t.nodes);
-	store_release(&t.pods);
-	if (t.node_filter_set)
-		decode_filter_release(&t.node_filter);
-out_model:
-	model_release(&t.filter_model);
-out_client:
-	kube_client_free(t.client);
-	kube_config_release(&cfg);
-out_state:
-	usage_source_release(&t.usage);
-	if (devnull)
-		fclose(devnull);
-	nodesel_release(&sel);
 	tui_state_release(&s);
+	return rc;
+}
+
+static void top_release(struct top *t)
+{
+	usage_fetch_free(t->fetch);
+	usage_data_release(&t->usage_data);
+	free(t->usage_error);
+	feed_release(&t->feeds[0]);
+	feed_release(&t->feeds[1]);
+	if (t->have_model)
+		model_release(&t->model);
+	free(t->model_error);
+	kerr_release(&t->fatal);
+	store_release(&t->nodes);
+	store_release(&t->pods);
+	if (t->node_filter_set)
+		decode_filter_release(&t->node_filter);
+	if (t->filter_model_set)
+		model_release(&t->filter_model);
+	cluster_release(&t->cluster);
+	usage_source_release(&t->usage);
+	if (t->devnull)
+		fclose(t->devnull);
+	nodesel_release(&t->sel);
+}
+
+int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	struct top t;
+	int rc = -1;
+
+	memset(&t, 0, sizeof(t));
+	store_init(&t.nodes, OBJ_NODE);
+	store_init(&t.pods, OBJ_POD);
+	if (top_setup(&t, ctx, argc, argv, err) == 0 && feeds_start(&t, err) == 0)
+		rc = show(&t, err);
+	top_release(&t);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "kube.h"
+#include "load.h"
 #include "model.h"
 #include "nodesel.h"
 #include "output.h"
@@ -42,87 +43,82 @@ static int parse_percent(const char *v, double *ret, struct kerr *err)
 	return 0;
 }
 
-int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+/* What the command line asked for. */
+struct usage_args {
+	struct nodesel sel;
+	enum output out;
+	bool details;
+	struct usage_options uo;
+	struct usage_source src;
+};
+
+static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct usage_args *a, struct kerr *err)
 {
 	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
-	struct nodesel sel = {0};
-	struct usage_source src = {0};
-	struct usage_fetch *fetch = NULL;
-	struct usage_options uo = {.unaccounted_bytes = USAGE_UNACCOUNTED_BYTES};
-	struct model_options mo = {.force_unit = -1, .keep_pods = true};
-	struct kube_config cfg = {0};
-	struct kube_client *client = NULL;
-	struct model m;
-	bool have_model = false, connected = false;
-	enum output out;
-	int npos, rc = -1;
+	int npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 
-	npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
-	if (npos < 0)
+	if (npos < 0 || output_parse(vals[F_OUTPUT], false, &a->out, err) < 0 ||
+	    parse_percent(vals[F_IDLE], &a->uo.idle_percent, err) < 0 ||
+	    nodesel_parse(&a->sel, ctx->cmd, vals, argv, (size_t)npos, false, err) < 0 ||
+	    usage_source_init(&a->src, vals + F_USAGE, err) < 0)
 		return -1;
-	if (output_parse(vals[F_OUTPUT], false, &out, err) < 0)
+	if (!a->src.configured)
+		return kerr_set(err, KERR_USAGE,
+				"no usage source: give --prometheus NAMESPACE/SERVICE[:PORT] or --prometheus-url URL "
+				"(or set CGPU_PROMETHEUS or CGPU_PROMETHEUS_URL)");
+	a->details = vals[F_DETAILS] != NULL;
+	a->uo.unaccounted_bytes = USAGE_UNACCOUNTED_BYTES;
+	return 0;
+}
+
+/* The report, then the warnings; 1 when no figure at all came (where
+ * there are GPUs to measure): the allocation is shown all the same. */
+static int print_report(struct cli_ctx *ctx, const struct model *m, const struct usage_args *a, struct kerr *err)
+{
+	int rc = output_is_document(a->out) ? output_report(ctx, m, a->out, err)
+					    : render_usage(ctx->out, m, a->details, err);
+
+	if (rc < 0)
 		return -1;
-	if (parse_percent(vals[F_IDLE], &uo.idle_percent, err) < 0)
+	fflush(ctx->out);
+	if (render_warnings(ctx->errout, m, err) < 0)
 		return -1;
-	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, false, err) < 0)
+	return m->usage.gpus_known == 0 && m->usage.gpus_unknown > 0 ? 1 : 0;
+}
+
+int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	struct usage_args a = {0};
+	struct cluster_load l = {.sel = &a.sel, .from_cache = true, .mo = {.force_unit = -1, .keep_pods = true}};
+	struct usage_fetch *fetch = NULL;
+	int rc = -1;
+
+	if (parse_args(ctx, argc, argv, &a, err) < 0)
 		goto out;
-	if (usage_source_init(&src, vals + F_USAGE, err) < 0)
-		goto out;
-	if (!src.configured) {
-		kerr_set(err, KERR_USAGE,
-			 "no usage source: give --prometheus NAMESPACE/SERVICE[:PORT] or --prometheus-url URL "
-			 "(or set CGPU_PROMETHEUS or CGPU_PROMETHEUS_URL)");
-		goto out;
-	}
 	/* -n narrows the pods listed; the GPU figures always count every pod */
 	if (!ctx->g.all_namespaces)
-		mo.pod_namespace = ctx->g.ov.namespace;
-	mo.nodes = (const char *const *)sel.names;
-	mo.scheme = sel.scheme;
-
-	if (cli_connect(ctx, &cfg, &client, err) < 0)
-		goto out;
-	connected = true;
-	if (usage_fetch_start(&src, &cfg, ctx, true, &fetch, err) < 0)
+		l.mo.pod_namespace = ctx->g.ov.namespace;
+	l.mo.scheme = a.sel.scheme;
+	if (cluster_connect(ctx, &l.cluster, err) < 0 ||
+	    usage_fetch_start(&a.src, &l.cluster.cfg, ctx, true, &fetch, err) < 0)
 		goto out;
 	/* The table without -d names pods only in findings, and only a pod
 	 * with a figure of its own can have one: the others are not kept once
 	 * the answers say which pods they name.  -d and documents show all. */
-	if (!vals[F_DETAILS] && !output_is_document(out)) {
-		mo.keep_pod_if = usage_fetch_names_pod;
-		mo.keep_pod_ud = fetch;
+	if (!a.details && !output_is_document(a.out)) {
+		l.mo.keep_pod_if = usage_fetch_names_pod;
+		l.mo.keep_pod_ud = fetch;
 	}
-	if (inspect_load_model(client, &mo, sel.names, sel.nnames, sel.label_selector, &m, NULL, err) < 0)
+	if (cluster_load_model(&l, err) < 0)
 		goto out;
-	have_model = true;
-	rc = usage_fetch_apply(fetch, &m, &uo, err);
+	rc = usage_fetch_apply(fetch, &l.model, &a.uo, err);
 	fetch = NULL;
-	if (rc < 0)
-		goto out;
-	if (output_is_document(out))
-		rc = output_report(ctx, &m, out, err);
-	else
-		rc = render_usage(ctx->out, &m, vals[F_DETAILS] != NULL, err);
-	if (rc < 0)
-		goto out;
-	fflush(ctx->out);
-	if (render_warnings(ctx->errout, &m, err) < 0) {
-		rc = -1;
-		goto out;
-	}
-	/* the allocation is shown whatever the source said; no figure at all
-	 * (where there are GPUs to measure) is still a failure */
-	if (m.usage.gpus_known == 0 && m.usage.gpus_unknown > 0)
-		rc = 1;
+	if (rc == 0)
+		rc = print_report(ctx, &l.model, &a, err);
 out:
 	usage_fetch_free(fetch);
-	if (have_model)
-		model_release(&m);
-	if (connected) {
-		kube_client_free(client);
-		kube_config_release(&cfg);
-	}
-	usage_source_release(&src);
-	nodesel_release(&sel);
+	cluster_load_release(&l);
+	usage_source_release(&a.src);
+	nodesel_release(&a.sel);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "kube.h"
+#include "load.h"
 #include "nodepool.h"
 #include "nodesel.h"
 #include "output.h"
@@ -19,11 +20,16 @@ enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
 
 struct mode_run {
 	struct cli_ctx *ctx;
-	struct kube_client *c;
+	/* the command line */
+	struct nodesel sel;
 	struct np_target target;
+	enum np_edition edition_given; /* --edition, or NP_EDITION_UNKNOWN */
 	enum cli_dry_run dry;
 	enum output out; /* the plan as text, or a document */
-	bool edition_given;
+	bool yes, restart;
+	long timeout_ms; /* per node, with restart */
+	/* the cluster, and what the change does to it */
+	struct cluster cluster;
 	struct np_nodes all, chosen;
 	struct np_plan *plans;	     /* one per chosen node */
 	enum node_result *results;

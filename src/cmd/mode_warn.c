@@ -144,7 +144,7 @@ int mode_pod_warnings(struct mode_run *r, struct kerr *err)
 		.filter = &pod_filter,
 		.sink = { .pod = pod_seen, .list_meta = pod_list_reset, .ud = &s },
 	};
-	int rc = kube_list_run(r->c, &l, 1, err);
+	int rc = kube_list_run(r->cluster.client, &l, 1, err);
 
 	kube_list_release(&l);
 	r->unpinned_unlisted = s.unpinned - s.shown;

@@ -2,9 +2,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fakeapi_test_util.h"
+#include "load.h"
 #include "nodesel.h"
 #include "output.h"
 #include "scheme.h"
+
+TestSuite(load, .fini = fake_stop_all);
 
 static const struct flag demo_flags[] = {
 	{ "details", 'd', NULL, "show pods", NULL },
@@ -343,4 +347,123 @@ Test(cli, durations)
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(cli_parse_duration_ms(bad[i], &ms), -1, "\"%s\"", bad[i]);
+}
+
+/* --- loading a cluster ------------------------------------------------------------ */
+
+/* A connection to f as the global flags would make it. */
+static void load_connect(struct fake *f, struct cluster_load *l, struct cli_ctx *ctx)
+{
+	struct kerr err = KERR_INIT;
+
+	ctx->g.ov.kubeconfig = f->kubeconfig;
+	cr_assert_eq(cluster_connect(ctx, &l->cluster, &err), 0, "%s", err.message);
+	cr_assert_not_null(l->cluster.client);
+}
+
+/* The requests that listed path, with their field and label selectors. */
+static size_t lists_of(struct fake *f, const char *path, const char *field, const char *label)
+{
+	json_t *log = requests(f), *r;
+	size_t i, n = 0;
+
+	json_array_foreach (log, i, r) {
+		json_t *q = json_object_get(r, "query");
+		const char *fs = json_string_value(json_object_get(q, "fieldSelector"));
+		const char *ls = json_string_value(json_object_get(q, "labelSelector"));
+
+		if (strcmp(json_string_value(json_object_get(r, "path")), path) == 0 &&
+		    strcmp(fs ? fs : "", field ? field : "") == 0 && strcmp(ls ? ls : "", label ? label : "") == 0)
+			n++;
+	}
+	json_decref(log);
+	return n;
+}
+
+Test(load, named_nodes_and_their_pods_only)
+{
+	struct fake f;
+	char *names[] = { "node-0002", "node-0000", NULL };
+	struct nodesel sel = { .names = names, .nnames = 2 };
+	struct cli_ctx ctx = { .errout = stderr };
+	struct cluster_load l = { .sel = &sel, .from_cache = true, .mo = { .force_unit = -1, .keep_pods = true } };
+	struct kerr err = KERR_INIT;
+
+	fake_start(&f, 4, 40);
+	load_connect(&f, &l, &ctx);
+	cr_assert_eq(cluster_load_model(&l, &err), 0, "%s", err.message);
+	cr_assert(l.have_model);
+	cr_assert_eq(l.model.nnodes, 2);
+	cr_assert_eq(l.model.npods, 20);
+	cr_assert_eq(l.nodes_seen, 2);
+	cr_assert_null(l.missing);
+	/* each name is one node list and one list of its pods, from the cache */
+	cr_assert_eq(lists_of(&f, "/api/v1/nodes", "metadata.name=node-0002", NULL), 1);
+	cr_assert_eq(lists_of(&f, "/api/v1/pods", "spec.nodeName=node-0000,status.phase!=Succeeded,status.phase!=Failed",
+			      NULL), 1);
+	cr_assert_eq(lists_of(&f, "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", NULL), 0);
+	cluster_load_release(&l);
+	cr_assert_null(l.cluster.client);
+	fake_stop(&f);
+}
+
+Test(load, a_named_node_that_is_not_there)
+{
+	struct fake f;
+	char *names[] = { "node-0001", "node-9999", NULL };
+	struct nodesel sel = { .names = names, .nnames = 2 };
+	struct cli_ctx ctx = { .errout = stderr };
+	struct cluster_load l = { .sel = &sel, .mo = { .force_unit = -1 } };
+	struct kerr err = KERR_INIT;
+
+	fake_start(&f, 3, 6);
+	load_connect(&f, &l, &ctx);
+	cr_assert_eq(cluster_load_model(&l, &err), -1);
+	cr_assert_eq(err.kind, KERR_STATUS);
+	cr_assert_eq(err.code, 404);
+	cr_assert_str_eq(err.reason, "NotFound");
+	cr_assert_str_eq(err.message, "nodes \"node-9999\" not found");
+	cr_assert_str_eq(l.missing, "node-9999");
+	cr_assert(!l.have_model);
+	kerr_release(&err);
+	/* one by one, as a command that lists nothing yet asks */
+	cr_assert_eq(cluster_find_nodes(&l.cluster, &sel, &err), -1);
+	cr_assert_eq(err.code, 404);
+	kerr_release(&err);
+	sel.nnames = 1;
+	cr_assert_eq(cluster_find_nodes(&l.cluster, &sel, &err), 0, "%s", err.message);
+	cluster_load_release(&l);
+	fake_stop(&f);
+}
+
+Test(load, every_node_or_a_selector)
+{
+	struct fake f;
+	struct nodesel sel = { .label_selector = "gpushare=true" };
+	struct cli_ctx ctx = { .errout = stderr };
+	struct cluster_load all = { .mo = { .force_unit = -1 } };
+	struct cluster_load chosen = { .sel = &sel, .mo = { .force_unit = -1 } };
+	struct kerr err = KERR_INIT;
+
+	fake_start(&f, 3, 9);
+	load_connect(&f, &all, &ctx);
+	cr_assert_eq(cluster_load_model(&all, &err), 0, "%s", err.message);
+	cr_assert_eq(all.model.nnodes, 3);
+	cr_assert_eq(all.nodes_seen, 3);
+	cr_assert_eq(lists_of(&f, "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", NULL), 1);
+	load_connect(&f, &chosen, &ctx);
+	cr_assert_eq(cluster_load_model(&chosen, &err), 0, "%s", err.message);
+	cr_assert_eq(chosen.model.nnodes, 3);
+	cr_assert_eq(lists_of(&f, "/api/v1/nodes", NULL, "gpushare=true"), 1);
+	cluster_load_release(&chosen);
+	/* a selector no node matches: an empty model, and nothing seen */
+	sel.label_selector = "gpushare=false";
+	chosen = (struct cluster_load){ .sel = &sel, .mo = { .force_unit = -1 } };
+	load_connect(&f, &chosen, &ctx);
+	cr_assert_eq(cluster_load_model(&chosen, &err), 0, "%s", err.message);
+	cr_assert_eq(chosen.model.nnodes, 0);
+	cr_assert_eq(chosen.nodes_seen, 0);
+	cluster_load_release(&chosen);
+	cluster_load_release(&all);
+	fake_stop(&f);
 }

@@ -1,0 +1,61 @@
+/* Loading a cluster for a command: connect as kubectl would (kubeconfig,
+ * credentials, the global flags), then list the chosen nodes and their pods
+ * concurrently into a finished model.
+ *
+ * A struct cluster_load describes one cluster's load and holds what came of
+ * it; connecting and listing are separate steps, so that a command can start
+ * work of its own on the connection in between (the usage queries, reading
+ * a pod), and so that the loads of several clusters can later share one
+ * event loop.
+ *
+ * Uses cli.h (the global flags), nodesel.h, the model and the client.
+ */
+#ifndef LOAD_H
+#define LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "kube.h"
+#include "model.h"
+#include "nodesel.h"
+
+/* A connection to one cluster. */
+struct cluster {
+	struct kube_config cfg;
+	struct kube_client *client; /* NULL until connected */
+};
+
+/* The kubeconfig resolved with the global flags, and a client for it.
+ * Either way *c is to be released (zeroed first). */
+int cluster_connect(struct cli_ctx *ctx, struct cluster *c, struct kerr *err);
+void cluster_release(struct cluster *c);
+
+/* Each node sel names exists (read one by one, for a command that lists
+ * nothing yet): else the server's NotFound. */
+int cluster_find_nodes(struct cluster *c, const struct nodesel *sel, struct kerr *err);
+
+/* One cluster's load. */
+struct cluster_load {
+	/* what to load */
+	struct cluster cluster;
+	const struct nodesel *sel; /* the names and the label selector; NULL = every node */
+	struct model_options mo;   /* how to fold; its node names are sel's */
+	bool from_cache;	   /* a view: the API server's watch cache will do */
+
+	/* what came of it */
+	struct model model; /* finished, when have_model */
+	bool have_model;
+	size_t nodes_seen;   /* nodes the server listed, shared or not */
+	const char *missing; /* the named node that does not exist, or NULL */
+};
+
+/* List the nodes sel chose (those named, those its label selector matches,
+ * or all) and their pods concurrently into l->model, and finish it.  A
+ * named node that does not exist is a NotFound error (l->missing). */
+int cluster_load_model(struct cluster_load *l, struct kerr *err);
+/* The model and the connection. */
+void cluster_load_release(struct cluster_load *l);
+
+#endif
