@@ -273,132 +273,163 @@ static void add_command_flags(const struct command *cmd, struct strset *out)
 		add_flags(tables[t], out);
 }
 
-int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
-{
-	const char *cur = argc > 1 ? argv[argc - 1] : "";
-	const struct command *cmd = commands;
-	const struct flag *pending = NULL;
-	struct strset cand = { 0 };
-	size_t npos = 0;
-	int directive = DIRECTIVE_NO_FILE_COMP;
+/* What the words typed before the current one say: the command, how many
+ * positionals it has, and the flag that waits for its value. */
+struct typed {
+	const struct command *cmd;
+	const struct flag *pending;
+	size_t npos;
+};
 
-	/* Global flags already typed (--context, --kubeconfig, ...) choose the
-	 * cluster that values are fetched from. */
+/* A global flag typed with its value (--context=x, or --context x) is
+ * applied: it chooses the cluster that values are fetched from. */
+static void take_global(struct cli_ctx *ctx, const char *flag, const char *value)
+{
+	char *argv[] = { "x", (char *)flag, (char *)value, NULL };
+	struct kerr err = KERR_INIT;
+
+	cli_take_global_flags(value ? 3 : 2, argv, &ctx->g, &err);
+	kerr_release(&err);
+}
+
+/* One flag among the words typed: argv[i], its value (if apart) after it. */
+static void scan_flag(struct cli_ctx *ctx, struct typed *t, int argc, char **argv, int i)
+{
+	const char *w = argv[i], *eq = strchr(w, '=');
+	const struct flag *f;
+
+	if (eq) {
+		char *name = strndup(w, (size_t)(eq - w));
+
+		if (name && flag_named(global_flags, name))
+			take_global(ctx, w, NULL);
+		free(name);
+		return;
+	}
+	f = flag_named(global_flags, w);
+	if (!f)
+		f = command_flag_named(t->cmd, w);
+	if (!f || !f->arg)
+		return;
+	if (i + 1 < argc - 1 && flag_named(global_flags, w))
+		take_global(ctx, w, argv[i + 1]);
+	t->pending = f;
+}
+
+static void scan_typed(struct cli_ctx *ctx, int argc, char **argv, struct typed *t)
+{
+	*t = (struct typed){ .cmd = commands };
 	for (int i = 1; i < argc - 1; i++) {
 		const char *w = argv[i];
-		const struct flag *f;
 
-		if (pending) {
-			pending = NULL;
+		if (t->pending) {
+			t->pending = NULL; /* its value */
 			continue;
 		}
 		if (w[0] == '-') {
-			char *eq = strchr(w, '=');
-
-			if (eq) {
-				char *flagname = strndup(w, (size_t)(eq - w));
-
-				f = flagname ? flag_named(global_flags, flagname) : NULL;
-				free(flagname);
-				if (f) {
-					char *one[] = { "x", (char *)w, NULL };
-
-					cli_take_global_flags(2, one, &ctx->g, err);
-				}
-				continue;
-			}
-			f = flag_named(global_flags, w);
-			if (!f)
-				f = command_flag_named(cmd, w);
-			if (f && f->arg) {
-				if (i + 1 < argc - 1 && flag_named(global_flags, w)) {
-					char *two[] = { "x", (char *)w, argv[i + 1], NULL };
-
-					cli_take_global_flags(3, two, &ctx->g, err);
-				}
-				pending = f;
-			}
+			scan_flag(ctx, t, argc, argv, i);
 			continue;
 		}
-		if (npos == 0 && cmd == commands) {
+		if (t->npos == 0 && t->cmd == commands) {
 			const struct command *named = cli_find_command(w);
 
 			if (named && strncmp(named->name, "__", 2) != 0) {
-				cmd = named;
+				t->cmd = named;
 				continue;
 			}
 		}
-		npos++;
+		t->npos++;
 	}
-	kerr_release(err);
-
-	if (argc >= 3 && !pending) {
+	/* the word before the current one may be a flag waiting for it */
+	if (argc >= 3 && !t->pending) {
 		const char *prev = argv[argc - 2];
-		const struct flag *f = command_flag_named(cmd, prev);
+		const struct flag *f = command_flag_named(t->cmd, prev);
 
 		if (!f)
 			f = flag_named(global_flags, prev);
 		if (f && f->arg && prev[0] == '-' && !strchr(prev, '='))
-			pending = f;
+			t->pending = f;
 	}
+}
 
-	if (pending) {
-		complete_values(ctx, pending->values, &cand);
-	} else if (cur[0] == '-') {
-		const char *eq = strchr(cur, '=');
+/* "--flag=" typed: the flag's values, each after the "--flag=". */
+static void complete_flag_value(struct cli_ctx *ctx, const struct command *cmd, const char *cur, struct strset *out)
+{
+	char *name = strndup(cur, (size_t)(strchr(cur, '=') - cur));
+	const struct flag *f = name ? command_flag_named(cmd, name) : NULL;
+	struct strset vals = { 0 };
 
-		if (eq) {
-			char *name = strndup(cur, (size_t)(eq - cur));
-			const struct flag *f = name ? command_flag_named(cmd, name) : NULL;
+	if (name && !f)
+		f = flag_named(global_flags, name);
+	if (f && f->arg) {
+		complete_values(ctx, f->values, &vals);
+		for (size_t i = 0; i < vals.len; i++) {
+			char *s;
 
-			if (name && !f)
-				f = flag_named(global_flags, name);
-			if (f && f->arg) {
-				struct strset vals = { 0 };
-
-				complete_values(ctx, f->values, &vals);
-				for (size_t i = 0; i < vals.len; i++) {
-					char *s;
-
-					if (asprintf(&s, "%s=%s", name, vals.v[i]) >= 0) {
-						strset_add(&cand, s);
-						free(s);
-					}
-				}
-				strset_release(&vals);
+			if (asprintf(&s, "%s=%s", name, vals.v[i]) >= 0) {
+				strset_add(out, s);
+				free(s);
 			}
-			free(name);
-		} else {
-			add_command_flags(cmd, &cand);
-			add_flags(global_flags, &cand);
 		}
+		strset_release(&vals);
+	}
+	free(name);
+}
+
+static void candidates(struct cli_ctx *ctx, const struct typed *t, const char *cur, struct strset *out)
+{
+	if (t->pending) {
+		complete_values(ctx, t->pending->values, out);
+	} else if (cur[0] == '-' && strchr(cur, '=')) {
+		complete_flag_value(ctx, t->cmd, cur, out);
+	} else if (cur[0] == '-') {
+		add_command_flags(t->cmd, out);
+		add_flags(global_flags, out);
 	} else {
-		if (cmd == commands && npos == 0)
-			add_commands(&cand);
+		if (t->cmd == commands && t->npos == 0)
+			add_commands(out);
 		/* The first positional of a command may be a fixed word list
 		 * (the mode command's modes); the rest are node names. */
-		if (npos == 0 && cmd->first_arg_values)
-			complete_values(ctx, cmd->first_arg_values, &cand);
+		if (t->npos == 0 && t->cmd->first_arg_values)
+			complete_values(ctx, t->cmd->first_arg_values, out);
 		else
-			complete_from_nodes(ctx, false, &cand);
+			complete_from_nodes(ctx, false, out);
 	}
+}
 
-	if (cand.len) /* qsort wants a non-NULL array even for no elements */
-		qsort(cand.v, cand.len, sizeof(*cand.v), cmp_str);
-	for (size_t i = 0; i < cand.len; i++) {
-		size_t n = strlen(cand.v[i]);
+/* The candidates that go on from cur, in order, one per line, then cobra's
+ * directive line. */
+static void print_candidates(struct cli_ctx *ctx, struct strset *cand, const char *cur)
+{
+	int directive = DIRECTIVE_NO_FILE_COMP;
 
-		if (strncmp(cand.v[i], cur, strlen(cur)) != 0)
+	if (cand->len) /* qsort wants a non-NULL array even for no elements */
+		qsort(cand->v, cand->len, sizeof(*cand->v), cmp_str);
+	for (size_t i = 0; i < cand->len; i++) {
+		size_t n = strlen(cand->v[i]);
+
+		if (strncmp(cand->v[i], cur, strlen(cur)) != 0)
 			continue;
 		/* one candidate per line: a newline or tab of a node name or label
 		 * must not break the shell's protocol */
-		termsafe_fputs(cand.v[i], ctx->out);
+		termsafe_fputs(cand->v[i], ctx->out);
 		fputc('\n', ctx->out);
 		/* a label key waits for its value: the shell must not add a space */
-		if (n && cand.v[i][n - 1] == '=')
+		if (n && cand->v[i][n - 1] == '=')
 			directive |= DIRECTIVE_NO_SPACE;
 	}
 	fprintf(ctx->out, ":%d\n", directive);
+}
+
+int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	const char *cur = argc > 1 ? argv[argc - 1] : "";
+	struct strset cand = { 0 };
+	struct typed t;
+
+	scan_typed(ctx, argc, argv, &t);
+	candidates(ctx, &t, cur, &cand);
+	print_candidates(ctx, &cand, cur);
 	strset_release(&cand);
 	return 0;
 }

@@ -215,48 +215,52 @@ static int stream_sink(void *ud, const char *p, size_t n, struct kerr *err)
 	return 0;
 }
 
-static void *fetch_main(void *ud)
+/* For --prometheus-url, the source's own connection; else the API
+ * server's, whose service proxy leads to Prometheus.  NULL on an error. */
+static const struct kube_config *source_config(struct usage_fetch *f, struct kerr *err)
 {
-	struct usage_fetch *f = ud;
 	const struct usage_source *s = f->src;
-	const struct kube_config *cfg = f->api_cfg;
-	const char *where = f->where;
-	struct kube_client *c = NULL;
-	struct kerr err = KERR_INIT;
-	struct kube_get reqs[UQ_COUNT] = {0}, sent[UQ_COUNT] = {0};
-	int idx[UQ_COUNT];
-	size_t nreq = 0;
-	char *queries[UQ_COUNT] = {0};
-	const struct kerr *first_fatal = NULL;
-	int fatal = 0;
-	char *path = NULL;
 
-	if (s->url) {
-		f->direct.server = strdup(s->url);
-		f->direct.token_file = s->token_file ? strdup(s->token_file) : NULL;
-		if (!f->direct.server || (s->token_file && !f->direct.token_file)) {
-			kerr_set(&err, KERR_OTHER, "out of memory");
-			goto fail;
-		}
-		if (s->ca_file && read_file(s->ca_file, &f->direct.ca, &err) < 0)
-			goto fail;
-		if (s->token_file && access(s->token_file, R_OK) < 0) {
-			kerr_set(&err, KERR_CONFIG, "cannot read %s: %s", s->token_file, strerror(errno));
-			goto fail;
-		}
-		/* On this machine (a port-forward) the bytes cost nothing and
-		 * gzip only costs CPU: Prometheus takes about twice as long to
-		 * answer 20,000 series compressed as plain. */
-		f->direct.disable_compression = url_loopback(s->url);
-		cfg = &f->direct;
+	if (!s->url)
+		return f->api_cfg;
+	f->direct.server = strdup(s->url);
+	f->direct.token_file = s->token_file ? strdup(s->token_file) : NULL;
+	if (!f->direct.server || (s->token_file && !f->direct.token_file)) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		return NULL;
 	}
-	if (kube_client_new(cfg, &f->opt, &c, &err) < 0)
-		goto fail;
-	if (asprintf(&path, "%s/api/v1/query", s->service_path ? s->service_path : "") < 0) {
-		kerr_set(&err, KERR_OTHER, "out of memory");
-		goto fail;
+	if (s->ca_file && read_file(s->ca_file, &f->direct.ca, err) < 0)
+		return NULL;
+	if (s->token_file && access(s->token_file, R_OK) < 0) {
+		kerr_set(err, KERR_CONFIG, "cannot read %s: %s", s->token_file, strerror(errno));
+		return NULL;
 	}
-	/* every query at once, on the client's connections */
+	/* On this machine (a port-forward) the bytes cost nothing and gzip
+	 * only costs CPU: Prometheus takes about twice as long to answer
+	 * 20,000 series compressed as plain. */
+	f->direct.disable_compression = url_loopback(s->url);
+	return &f->direct;
+}
+
+/* The queries of one fetch, sent together. */
+struct batch {
+	char *path;
+	char *text[UQ_COUNT];		/* "query=...", by query */
+	struct kube_get reqs[UQ_COUNT]; /* by query */
+	int idx[UQ_COUNT];		/* the queries asked, in order */
+	size_t n;
+};
+
+/* Every query the fetch asks (all, or those that give memory in use), each
+ * answer read as it arrives, never held whole. */
+static int batch_prepare(struct usage_fetch *f, struct batch *b, struct kerr *err)
+{
+	const struct usage_source *s = f->src;
+
+	if (asprintf(&b->path, "%s/api/v1/query", s->service_path ? s->service_path : "") < 0) {
+		b->path = NULL;
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
 	for (int q = 0; q < UQ_COUNT; q++) {
 		char *text, *esc;
 
@@ -264,76 +268,112 @@ static void *fetch_main(void *ud)
 			continue;
 		text = usage_query_text(q, &s->labels, s->window);
 		esc = text ? kube_escape(text) : NULL;
-
 		free(text);
-		reqs[q].path = path;
-		if (!esc || asprintf(&queries[q], "query=%s", esc) < 0)
-			queries[q] = NULL;
+		b->reqs[q].path = b->path;
+		if (!esc || asprintf(&b->text[q], "query=%s", esc) < 0)
+			b->text[q] = NULL;
 		free(esc);
-		if (!queries[q]) {
-			kerr_set(&err, KERR_OTHER, "out of memory");
-			goto fail;
-		}
-		reqs[q].query = queries[q];
-		/* each answer is read as it arrives, never held whole */
-		if (usage_stream_new(&f->answers[q].stream, q, &s->labels, SERIES_MAX, &err) < 0)
-			goto fail;
+		if (!b->text[q])
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		b->reqs[q].query = b->text[q];
+		if (usage_stream_new(&f->answers[q].stream, q, &s->labels, SERIES_MAX, err) < 0)
+			return -1;
 		f->answers[q].wanted = true;
-		reqs[q].data = stream_sink;
-		reqs[q].ud = &f->answers[q];
-		idx[nreq++] = q;
+		b->reqs[q].data = stream_sink;
+		b->reqs[q].ud = &f->answers[q];
+		b->idx[b->n++] = q;
 	}
-	for (size_t i = 0; i < nreq; i++)
-		sent[i] = reqs[idx[i]];
-	if (kube_get_json_all(c, sent, nreq, &err) < 0)
-		goto fail;
-	for (size_t i = 0; i < nreq; i++)
-		reqs[idx[i]] = sent[i];
-	for (size_t i = 0; i < nreq; i++) {
-		const struct kerr *e = &reqs[idx[i]].err;
+	return 0;
+}
 
-		if (e->kind == KERR_NONE)
-			continue;
-		/* the source itself is unusable (not one query's problem) */
-		if ((e->kind != KERR_DECODE && e->kind != KERR_STATUS) ||
-		    (e->kind == KERR_STATUS && (e->code == 401 || e->code == 403 || e->code == 404 || e->code >= 500))) {
+/* Every query at once, on the client's connections. */
+static int batch_send(struct kube_client *c, struct batch *b, struct kerr *err)
+{
+	struct kube_get sent[UQ_COUNT];
+
+	for (size_t i = 0; i < b->n; i++)
+		sent[i] = b->reqs[b->idx[i]];
+	if (kube_get_json_all(c, sent, b->n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < b->n; i++)
+		b->reqs[b->idx[i]] = sent[i];
+	return 0;
+}
+
+/* An error that makes the source itself unusable, not one query's problem. */
+static bool source_fatal(const struct kerr *e)
+{
+	if (e->kind != KERR_DECODE && e->kind != KERR_STATUS)
+		return true;
+	return e->kind == KERR_STATUS && (e->code == 401 || e->code == 403 || e->code == 404 || e->code >= 500);
+}
+
+/* What the answers came to: the source's error when every query failed for
+ * it, else each answer finished (or its problem said). */
+static void batch_collect(struct usage_fetch *f, struct batch *b)
+{
+	const struct kerr *first_fatal = NULL;
+	size_t fatal = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		const struct kerr *e = &b->reqs[b->idx[i]].err;
+
+		if (e->kind != KERR_NONE && source_fatal(e)) {
 			fatal++;
 			if (!first_fatal)
 				first_fatal = e;
 		}
 	}
-	if (fatal == (int)nreq) {
-		f->source_error = describe(first_fatal, where);
-		goto out;
+	if (fatal == b->n) {
+		f->source_error = describe(first_fatal, f->where);
+		return;
 	}
-	for (size_t i = 0; i < nreq; i++) {
-		struct answer *a = &f->answers[idx[i]];
+	for (size_t i = 0; i < b->n; i++) {
+		struct answer *a = &f->answers[b->idx[i]];
 
 		if (a->finished)
 			continue;
-		if (reqs[a->q].err.kind == KERR_NONE) {
+		if (b->reqs[a->q].err.kind == KERR_NONE) {
 			answer_finish(a); /* says why the document is not whole */
 			continue;
 		}
 		a->finished = true;
-		f->data.problem[a->q] = describe(&reqs[a->q].err, where);
+		f->data.problem[a->q] = describe(&b->reqs[a->q].err, f->where);
 	}
 	publish_names(f);
-	goto out;
-fail:
-	f->source_error = describe(&err, where);
-	if (!f->source_error)
-		f->source_error = strdup("out of memory");
-	kerr_release(&err);
-out:
+}
+
+static void batch_release(struct usage_fetch *f, struct batch *b)
+{
 	for (int q = 0; q < UQ_COUNT; q++) {
-		json_decref(reqs[q].result);
-		kerr_release(&reqs[q].err);
-		free(queries[q]);
+		json_decref(b->reqs[q].result);
+		kerr_release(&b->reqs[q].err);
+		free(b->text[q]);
 		usage_stream_free(f->answers[q].stream);
 		f->answers[q].stream = NULL;
 	}
-	free(path);
+	free(b->path);
+}
+
+static void *fetch_main(void *ud)
+{
+	struct usage_fetch *f = ud;
+	const struct kube_config *cfg;
+	struct kube_client *c = NULL;
+	struct kerr err = KERR_INIT;
+	struct batch b = { 0 };
+
+	cfg = source_config(f, &err);
+	if (cfg && kube_client_new(cfg, &f->opt, &c, &err) == 0 && batch_prepare(f, &b, &err) == 0 &&
+	    batch_send(c, &b, &err) == 0) {
+		batch_collect(f, &b);
+	} else {
+		f->source_error = describe(&err, f->where);
+		if (!f->source_error)
+			f->source_error = strdup("out of memory");
+		kerr_release(&err);
+	}
+	batch_release(f, &b);
 	kube_client_free(c);
 	atomic_store(&f->done, true);
 	return NULL;
