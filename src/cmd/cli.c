@@ -37,17 +37,6 @@ const struct flag global_flags[] = {
 	{ 0 },
 };
 
-void cli_flag_tables(const struct command *cmd, const struct flag *tables[CLI_FLAG_TABLES])
-{
-	size_t n = 0;
-
-	if (cmd->flags)
-		tables[n++] = cmd->flags;
-	if (cmd->node_flags)
-		tables[n++] = cmd->node_flags;
-	tables[n] = NULL;
-}
-
 size_t cli_flag_count(const struct flag *flags)
 {
 	size_t n = 0;
@@ -311,9 +300,8 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 	int n = 0;
 
 	/* the command's flags, then the global ones */
-	cli_flag_tables(cmd, tables);
-	for (pos = 0; tables[pos]; pos++)
-		;
+	for (pos = 0; pos < CLI_FLAG_TABLES && cmd->flags[pos]; pos++)
+		tables[pos] = cmd->flags[pos];
 	tables[pos] = global_flags;
 	tables[pos + 1] = NULL;
 	for (int i = 0; i < argc; i++)
@@ -379,11 +367,9 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
 {
-	const struct flag *tables[CLI_FLAG_TABLES];
 	int npos = 0;
 	bool only_positional = false;
 
-	cli_flag_tables(cmd, tables);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const struct flag *f;
@@ -399,7 +385,7 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 			only_positional = true;
 			continue;
 		}
-		r = match_flag(tables, argc, argv, &i, &f, &pos, &v, err);
+		r = match_flag(cmd->flags, argc, argv, &i, &f, &pos, &v, err);
 		if (r < 0)
 			return -1;
 		if (r == 0) {
@@ -456,14 +442,12 @@ static void print_examples(FILE *f, const char *prog, const struct command *cmd)
  * scheme, the schemes it may name, from the scheme table. */
 static void print_flags(FILE *f, const struct command *cmd)
 {
-	const struct flag *tables[CLI_FLAG_TABLES];
 	const struct flag *scheme_flag = NULL;
 
 	fprintf(f, "\nFlags:\n");
-	cli_flag_tables(cmd, tables);
-	for (size_t t = 0; tables[t]; t++) {
-		print_flag_table(f, tables[t]);
-		for (const struct flag *fl = tables[t]; fl->name; fl++)
+	for (size_t t = 0; t < CLI_FLAG_TABLES && cmd->flags[t]; t++) {
+		print_flag_table(f, cmd->flags[t]);
+		for (const struct flag *fl = cmd->flags[t]; fl->name; fl++)
 			if (fl->values && strcmp(fl->values, "schemes") == 0)
 				scheme_flag = fl;
 	}
@@ -550,6 +534,14 @@ const char *cli_suggest_command(const struct command *table, const char *word)
 		}
 	}
 	return best;
+}
+
+bool cli_drop_status(struct kerr *err, long a, long b)
+{
+	if (err->kind != KERR_STATUS || (err->code != a && err->code != b))
+		return false;
+	kerr_release(err);
+	return true;
 }
 
 /* "16 MiB", "4 GiB", or bytes. */

@@ -36,6 +36,9 @@ struct flag {
 			     * "labels", or a space-separated word list; NULL = none */
 };
 
+/* A command's flag tables, and room for the NULL after them. */
+#define CLI_FLAG_TABLES 3
+
 struct cli_ctx {
 	const char *prog; /* the name the plugin was run as, for usage lines */
 	const struct command *cmd; /* the command being run */
@@ -52,9 +55,10 @@ struct command {
 	const char *name;    /* NULL for the default command (inspect) */
 	const char *usage;   /* "[NODE...] [flags]" */
 	const char *summary; /* one line, for the command list */
-	const struct flag *flags; /* terminated by {0} */
-	/* The node-selection block it takes besides (nodesel.h), or NULL. */
-	const struct flag *node_flags;
+	/* Its flags, each table terminated by {0}: its own, then the block of
+	 * node-selection flags it takes (nodesel.h); NULL after the last.
+	 * cli_parse_flags numbers their values in this order. */
+	const struct flag *flags[CLI_FLAG_TABLES];
 	/* argv[0] is the command name; global flags already removed.  Returns
 	 * the exit code (0, or 1 after reporting per-item failures itself), or
 	 * -1 with *err set (main prints it). */
@@ -87,11 +91,6 @@ extern const struct command commands[];
 const struct command *cli_find_command(const char *name);
 extern const struct flag global_flags[];
 
-/* The tables of a command's flags, in the order --help lists them and
- * cli_parse_flags numbers their values: its own, then its node-selection
- * block; NULL-terminated. */
-#define CLI_FLAG_TABLES 3
-void cli_flag_tables(const struct command *cmd, const struct flag *tables[CLI_FLAG_TABLES]);
 /* The flags a table holds (0 for NULL). */
 size_t cli_flag_count(const struct flag *flags);
 
@@ -108,9 +107,9 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 			   struct kerr *err);
 
 /* Parse a command's flags.  Values are stored in order in vals (index =
- * position in cmd->flags, then in cmd->node_flags; booleans get "true", or
- * NULL when set to false); positional arguments are compacted to the front
- * of argv and their count returned, or -1 on error. */
+ * position in cmd->flags[0], then in cmd->flags[1]; booleans get "true",
+ * or NULL when set to false); positional arguments are compacted to the
+ * front of argv and their count returned, or -1 on error. */
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err);
 
 /* Print usage for a command (NULL = overview of the given table) with the
@@ -121,6 +120,10 @@ void cli_print_help(FILE *f, const char *prog, const struct command *table, cons
  * or NULL when none is within two edits. */
 const char *cli_suggest_command(const struct command *table, const char *word);
 
+/* A Status error of one of the codes a or b is one the command goes on
+ * without (a refused or absent extra, an object already gone): it is
+ * released and true returned.  Any other error is left as it is. */
+bool cli_drop_status(struct kerr *err, long a, long b);
 /* The words for a KERR_BUDGET error (a list that would not end, a budget
  * broken), as a KERR_OTHER error; other errors are left alone. */
 void cli_word_error(struct kerr *err);

@@ -111,8 +111,7 @@ static void complete_namespaces(struct cli_ctx *ctx, struct strset *out)
 
 		json_array_foreach(json_object_get(list, "items"), i, item)
 			strset_add(out, json_string_value(json_object_get(json_object_get(item, "metadata"), "name")));
-	} else if (err.kind == KERR_STATUS && (err.code == 403 || err.code == 404)) {
-		kerr_release(&err);
+	} else if (cli_drop_status(&err, 403, 404)) {
 		kube_list_run(cl.client, &pods, 1, &err);
 		kube_list_release(&pods);
 	}
@@ -155,8 +154,7 @@ static void complete_daemonsets(struct cli_ctx *ctx, struct strset *out)
 		goto out;
 	if (kube_get_json(cl.client, "/apis/apps/v1/daemonsets", NULL, &list, &err) == 0) {
 		add_daemonsets(list, out);
-	} else if (err.kind == KERR_STATUS && err.code == 403) {
-		kerr_release(&err);
+	} else if (cli_drop_status(&err, 403, 403)) {
 		if (kube_get_json(cl.client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &list, &err) == 0)
 			add_daemonsets(list, out);
 	}
@@ -244,11 +242,10 @@ static const struct flag *flag_named(const struct flag *flags, const char *word)
 /* The flag of cmd (its own, or of its node-selection block) a word names. */
 static const struct flag *command_flag_named(const struct command *cmd, const char *word)
 {
-	const struct flag *tables[CLI_FLAG_TABLES], *f = NULL;
+	const struct flag *f = NULL;
 
-	cli_flag_tables(cmd, tables);
-	for (size_t t = 0; !f && tables[t]; t++)
-		f = flag_named(tables[t], word);
+	for (size_t t = 0; !f && t < CLI_FLAG_TABLES && cmd->flags[t]; t++)
+		f = flag_named(cmd->flags[t], word);
 	return f;
 }
 
@@ -266,11 +263,8 @@ static void add_flags(const struct flag *flags, struct strset *out)
 
 static void add_command_flags(const struct command *cmd, struct strset *out)
 {
-	const struct flag *tables[CLI_FLAG_TABLES];
-
-	cli_flag_tables(cmd, tables);
-	for (size_t t = 0; tables[t]; t++)
-		add_flags(tables[t], out);
+	for (size_t t = 0; t < CLI_FLAG_TABLES && cmd->flags[t]; t++)
+		add_flags(cmd->flags[t], out);
 }
 
 /* What the words typed before the current one say: the command, how many

@@ -166,32 +166,37 @@ static int cmp_events(const void *a, const void *b)
 	return strcmp(event_time(*(json_t *const *)b), event_time(*(json_t *const *)a));
 }
 
-/* The pod's latest FailedScheduling messages (newest first, each once). */
-static int read_events(struct kube_client *c, struct fit_run *r, const char *ns, const char *name, struct kerr *err)
+/* The query of a pod's FailedScheduling events; NULL when out of memory. */
+static char *events_query(const char *name)
 {
-	char *path = kube_path("v1", ns, "events", NULL), *q = NULL, *sel = NULL, *esc_sel = NULL;
-	json_t *list = NULL, **items = NULL;
-	size_t n;
-	int rc = -1;
+	char *sel, *esc, *q;
 
-	if (!path || asprintf(&sel, "involvedObject.kind=Pod,involvedObject.name=%s,reason=FailedScheduling", name) < 0 ||
-	    !(esc_sel = kube_escape(sel)) || asprintf(&q, "fieldSelector=%s", esc_sel) < 0) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
-	}
-	if (kube_get_json(c, path, q, &list, err) < 0)
-		goto out;
-	n = json_array_size(json_object_get(list, "items"));
-	items = calloc(n + 1, sizeof(*items));
+	if (asprintf(&sel, "involvedObject.kind=Pod,involvedObject.name=%s,reason=FailedScheduling", name) < 0)
+		return NULL;
+	esc = kube_escape(sel);
+	free(sel);
+	if (!esc || asprintf(&q, "fieldSelector=%s", esc) < 0)
+		q = NULL;
+	free(esc);
+	return q;
+}
+
+/* The messages of a list of events, newest first, each once. */
+static int keep_messages(struct fit_run *r, json_t *list, struct kerr *err)
+{
+	size_t n = json_array_size(json_object_get(list, "items"));
+	json_t **items = calloc(n + 1, sizeof(*items));
+	int rc = 0;
+
 	r->events = calloc(MAX_EVENTS, sizeof(char *));
 	if (!items || !r->events) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
+		free(items);
+		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
 		items[i] = json_array_get(json_object_get(list, "items"), i);
 	qsort(items, n, sizeof(*items), cmp_events);
-	for (size_t i = 0; i < n && r->nevents < MAX_EVENTS; i++) {
+	for (size_t i = 0; rc == 0 && i < n && r->nevents < MAX_EVENTS; i++) {
 		const char *msg = json_string_value(json_object_get(items[i], "message"));
 		bool dup = false;
 
@@ -199,18 +204,26 @@ static int read_events(struct kube_client *c, struct fit_run *r, const char *ns,
 			continue;
 		for (size_t j = 0; j < r->nevents; j++)
 			dup |= strcmp(r->events[j], msg) == 0;
-		if (!dup && !(r->events[r->nevents++] = strdup(msg))) {
-			kerr_set(err, KERR_OTHER, "out of memory");
-			goto out;
-		}
+		if (!dup && !(r->events[r->nevents++] = strdup(msg)))
+			rc = kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	rc = 0;
-out:
+	free(items);
+	return rc;
+}
+
+/* The pod's latest FailedScheduling messages (newest first, each once). */
+static int read_events(struct kube_client *c, struct fit_run *r, const char *ns, const char *name, struct kerr *err)
+{
+	char *path = kube_path("v1", ns, "events", NULL), *q = events_query(name);
+	json_t *list = NULL;
+	int rc;
+
+	if (!path || !q)
+		rc = kerr_set(err, KERR_OTHER, "out of memory");
+	else if ((rc = kube_get_json(c, path, q, &list, err)) == 0)
+		rc = keep_messages(r, list, err);
 	free(path);
 	free(q);
-	free(sel);
-	free(esc_sel);
-	free(items);
 	json_decref(list);
 	return rc;
 }
@@ -235,11 +248,8 @@ static int read_cluster_pod(struct kube_client *c, struct fit_run *r, const char
 	rc = read_events(c, r, ns, name, err);
 	/* events are an explanation, not the answer: a server that will not
 	 * show them (forbidden, not served) still gets the answer */
-	if (rc < 0 && err->kind == KERR_STATUS && (err->code == 403 || err->code == 404)) {
-		kerr_release(err);
-		*err = (struct kerr)KERR_INIT;
+	if (rc < 0 && cli_drop_status(err, 403, 404))
 		rc = 0;
-	}
 out:
 	free(path);
 	json_decref(j);

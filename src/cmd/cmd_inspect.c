@@ -233,28 +233,21 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct inspect_opts o = {0};
 	struct cluster_load l = {.sel = &o.sel, .from_cache = true, .mo = {.force_unit = -1, .pool_label = POOL_LABEL}};
-	struct usage_fetch *fetch = NULL;
 	int rc = -1;
 
 	if (parse_args(ctx, argc, argv, &o, &l.mo, err) < 0 || cluster_connect(ctx, &l.cluster, err) < 0)
 		goto out;
-	/* memory in use is asked for while the cluster is listed */
-	if (o.usage.configured && o.out != OUTPUT_TEXT &&
-	    usage_fetch_start(&o.usage, &l.cluster.cfg, ctx, o.out != OUTPUT_WIDE, &fetch, err) < 0)
-		goto out;
-	if (cluster_load_model(&l, err) < 0) {
+	/* memory in use, for -o wide and the documents, is asked for while the
+	 * cluster is listed */
+	if (o.usage.configured && o.out != OUTPUT_TEXT)
+		rc = usage_load(ctx, &o.usage, &l, o.out != OUTPUT_WIDE, false, NULL, err);
+	else
+		rc = cluster_load_model(&l, err);
+	if (rc < 0)
 		rc = suggest_command(ctx, l.missing, err);
-		goto out;
-	}
-	if (fetch) {
-		rc = usage_fetch_apply(fetch, &l.model, NULL, err);
-		fetch = NULL;
-		if (rc < 0)
-			goto out;
-	}
-	rc = print_report(ctx, &l.model, &o, l.nodes_seen, err);
+	else
+		rc = print_report(ctx, &l.model, &o, l.nodes_seen, err);
 out:
-	usage_fetch_free(fetch);
 	cluster_load_release(&l);
 	usage_source_release(&o.usage);
 	nodesel_release(&o.sel);

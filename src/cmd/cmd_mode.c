@@ -96,13 +96,11 @@ static int detect_edition(struct mode_run *r, struct kerr *err)
 		r->target.edition = r->edition_given;
 		return 0;
 	}
-	if (kube_get_json(r->cluster.client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0) {
-		/* Someone allowed to label nodes may not read DaemonSets: the node
-		 * labels may still be enough. */
-		if (err->kind != KERR_STATUS || (err->code != 403 && err->code != 404))
-			return -1;
-		kerr_release(err);
-	}
+	/* Someone allowed to label nodes may not read DaemonSets: the node
+	 * labels may still be enough. */
+	if (kube_get_json(r->cluster.client, "/apis/apps/v1/namespaces/kube-system/daemonsets", NULL, &j, err) < 0 &&
+	    !cli_drop_status(err, 403, 404))
+		return -1;
 	np_detect_init(&d);
 	detect_add(&d, &r->chosen, j);
 	d.selected = true;
@@ -395,6 +393,8 @@ out:
 
 static void mode_run_release(struct mode_run *r)
 {
+	cluster_release(&r->cluster);
+	nodesel_release(&r->sel);
 	for (size_t i = 0; r->plans && i < r->chosen.len; i++)
 		np_plan_release(&r->plans[i]);
 	for (size_t i = 0; r->errors && i < r->chosen.len; i++)
@@ -405,8 +405,6 @@ static void mode_run_release(struct mode_run *r)
 	np_nodes_release(&r->all);
 	np_nodes_release(&r->chosen);
 	warnings_release(&r->warnings);
-	cluster_release(&r->cluster);
-	nodesel_release(&r->sel);
 }
 
 /* The mode, the flags and the nodes; what needs no cluster to be wrong is

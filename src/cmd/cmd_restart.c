@@ -305,10 +305,8 @@ static int delete_pod(struct kube_client *c, const struct k8s_pod *p, bool serve
 	rc = kube_delete(c, path, opts, &w, NULL, err);
 	/* 404: already gone; 409: the uid precondition failed, so this pod was
 	 * already replaced.  Either way the old pod is no more. */
-	if (rc < 0 && err->kind == KERR_STATUS && (err->code == 404 || err->code == 409)) {
-		kerr_release(err);
+	if (rc < 0 && cli_drop_status(err, 404, 409))
 		rc = 0;
-	}
 out:
 	json_decref(opts);
 	free(path);

@@ -90,7 +90,6 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct usage_args a = {0};
 	struct cluster_load l = {.sel = &a.sel, .from_cache = true, .mo = {.force_unit = -1, .keep_pods = true}};
-	struct usage_fetch *fetch = NULL;
 	int rc = -1;
 
 	if (parse_args(ctx, argc, argv, &a, err) < 0)
@@ -99,24 +98,13 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (!ctx->g.all_namespaces)
 		l.mo.pod_namespace = ctx->g.ov.namespace;
 	l.mo.scheme = a.sel.scheme;
-	if (cluster_connect(ctx, &l.cluster, err) < 0 ||
-	    usage_fetch_start(&a.src, &l.cluster.cfg, ctx, true, &fetch, err) < 0)
-		goto out;
 	/* The table without -d names pods only in findings, and only a pod
 	 * with a figure of its own can have one: the others are not kept once
 	 * the answers say which pods they name.  -d and documents show all. */
-	if (!a.details && !output_is_document(a.out)) {
-		l.mo.keep_pod_if = usage_fetch_names_pod;
-		l.mo.keep_pod_ud = fetch;
-	}
-	if (cluster_load_model(&l, err) < 0)
-		goto out;
-	rc = usage_fetch_apply(fetch, &l.model, &a.uo, err);
-	fetch = NULL;
-	if (rc == 0)
+	if (cluster_connect(ctx, &l.cluster, err) == 0 &&
+	    usage_load(ctx, &a.src, &l, true, !a.details && !output_is_document(a.out), &a.uo, err) == 0)
 		rc = print_report(ctx, &l.model, &a, err);
 out:
-	usage_fetch_free(fetch);
 	cluster_load_release(&l);
 	usage_source_release(&a.src);
 	nodesel_release(&a.sel);

@@ -15,8 +15,7 @@ const struct command commands[] = {
 		.name = NULL,
 		.usage = "[NODE...] [flags]",
 		.summary = "Show how the GPUs of each node are shared (the default command)",
-		.flags = inspect_flags,
-		.node_flags = nodesel_scheme_flags,
+		.flags = { inspect_flags, nodesel_scheme_flags },
 		.run = inspect_run,
 		.examples = "# Every node that shares GPUs, one line each\n"
 			    "\n"
@@ -33,8 +32,7 @@ const struct command commands[] = {
 		.name = "top",
 		.usage = "[NODE...] [flags]",
 		.summary = "Show GPU sharing live, following changes as they happen",
-		.flags = top_flags,
-		.node_flags = nodesel_scheme_flags,
+		.flags = { top_flags, nodesel_scheme_flags },
 		.run = top_run,
 		.examples = "# Every GPU node, live\n"
 			    "\n"
@@ -45,8 +43,7 @@ const struct command commands[] = {
 		.name = "usage",
 		.usage = "[NODE...] [flags]",
 		.summary = "Show GPU memory in use (from Prometheus) beside the allocation",
-		.flags = usage_flags,
-		.node_flags = nodesel_scheme_flags,
+		.flags = { usage_flags, nodesel_scheme_flags },
 		.run = usage_run,
 	},
 	{
@@ -55,8 +52,7 @@ const struct command commands[] = {
 			 "Modes: exclusive (whole GPUs; label value default), share (GPU memory shared, no isolation),\n"
 			 "       isolate (shared with cGPU memory isolation; cgpu), core (memory and compute isolated; core_mem)",
 		.summary = "Put nodes into a GPU sharing mode by setting their labels",
-		.flags = mode_flags,
-		.node_flags = nodesel_flags,
+		.flags = { mode_flags, nodesel_flags },
 		.run = mode_run,
 		.first_arg_values = "exclusive share isolate core",
 		.examples = "# What would change, without changing anything\n"
@@ -72,8 +68,7 @@ const struct command commands[] = {
 		.name = "restart",
 		.usage = "[NODE...] [-l SELECTOR | --pool NAME] [flags]",
 		.summary = "Restart the GPU device plugin on nodes so that label changes take effect",
-		.flags = restart_flags,
-		.node_flags = nodesel_flags,
+		.flags = { restart_flags, nodesel_flags },
 		.run = restart_run,
 		.examples = "# The device plugin of one node pool, one node at a time\n"
 			    "--pool np-cgpu\n"
@@ -86,8 +81,7 @@ const struct command commands[] = {
 		.name = "fit",
 		.usage = "[NAMESPACE/NAME | -f FILE | --memory QUANTITY [--gpus N] [--core PCT]] [flags]",
 		.summary = "Tell whether a pod would fit on the GPUs now, where, and if not why",
-		.flags = fit_flags,
-		.node_flags = nodesel_scheme_flags,
+		.flags = { fit_flags, nodesel_scheme_flags },
 		.run = fit_run,
 		.first_arg_values = "namespaces",
 	},
@@ -104,7 +98,7 @@ const struct command commands[] = {
 		.name = "version",
 		.usage = "[flags]",
 		.summary = "Print the plugin's version and the commit it was built from",
-		.flags = version_flags,
+		.flags = { version_flags },
 		.run = version_run,
 		.first_arg_values = "",
 		.examples = "# The version and the commit it was built from\n\n",

@@ -1,3 +1,5 @@
+/* Loading a cluster: the connection as kubectl makes it, and the node and
+ * pod lists that fill one model, run concurrently. */
 #include "load.h"
 
 #include <errno.h>

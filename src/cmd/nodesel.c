@@ -93,11 +93,20 @@ static int take_names(struct nodesel *s, char **names, size_t n, struct kerr *er
 	return 0;
 }
 
+void nodesel_release(struct nodesel *s)
+{
+	if (!s)
+		return;
+	free(s->names);
+	free(s->label_selector);
+	memset(s, 0, sizeof(*s));
+}
+
 int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *const *vals, char **names, size_t n,
 		  bool required, struct kerr *err)
 {
-	const char *const *v = vals + cli_flag_count(cmd->flags);
-	size_t nflags = cli_flag_count(cmd->node_flags);
+	const char *const *v = vals + cli_flag_count(cmd->flags[0]);
+	size_t nflags = cmd->flags[0] ? cli_flag_count(cmd->flags[1]) : 0;
 
 	memset(s, 0, sizeof(*s));
 	if (nflags > NS_SELECTOR)
@@ -116,15 +125,6 @@ int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *cons
 	if (required && !n && !s->label_selector)
 		return kerr_set(err, KERR_USAGE, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
 	return take_names(s, names, n, err);
-}
-
-void nodesel_release(struct nodesel *s)
-{
-	if (!s)
-		return;
-	free(s->names);
-	free(s->label_selector);
-	memset(s, 0, sizeof(*s));
 }
 
 void np_node_release(struct np_node *n)

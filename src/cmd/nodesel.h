@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "kube.h"
 
-/* The node-selection block of a command (struct command.node_flags):
+/* The node-selection block of a command (struct command.flags[1]):
  * -l/--selector and --pool, and with nodesel_scheme_flags --scheme too. */
 extern const struct flag nodesel_flags[], nodesel_scheme_flags[];
 /* The most flags a block holds: a command's vals need room for them. */

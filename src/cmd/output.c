@@ -1,3 +1,4 @@
+/* -o read once, and every document printed the same way. */
 #include "output.h"
 
 #include <string.h>

@@ -455,3 +455,27 @@ void usage_fetch_free(struct usage_fetch *f)
 	usage_data_release(&d);
 	free(source_error);
 }
+
+int usage_load(struct cli_ctx *ctx, const struct usage_source *s, struct cluster_load *l, bool all, bool prune,
+	       const struct usage_options *uo, struct kerr *err)
+{
+	struct usage_fetch *f;
+	int rc;
+
+	if (usage_fetch_start(s, &l->cluster.cfg, ctx, all, &f, err) < 0)
+		return -1;
+	/* a pod without a figure of its own is dropped once the answers that
+	 * can name pods are in */
+	if (prune) {
+		l->mo.keep_pod_if = usage_fetch_names_pod;
+		l->mo.keep_pod_ud = f;
+	}
+	rc = cluster_load_model(l, err);
+	l->mo.keep_pod_if = NULL;
+	l->mo.keep_pod_ud = NULL;
+	if (rc < 0) {
+		usage_fetch_free(f);
+		return -1;
+	}
+	return usage_fetch_apply(f, &l->model, uo, err);
+}

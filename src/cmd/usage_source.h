@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "load.h"
 #include "usage.h"
 
 /* The flags every command that can show usage accepts, in this order. */
@@ -68,5 +69,12 @@ int usage_fetch_apply(struct usage_fetch *f, struct model *m, const struct usage
 /* Wait for the answers and drop them, on a way out that does not use them.
  * Frees f; NULL is fine. */
 void usage_fetch_free(struct usage_fetch *f);
+
+/* Load l (cluster_load_model, on a connected l) with memory in use from s
+ * beside it: the queries run while the nodes and pods are listed, and are
+ * joined with the finished model (usage_apply with uo).  all: as for
+ * usage_fetch_start; prune: keep only the pods the answers name. */
+int usage_load(struct cli_ctx *ctx, const struct usage_source *s, struct cluster_load *l, bool all, bool prune,
+	       const struct usage_options *uo, struct kerr *err);
 
 #endif

@@ -23,7 +23,7 @@ static int demo_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err
 }
 
 static const struct command demo = {
-	.name = "demo", .usage = "[NODE...]", .summary = "a demo", .flags = demo_flags, .run = demo_run,
+	.name = "demo", .usage = "[NODE...]", .summary = "a demo", .flags = { demo_flags }, .run = demo_run,
 };
 
 Test(cli, global_flags_anywhere_in_every_spelling)
@@ -114,13 +114,13 @@ static const struct flag picker_flags[] = {
 };
 
 static const struct command picker = {
-	.name = "picker", .usage = "[NODE...]", .summary = "picks nodes", .flags = picker_flags,
-	.node_flags = nodesel_scheme_flags, .run = demo_run,
+	.name = "picker", .usage = "[NODE...]", .summary = "picks nodes",
+	.flags = { picker_flags, nodesel_scheme_flags }, .run = demo_run,
 };
 
 static const struct command changer = {
-	.name = "changer", .usage = "[NODE...]", .summary = "changes nodes", .flags = picker_flags,
-	.node_flags = nodesel_flags, .run = demo_run,
+	.name = "changer", .usage = "[NODE...]", .summary = "changes nodes",
+	.flags = { picker_flags, nodesel_flags }, .run = demo_run,
 };
 
 /* Parse argv (NULL-terminated) as cmd's flags and its node selection. */
@@ -301,6 +301,28 @@ Test(cli, one_printer_for_documents)
 {
 	check_document(OUTPUT_JSON, "{\n  \"zeta\": \"first\",\n  \"alpha\": 2,\n  \"mid\": [\n    3,\n    4\n  ]\n}\n");
 	check_document(OUTPUT_YAML, "zeta: first\nalpha: 2\nmid:\n- 3\n- 4\n");
+}
+
+Test(cli, status_errors_a_command_goes_on_without)
+{
+	struct kerr err = KERR_INIT;
+
+	kerr_set_status(&err, 403, "Forbidden", "events is forbidden");
+	cr_assert(cli_drop_status(&err, 403, 404));
+	cr_assert_eq(err.kind, KERR_NONE);
+	cr_assert_null(err.message);
+	kerr_set_status(&err, 409, "Conflict", "precondition failed");
+	cr_assert(cli_drop_status(&err, 404, 409));
+	kerr_set_status(&err, 500, "InternalError", "etcd is down");
+	cr_assert(!cli_drop_status(&err, 403, 404));
+	cr_assert_eq(err.code, 500);
+	kerr_release(&err);
+	/* a transport error is never a Status, whatever its number */
+	kerr_set(&err, KERR_REFUSED, "connection refused");
+	err.code = 403;
+	cr_assert(!cli_drop_status(&err, 403, 404));
+	cr_assert_eq(err.kind, KERR_REFUSED);
+	kerr_release(&err);
 }
 
 Test(cli, dry_run_and_timeout)
