@@ -628,7 +628,7 @@ static int feeds_start(struct top *t, struct kerr *err)
 		store_init(&f->fresh, f->kind);
 		f->path = i == 0 ? "/api/v1/nodes" : "/api/v1/pods";
 		f->label_selector = i == 0 ? t->sel.label_selector : NULL;
-		f->field_selector = i == 0 ? NULL : "status.phase!=Succeeded,status.phase!=Failed";
+		f->field_selector = i == 0 ? NULL : CLUSTER_ACTIVE_PODS;
 		f->filter = i == 0 ? &t->node_filter : model_pod_filter(&t->filter_model);
 		if (list_start(f, err) < 0)
 			return -1;

@@ -8,8 +8,6 @@
 
 #include "version.h"
 
-#define ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
-
 /* --- connecting ------------------------------------------------------------ */
 
 /* A budget from the environment (the tests shrink them), 0 = the default. */
@@ -201,7 +199,7 @@ static int plan_lists(struct plan *p, struct attempt *a, struct kerr *err)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	if (!nnames) {
 		plan_list(p, a, OBJ_NODE, sel ? sel->label_selector : NULL, NULL);
-		plan_list(p, a, OBJ_POD, NULL, ACTIVE_PODS);
+		plan_list(p, a, OBJ_POD, NULL, CLUSTER_ACTIVE_PODS);
 		return 0;
 	}
 	for (size_t i = 0; i < nnames; i++) {
@@ -210,7 +208,7 @@ static int plan_lists(struct plan *p, struct attempt *a, struct kerr *err)
 		if (asprintf(&nodes, "metadata.name=%s", sel->names[i]) < 0)
 			nodes = NULL;
 		plan_keep(p, nodes);
-		if (asprintf(&pods, "spec.nodeName=%s," ACTIVE_PODS, sel->names[i]) < 0)
+		if (asprintf(&pods, "spec.nodeName=%s," CLUSTER_ACTIVE_PODS, sel->names[i]) < 0)
 			pods = NULL;
 		plan_keep(p, pods);
 		if (!nodes || !pods)

@@ -21,6 +21,9 @@
 #include "model.h"
 #include "nodesel.h"
 
+/* The pods that may hold GPUs, as a field selector: those not ended. */
+#define CLUSTER_ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
+
 /* A connection to one cluster. */
 struct cluster {
 	struct kube_config cfg;

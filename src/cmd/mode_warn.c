@@ -139,7 +139,7 @@ int mode_pod_warnings(struct mode_run *r, struct kerr *err)
 						  .node_keys = np_pin_label_keys() };
 	struct kube_list l = {
 		.path = "/api/v1/pods",
-		.field_selector = "status.phase!=Succeeded,status.phase!=Failed",
+		.field_selector = CLUSTER_ACTIVE_PODS,
 		.kind = OBJ_POD,
 		.filter = &pod_filter,
 		.sink = { .pod = pod_seen, .list_meta = pod_list_reset, .ud = &s },
