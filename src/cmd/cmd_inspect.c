@@ -1,6 +1,6 @@
-/* `kubectl inspect cgpu [NODE...]`: the default command.  Nodes and pods are
- * listed concurrently (paged, filtered on the server), folded into the model
- * as they arrive, and printed as the published tables, JSON or YAML. */
+/* `kubectl inspect cgpu [NODE...]`: the default command.  The chosen nodes
+ * and their pods are loaded (load.c) and printed as the published tables,
+ * JSON or YAML, with the warnings, or with what found nothing. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
