@@ -453,8 +453,11 @@ static void print_flags(FILE *f, const struct command *cmd)
 	}
 	if (scheme_flag) {
 		fprintf(f, "\nSharing schemes (--%s):\n", scheme_flag->name);
-		for (size_t i = 0; schemes[i]; i++)
+		for (size_t i = 0; schemes[i]; i++) {
 			fprintf(f, "  %-14s %s\n", schemes[i]->name, schemes[i]->title);
+			if (schemes[i]->help)
+				fprintf(f, "  %-14s %s\n", "", schemes[i]->help);
+		}
 	}
 	fprintf(f, "\nGlobal flags (as kubectl's):\n");
 	print_flag_table(f, global_flags);

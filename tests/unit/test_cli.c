@@ -232,9 +232,11 @@ Test(cli, help_lists_the_block_and_the_schemes)
 	cr_assert_not_null(strstr(text, "\n        --pool=NAME"));
 	cr_assert_not_null(strstr(text, "\nSharing schemes (--scheme):\n"));
 	for (size_t i = 0; schemes[i]; i++) {
-		char line[128];
+		char line[256];
 
-		snprintf(line, sizeof(line), "\n  %-14s %s\n", schemes[i]->name, schemes[i]->title);
+		/* its name and title, then what it reads */
+		snprintf(line, sizeof(line), "\n  %-14s %s\n  %-14s %s\n", schemes[i]->name, schemes[i]->title, "",
+			 schemes[i]->help);
 		cr_assert_not_null(strstr(text, line), "%s", line);
 	}
 	free(text);
