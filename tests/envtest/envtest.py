@@ -29,14 +29,13 @@ interpreter exit and on SIGTERM/SIGINT/SIGHUP, also when a test fails.
 
 This module holds the Cluster (processes and requests) and names the rest, which lives beside it:
 envtest_assets.py (finding and unpacking the binaries), envtest_pki.py (CA, certificates, tokens, RBAC,
-kubeconfigs), envtest_scenario.py (object paths, loading and clearing scenarios), envtest_dra.py (the
-resource.k8s.io versions a server serves, and a scenario's DRA objects) and envtest_agent.py (the status
-agent).
+kubeconfigs), envtest_scenario.py (object paths, loading and clearing scenarios), envtest_load.py (writing
+many objects concurrently, with retries), envtest_dra.py (the resource.k8s.io versions a server serves,
+and a scenario's DRA objects) and envtest_agent.py (the status agent).
 """
 
 import atexit
 import base64
-import concurrent.futures
 import copy
 import http.client
 import json
@@ -53,11 +52,12 @@ import time
 import urllib.parse
 import urllib.request
 
-# The parts, each for one concern (binaries, credentials, scenario objects, the status agent): their names
-# are this module's too, for the tests that import envtest.
+# The parts, each for one concern (binaries, credentials, scenario objects, bulk writes, the status agent):
+# their names are this module's too, for the tests that import envtest.
 import envtest_dra
 from envtest_agent import StatusAgent
 from envtest_assets import ROOT, AssetsError, find_assets, find_etcd, unavailable  # noqa: F401
+from envtest_load import LoadError, Pool, create_job  # noqa: F401
 from envtest_pki import DEFAULT_USERS, admin_user, make_pki, rbac_objects, write_kubeconfig, write_tokens
 from envtest_scenario import (_pod_for_create, load_scenario, object_path, read_scenario,  # noqa: F401
 	strip_for_create)
@@ -124,11 +124,12 @@ class Cluster:
 	agent (the status agent), startup_seconds."""
 
 	def __init__(self, assets=None, users=None, controllers=True, agent_delay=0.5, terminate_delay=0.2,
-			log_level=0, watch_cache_off=(), apiserver_args=()):
+			log_level=0, watch_cache_off=(), apiserver_args=(), audit=True):
 		"""users: extra token users {context: {"user": name, "groups": [...], "rules": [rbac rules]}};
 		their rules become a ClusterRole bound to the user.  watch_cache_off: resources ("nodes") whose
 		watches and lists go to etcd, not the API server's watch cache, so that compact() can expire them.
-		apiserver_args: more kube-apiserver flags."""
+		apiserver_args: more kube-apiserver flags.  audit=False: no audit log (a benchmark, which reads
+		none, spares the server writing every request body)."""
 		self.assets = assets
 		self.users = copy.deepcopy(DEFAULT_USERS)
 		self.users.update(copy.deepcopy(users or {}))
@@ -136,8 +137,10 @@ class Cluster:
 		self.log_level = log_level
 		self.watch_cache_off = tuple(watch_cache_off)
 		self.apiserver_args = list(apiserver_args)
+		self.audit = audit
 		self.procs = {}
 		self.dir = None
+		self.pool = None
 		self.agent = StatusAgent(self, agent_delay, terminate_delay)
 		self._local = threading.local()
 
@@ -192,9 +195,9 @@ class Cluster:
 				"--service-account-key-file", d + "/sa.key", "--service-account-signing-key-file", d + "/sa.key",
 				"--service-account-issuer", "https://kubernetes.default.svc",
 				"--service-cluster-ip-range", "10.0.0.0/24", "--endpoint-reconciler-type", "none",
-				"--audit-policy-file", d + "/audit-policy.yaml", "--audit-log-path", self.audit_log,
-				"--audit-log-format", "json", "--audit-log-mode", "blocking",
 				"--profiling=false", "--v", str(self.log_level)]
+				+ (["--audit-policy-file", d + "/audit-policy.yaml", "--audit-log-path", self.audit_log,
+					"--audit-log-format", "json", "--audit-log-mode", "blocking"] if self.audit else [])
 				+ (["--watch-cache-sizes", ",".join(r + "#0" for r in self.watch_cache_off)] if self.watch_cache_off else [])
 				# a server new enough for Dynamic Resource Allocation serves all its versions and fields
 				+ envtest_dra.apiserver_args(self.assets) + self.apiserver_args)
@@ -203,6 +206,7 @@ class Cluster:
 			self.ssl_anon = ssl.create_default_context(cafile=self.ca)
 			self.ssl_agent = ssl.create_default_context(cafile=self.ca)
 			self.ssl_agent.load_cert_chain(d + "/agent.crt", d + "/agent.key")
+			self.pool = Pool("127.0.0.1", self.port, self.ssl)
 			self._write_kubeconfig()
 			self._wait_ready(t0 + timeout)
 			# Started once the API server is ready: it gives up when the server is not healthy for 20 s.
@@ -261,6 +265,9 @@ class Cluster:
 
 	def stop(self):
 		self.agent.stop()
+		if self.pool is not None:
+			self.pool.close()
+			self.pool = None
 		for name in ("kube-controller-manager", "kube-apiserver", "etcd"):
 			p, log = self.procs.pop(name, (None, None))
 			if p is None:
@@ -360,26 +367,17 @@ class Cluster:
 			raise RuntimeError("%s %s: %d %s" % (method, path, status, out))
 		return out
 
-	def create_many(self, objects, workers=8, ignore_exists=False, headers=None):
-		"""Creates objects (dicts with apiVersion and kind) in parallel; their status, when they have one
-		that the create does not keep (pods, nodes), is then written through the status subresource.
-		Returns the created objects in order."""
-		def one(obj):
-			path = object_path(obj, collection=True)
-			body = strip_for_create(obj)
-			status, _, out = self.call("POST", path, body, timeout=60, headers=headers)
-			if status == 409 and ignore_exists:
-				return None
-			if status != 201:
-				raise RuntimeError("POST %s %s: %d %s" % (path, obj["metadata"].get("name"), status, out))
-			if obj.get("status") and obj.get("kind") in ("Pod", "Node"):
-				out = self.must("PATCH", object_path(out) + "/status", {"status": obj["status"]},
-					content_type="application/merge-patch+json", timeout=60, headers=headers)
-			return out
-		if workers <= 1 or len(objects) <= 1:
-			return [one(o) for o in objects]
-		with concurrent.futures.ThreadPoolExecutor(workers) as ex:
-			return list(ex.map(one, objects))
+	def create_many(self, objects, workers=8, ignore_exists=False, headers=None, keep=True):
+		"""Creates objects (dicts with apiVersion and kind) concurrently over up to `workers` keep-alive
+		connections; their status, when they have one that the create does not keep (pods, nodes), is then
+		written through the status subresource.  Busy or failing answers (429, 5xx) are retried after their
+		Retry-After.  Returns the created objects in order (None for each when not keep)."""
+		pool = self.pool if headers is None else Pool("127.0.0.1", self.port, self.ssl, headers=headers)
+		try:
+			return pool.run([create_job(o, ignore_exists, keep) for o in objects], workers)
+		finally:
+			if pool is not self.pool:
+				pool.close()
 
 	def ensure_namespace(self, ns, accounts=("default",)):
 		"""Creates a namespace and its service accounts unless they exist (pods need their account)."""

@@ -78,18 +78,25 @@ def read_scenario(path):
 def _pod_for_create(pod, owners=None):
 	"""A fixture pod as the API server will take it: without owner references (to objects that do not
 	exist yet or at all: the garbage collector would delete the pod; a DaemonSet adopts its pods)."""
-	p = copy.deepcopy(pod)
-	p["metadata"].pop("ownerReferences", None)
-	spec = p.setdefault("spec", {})
+	# Copies of only the parts that change: generated clusters share the rest between their pods, and a
+	# deep copy of 20,000 pods costs more than their creation.
+	p = dict(pod)
+	p["metadata"] = {k: v for k, v in pod["metadata"].items() if k != "ownerReferences"}
+	spec = p["spec"] = dict(pod.get("spec", {}))
 	# Volumes of the service-account token the admission plugin added when the pod was captured are added
 	# again by this server's admission plugin: keep the capture's out, or the names clash.
-	vols = [v for v in spec.get("volumes", []) if not v.get("name", "").startswith("kube-api-access-")]
 	if "volumes" in spec:
-		spec["volumes"] = vols
-	for c in spec.get("containers", []) + spec.get("initContainers", []):
-		c["volumeMounts"] = [m for m in c.get("volumeMounts", []) if not m.get("name", "").startswith("kube-api-access-")]
-		if not c["volumeMounts"]:
-			del c["volumeMounts"]
+		spec["volumes"] = [v for v in spec["volumes"] if not v.get("name", "").startswith("kube-api-access-")]
+	for key in ("containers", "initContainers"):
+		if key not in spec:
+			continue
+		spec[key] = [dict(c) for c in spec[key]]
+		for c in spec[key]:
+			mounts = [m for m in c.get("volumeMounts", []) if not m.get("name", "").startswith("kube-api-access-")]
+			if mounts:
+				c["volumeMounts"] = mounts
+			else:
+				c.pop("volumeMounts", None)
 	return p
 
 
@@ -188,7 +195,7 @@ def load_scenario(cluster, scenario, workers=8, clean=True):
 	# Pods first, without their DaemonSet owner: the controller, seeing a new DaemonSet, adopts the pods
 	# that match its selector; were the DaemonSet first, it would make pods of its own on their nodes.
 	pods = [_pod_for_create(p, owners) for p in by_kind.get("Pod", [])]
-	cluster.create_many(pods, workers)
+	cluster.create_many(pods, workers, keep=False)
 	if daemonsets:
 		# The controller watches pods and DaemonSets separately: give its pod cache a moment to see the
 		# pods, or it makes pods of its own for their nodes and then deletes the extra ones.
