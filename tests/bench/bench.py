@@ -2,6 +2,7 @@
 """Scale benchmark: the plugin against a generated cluster, next to the download floor and kubectl.
 
     python3 tests/bench/bench.py [--scales 1k,10k,100k] [--repeat 3] [--build DIR] [--backend fake|real]
+    python3 tests/bench/bench.py --scenario top --backend real --scales 20k --repeat 3
 
 From a clean clone this is the only command needed: it builds the plugin (release build in DIR, default
 build-bench, unless --plugin names a binary), and for each scale starts the fake API server once
@@ -23,21 +24,32 @@ small helper tests/bench/maxrss.c, compiled into the build directory; see there 
   kubectl   kubectl get nodes,pods -A -o json       (stdout to /dev/null; run once per scale, stopped and
             reported as skipped when it would exceed --kubectl-mem GiB or --kubectl-timeout seconds)
 
+--scenario top measures the live view instead (tests/bench/bench_top.py, where each figure is described):
+`top` in a tmux pane under --churn-rate changes a second (default 100) for --churn-seconds (default 30) of
+creates, deletes, status and label patches of GPU pods, beside `kubectl get pods -A -w -o name` under the same
+changes; per scale a table of the time to the first screen, CPU per 1,000 watch events and peak RSS (with the
+plugin's summary on the same cluster), how soon a new pod, a deleted pod and a key press show on screen, and
+whether the live view's goals are met.  Its default scale is 20k.
+
 Scales: tiny = 5 nodes/50 pods, 1k = 50/1,000, 5k = 250/5,000, 10k = 500/10,000, 20k = 1,000/20,000,
 100k = 5,000/100,000; 4 GPUs of 15 GiB per node.
 
 --backend real runs the same on a real kube-apiserver with etcd (tests/envtest/envtest.py: the binaries
 from $KUBE_ASSETS or ../shared/envtest), loaded through the API with the same generated cluster, node and
-pod status written through the status subresource as a kubelet writes it; loading takes minutes and GiBs
-at 20k.  Its floors are the real server's own: JSON and protobuf from the watch cache. Output: a Markdown table per scale (also written to --out FILE when given, with the load average when
-its runs started: on a shared machine compare CPU times first) and a scaling table of the summary. The servers
-are stopped and their state directories removed on exit, also on Ctrl-C or SIGTERM.
+pod status written through the status subresource as a kubelet writes it, over 16 concurrent keep-alive
+connections (tests/envtest/envtest_load.py): about a minute and a half and 2 GiB for the API server at 20k
+on 2 cores.  Its floors are the real server's own: JSON and protobuf from the watch cache.
+
+Output: a Markdown table per scale (also written to --out FILE when given, with the load average when its
+runs started: on a shared machine compare CPU times first) and, for the lists, a scaling table of the
+summary.  The servers are stopped and their state directories removed on exit, also on Ctrl-C or SIGTERM.
 """
 
 import argparse
 import os
 import shutil
 import signal
+import ssl
 import statistics
 import subprocess
 import sys
@@ -60,6 +72,9 @@ SCALES = {
 }
 GPUS, GPU_MEM = 4, 15
 POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+# Concurrent connections that load the real API server: on 2 cores it is the server's CPU that bounds the
+# rate, reached from about 8 on.
+LOAD_WORKERS = 16
 ROWS = ("floor", "floor_pb", "summary", "details", "json", "yaml", "kubectl")
 PB = "application/vnd.kubernetes.protobuf"
 
@@ -102,17 +117,23 @@ def die_with_parent():
 class Server:
 	"""The fake API server with a generated cluster, started once per scale."""
 
-	def __init__(self, nodes, pods, timeout):
+	real = False
+
+	def __init__(self, nodes, pods, timeout, prerender=True):
 		self.spec = "gen:nodes=%d,pods=%d,gpus=%d,mem=%d" % (nodes, pods, GPUS, GPU_MEM)
 		self.dir = tempfile.mkdtemp(prefix="cgpu-bench-")
 		self.proc = None
 		self.timeout = timeout
+		self.prerender = prerender
+		self._objects = None
+		self.loaded = ""
 
 	def start(self):
 		t0 = time.monotonic()
 		with open(os.path.join(self.dir, "server.log"), "w") as log_f:
-			self.proc = subprocess.Popen([sys.executable, FAKEAPI, "--scenario", self.spec, "--state-dir", self.dir,
-				"--prerender"], stdout=subprocess.PIPE, stderr=log_f, text=True, preexec_fn=die_with_parent)
+			self.proc = subprocess.Popen([sys.executable, FAKEAPI, "--scenario", self.spec, "--state-dir", self.dir]
+				+ (["--prerender"] if self.prerender else []), stdout=subprocess.PIPE, stderr=log_f, text=True,
+				preexec_fn=die_with_parent)
 		line = []
 		reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()), daemon=True)
 		reader.start()
@@ -146,13 +167,30 @@ class Server:
 		return (os.path.join(self.dir, "ca.crt"), os.path.join(self.dir, "admin.crt"),
 			os.path.join(self.dir, "admin.key"))
 
+	def ssl_context(self):
+		"""TLS for our own requests, as the admin (client certificate)."""
+		ca, crt, key = self.creds()
+		ctx = ssl.create_default_context(cafile=ca)
+		ctx.load_cert_chain(crt, key)
+		return ctx
+
+	@property
+	def objects(self):
+		"""The server's objects as generated: the generator is deterministic, so they are made again here."""
+		if self._objects is None:
+			sys.path.insert(0, os.path.join(ROOT, "tests", "fakeapi"))
+			import mkfixtures  # pylint: disable=import-outside-toplevel
+			self._objects = mkfixtures.generate(self.spec[len("gen:"):])[0]
+		return self._objects
+
 
 class RealServer:
 	"""A real kube-apiserver and etcd (tests/envtest), loaded with the generated cluster once per scale."""
 
 	kind = "Real kube-apiserver"
+	real = True
 
-	def __init__(self, nodes, pods, timeout):
+	def __init__(self, nodes, pods, timeout, prerender=True):
 		sys.path.insert(0, os.path.join(ROOT, "tests", "envtest"))
 		sys.path.insert(0, os.path.join(ROOT, "tests", "fakeapi"))
 		import envtest  # pylint: disable=import-outside-toplevel
@@ -164,14 +202,22 @@ class RealServer:
 	def start(self):
 		import mkfixtures  # pylint: disable=import-outside-toplevel
 		t0 = time.monotonic()
-		# no controllers: nothing but the loaded objects, and no CPU spent on them meanwhile
-		self.cluster = self.envtest.Cluster(controllers=False).start(self.timeout)
+		# no controllers: nothing but the loaded objects, and no CPU spent on them meanwhile; no audit log,
+		# which nothing here reads
+		self.cluster = self.envtest.Cluster(controllers=False, audit=False).start(self.timeout)
 		self.dir = self.cluster.dir
 		self.port = self.cluster.port
 		self.kubeconfig = self.cluster.kubeconfig
 		objects, config = mkfixtures.generate(self.spec)
-		log("loading %d objects into the API server" % len(objects))
-		self.envtest.load_scenario(self.cluster, (objects, config), workers=8, clean=False)
+		self.objects = objects
+		log("loading %d objects into the API server (%d connections)" % (len(objects), LOAD_WORKERS))
+		t1 = time.monotonic()
+		self.envtest.load_scenario(self.cluster, (objects, config), workers=LOAD_WORKERS, clean=False)
+		took = time.monotonic() - t1
+		stats = self.cluster.pool.stats
+		self.loaded = " (loaded in %.0f s: %.0f objects a second, %d requests, %d retried)" % (took,
+			len(objects) / took, stats["requests"], stats["retries"])
+		log("loaded%s" % self.loaded)
 		self.startup = time.monotonic() - t0
 		self.rss_mib = vm_kib(self.cluster.procs["kube-apiserver"][0].pid, "VmRSS") / 1024
 		return self
@@ -182,6 +228,9 @@ class RealServer:
 
 	def creds(self):
 		return (self.cluster.ca, os.path.join(self.dir, "admin.crt"), os.path.join(self.dir, "admin.key"))
+
+	def ssl_context(self):
+		return self.cluster.ssl
 
 
 MAXRSS = None  # the helper binary (maxrss.c), built by main()
@@ -349,7 +398,26 @@ def bench_scale(name, plugin, args):
 			else:
 				res["kubectl"].append((wall, rss, cpu))
 		return {"name": name, "nodes": nodes, "pods": pods, "startup": srv.startup, "server_mib": srv.rss_mib,
-			"res": res, "note": note, "load": load, "server": srv.kind}
+			"res": res, "note": note, "load": load, "server": srv.kind, "loaded": srv.loaded}
+	finally:
+		srv.stop()
+
+
+def bench_top_scale(name, plugin, args):
+	"""The live-view scenario (bench_top.py) on one scale."""
+	import bench_top  # pylint: disable=import-outside-toplevel
+	nodes, pods = SCALES[name]
+	log("%s: starting the %s API server (%d nodes, %d pods)" % (name, args.backend, nodes, pods))
+	srv = (RealServer if args.backend == "real" else Server)(nodes, pods, args.server_timeout, prerender=False)
+	try:
+		srv.start()
+		log("%s: server ready in %.1f s, %.0f MiB" % (name, srv.startup, srv.rss_mib))
+		b = bench_top.Bench(srv, plugin, MAXRSS, args, run_measured, Measured)
+		size = b.pod_size()
+		runs = bench_top.run_scenario(b, args.repeat)
+		return {"name": name, "nodes": nodes, "pods": pods, "startup": srv.startup, "server_mib": srv.rss_mib,
+			"server": srv.kind, "loaded": srv.loaded, "rate": args.churn_rate, "seconds": args.churn_seconds,
+			"pod_size": size, "runs": runs}
 	finally:
 		srv.stop()
 
@@ -375,9 +443,9 @@ def table(r, repeat):
 	floor_w, floor_c = med(res["floor_pb"], 0), med(res["floor_pb"], 2)
 	kube_w = med(res["kubectl"], 0)
 	lines = ["### %s: %d nodes x %d GPUs, %d pods" % (r["name"], r["nodes"], GPUS, r["pods"]), "",
-		"Median of %d runs (kubectl: one run). %s ready in %.1f s, %.0f MiB; load average %.1f "
+		"Median of %d runs (kubectl: one run). %s ready in %.1f s%s, %.0f MiB; load average %.1f "
 		"when the runs started. Ratios are to the protobuf floor." % (repeat, r["server"], r["startup"],
-			r["server_mib"], r["load"]), "",
+			r["loaded"], r["server_mib"], r["load"]), "",
 		"| run | wall (s) | CPU (s) | peak RSS (MiB) | wall / floor | CPU / floor | wall / kubectl |",
 		"|---|---:|---:|---:|---:|---:|---:|"]
 	labels = {"floor": "download floor, JSON (2 x curl, watch cache, gzip)",
@@ -414,8 +482,12 @@ def interrupted(_sig, _frame):
 
 
 def main(argv=None):
-	ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-	ap.add_argument("--scales", default="1k,10k,100k", help="comma-separated: %s" % ", ".join(SCALES))
+	ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__.split("\n\n", 1)[1],
+		formatter_class=argparse.RawDescriptionHelpFormatter)
+	ap.add_argument("--scenario", choices=("lists", "top"), default="lists",
+		help="lists: the one-shot commands and their floors; top: the live view under churn (bench_top.py)")
+	ap.add_argument("--scales", help="comma-separated: %s (default: 1k,10k,100k; with --scenario top, 20k)" %
+		", ".join(SCALES))
 	ap.add_argument("--repeat", type=int, default=3)
 	ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="build directory (release)")
 	ap.add_argument("--plugin", help="use this plugin binary instead of building one")
@@ -423,17 +495,22 @@ def main(argv=None):
 	ap.add_argument("--kubectl-timeout", type=int, default=600, help="seconds")
 	ap.add_argument("--kubectl-mem", type=float, default=16, help="GiB")
 	ap.add_argument("--server-timeout", type=int, default=600, help="seconds for the server to start")
+	ap.add_argument("--churn-rate", type=float, default=100, help="top: changes a second (default 100)")
+	ap.add_argument("--churn-seconds", type=float, default=30, help="top: seconds of churn per run (default 30)")
 	ap.add_argument("--out", help="also write the Markdown tables to this file")
 	ap.add_argument("--backend", choices=("fake", "real"), default="fake",
 		help="the fake API server, or a real kube-apiserver with etcd (tests/envtest)")
 	args = ap.parse_args(argv)
-	scales = [s for s in args.scales.split(",") if s]
+	top = args.scenario == "top"
+	scales = [s for s in (args.scales or ("20k" if top else "1k,10k,100k")).split(",") if s]
 	for s in scales:
 		if s not in SCALES:
 			ap.error("unknown scale %s (known: %s)" % (s, ", ".join(SCALES)))
 	if args.repeat < 1:
 		ap.error("--repeat must be at least 1")
-	for tool in ("curl",):
+	if args.churn_rate <= 0 or args.churn_seconds <= 0:
+		ap.error("--churn-rate and --churn-seconds must be positive")
+	for tool in ("tmux",) if top else ("curl",):
 		if not shutil.which(tool):
 			ap.error("%s is needed" % tool)
 	global MAXRSS
@@ -442,19 +519,26 @@ def main(argv=None):
 
 	# SIGTERM ends the run like Ctrl-C, so that the servers are stopped by the finally clauses.
 	signal.signal(signal.SIGTERM, interrupted)
-	results = []
+	results, tables = [], []
 	try:
 		for s in scales:
-			results.append(bench_scale(s, plugin, args))
-			print(table(results[-1], args.repeat) + "\n", flush=True)
+			if top:
+				import bench_top  # pylint: disable=import-outside-toplevel
+				results.append(bench_top_scale(s, plugin, args))
+				tables.append(bench_top.table(results[-1], args.repeat))
+			else:
+				results.append(bench_scale(s, plugin, args))
+				tables.append(table(results[-1], args.repeat))
+			print(tables[-1] + "\n", flush=True)
 	except KeyboardInterrupt:
 		log("interrupted")
 		return 130
-	text = "\n\n".join([table(r, args.repeat) for r in results] + [scaling(results)]) + "\n"
-	print(scaling(results), flush=True)
+	if not top:
+		tables.append(scaling(results))
+		print(tables[-1], flush=True)
 	if args.out:
 		with open(args.out, "w") as f:
-			f.write(text)
+			f.write("\n\n".join(tables) + "\n")
 	return 0
 
 

@@ -1,10 +1,11 @@
-"""The scale benchmark (tests/bench/bench.py) at a tiny scale, so that the command keeps working.  Also the
-loader that fills the real API server for it (tests/envtest/envtest_load.py), against a small HTTPS server
-that answers from a script."""
+"""The scale benchmark (tests/bench/bench.py) at a tiny scale, so that the command keeps working: the lists
+scenario, and the live view under churn on the fake API server.  Also the loader that fills the real API
+server for it (tests/envtest/envtest_load.py), against a small HTTPS server that answers from a script."""
 
 import http.server
 import json
 import os
+import re
 import shutil
 import ssl
 import subprocess
@@ -59,6 +60,56 @@ class BenchTest(unittest.TestCase):
 			self.assertGreater(float(cells[3]), 0.5, "peak RSS of %s" % row)
 		self.assertRegex(text, r"\| tiny \| 5 \| 50 \| %s \| %s \| %sx \| %s \| %s \|" % (NUM, NUM, NUM, NUM, NUM))
 		self.assertIn("### Scaling of the summary", written)
+		self.assert_servers_gone()
+
+	@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
+	def test_top_tiny(self):
+		rate, seconds = 20, 3
+		text, written = self.bench("--scenario", "top", "--scales", "tiny", "--churn-rate", str(rate),
+			"--churn-seconds", str(seconds))
+		self.assertIn("### tiny: 5 nodes x 4 GPUs, 50 pods: the live view under churn", written)
+		m = re.search(r"sent at (%s) a second; (\d+) watch events per run \(median; ADDED (\d+), MODIFIED (\d+), "
+			r"DELETED (\d+); kubectl printed (\d+|n/a) lines meanwhile\)" % NUM, text)
+		self.assertIsNotNone(m, text)
+		sent, events = float(m.group(1)), int(m.group(2))
+		self.assertEqual(events, sum(int(m.group(i)) for i in (3, 4, 5)), text)
+		# a steady rate, and an event for each change (and each probe pod's create and delete)
+		self.assertGreater(sent, rate * 0.8, text)
+		self.assertLess(sent, rate * 1.2, text)
+		self.assertGreaterEqual(events, rate * seconds, text)
+		self.assertLess(events, rate * seconds + 40, text)
+		if m.group(6) != "n/a":
+			self.assertEqual(int(m.group(6)), events, "kubectl printed a line per event:\n" + text)
+
+		summary, top = table_row(text, "plugin summary"), table_row(text, "plugin `top`")
+		self.assertIsNotNone(top, text)
+		first, cpu, churn_cpu, per_k, rss = (float(c) for c in top[1:6])
+		self.assertGreater(first, 0.0)
+		self.assertLess(first, 10.0, "the first screen of 5 nodes")
+		self.assertGreaterEqual(cpu, churn_cpu, "the whole run holds the churn")
+		# the CPU under churn shown to 10 ms, per 1,000 events to 10 ms too
+		self.assertGreaterEqual(per_k, max(0.0, churn_cpu - 0.005) * 1000 / events - 0.005)
+		self.assertLessEqual(per_k, (churn_cpu + 0.005) * 1000 / events + 0.005)
+		self.assertGreater(rss, 0.5)
+		self.assertLess(rss, 200)
+		self.assertRegex(summary[1], "^" + NUM + "$")
+		kube = table_row(text, "`kubectl get pods -A -w -o name`")
+		if shutil.which("kubectl"):
+			self.assertIsNotNone(kube, text)
+			for c in kube[1:6]:
+				self.assertRegex(c, "^" + NUM + "$", kube)
+
+		for probe in ("a new pod on screen", "a deleted pod off screen", "a key press answered"):
+			cells = table_row(text, probe)
+			self.assertIsNotNone(cells, text)
+			n, median, slowest = int(cells[1]), float(cells[2]), float(cells[4])
+			self.assertGreaterEqual(n, 1, probe)
+			self.assertGreater(median, 0.0, probe)
+			# the view redraws what changed within its 1 s refresh, and a key at once
+			self.assertLess(slowest, 3.0 if probe != "a key press answered" else 1.0, probe)
+		for goal in ("peak RSS under 64 MiB", "first screen within 1.5x of the summary",
+				"every change on screen within a second", "a key press answered within a second"):
+			self.assertRegex(text, r"\| %s \| [^|]+ \| (yes|no) \|" % re.escape(goal))
 		self.assert_servers_gone()
 
 	def assert_servers_gone(self):
