@@ -546,7 +546,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
 		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
 			if (code < 100000)
 				code = code * 10 + (s[i] - '0');
-		d->base.st_code = i == len ? code : 0;
+		d->base.st_code = i == len && code < 100000 ? code : 0;
 	}
 	return 1;
 }

@@ -330,6 +330,30 @@ Test(decode, list_shape_errors)
 	collect_release(&c);
 }
 
+/* A Status code is an HTTP status: one of six digits or more, a sign or a
+ * fraction is none, read as 0 (as the protobuf decoder reads it). */
+Test(decode, status_code_out_of_range_is_zero)
+{
+	static const char *const codes[] = {"100000", "123456", "9999999999999", "-1", "4.5", "4e2"};
+	struct collect c = {0};
+	struct kerr err = KERR_INIT;
+	char doc[160];
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		snprintf(doc, sizeof(doc), "{\"kind\":\"Status\",\"reason\":\"Odd\",\"code\":%s}", codes[i]);
+		cr_assert_eq(feed_list(OBJ_NODE, &all_filter, doc, strlen(doc), 0, &c, &err), -1, "%s", doc);
+		cr_assert_eq(err.kind, KERR_STATUS, "%s", doc);
+		cr_assert_eq(err.code, 0, "%s: code %ld", doc, err.code);
+		kerr_release(&err);
+		collect_release(&c);
+	}
+	snprintf(doc, sizeof(doc), "{\"kind\":\"Status\",\"reason\":\"Odd\",\"code\":99999}");
+	cr_assert_eq(feed_list(OBJ_NODE, &all_filter, doc, strlen(doc), 0, &c, &err), -1);
+	cr_assert_eq(err.code, 99999);
+	kerr_release(&err);
+	collect_release(&c);
+}
+
 Test(decode, deep_nesting_is_skipped)
 {
 	size_t depth = 200000, len = 0;
