@@ -84,6 +84,46 @@ Test(decode, required_node_affinity_is_bounded)
 	free(doc);
 }
 
+/* The node labels a pod's scheduling names (nodeSelector keys, required
+ * node affinity keys) are recorded once each, as the filter's node_keys
+ * allow, whether or not scheduling fields are kept, and past the caps. */
+Test(decode, node_keys_recorded)
+{
+	static const char *const keys[] = {"zone", "gpu.*", NULL};
+	const struct decode_filter f = {.node_keys = keys};
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&doc, &len);
+	struct collect c = {0};
+	struct kerr err = KERR_INIT;
+	const struct kvlist *k;
+
+	fputs("{\"items\":[{\"metadata\":{\"name\":\"x\"},\"spec\":{\"nodeSelector\":{\"gpu.pool\":\"a\",\"os\":\"l\"},"
+	      "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+	      "\"nodeSelectorTerms\":[", out);
+	for (int i = 0; i < 10; i++)
+		fprintf(out, "%s{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"Exists\"},"
+			"{\"key\":\"gpu.k%d\",\"operator\":\"Exists\"}]}", i ? "," : "", i);
+	fputs("]}}}}},{\"metadata\":{\"name\":\"y\"},\"spec\":{\"affinity\":{\"nodeAffinity\":{}}}}]}", out);
+	cr_assert_eq(fclose(out), 0);
+	cr_assert_eq(feed_list(OBJ_POD, &f, doc, len, 0, &c, &err), 0, "%s", err.message);
+	cr_assert_eq(c.npods, 2);
+	cr_assert(c.pods[0]->has_node_selector);
+	cr_assert_eq(c.pods[0]->node_selector.len, 0, "values kept only for scheduling");
+	cr_assert_eq(c.pods[0]->nnode_terms, 0, "terms kept only for scheduling");
+	k = &c.pods[0]->node_keys;
+	cr_assert_eq(k->len, 12);
+	cr_assert_str_eq(k->items[0].key, "gpu.pool");
+	cr_assert_str_eq(k->items[0].value, "");
+	cr_assert_str_eq(k->items[1].key, "zone");
+	cr_assert_str_eq(k->items[2].key, "gpu.k0");
+	cr_assert_str_eq(k->items[11].key, "gpu.k9");
+	cr_assert_not(c.pods[1]->has_node_selector, "an empty node affinity selects nothing");
+	cr_assert_eq(c.pods[1]->node_keys.len, 0);
+	collect_release(&c);
+	free(doc);
+}
+
 Test(decode, pods_page_known_values)
 {
 	size_t len;

@@ -522,6 +522,51 @@ Test(decode_pb, scheduling_fields)
 	k8s_pod_free(p);
 }
 
+/* As in JSON: node selection keys recorded once, as node_keys allow,
+ * without scheduling fields; an empty node affinity selects nothing. */
+Test(decode_pb, node_keys_recorded)
+{
+	static const char *const keys[] = {"zone", "gpu.*", NULL};
+	const struct decode_filter f = {.node_keys = keys};
+	unsigned char a[256], b[256];
+	size_t na = 0, nb = 0;
+	struct kerr err = KERR_INIT;
+	struct k8s_pod *p = NULL;
+
+	na += PUT_STR(a, 1, "zone");
+	na += PUT_STR(a + na, 2, "Exists");
+	nb += put_field(b, 1, a, na);	/* NodeSelectorTerm.matchExpressions */
+	na = PUT_STR(a, 1, "gpu.model");
+	nb += put_field(b + nb, 1, a, na);
+	na = put_field(a, 1, b, nb);	/* NodeSelector.nodeSelectorTerms */
+	nb = put_field(b, 1, a, na);	/* NodeAffinity.requiredDuringScheduling... */
+	na = put_field(a, 1, b, nb);	/* Affinity.nodeAffinity */
+	nb = put_field(b, 18, a, na);	/* PodSpec.affinity */
+	na = PUT_STR(a, 1, "gpu.pool");
+	na += PUT_STR(a + na, 2, "b");
+	nb += put_field(b + nb, 7, a, na); /* PodSpec.nodeSelector */
+	na = put_field(a, 2, b, nb);	/* Pod.spec */
+	nb = wrap_object(b, "Pod", a, na);
+	cr_assert_eq(decode_pod(b, nb, &f, &p, &err), 0, "%s", err.message);
+	cr_assert(p->has_node_selector);
+	cr_assert_eq(p->node_selector.len, 0);
+	cr_assert_eq(p->nnode_terms, 0);
+	cr_assert_eq(p->node_keys.len, 3);
+	cr_assert_str_eq(p->node_keys.items[0].key, "zone");
+	cr_assert_str_eq(p->node_keys.items[1].key, "gpu.model");
+	cr_assert_str_eq(p->node_keys.items[2].key, "gpu.pool");
+	k8s_pod_free(p);
+	p = NULL;
+
+	nb = put_field(b, 1, a, 0);	/* Affinity.nodeAffinity, empty */
+	na = put_field(a, 18, b, nb);
+	nb = put_field(b, 2, a, na);
+	na = wrap_object(a, "Pod", b, nb);
+	cr_assert_eq(decode_pod(a, na, &f, &p, &err), 0, "%s", err.message);
+	cr_assert_not(p->has_node_selector);
+	k8s_pod_free(p);
+}
+
 /* kpb.py's encoding of api/pods-affinity.json: every operator, a term of
  * matchFields only (no expression kept), preferred terms (not kept). */
 Test(decode_pb, required_node_affinity)
