@@ -8,7 +8,8 @@
  * (Status, DaemonSets, ExecCredential) are read with jansson elsewhere; a
  * protobuf Status is read here (decode_status_pb).
  *
- * Uses yajl and the object structs (objects.h); nothing outside the client.
+ * The objects, sinks and events are those of decode_sink.h.  Uses yajl and
+ * the object structs (objects.h); nothing outside the client.
  */
 #ifndef DECODE_H
 #define DECODE_H
@@ -16,22 +17,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "decode_sink.h"
 #include "kerr.h"
 #include "objects.h"
-
-enum obj_kind { OBJ_NODE, OBJ_POD };
-
-/* Callbacks receive ownership of the object; return 0 to go on, -1 to stop
- * (the feed call then fails with the error the callback put in *err). */
-struct decode_sink {
-	int (*node)(void *ud, struct k8s_node *node, struct kerr *err);
-	int (*pod)(void *ud, struct k8s_pod *pod, struct kerr *err);
-	/* List metadata as soon as it has been read (it comes before "items" in
-	 * what the API server writes, so the next page can be requested before
-	 * this one is decoded).  continue_token is NULL on the last page. */
-	void (*list_meta)(void *ud, const char *resource_version, const char *continue_token);
-	void *ud;
-};
 
 /* --- lists --------------------------------------------------------------- */
 
@@ -54,22 +42,6 @@ int decode_pod(const void *buf, size_t len, const struct decode_filter *filter,
 	       struct k8s_pod **ret, struct kerr *err);
 
 /* --- watch streams ------------------------------------------------------- */
-
-enum watch_type { WATCH_ADDED, WATCH_MODIFIED, WATCH_DELETED, WATCH_BOOKMARK, WATCH_ERROR };
-
-struct watch_event {
-	enum watch_type type;
-	enum obj_kind kind;
-	struct k8s_node *node;	  /* set for node events other than BOOKMARK/ERROR; owned by receiver */
-	struct k8s_pod *pod;	  /* same, for pods */
-	char *resource_version;	  /* object's metadata.resourceVersion (also for BOOKMARK) */
-	long error_code;	  /* WATCH_ERROR: Status.code (410 = list again) */
-	char *error_reason, *error_message;
-};
-
-/* Called once per complete event; the receiver owns ev->node/ev->pod and
- * must not keep the other pointers after returning. */
-typedef int (*watch_cb)(void *ud, struct watch_event *ev, struct kerr *err);
 
 struct watch_decoder;
 

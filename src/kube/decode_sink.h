@@ -1,0 +1,42 @@
+/* What the streaming decoders hand over and to whom: the kinds of object
+ * they build, the sink that takes a list's items and its metadata, and the
+ * events of a watch stream.  Shared by the decoders (decode_*.c) and their
+ * callers through decode.h.
+ */
+#ifndef DECODE_SINK_H
+#define DECODE_SINK_H
+
+#include "kerr.h"
+#include "objects.h"
+
+enum obj_kind { OBJ_NODE, OBJ_POD };
+
+/* Callbacks receive ownership of the object; return 0 to go on, -1 to stop
+ * (the feed call then fails with the error the callback put in *err). */
+struct decode_sink {
+	int (*node)(void *ud, struct k8s_node *node, struct kerr *err);
+	int (*pod)(void *ud, struct k8s_pod *pod, struct kerr *err);
+	/* List metadata as soon as it has been read (it comes before "items" in
+	 * what the API server writes, so the next page can be requested before
+	 * this one is decoded).  continue_token is NULL on the last page. */
+	void (*list_meta)(void *ud, const char *resource_version, const char *continue_token);
+	void *ud;
+};
+
+enum watch_type { WATCH_ADDED, WATCH_MODIFIED, WATCH_DELETED, WATCH_BOOKMARK, WATCH_ERROR };
+
+struct watch_event {
+	enum watch_type type;
+	enum obj_kind kind;
+	struct k8s_node *node;	  /* set for node events other than BOOKMARK/ERROR; owned by receiver */
+	struct k8s_pod *pod;	  /* same, for pods */
+	char *resource_version;	  /* object's metadata.resourceVersion (also for BOOKMARK) */
+	long error_code;	  /* WATCH_ERROR: Status.code (410 = list again) */
+	char *error_reason, *error_message;
+};
+
+/* Called once per complete event; the receiver owns ev->node/ev->pod and
+ * must not keep the other pointers after returning. */
+typedef int (*watch_cb)(void *ud, struct watch_event *ev, struct kerr *err);
+
+#endif
