@@ -7,19 +7,19 @@
  * first bytes decide, and the caller feeds bytes without knowing which
  * encoding the server chose.
  */
-#include "decode_internal.h"
+#include "decode.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum fmt { FMT_UNKNOWN, FMT_JSON, FMT_PB };
+#include "decode_json.h"
+#include "decode_pb.h"
 
 struct sniff {
 	struct decode_spec spec;
-	enum fmt fmt;
-	struct decoder *json;
-	struct pb_decoder *pb;
+	const struct decode_reader *reader; /* NULL until the first bytes tell */
+	void *dec;
 	unsigned char head[4];
 	size_t headlen;
 };
@@ -32,255 +32,73 @@ struct watch_decoder {
 	struct sniff s;
 };
 
-void decode_state_init(struct decode_state *s, const struct decode_spec *spec)
-{
-	static const struct decode_filter none;
-
-	memset(s, 0, sizeof(*s));
-	s->spec = *spec;
-	if (!s->spec.filter)
-		s->spec.filter = &none;
-}
-
-void decode_state_release(struct decode_state *s)
-{
-	decode_object_clear(s);
-	free(s->addr);
-	free(s->list_rv);
-	free(s->list_continue);
-	free(s->st_reason);
-	free(s->st_message);
-	free(s->ev_type);
-}
-
-void decode_object_clear(struct decode_state *s)
-{
-	k8s_node_free(s->node);
-	k8s_pod_free(s->pod);
-	s->node = NULL;
-	s->pod = NULL;
-	memset(&s->room, 0, sizeof(s->room));
-}
-
-int decode_object_new(struct decode_state *s)
-{
-	decode_object_clear(s);
-	if (s->spec.kind == OBJ_POD)
-		s->pod = calloc(1, sizeof(*s->pod));
-	else
-		s->node = calloc(1, sizeof(*s->node));
-	return s->pod || s->node ? 0 : -1;
-}
-
-/* items grown by one zeroed element of size bytes, *n counting it; NULL
- * when out of memory, items then unchanged. */
-static void *append_zeroed(void *items, size_t *n, size_t *cap, size_t size)
-{
-	char *v = kube_array_grow(items, cap, *n + 1, size, 2);
-
-	if (v)
-		memset(v + (*n)++ * size, 0, size);
-	return v;
-}
-
-int decode_array_add(struct decode_state *s, enum decode_array a)
-{
-	struct k8s_node *node = s->node;
-	struct k8s_pod *pod = s->pod;
-	struct decode_room *room = &s->room;
-	void *v = NULL;
-
-	switch (a) {
-	case DECODE_OWNER:
-		if (!pod)
-			return 0;
-		if ((v = append_zeroed(pod->owners, &pod->nowners, &room->owners, sizeof(*pod->owners))))
-			pod->owners = v;
-		break;
-	case DECODE_CONTAINER:
-		if (!pod)
-			return 0;
-		if ((v = append_zeroed(pod->containers, &pod->ncontainers, &room->containers, sizeof(*pod->containers))))
-			pod->containers = v;
-		break;
-	case DECODE_TAINT:
-		if (node) {
-			if ((v = append_zeroed(node->taints, &node->ntaints, &room->taints, sizeof(*node->taints))))
-				node->taints = v;
-		} else if (pod) {
-			if ((v = append_zeroed(pod->tolerations, &pod->ntolerations, &room->taints,
-					       sizeof(*pod->tolerations))))
-				pod->tolerations = v;
-		} else {
-			return 0;
-		}
-		break;
-	}
-	return v ? 0 : -1;
-}
-
-void decode_list_meta_send(struct decode_state *s)
-{
-	if (s->meta_sent)
-		return;
-	s->meta_sent = true;
-	if (s->spec.sink.list_meta)
-		s->spec.sink.list_meta(s->spec.sink.ud, s->list_rv,
-				       s->list_continue && *s->list_continue ? s->list_continue : NULL);
-}
-
-int decode_emit_item(struct decode_state *s, struct kerr *err)
-{
-	const struct decode_sink *sink = &s->spec.sink;
-	struct k8s_node *n = s->node;
-	struct k8s_pod *p = s->pod;
-	int r = 0;
-
-	s->node = NULL;
-	s->pod = NULL;
-	memset(&s->room, 0, sizeof(s->room));
-	if (n) {
-		if (sink->node)
-			r = sink->node(sink->ud, n, err);
-		else
-			k8s_node_free(n);
-	} else if (p) {
-		if (sink->pod)
-			r = sink->pod(sink->ud, p, err);
-		else
-			k8s_pod_free(p);
-	}
-	return r;
-}
-
-int decode_event_object(struct watch_event *ev, struct decode_state *s)
-{
-	const char *rv = s->node ? s->node->resource_version : s->pod->resource_version;
-
-	if (rv && !(ev->resource_version = strdup(rv)))
-		return -1;
-	if (ev->type != WATCH_BOOKMARK) {
-		ev->node = s->node;
-		ev->pod = s->pod;
-		s->node = NULL;
-		s->pod = NULL;
-	}
-	return 0;
-}
-
-int decode_event_send(const struct decode_state *s, struct watch_event *ev, struct kerr *err)
-{
-	watch_cb cb = s->spec.cb;
-	int r = cb ? cb(s->spec.ud, ev, err) : 0;
-
-	if (!cb) {
-		k8s_node_free(ev->node);
-		k8s_pod_free(ev->pod);
-	}
-	free(ev->resource_version);
-	return r;
-}
-
-void decode_event_reset(struct decode_state *s)
-{
-	decode_object_clear(s);
-	free(s->ev_type);
-	free(s->st_reason);
-	free(s->st_message);
-	s->ev_type = s->st_reason = s->st_message = NULL;
-	s->st_code = 0;
-}
-
-int decode_watch_type(const char *s, enum watch_type *ret)
-{
-	static const char *const names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*ret = (enum watch_type)i;
-			return 0;
-		}
-	return -1;
-}
-
 static void sniff_init(struct sniff *s, const struct decode_spec *spec)
 {
 	memset(s, 0, sizeof(*s));
 	s->spec = *spec;
 }
 
-/* Which encoding, from the first bytes (head[0..n)); FMT_UNKNOWN while they
- * could still be either. */
-static enum fmt sniff_fmt(const struct sniff *s, const unsigned char *p, size_t n)
+/* Which encoding, from the first bytes (p[0..n)); NULL while they could
+ * still be either. */
+static const struct decode_reader *sniff_reader(const struct sniff *s, const unsigned char *p, size_t n)
 {
 	static const unsigned char magic[4] = {'k', '8', 's', 0};
 
 	if (s->spec.mode == DEC_WATCH)
-		return p[0] == 0 ? FMT_PB : FMT_JSON;
+		return p[0] == 0 ? &decode_pb_reader : &decode_json_reader;
 	if (memcmp(p, magic, n < 4 ? n : 4) != 0)
-		return FMT_JSON;
-	return n < 4 ? FMT_UNKNOWN : FMT_PB;
+		return &decode_json_reader;
+	return n < 4 ? NULL : &decode_pb_reader;
 }
 
-static int sniff_start(struct sniff *s, enum fmt fmt, struct kerr *err)
+/* The decoder of reader starts, and is fed what was held back. */
+static int sniff_start(struct sniff *s, const struct decode_reader *reader, struct kerr *err)
 {
-	s->fmt = fmt;
-	if (fmt == FMT_PB)
-		s->pb = pb_decoder_new(&s->spec);
-	else
-		s->json = json_decoder_new(&s->spec);
-	if (!s->pb && !s->json)
+	s->reader = reader;
+	s->dec = reader->create(&s->spec);
+	if (!s->dec)
 		return kerr_set(err, KERR_OTHER, "out of memory");
-	return 0;
-}
-
-static int sniff_pass(struct sniff *s, const void *buf, size_t len, struct kerr *err)
-{
-	if (s->fmt == FMT_PB)
-		return pb_decoder_feed(s->pb, buf, len, err);
-	return json_decoder_feed(s->json, buf, len, err);
+	return reader->feed(s->dec, s->head, s->headlen, err);
 }
 
 static int sniff_feed(struct sniff *s, const void *buf, size_t len, struct kerr *err)
 {
 	const unsigned char *p = buf;
-	enum fmt fmt;
+	const struct decode_reader *reader;
 	size_t n;
 
-	if (s->fmt != FMT_UNKNOWN)
-		return sniff_pass(s, buf, len, err);
+	if (!s)
+		return kerr_set(err, KERR_OTHER, "no decoder");
+	if (s->reader)
+		return s->reader->feed(s->dec, buf, len, err);
 	if (!len)
 		return 0;
 	n = sizeof(s->head) - s->headlen < len ? sizeof(s->head) - s->headlen : len;
 	memcpy(s->head + s->headlen, p, n);
 	s->headlen += n;
-	fmt = sniff_fmt(s, s->head, s->headlen);
-	if (fmt == FMT_UNKNOWN)
+	reader = sniff_reader(s, s->head, s->headlen);
+	if (!reader)
 		return 0;
-	if (sniff_start(s, fmt, err) < 0)
-		return -1;
 	/* what was held back, then the rest of this chunk */
-	if (sniff_pass(s, s->head, s->headlen, err) < 0)
+	if (sniff_start(s, reader, err) < 0)
 		return -1;
-	return len > n ? sniff_pass(s, p + n, len - n, err) : 0;
+	return len > n ? reader->feed(s->dec, p + n, len - n, err) : 0;
 }
 
 static int sniff_finish(struct sniff *s, struct kerr *err)
 {
-	if (s->fmt == FMT_UNKNOWN) {
-		/* fewer than four bytes, all of them a start of the magic */
-		if (sniff_start(s, FMT_JSON, err) < 0 || sniff_pass(s, s->head, s->headlen, err) < 0)
-			return -1;
-	}
-	if (s->fmt == FMT_PB)
-		return pb_decoder_finish(s->pb, err);
-	return json_decoder_finish(s->json, err);
+	if (!s)
+		return kerr_set(err, KERR_OTHER, "no decoder");
+	/* fewer than four bytes, all of them a start of the magic */
+	if (!s->reader && sniff_start(s, &decode_json_reader, err) < 0)
+		return -1;
+	return s->reader->finish(s->dec, err);
 }
 
 static void sniff_release(struct sniff *s)
 {
-	json_decoder_free(s->json);
-	pb_decoder_free(s->pb);
+	if (s->reader && s->dec)
+		s->reader->destroy(s->dec);
 }
 
 /* --- lists --------------------------------------------------------------- */
@@ -300,21 +118,17 @@ struct list_decoder *list_decoder_new(enum obj_kind kind, const struct decode_fi
 
 int list_decoder_feed(struct list_decoder *d, const void *buf, size_t len, struct kerr *err)
 {
-	if (!d)
-		return kerr_set(err, KERR_OTHER, "no decoder");
-	return sniff_feed(&d->s, buf, len, err);
+	return sniff_feed(d ? &d->s : NULL, buf, len, err);
 }
 
 int list_decoder_finish(struct list_decoder *d, struct kerr *err)
 {
-	if (!d)
-		return kerr_set(err, KERR_OTHER, "no decoder");
-	return sniff_finish(&d->s, err);
+	return sniff_finish(d ? &d->s : NULL, err);
 }
 
 bool list_decoder_is_protobuf(const struct list_decoder *d)
 {
-	return d && d->s.fmt == FMT_PB;
+	return d && d->s.reader == &decode_pb_reader;
 }
 
 void list_decoder_free(struct list_decoder *d)
@@ -337,15 +151,12 @@ static int decode_single(enum obj_kind kind, const void *buf, size_t len, const 
 	r = sniff_feed(&s, buf, len, err) < 0 || sniff_finish(&s, err) < 0 ? -1 : 0;
 	if (r == 0) {
 		/* the object built is the caller's, no longer the decoder's to free */
-		st = s.pb ? pb_decoder_state(s.pb) : json_decoder_state(s.json);
-		if (node) {
-			*node = st->node;
-			st->node = NULL;
-		}
-		if (pod) {
-			*pod = st->pod;
-			st->pod = NULL;
-		}
+		st = s.reader->state(s.dec);
+		if (node)
+			*node = st->obj;
+		if (pod)
+			*pod = st->obj;
+		st->obj = NULL;
 	}
 	sniff_release(&s);
 	return r;
@@ -378,9 +189,7 @@ struct watch_decoder *watch_decoder_new(enum obj_kind kind, const struct decode_
 
 int watch_decoder_feed(struct watch_decoder *d, const void *buf, size_t len, struct kerr *err)
 {
-	if (!d)
-		return kerr_set(err, KERR_OTHER, "no decoder");
-	return sniff_feed(&d->s, buf, len, err);
+	return sniff_feed(d ? &d->s : NULL, buf, len, err);
 }
 
 void watch_decoder_free(struct watch_decoder *d)
@@ -389,4 +198,38 @@ void watch_decoder_free(struct watch_decoder *d)
 		return;
 	sniff_release(&d->s);
 	free(d);
+}
+
+/* --- protobuf error bodies ------------------------------------------------- */
+
+bool decode_is_protobuf(const void *buf, size_t len)
+{
+	return len >= 4 && memcmp(buf, "k8s", 4) == 0;
+}
+
+int decode_status_pb(const void *buf, size_t len, long *code, char **reason, char **message)
+{
+	const struct decode_spec spec = {.mode = DEC_LIST, .kind = OBJ_NODE};
+	const struct decode_reader *pb = &decode_pb_reader;
+	void *d = pb->create(&spec);
+	struct decode_state *st;
+	struct kerr e = KERR_INIT;
+	int r = -1;
+
+	*reason = *message = NULL;
+	*code = 0;
+	if (!d)
+		return -1;
+	st = pb->state(d);
+	/* a Status ends the list decoder with the Status as its error */
+	if (pb->feed(d, buf, len, &e) < 0 && e.kind == KERR_STATUS && st->env.is_status) {
+		*code = decode_status_code(st);
+		*reason = st->env.st_reason;
+		*message = st->env.st_message;
+		st->env.st_reason = st->env.st_message = NULL;
+		r = 0;
+	}
+	kerr_release(&e);
+	pb->destroy(d);
+	return r;
 }

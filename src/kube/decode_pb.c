@@ -1,252 +1,84 @@
-/* Streaming decoder for the API server's protobuf encoding.
+/* The protobuf decoder.
  *
  * A body is the magic "k8s\0" and a runtime.Unknown message whose field 2
  * holds the encoded object or list; a watch stream is a sequence of frames,
  * each a 4-byte big-endian length and a WatchEvent whose object is again
- * the magic and a runtime.Unknown.  Field numbers are those of the
- * published generated.proto files of k8s.io/api (core/v1) and
- * k8s.io/apimachinery (meta/v1, runtime, api/resource).
+ * the magic and a runtime.Unknown.
  *
  * The reader is pushed bytes as they arrive and never holds a message: it
  * keeps a stack of the messages it has entered (each with the position
  * where it ends) and, per field, either enters it, copies it (only the
- * strings that are kept), or counts its bytes away.  Which fields are kept
- * in which message is the table below; everything else, most of each
- * object, is skipped without a copy.  The objects built are the same as the
- * JSON decoder's for the same object: a string JSON would omit when empty
- * is absent here too when empty.
+ * strings that are kept), or counts its bytes away.  Which fields are kept,
+ * and where their values go, is the field table's (decode_fields.c,
+ * through decode_build.c); this file knows how protobuf writes each kind
+ * of value: a map as repeated entries, a quantity and a time as messages.
+ * Everything else, most of each object, is skipped without a copy.  The
+ * objects built are the same as the JSON decoder's for the same object: a
+ * string JSON would omit when empty is absent here too when empty.
  */
 #include "decode_pb.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define K_NODE 1
-#define K_POD 2
-#define K_ANY 3
+#define MAX_FRAMES 16
 
-#define PK(num, field, how, child, kinds) {num, field, how, child, kinds}
-#define PK_END {0, F_NONE, 0, 0, 0}
+/* The messages protobuf writes a table's value in, beside the table's own:
+ * a map's entry (1 key, 2 value), a Quantity (1 string) and a Time (1
+ * seconds).  Their frame's row is the field the value is of. */
+enum { PB_ENTRY = M_COUNT, PB_QUANTITY, PB_TIME };
 
-/* The fields kept, per message; every other field is skipped. */
-static const struct pb_key unknown_keys[] = {
-	PK(1, F_NONE, H_MSG, P_TYPEMETA, K_ANY),
-	PK(2, F_RAW, H_MSG, P_NONE, K_ANY), /* child decided by the kind */
-	PK_END,
-};
-static const struct pb_key typemeta_keys[] = {
-	PK(2, F_TYPE_KIND, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key list_keys[] = {
-	PK(1, F_META, H_MSG, P_LIST_META, K_ANY),
-	PK(2, F_ITEMS, H_MSG, P_OBJ, K_ANY),
-	PK_END,
-};
-static const struct pb_key list_meta_keys[] = {
-	PK(2, F_LIST_RV, H_STR, P_NONE, K_ANY),
-	PK(3, F_LIST_CONTINUE, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key obj_keys[] = {
-	PK(1, F_META, H_MSG, P_META, K_ANY),
-	PK(2, F_SPEC, H_MSG, P_NODE_SPEC, K_NODE),
-	PK(2, F_SPEC, H_MSG, P_POD_SPEC, K_POD),
-	PK(3, F_STATUS, H_MSG, P_NODE_STATUS, K_NODE),
-	PK(3, F_STATUS, H_MSG, P_POD_STATUS, K_POD),
-	PK_END,
-};
-static const struct pb_key meta_keys[] = {
-	PK(1, F_NAME, H_STR, P_NONE, K_ANY),
-	PK(3, F_NAMESPACE, H_STR, P_NONE, K_POD),
-	PK(5, F_UID, H_STR, P_NONE, K_ANY),
-	PK(6, F_RV, H_STR, P_NONE, K_ANY),
-	PK(8, F_CREATED, H_MSG, P_TIME, K_ANY),
-	PK(9, F_DELETED, H_PRESENT, P_NONE, K_POD),
-	PK(11, F_LABELS, H_MSG, P_ENTRY, K_ANY),
-	PK(12, F_ANNOTATIONS, H_MSG, P_ENTRY, K_ANY),
-	PK(13, F_OWNERS, H_MSG, P_OWNER, K_POD),
-	PK_END,
-};
-static const struct pb_key time_keys[] = {
-	PK(1, F_SECONDS, H_VARINT, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key owner_keys[] = {
-	PK(1, F_OWNER_KIND, H_STR, P_NONE, K_ANY),
-	PK(3, F_OWNER_NAME, H_STR, P_NONE, K_ANY),
-	PK(4, F_OWNER_UID, H_STR, P_NONE, K_ANY),
-	PK(6, F_CONTROLLER, H_VARINT, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key entry_keys[] = {
-	PK(1, F_KEY, H_STR, P_NONE, K_ANY),
-	PK(2, F_VALUE, H_STR, P_NONE, K_ANY), /* a message for quantities: see field_start() */
-	PK_END,
-};
-static const struct pb_key quantity_keys[] = {
-	PK(1, F_QUANTITY, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key node_spec_keys[] = {
-	PK(4, F_UNSCHEDULABLE, H_VARINT, P_NONE, K_ANY),
-	PK(5, F_TAINTS, H_MSG, P_TAINT, K_ANY | K_SCHED),
-	PK_END,
-};
-static const struct pb_key taint_keys[] = {
-	PK(1, F_T_KEY, H_STR, P_NONE, K_ANY),
-	PK(2, F_T_VALUE, H_STR, P_NONE, K_ANY),
-	PK(3, F_T_EFFECT, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-/* tolerationSeconds (5) is not kept */
-static const struct pb_key toleration_keys[] = {
-	PK(1, F_T_KEY, H_STR, P_NONE, K_ANY),
-	PK(2, F_T_OPERATOR, H_STR, P_NONE, K_ANY),
-	PK(3, F_T_VALUE, H_STR, P_NONE, K_ANY),
-	PK(4, F_T_EFFECT, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key node_status_keys[] = {
-	PK(1, F_CAPACITY, H_MSG, P_ENTRY, K_ANY),
-	PK(2, F_ALLOCATABLE, H_MSG, P_ENTRY, K_ANY),
-	PK(4, F_CONDITIONS, H_MSG, P_CONDITION, K_ANY),
-	PK(5, F_ADDRESSES, H_MSG, P_ADDRESS, K_ANY),
-	PK_END,
-};
-static const struct pb_key address_keys[] = {
-	PK(1, F_ADDR_TYPE, H_STR, P_NONE, K_ANY),
-	PK(2, F_ADDR, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key condition_keys[] = {
-	PK(1, F_COND_TYPE, H_STR, P_NONE, K_ANY),
-	PK(2, F_COND_STATUS, H_STR, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key pod_spec_keys[] = {
-	PK(2, F_CONTAINERS, H_MSG, P_CONTAINER, K_ANY),
-	PK(7, F_NODE_SELECTOR, H_MSG, P_ENTRY, K_ANY),
-	PK(10, F_NODE_NAME, H_STR, P_NONE, K_ANY),
-	PK(18, F_AFFINITY, H_MSG, P_AFFINITY, K_ANY),
-	PK(19, F_SCHEDULER, H_STR, P_NONE, K_ANY),
-	PK(22, F_TOLERATIONS, H_MSG, P_TOLERATION, K_ANY | K_SCHED),
-	PK_END,
-};
-static const struct pb_key affinity_keys[] = {
-	PK(1, F_NODE_AFFINITY, H_MSG, P_NODE_AFFINITY, K_ANY),
-	PK_END,
-};
-static const struct pb_key pod_status_keys[] = {
-	PK(1, F_PHASE, H_STR, P_NONE, K_ANY),
-	PK(2, F_CONDITIONS, H_MSG, P_CONDITION, K_ANY),
-	PK_END,
-};
-static const struct pb_key container_keys[] = {
-	PK(1, F_CT_NAME, H_STR, P_NONE, K_ANY),
-	PK(8, F_RESOURCES, H_MSG, P_RESOURCES, K_ANY),
-	PK_END,
-};
-static const struct pb_key resources_keys[] = {
-	PK(1, F_LIMITS, H_MSG, P_ENTRY, K_ANY),
-	PK_END,
-};
-static const struct pb_key status_keys[] = {
-	PK(3, F_ST_MESSAGE, H_STR, P_NONE, K_ANY),
-	PK(4, F_ST_REASON, H_STR, P_NONE, K_ANY),
-	PK(6, F_ST_CODE, H_VARINT, P_NONE, K_ANY),
-	PK_END,
-};
-static const struct pb_key event_keys[] = {
-	PK(1, F_EV_TYPE, H_STR, P_NONE, K_ANY),
-	PK(2, F_EV_OBJECT, H_MSG, P_RAW_EXT, K_ANY),
-	PK_END,
-};
-static const struct pb_key raw_ext_keys[] = {
-	PK(1, F_RAW, H_MSG, P_UNKNOWN, K_ANY), /* after the magic */
-	PK_END,
+/* The fields of those. */
+enum pb_part { PART_NONE, PART_KEY, PART_VALUE, PART_QUANTITY, PART_SECONDS };
+
+enum phase {
+	PH_TAG,	   /* a field's key (varint) */
+	PH_LEN,	   /* a length (varint) */
+	PH_VARINT, /* a varint value */
+	PH_SKIP,   /* bytes to pass */
+	PH_COPY,   /* bytes of a kept string */
+	PH_MAGIC,  /* the "k8s\0" before an Unknown */
+	PH_FRAME,  /* watch: a frame's 4-byte length */
+	PH_FAILED,
 };
 
-static const struct pb_key node_affinity_keys[] = {
-	PK(1, F_REQUIRED, H_MSG, P_REQUIRED, K_ANY),
-	PK_END,
-};
-static const struct pb_key required_keys[] = {
-	PK(1, F_TERMS, H_MSG, P_TERM, K_ANY),
-	PK_END,
-};
-static const struct pb_key term_keys[] = {
-	PK(1, F_EXPRS, H_MSG, P_EXPR, K_ANY),
-	PK_END,
-};
-static const struct pb_key expr_keys[] = {
-	PK(1, F_EXPR_KEY, H_STR, P_NONE, K_ANY),
-	PK(2, F_EXPR_OP, H_STR, P_NONE, K_ANY | K_SCHED),
-	PK(3, F_EXPR_VALUE, H_STR, P_NONE, K_ANY | K_SCHED),
-	PK_END,
+struct pb_frame {
+	struct decode_frame f;
+	uint64_t end;
 };
 
-static const struct pb_key *const keys_by_ctx[] = {
-	[P_UNKNOWN] = unknown_keys,
-	[P_TYPEMETA] = typemeta_keys,
-	[P_LIST] = list_keys,
-	[P_LIST_META] = list_meta_keys,
-	[P_OBJ] = obj_keys,
-	[P_META] = meta_keys,
-	[P_TIME] = time_keys,
-	[P_OWNER] = owner_keys,
-	[P_ENTRY] = entry_keys,
-	[P_QUANTITY] = quantity_keys,
-	[P_NODE_SPEC] = node_spec_keys,
-	[P_NODE_STATUS] = node_status_keys,
-	[P_ADDRESS] = address_keys,
-	[P_CONDITION] = condition_keys,
-	[P_POD_SPEC] = pod_spec_keys,
-	[P_AFFINITY] = affinity_keys,
-	[P_POD_STATUS] = pod_status_keys,
-	[P_CONTAINER] = container_keys,
-	[P_RESOURCES] = resources_keys,
-	[P_STATUS] = status_keys,
-	[P_EVENT] = event_keys,
-	[P_RAW_EXT] = raw_ext_keys,
-	[P_NODE_AFFINITY] = node_affinity_keys,
-	[P_REQUIRED] = required_keys,
-	[P_TERM] = term_keys,
-	[P_EXPR] = expr_keys,
-	[P_TAINT] = taint_keys,
-	[P_TOLERATION] = toleration_keys,
+struct pb_decoder {
+	struct decode_state base;
+	struct kerr *err;
+
+	enum phase phase;
+	uint64_t pos;  /* bytes consumed */
+	uint64_t acc;  /* varint being read */
+	unsigned shift;
+	uint64_t need; /* PH_SKIP, PH_COPY, PH_MAGIC, PH_FRAME: bytes still to come */
+	/* the field being read: a row of the table, or a part of an entry,
+	 * a Quantity or a Time (neither: skipped) */
+	const struct decode_field *row;
+	unsigned char part;
+	unsigned wire;
+
+	struct pb_frame stack[MAX_FRAMES];
+	int depth;
+
+	char *buf; /* PH_COPY, PH_MAGIC, PH_FRAME */
+	size_t len, cap;
+
+	/* the entry being read */
+	char *ekey, *evalue;
+	size_t ekeylen, evaluelen;
+	bool has_key, has_value, key_unwanted;
 };
 
-/* A node label key the pod's scheduling needs, kept when the filter asks
- * (as the JSON decoder keeps it: once, value ""). */
-static int add_node_key(struct pb_decoder *d, const char *k, size_t len)
-{
-	struct kvlist *l;
-
-	if (!d->base.pod || !decode_filter_match(d->base.spec.filter->node_keys, k, len))
-		return 0;
-	l = &d->base.pod->node_keys;
-	for (size_t i = 0; i < l->len; i++)
-		if (strlen(l->items[i].key) == len && memcmp(l->items[i].key, k, len) == 0)
-			return 0;
-	return kvlist_add(l, k, len, "", 0) < 0 ? pb_oom(d) : 0;
-}
-
-const struct pb_key *pb_find_key(const struct pb_decoder *d, unsigned ctx, uint64_t num)
-{
-	unsigned kind = d->base.spec.kind == OBJ_POD ? K_POD : K_NODE;
-	const struct pb_key *k = ctx < sizeof(keys_by_ctx) / sizeof(keys_by_ctx[0]) ? keys_by_ctx[ctx] : NULL;
-
-	for (; k && k->num; k++)
-		if (k->num == num && (k->kinds & kind) && (!(k->kinds & K_SCHED) || d->base.spec.filter->scheduling))
-			return k;
-	return NULL;
-}
-
-int pb_fail(struct pb_decoder *d, const char *msg)
+static int pb_fail(struct pb_decoder *d, const char *msg)
 {
 	d->phase = PH_FAILED;
 	if (d->err && d->err->kind == KERR_NONE)
@@ -254,7 +86,7 @@ int pb_fail(struct pb_decoder *d, const char *msg)
 	return -1;
 }
 
-int pb_oom(struct pb_decoder *d)
+static int pb_oom(struct pb_decoder *d)
 {
 	d->phase = PH_FAILED;
 	if (d->err)
@@ -262,301 +94,28 @@ int pb_oom(struct pb_decoder *d)
 	return -1;
 }
 
-struct pb_frame *pb_top(struct pb_decoder *d)
+/* decode_build.c failed, with d->err set. */
+static int failed(struct pb_decoder *d)
+{
+	d->phase = PH_FAILED;
+	return -1;
+}
+
+static struct pb_frame *pb_top(struct pb_decoder *d)
 {
 	return d->depth ? &d->stack[d->depth - 1] : NULL;
 }
 
-/* Takes d->buf (len bytes) as a new string; empty strings are NULL when
- * omit_empty (what JSON leaves out). */
-static int take_str(struct pb_decoder *d, char **dst, bool omit_empty)
+static int pb_push(struct pb_decoder *d, const struct decode_frame *f, uint64_t end)
 {
-	char *p;
-
-	if (!d->len && omit_empty) {
-		free(*dst);
-		*dst = NULL;
-		return 0;
-	}
-	p = malloc(d->len + 1);
-	if (!p)
-		return pb_oom(d);
-	if (d->len)
-		memcpy(p, d->buf, d->len);
-	p[d->len] = '\0';
-	free(*dst);
-	*dst = p;
-	return 0;
-}
-
-static bool buf_is(const struct pb_decoder *d, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return d->len == n && memcmp(d->buf, lit, n) == 0;
-}
-
-bool pb_want_entry(const struct pb_decoder *d, unsigned map, const char *k, size_t len)
-{
-	const struct decode_filter *f = d->base.spec.filter;
-
-	switch (map) {
-	case M_LABELS:
-		return f->all_labels || decode_filter_match(f->label_keys, k, len);
-	case M_ANNOTATIONS:
-		return f->all_annotations || decode_filter_match(f->annotation_keys, k, len);
-	case M_SELECTOR: /* the values are kept for scheduling, the keys always (pb_leave) */
-		return f->scheduling;
-	default:
-		return f->all_resources || decode_filter_match(f->resource_names, k, len);
-	}
-}
-
-static struct kvlist *entry_list(struct pb_decoder *d, unsigned map)
-{
-	struct k8s_container *ct;
-
-	switch (map) {
-	case M_LABELS:
-		return d->base.node ? &d->base.node->labels : d->base.pod ? &d->base.pod->labels : NULL;
-	case M_ANNOTATIONS:
-		return d->base.node ? &d->base.node->annotations : d->base.pod ? &d->base.pod->annotations : NULL;
-	case M_CAPACITY:
-		return d->base.node ? &d->base.node->capacity : NULL;
-	case M_ALLOCATABLE:
-		return d->base.node ? &d->base.node->allocatable : NULL;
-	case M_LIMITS:
-		ct = decode_last_container(&d->base);
-		return ct ? &ct->limits : NULL;
-	default:
-		return NULL;
-	}
-}
-
-/* --- sinks ---------------------------------------------------------------- */
-
-static int stopped(struct pb_decoder *d)
-{
-	d->phase = PH_FAILED;
-	if (d->err && d->err->kind == KERR_NONE)
-		kerr_set(d->err, KERR_OTHER, "decoding stopped");
-	return -1;
-}
-
-static int emit_item(struct pb_decoder *d)
-{
-	return decode_emit_item(&d->base, d->err) < 0 ? stopped(d) : 0;
-}
-
-static int emit_event(struct pb_decoder *d)
-{
-	struct watch_event ev = {.kind = d->base.spec.kind};
-	int r;
-
-	if (!d->base.ev_type)
-		return pb_fail(d, "watch event without a type");
-	if (decode_watch_type(d->base.ev_type, &ev.type) < 0)
-		return pb_fail(d, "unknown watch event type");
-	if (ev.type == WATCH_ERROR) {
-		ev.error_code = d->base.st_code;
-		ev.error_reason = d->base.st_reason;
-		ev.error_message = d->base.st_message;
-		decode_object_clear(&d->base);
-	} else {
-		if (!d->base.node && !d->base.pod)
-			return pb_fail(d, "watch event without an object");
-		if (decode_event_object(&ev, &d->base) < 0)
-			return pb_oom(d);
-	}
-	r = decode_event_send(&d->base, &ev, d->err);
-	decode_event_reset(&d->base);
-	d->is_status = false;
-	return r < 0 ? stopped(d) : 0;
-}
-
-/* --- entering and leaving messages --------------------------------------- */
-
-int pb_push(struct pb_decoder *d, unsigned ctx, uint64_t end, unsigned map, unsigned field)
-{
-	struct pb_frame *f;
-
 	if (d->depth == MAX_FRAMES)
 		return pb_fail(d, "nested too deeply");
-	f = &d->stack[d->depth++];
-	f->ctx = (unsigned char)ctx;
-	f->end = end;
-	f->map = (unsigned char)map;
-	f->field = (unsigned char)field;
-	switch (ctx) {
-	case P_OBJ:
-		if (decode_object_new(&d->base) < 0)
-			return pb_oom(d);
-		break;
-	case P_OWNER:
-		if (decode_array_add(&d->base, DECODE_OWNER) < 0)
-			return pb_oom(d);
-		break;
-	case P_CONTAINER:
-		if (decode_array_add(&d->base, DECODE_CONTAINER) < 0)
-			return pb_oom(d);
-		break;
-	case P_TERM:
-	case P_EXPR:
-		if (decode_affinity_open(&d->base.room.aff, d->base.spec.filter, d->base.pod, ctx == P_TERM) < 0)
-			return pb_oom(d);
-		break;
-	case P_TAINT: /* a node's: only a node decoder reads a NodeSpec */
-	case P_TOLERATION: /* a pod's */
-		if (decode_array_add(&d->base, DECODE_TAINT) < 0)
-			return pb_oom(d);
-		break;
-	case P_ENTRY:
-		d->has_key = d->has_value = d->key_unwanted = false;
-		d->ekeylen = d->evaluelen = 0;
-		break;
-	case P_CONDITION:
-		d->base.cond_ready = d->base.cond_true = false;
-		break;
-	case P_ADDRESS:
-		free(d->base.addr);
-		d->base.addr = NULL;
-		d->base.addr_internal = false;
-		break;
-	default:
-		break;
-	}
+	d->stack[d->depth++] = (struct pb_frame){*f, end};
 	return 0;
 }
 
-int pb_leave(struct pb_decoder *d)
-{
-	struct pb_frame f = d->stack[--d->depth];
-	struct pb_frame *parent = pb_top(d);
-	struct kvlist *l;
+/* --- values ------------------------------------------------------------------ */
 
-	switch (f.ctx) {
-	case P_LIST_META:
-		decode_list_meta_send(&d->base);
-		break;
-	case P_LIST:
-		decode_list_meta_send(&d->base);
-		d->base.root_done = true;
-		break;
-	case P_STATUS:
-		if (d->base.spec.mode != DEC_WATCH) {
-			/* a failure sent with a success code */
-			d->phase = PH_FAILED;
-			kerr_set_status(d->err, d->base.st_code, d->base.st_reason,
-					d->base.st_message && *d->base.st_message ? d->base.st_message
-									: "the server sent a Status instead of a list");
-			return -1;
-		}
-		break;
-	case P_OBJ:
-		if (parent && parent->ctx == P_LIST)
-			return emit_item(d);
-		if (d->base.spec.mode == DEC_SINGLE)
-			d->base.root_done = true;
-		break;
-	case P_EVENT:
-		return emit_event(d);
-	case P_ENTRY:
-		if (f.map == M_SELECTOR) {
-			if (d->base.pod)
-				d->base.pod->has_node_selector = true;
-			if (!d->has_key)
-				return 0;
-			if (d->base.pod && d->base.spec.filter->scheduling &&
-			    kvlist_add(&d->base.pod->node_selector, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
-				       d->has_value ? d->evaluelen : 0) < 0)
-				return pb_oom(d);
-			return add_node_key(d, d->ekey, d->ekeylen);
-		}
-		if (!d->has_key || d->key_unwanted || !pb_want_entry(d, f.map, d->ekey, d->ekeylen))
-			break;
-		l = entry_list(d, f.map);
-		if (l && kvlist_add(l, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
-				    d->has_value ? d->evaluelen : 0) < 0)
-			return pb_oom(d);
-		break;
-	case P_CONDITION:
-		decode_condition_end(&d->base);
-		break;
-	case P_ADDRESS:
-		decode_address_end(&d->base);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* The child message a length-delimited kept field opens. */
-unsigned pb_child_of(struct pb_decoder *d, const struct pb_key *k, unsigned *map)
-{
-	*map = 0;
-	switch (k->field) {
-	case F_RAW:
-		if (pb_top(d)->ctx == P_RAW_EXT)
-			return P_UNKNOWN;
-		if (d->is_status)
-			return P_STATUS;
-		return d->base.spec.mode == DEC_LIST ? P_LIST : P_OBJ;
-	case F_LABELS:
-		*map = M_LABELS;
-		break;
-	case F_ANNOTATIONS:
-		*map = M_ANNOTATIONS;
-		break;
-	case F_CAPACITY:
-		*map = M_CAPACITY;
-		break;
-	case F_ALLOCATABLE:
-		*map = M_ALLOCATABLE;
-		break;
-	case F_LIMITS:
-		*map = M_LIMITS;
-		break;
-	case F_NODE_SELECTOR:
-		*map = M_SELECTOR;
-		break;
-	default:
-		break;
-	}
-	return k->child;
-}
-
-/* A string of a node's taint or a pod's toleration; empty is absent, as
- * JSON omits it. */
-static int taint_string(struct pb_decoder *d)
-{
-	char **key, **value, **effect, **op = NULL;
-	unsigned ctx = pb_top(d)->ctx;
-
-	if (ctx == P_TOLERATION && d->base.pod && d->base.pod->ntolerations) {
-		struct k8s_toleration *t = &d->base.pod->tolerations[d->base.pod->ntolerations - 1];
-
-		key = &t->key, value = &t->value, effect = &t->effect, op = &t->op;
-	} else if (ctx == P_TAINT && d->base.node && d->base.node->ntaints) {
-		struct k8s_taint *t = &d->base.node->taints[d->base.node->ntaints - 1];
-
-		key = &t->key, value = &t->value, effect = &t->effect;
-	} else {
-		return 0;
-	}
-	switch (d->key->field) {
-	case F_T_KEY:
-		return take_str(d, key, true);
-	case F_T_VALUE:
-		return take_str(d, value, true);
-	case F_T_EFFECT:
-		return take_str(d, effect, true);
-	default:
-		return op ? take_str(d, op, true) : 0;
-	}
-}
-
-/* A kept string has been copied into d->buf. */
 /* A map entry's key or value: d->buf copied over *dst, which keeps its
  * memory from entry to entry; its length in *len. */
 static int take_entry_str(struct pb_decoder *d, char **dst, size_t *len)
@@ -573,88 +132,22 @@ static int take_entry_str(struct pb_decoder *d, char **dst, size_t *len)
 	return 0;
 }
 
-int pb_on_string(struct pb_decoder *d)
+/* A kept string has been copied into d->buf. */
+static int on_string(struct pb_decoder *d)
 {
 	struct pb_frame *f = pb_top(d);
-	struct k8s_owner *o;
-	struct k8s_container *ct;
-	struct k8s_node *n = d->base.node;
-	struct k8s_pod *p = d->base.pod;
 
-	switch (d->key->field) {
-	case F_TYPE_KIND:
-		d->is_status = buf_is(d, "Status");
-		return 0;
-	case F_LIST_RV:
-		return take_str(d, &d->base.list_rv, true);
-	case F_LIST_CONTINUE:
-		return take_str(d, &d->base.list_continue, true);
-	case F_NAME:
-		return take_str(d, n ? &n->name : &p->name, true);
-	case F_NAMESPACE:
-		return p ? take_str(d, &p->namespace, true) : 0;
-	case F_UID:
-		return take_str(d, n ? &n->uid : &p->uid, true);
-	case F_RV:
-		return take_str(d, n ? &n->resource_version : &p->resource_version, true);
-	case F_EXPR_KEY:
-		if (add_node_key(d, d->buf, d->len) < 0)
-			return -1;
-		/* fall through */
-	case F_EXPR_OP:
-	case F_EXPR_VALUE:
-		if (decode_affinity_string(&d->base.room.aff, d->key->field == F_EXPR_KEY ? AFF_KEY
-					   : d->key->field == F_EXPR_OP ? AFF_OPERATOR : AFF_VALUE, d->buf, d->len) < 0)
-			return pb_oom(d);
-		return 0;
-	case F_KEY:
+	switch (d->part) {
+	case PART_KEY:
 		d->has_key = true;
 		return take_entry_str(d, &d->ekey, &d->ekeylen);
-	case F_VALUE:
-	case F_QUANTITY:
+	case PART_VALUE:
+	case PART_QUANTITY:
 		d->has_value = true;
 		return take_entry_str(d, &d->evalue, &d->evaluelen);
-	case F_T_KEY:
-	case F_T_VALUE:
-	case F_T_EFFECT:
-	case F_T_OPERATOR:
-		return taint_string(d);
-	case F_OWNER_KIND:
-	case F_OWNER_NAME:
-	case F_OWNER_UID:
-		o = decode_last_owner(&d->base);
-		if (!o)
-			return 0;
-		return take_str(d, d->key->field == F_OWNER_KIND ? &o->kind
-				   : d->key->field == F_OWNER_NAME ? &o->name : &o->uid, false);
-	case F_ADDR_TYPE:
-		d->base.addr_internal = buf_is(d, "InternalIP");
-		return 0;
-	case F_ADDR:
-		return take_str(d, &d->base.addr, false);
-	case F_COND_TYPE:
-		d->base.cond_ready = buf_is(d, "Ready");
-		return 0;
-	case F_COND_STATUS:
-		d->base.cond_true = buf_is(d, "True");
-		return 0;
-	case F_NODE_NAME:
-		return take_str(d, &p->node_name, true);
-	case F_SCHEDULER:
-		return take_str(d, &p->scheduler_name, true);
-	case F_PHASE:
-		return take_str(d, &p->phase, true);
-	case F_CT_NAME:
-		ct = decode_last_container(&d->base);
-		return ct ? take_str(d, &ct->name, false) : 0;
-	case F_ST_MESSAGE:
-		return take_str(d, &d->base.st_message, false);
-	case F_ST_REASON:
-		return take_str(d, &d->base.st_reason, false);
-	case F_EV_TYPE:
-		return take_str(d, &d->base.ev_type, false);
 	default:
-		(void)f;
+		if (decode_put_str(&d->base, &f->f, d->row, d->buf, d->len, true, d->err) < 0)
+			return failed(d);
 		return 0;
 	}
 }
@@ -663,44 +156,452 @@ int pb_on_string(struct pb_decoder *d)
  * time is null there, absent here. */
 static int on_seconds(struct pb_decoder *d, int64_t secs)
 {
+	const struct pb_frame *f = pb_top(d);
 	char tmp[64];
 	struct tm tm;
 	time_t t = (time_t)secs;
-	char **dst = d->base.node ? &d->base.node->creation_timestamp : &d->base.pod->creation_timestamp;
 
 	if (secs == INT64_C(-62135596800) || !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 ||
 	    tm.tm_year + 1900 < 0)
 		return 0;
 	snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 		 tm.tm_hour, tm.tm_min, tm.tm_sec);
-	free(*dst);
-	*dst = strdup(tmp);
-	return *dst ? 0 : pb_oom(d);
+	if (decode_put_str(&d->base, &f->f, f->f.row, tmp, strlen(tmp), false, d->err) < 0)
+		return failed(d);
+	return 0;
 }
 
-int pb_on_varint(struct pb_decoder *d, uint64_t v)
+static int on_varint(struct pb_decoder *d, uint64_t v)
 {
-	struct k8s_owner *o;
+	const struct pb_frame *f = pb_top(d);
 
-	switch (d->key->field) {
-	case F_SECONDS:
-		if (pb_top(d)->field == F_CREATED && (d->base.node || d->base.pod))
-			return on_seconds(d, (int64_t)v);
+	if (d->part == PART_SECONDS)
+		return on_seconds(d, (int64_t)v);
+	decode_put_bool(&f->f, d->row, v != 0);
+	decode_put_int(&f->f, d->row, (int64_t)v);
+	return 0;
+}
+
+/* A map's entry ends: added when the filter keeps its key; a pod's node
+ * selection counts an entry and records its key whatever the filter keeps. */
+static int entry_end(struct pb_decoder *d, const struct pb_frame *f)
+{
+	int r;
+
+	decode_put_nonempty(&d->base, f->f.row);
+	if (!d->has_key)
 		return 0;
-	case F_CONTROLLER:
-		o = decode_last_owner(&d->base);
-		if (o)
-			o->controller = v != 0;
-		return 0;
-	case F_UNSCHEDULABLE:
-		if (d->base.node)
-			d->base.node->unschedulable = v != 0;
-		return 0;
-	case F_ST_CODE:
-		d->base.st_code = v < 100000 ? (long)v : 0;
+	r = decode_entry_key(&d->base, &f->f, d->ekey, d->ekeylen, d->err);
+	if (r <= 0 || d->key_unwanted)
+		return r < 0 ? failed(d) : 0;
+	if (decode_entry_add(&f->f, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
+			     d->has_value ? d->evaluelen : 0, d->err) < 0)
+		return failed(d);
+	return 0;
+}
+
+static int pb_leave(struct pb_decoder *d)
+{
+	struct pb_frame f = d->stack[--d->depth];
+
+	switch (f.f.msg) {
+	case PB_ENTRY:
+		return entry_end(d, &f);
+	case PB_QUANTITY:
+	case PB_TIME:
 		return 0;
 	default:
-		return 0;
+		return decode_leave(&d->base, &f.f, d->err) < 0 ? failed(d) : 0;
 	}
 }
 
+/* --- fields ---------------------------------------------------------------------- */
+
+static int skip_bytes(struct pb_decoder *d, uint64_t n)
+{
+	d->phase = PH_SKIP;
+	d->need = n;
+	return 0;
+}
+
+/* A kept string of n bytes: the buffer grows as the bytes arrive, not by
+ * the length announced, which may be a lie. */
+static int copy_bytes(struct pb_decoder *d, uint64_t n)
+{
+	d->phase = PH_COPY;
+	d->need = n;
+	d->len = 0;
+	return 0;
+}
+
+/* A message protobuf writes a value in (PB_*), for the field of row in f,
+ * ending at end. */
+static int open_value(struct pb_decoder *d, const struct pb_frame *f, const struct decode_field *row, unsigned msg,
+		      uint64_t end)
+{
+	const struct decode_frame v = {row, f->f.target, (unsigned char)msg};
+
+	d->phase = PH_TAG;
+	return pb_push(d, &v, end);
+}
+
+/* A part of an entry, a Quantity or a Time, of n bytes, starts. */
+static int part_start(struct pb_decoder *d, const struct pb_frame *f, uint64_t n)
+{
+	switch (d->part) {
+	case PART_KEY:
+	case PART_QUANTITY:
+		return copy_bytes(d, n);
+	case PART_VALUE:
+		if (d->has_key && !decode_entry_kept(&d->base, f->f.row, d->ekey, d->ekeylen)) {
+			d->key_unwanted = true;
+			return skip_bytes(d, n);
+		}
+		/* a string in string maps, a Quantity message in resource maps */
+		if (f->f.row->type == D_QUANTITIES)
+			return open_value(d, f, f->f.row, PB_QUANTITY, d->pos + n);
+		return copy_bytes(d, n);
+	default:
+		return skip_bytes(d, n);
+	}
+}
+
+/* A message of the table, the field row of n bytes, opens in f. */
+static int open_message(struct pb_decoder *d, const struct pb_frame *f, const struct decode_field *row, uint64_t n)
+{
+	struct decode_frame child;
+
+	if (d->depth == MAX_FRAMES)
+		return pb_fail(d, "nested too deeply");
+	/* JSON counts a node affinity with any key in it */
+	if (n)
+		decode_put_nonempty(&d->base, row);
+	if (decode_enter(&d->base, &f->f, row, &child, d->err) < 0)
+		return failed(d);
+	if (pb_push(d, &child, d->pos + n) < 0)
+		return -1;
+	/* inside RawExtension, the object starts with the magic */
+	d->phase = f->f.msg == M_RAW ? PH_MAGIC : PH_TAG;
+	d->need = 4;
+	d->len = 0;
+	if (d->phase == PH_MAGIC && n < 4)
+		return pb_fail(d, "an embedded object without the k8s magic");
+	return 0;
+}
+
+/* A length-delimited field of n bytes starts. */
+static int field_start(struct pb_decoder *d, uint64_t n)
+{
+	const struct decode_field *row = d->row;
+	struct pb_frame *f = pb_top(d);
+
+	if (n > f->end - d->pos)
+		return pb_fail(d, "a field runs past its message");
+	if (d->part)
+		return part_start(d, f, n);
+	if (!row)
+		return skip_bytes(d, n);
+	switch (row->type) {
+	case D_STR:
+	case D_MATCH:
+	case D_STRS:
+		return copy_bytes(d, n);
+	case D_PRESENT:
+		decode_put_present(&f->f, row);
+		return skip_bytes(d, n);
+	case D_MAP:
+	case D_QUANTITIES:
+		d->has_key = d->has_value = d->key_unwanted = false;
+		d->ekeylen = d->evaluelen = 0;
+		return open_value(d, f, row, PB_ENTRY, d->pos + n);
+	case D_TIME:
+		return open_value(d, f, row, PB_TIME, d->pos + n);
+	case D_MSG:
+	case D_LIST:
+	case D_PICK_FLAG:
+	case D_PICK_STR:
+	case D_ITEMS:
+	case D_BODY:
+		return open_message(d, f, row, n);
+	default:
+		return skip_bytes(d, n);
+	}
+}
+
+/* After a field: leave every message that ends here. */
+static int field_done(struct pb_decoder *d)
+{
+	d->phase = PH_TAG;
+	while (d->depth && d->stack[d->depth - 1].end == d->pos) {
+		bool event = d->stack[d->depth - 1].f.msg == M_EVENT;
+
+		if (pb_leave(d) < 0)
+			return -1;
+		if (event) {
+			d->phase = PH_FRAME;
+			d->need = 4;
+			d->len = 0;
+		}
+	}
+	return 0;
+}
+
+/* Field num of the message in f: a part of one of protobuf's own, or a row
+ * of the table (NULL: not kept). */
+static void find_field(struct pb_decoder *d, const struct pb_frame *f, uint64_t num)
+{
+	static const unsigned char parts[][3] = {
+		[PB_ENTRY - M_COUNT] = {PART_NONE, PART_KEY, PART_VALUE},
+		[PB_QUANTITY - M_COUNT] = {PART_NONE, PART_QUANTITY, PART_NONE},
+		[PB_TIME - M_COUNT] = {PART_NONE, PART_SECONDS, PART_NONE},
+	};
+
+	d->row = NULL;
+	d->part = PART_NONE;
+	if (f->f.msg >= M_COUNT)
+		d->part = num < 3 ? parts[f->f.msg - M_COUNT][num] : PART_NONE;
+	else if (num < 256)
+		d->row = decode_find_pb(&d->base, f->f.msg, num);
+}
+
+static int read_tag(struct pb_decoder *d, uint64_t tag)
+{
+	uint64_t num = tag >> 3;
+	struct pb_frame *f = pb_top(d);
+	bool varint;
+
+	if (!f)
+		return pb_fail(d, "data after the end of the object");
+	d->wire = (unsigned)(tag & 7);
+	if (num == 0)
+		return pb_fail(d, "field number 0");
+	find_field(d, f, num);
+	switch (d->wire) {
+	case 0:
+		d->phase = PH_VARINT;
+		break;
+	case 1:
+	case 5:
+		d->row = NULL;
+		d->part = PART_NONE;
+		d->phase = PH_SKIP;
+		d->need = d->wire == 1 ? 8 : 4;
+		if (d->need > f->end - d->pos)
+			return pb_fail(d, "a field runs past its message");
+		break;
+	case 2:
+		d->phase = PH_LEN;
+		break;
+	default:
+		return pb_fail(d, "unsupported wire type");
+	}
+	/* a kept field of the wrong type is not one */
+	varint = d->part ? d->part == PART_SECONDS : d->row && (d->row->type == D_BOOL || d->row->type == D_INT);
+	if ((d->row || d->part) && (varint != (d->wire == 0) || (d->wire != 0 && d->wire != 2))) {
+		d->row = NULL;
+		d->part = PART_NONE;
+	}
+	d->acc = 0;
+	d->shift = 0;
+	return 0;
+}
+
+/* --- bytes ---------------------------------------------------------------------------- */
+
+static int varint_done(struct pb_decoder *d)
+{
+	uint64_t v = d->acc;
+
+	d->acc = 0;
+	d->shift = 0;
+	switch (d->phase) {
+	case PH_TAG:
+		return read_tag(d, v);
+	case PH_LEN:
+		return field_start(d, v);
+	default:
+		if ((d->row || d->part) && on_varint(d, v) < 0)
+			return -1;
+		return field_done(d);
+	}
+}
+
+/* One byte of a tag, a length or a varint value; the field it completes
+ * may end at once (nothing to skip or copy, or an empty message). */
+static int varint_byte(struct pb_decoder *d, unsigned char c)
+{
+	d->pos++;
+	if (d->depth && d->pos > d->stack[d->depth - 1].end)
+		return pb_fail(d, "a field runs past its message");
+	if (d->shift >= 64)
+		return pb_fail(d, "varint too long");
+	d->acc |= (uint64_t)(c & 0x7f) << d->shift;
+	d->shift += 7;
+	if (c & 0x80)
+		return 0;
+	if (varint_done(d) < 0)
+		return -1;
+	if (d->phase == PH_SKIP && d->need == 0)
+		return field_done(d);
+	if (d->phase == PH_COPY && d->need == 0)
+		return on_string(d) < 0 ? -1 : field_done(d);
+	if (d->phase == PH_TAG && d->depth && d->stack[d->depth - 1].end == d->pos)
+		return field_done(d); /* an empty message just entered */
+	return 0;
+}
+
+/* Bytes to skip or to copy, from p[*i] on: the field ends with the last. */
+static int take_bytes(struct pb_decoder *d, const unsigned char *p, size_t len, size_t *i)
+{
+	size_t n = len - *i < d->need ? len - *i : (size_t)d->need;
+
+	if (d->phase == PH_COPY) {
+		if (d->len + n > d->cap) {
+			char *b = kube_array_grow(d->buf, &d->cap, d->len + n, 1, 256);
+
+			if (!b)
+				return pb_oom(d);
+			d->buf = b;
+		}
+		memcpy(d->buf + d->len, p + *i, n);
+		d->len += n;
+	}
+	*i += n;
+	d->pos += n;
+	d->need -= n;
+	if (d->need)
+		return 0;
+	if (d->phase == PH_COPY && on_string(d) < 0)
+		return -1;
+	return field_done(d);
+}
+
+/* One byte of the magic or of a watch frame's length. */
+static int magic_byte(struct pb_decoder *d, unsigned char c)
+{
+	struct decode_frame ev;
+
+	d->pos++;
+	d->acc = d->len ? d->acc : 0;
+	d->acc = (d->acc << 8) | c;
+	if (++d->len < 4)
+		return 0;
+	d->len = 0;
+	if (d->phase == PH_MAGIC) {
+		if (d->acc != UINT64_C(0x6b387300))
+			return pb_fail(d, "an embedded object without the k8s magic");
+	} else if (decode_enter_root(&d->base, M_EVENT, &ev, d->err) < 0) {
+		return failed(d);
+	} else if (pb_push(d, &ev, d->pos + d->acc) < 0) {
+		return -1;
+	}
+	/* the fields follow, unless the message ends here */
+	d->acc = 0;
+	d->shift = 0;
+	return field_done(d);
+}
+
+static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+	int r;
+
+	while (i < len) {
+		switch (d->phase) {
+		case PH_SKIP:
+		case PH_COPY:
+			r = take_bytes(d, p, len, &i);
+			break;
+		case PH_MAGIC:
+		case PH_FRAME:
+			r = magic_byte(d, p[i++]);
+			break;
+		case PH_FAILED:
+			return -1;
+		default:
+			r = varint_byte(d, p[i++]);
+			break;
+		}
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* --- the decoder ------------------------------------------------------------------------- */
+
+static void *pb_create(const struct decode_spec *spec)
+{
+	struct pb_decoder *d = calloc(1, sizeof(*d));
+	struct decode_frame envelope;
+
+	if (!d)
+		return NULL;
+	decode_state_init(&d->base, spec, "protobuf");
+	if (spec->mode == DEC_WATCH) {
+		d->phase = PH_FRAME;
+	} else {
+		/* the envelope: the magic, then an Unknown to the end */
+		decode_enter_root(&d->base, M_UNKNOWN, &envelope, NULL);
+		d->stack[0] = (struct pb_frame){envelope, UINT64_MAX};
+		d->depth = 1;
+		d->phase = PH_MAGIC;
+	}
+	return d;
+}
+
+static int pb_feed(void *dec, const void *buf, size_t len, struct kerr *err)
+{
+	struct pb_decoder *d = dec;
+	int r;
+
+	if (d->phase == PH_FAILED)
+		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: decoding already failed");
+	if (len)
+		d->base.started = true;
+	d->err = err;
+	r = pb_feed_bytes(d, buf, len);
+	d->err = NULL;
+	return r;
+}
+
+static int pb_finish(void *dec, struct kerr *err)
+{
+	struct pb_decoder *d = dec;
+	if (d->phase == PH_FAILED)
+		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: decoding already failed");
+	if (!d->base.started)
+		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: empty body");
+	if (d->base.spec.mode == DEC_WATCH) {
+		if (d->phase != PH_FRAME || d->len)
+			return kerr_set(err, KERR_DECODE, "invalid protobuf in response: unexpected end of data");
+		return 0;
+	}
+	if (d->phase != PH_TAG || d->shift || d->depth != 1)
+		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: unexpected end of data");
+	if (!d->base.root_done)
+		return kerr_set(err, KERR_DECODE, "invalid protobuf in response: no object in the envelope");
+	return 0;
+}
+
+static struct decode_state *pb_state(void *dec)
+{
+	struct pb_decoder *d = dec;
+
+	return &d->base;
+}
+
+static void pb_destroy(void *dec)
+{
+	struct pb_decoder *d = dec;
+
+	if (!d)
+		return;
+	decode_state_release(&d->base);
+	free(d->buf);
+	free(d->ekey);
+	free(d->evalue);
+	free(d);
+}
+
+const struct decode_reader decode_pb_reader = {pb_create, pb_feed, pb_finish, pb_state, pb_destroy};

@@ -9,8 +9,8 @@
  * and never prints or exits.  It may
  * use libcurl, jansson, yajl and libyaml; nothing of the rest of src/.
  * A new credential type goes in credentials.c, a new API call in api.c
- * (lists in list.c, watches in watch.c), a new decoded field in decode.c
- * and objects.h.
+ * (lists in list.c, watches in watch.c), a new decoded field is a row of
+ * the field table in decode_fields.c and the member it fills in objects.h.
  *
  * The HTTP client: libcurl with kubectl's manners.
  *

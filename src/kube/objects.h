@@ -147,7 +147,7 @@ struct k8s_pod {
 	size_t nowners;
 	/* Where the pod may go: filled by manifest_read_pod(); the list decoders
 	 * keep them when the filter asks for scheduling, the node affinity
-	 * terms up to the caps of decode_internal.h (8 terms, 16 expressions
+	 * terms up to the caps of decode_fields.c (8 terms, 16 expressions
 	 * a term, 32 values an expression). */
 	struct kvlist node_selector;
 	struct k8s_toleration *tolerations;
