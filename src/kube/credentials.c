@@ -8,73 +8,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <jansson.h>
-
-extern char **environ;
-
-void kube_credential_release(struct kube_credential *c)
-{
-	if (!c)
-		return;
-	wipe_free(c->token);
-	kblob_wipe(&c->client_cert);
-	kblob_wipe(&c->client_key);
-	memset(c, 0, sizeof(*c));
-}
-
-int blob_copy(struct kblob *dst, const unsigned char *src, size_t len)
-{
-	dst->data = NULL;
-	dst->len = 0;
-	if (!len)
-		return 0;
-	dst->data = malloc(len + 1);
-	if (!dst->data)
-		return -1;
-	memcpy(dst->data, src, len);
-	dst->data[len] = '\0';
-	dst->len = len;
-	return 0;
-}
-
-int cred_copy(struct kube_credential *dst, const struct kube_credential *src)
-{
-	memset(dst, 0, sizeof(*dst));
-	dst->expires = src->expires;
-	if ((src->token && !(dst->token = strdup(src->token))) ||
-	    blob_copy(&dst->client_cert, src->client_cert.data, src->client_cert.len) < 0 ||
-	    blob_copy(&dst->client_key, src->client_key.data, src->client_key.len) < 0) {
-		kube_credential_release(dst);
-		return -1;
-	}
-	return 0;
-}
-
-/* A token goes into an Authorization header: refuse what would break it
- * (the rule Go's net/http applies to header values). */
-bool token_ok(const char *t)
-{
-	for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
-			return false;
-	return true;
-}
-
-int oom(struct kerr *err)
-{
-	return kerr_set(err, KERR_OTHER, "out of memory");
-}
 
 /* A token file is small; the limit only stops a path like /dev/zero. */
 #define TOKEN_FILE_MAX (16u << 20)

@@ -1,6 +1,7 @@
 /* Inside the kubeconfig loader: what its files (kubeconfig.c,
- * kubeconfig_read.c, kubeconfig_merge.c, kubeconfig_incluster.c) and the
- * credential code (credentials.c, exec_plugin.c) share.
+ * kubeconfig_read.c, kubeconfig_merge.c, kubeconfig_incluster.c,
+ * kubeconfig_load.c) and the credential code (credentials.c,
+ * exec_plugin.c) share, each file's part below the parts it uses.
  * Nothing outside src/kube includes this.
  */
 #ifndef KUBECONFIG_INTERNAL_H
@@ -44,14 +45,22 @@ struct merged {
 	const char *current_context;
 };
 
-/* kubeconfig_read.c */
-char *errno_text(int e);
+/* kubeconfig.c */
 void wipe_free(char *s);
 void kblob_wipe(struct kblob *b);
 /* A buffer that may hold a key or a token, moved into a new one of cap
  * (+1) bytes: the old one's len bytes are wiped before it is freed, which
  * realloc would not do.  NULL when out of memory, buf then untouched. */
 void *kblob_grow_wiped(void *buf, size_t len, size_t cap);
+int blob_copy(struct kblob *dst, const unsigned char *src, size_t len);
+int cred_copy(struct kube_credential *dst, const struct kube_credential *src);
+/* A token goes into an Authorization header: whether nothing in it would
+ * break one. */
+bool token_ok(const char *t);
+int oom(struct kerr *err);
+
+/* kubeconfig_read.c */
+char *errno_text(int e);
 char *path_join(const char *dir, const char *rel);
 char *file_dir(const char *path);
 int read_all(const char *path, struct kblob *ret);
@@ -78,12 +87,7 @@ void merged_release(struct merged *m);
 bool in_cluster_possible(void);
 int in_cluster_load(const struct kube_overrides *ov, struct kube_config *c, struct kerr *err);
 
-/* credentials.c */
 #define PLUGIN_DOCS "https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins"
-int oom(struct kerr *err);
-bool token_ok(const char *t);
-int cred_copy(struct kube_credential *dst, const struct kube_credential *src);
-int blob_copy(struct kblob *dst, const unsigned char *src, size_t len);
 
 /* exec_plugin.c: the credential an exec plugin returns, from the cache while
  * it is valid (and, when force, only if a forced run just fetched it). */

@@ -1,7 +1,7 @@
-/* Reading what a kubeconfig points at: bounded file reads that wipe what
- * they drop (files may hold keys and tokens), paths relative to the file
- * that names them, Go's base64, and the list of problems the loader
- * reports in one line.
+/* Reading what a kubeconfig points at: bounded file reads into buffers
+ * wiped as they grow (files may hold keys and tokens), paths relative to
+ * the file that names them, Go's base64, and the list of problems the
+ * loader reports in one line.
  */
 #include "kubeconfig.h"
 #include "kubeconfig_internal.h"
@@ -21,35 +21,6 @@
 #include <jansson.h>
 #include <yaml.h>
 
-/* --- small helpers ------------------------------------------------------- */
-
-void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-void wipe_free(char *s)
-{
-	if (!s)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
-void kblob_wipe(struct kblob *b)
-{
-	if (b->data) {
-		explicit_bzero(b->data, b->len);
-		free(b->data);
-	}
-	b->data = NULL;
-	b->len = 0;
-}
-
 /* Go spells errno texts in lower case ("no such file or directory"); the
  * messages below copy kubectl's, so follow it. */
 char *errno_text(int e)
@@ -60,8 +31,6 @@ char *errno_text(int e)
 		s[0] = (char)tolower((unsigned char)s[0]);
 	return s;
 }
-
-
 
 void msglist_add(struct msglist *l, const char *fmt, ...)
 {
@@ -197,64 +166,6 @@ char *file_dir(const char *path)
 /* Files a kubeconfig refers to (certificates, keys, tokens) are small; the
  * limit only stops a path like /dev/zero from eating all memory. */
 #define REFERENCED_FILE_MAX (16u << 20)
-
-void *kblob_grow_wiped(void *buf, size_t len, size_t cap)
-{
-	unsigned char *nbuf = malloc(cap + 1);
-
-	if (nbuf && buf) {
-		memcpy(nbuf, buf, len);
-		explicit_bzero(buf, len);
-		free(buf);
-	}
-	return nbuf;
-}
-
-int kblob_read_fd(int fd, size_t max, struct kblob *ret)
-{
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			size_t ncap = cap ? cap * 2 : 8192;
-			unsigned char *nbuf = kblob_grow_wiped(buf, len, ncap);
-
-			if (!nbuf) {
-				if (buf)
-					explicit_bzero(buf, len);
-				free(buf);
-				return ENOMEM;
-			}
-			buf = nbuf;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			explicit_bzero(buf, len);
-			free(buf);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (max && len > max) {
-			explicit_bzero(buf, len);
-			free(buf);
-			return EFBIG;
-		}
-	}
-	buf[len] = '\0';
-	ret->data = buf;
-	ret->len = len;
-	return 0;
-}
 
 /* Read a whole file, up to max bytes (0 = no limit; EFBIG past it).
  * Returns 0, or an errno value. */

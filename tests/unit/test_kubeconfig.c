@@ -1,4 +1,4 @@
-/* The kubeconfig resolved for a context (kubeconfig.c): the chosen context,
+/* The kubeconfig resolved for a context (kubeconfig_load.c): the chosen context,
  * cluster and user, the command line's overrides, credentials and exec
  * sections, and the validation errors kubectl reports. */
 #include <criterion/criterion.h>
