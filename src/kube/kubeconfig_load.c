@@ -270,271 +270,374 @@ static int file_or_data(const char *flag, struct yfile *f, yaml_node_t *map, con
 	return 0;
 }
 
-static int resolve(const struct kube_overrides *ov, struct merged *m, struct kube_config *c, struct kerr *err)
-{
-	struct msglist probs = {0};
-	const struct named *ctx = NULL, *cluster = NULL, *user = NULL;
-	const char *ctx_name, *cluster_name = NULL, *user_name = NULL, *ns = NULL;
-	bool cluster_missing = false;
+/* What resolve() works from: the overrides, the context, cluster and user
+ * chosen (each its file and mapping, NULL when none), their names ("" when
+ * none) and the problems found so far, all reported together. */
+struct resolving {
+	const struct kube_overrides *ov;
+	const char *ctx_name, *ns;
+	const struct named *ctx, *cluster, *user;
 	const char *cname, *uname;
-	struct yfile *cf = NULL, *uf = NULL;
-	yaml_node_t *cn = NULL, *un = NULL, *x;
-	char *ca_file = NULL, *cert_file = NULL, *key_file = NULL;
-	bool ca_data = false, cert_data = false, key_data = false;
-	const char *s;
+	bool cluster_missing;
+	struct yfile *cf, *uf;
+	yaml_node_t *cn, *un;
+	struct msglist probs;
+};
 
-	memset(c, 0, sizeof(*c));
-	ctx_name = ov_str(ov->context) ? ov->context : m->current_context;
-	if (ctx_name) {
-		ctx = namedlist_find(&m->contexts, ctx_name);
-		if (!ctx)
-			msglist_add(&probs, "context was not found for specified context: %s", ctx_name);
-	}
-	if (ctx && ctx->node) {
-		cluster_name = ystr(ctx->f, ctx->node, "cluster");
-		user_name = ystr(ctx->f, ctx->node, "user");
-		ns = ystr(ctx->f, ctx->node, "namespace");
+/* The context, the cluster and the user, from the flags and the current
+ * context.  -1 for a user flag naming no user, which kubectl reports alone. */
+static int choose(struct resolving *r, const struct merged *m, struct kerr *err)
+{
+	const struct kube_overrides *ov = r->ov;
+	const char *cluster_name = NULL, *user_name = NULL;
+
+	r->ctx_name = ov_str(ov->context) ? ov->context : m->current_context;
+	if (r->ctx_name && !(r->ctx = namedlist_find(&m->contexts, r->ctx_name)))
+		msglist_add(&r->probs, "context was not found for specified context: %s", r->ctx_name);
+	if (r->ctx && r->ctx->node) {
+		cluster_name = ystr(r->ctx->f, r->ctx->node, "cluster");
+		user_name = ystr(r->ctx->f, r->ctx->node, "user");
+		r->ns = ystr(r->ctx->f, r->ctx->node, "namespace");
 	}
 	if (ov_str(ov->cluster)) {
 		cluster_name = ov->cluster;
-		cluster_missing = !namedlist_find(&m->clusters, cluster_name);
+		r->cluster_missing = !namedlist_find(&m->clusters, cluster_name);
 	}
 	if (ov_str(ov->user)) {
 		user_name = ov->user;
-		if (!namedlist_find(&m->users, user_name)) {
-			msglist_release(&probs);
+		if (!namedlist_find(&m->users, user_name))
 			return kerr_set(err, KERR_CONFIG, "auth info \"%s\" does not exist", user_name);
-		}
 	}
 	if (ov_str(ov->namespace))
-		ns = ov->namespace;
-	if (cluster_name)
-		cluster = namedlist_find(&m->clusters, cluster_name);
-	if (user_name)
-		user = namedlist_find(&m->users, user_name);
-	if (cluster) {
-		cf = cluster->f;
-		cn = cluster->node;
+		r->ns = ov->namespace;
+	if (cluster_name && (r->cluster = namedlist_find(&m->clusters, cluster_name))) {
+		r->cf = r->cluster->f;
+		r->cn = r->cluster->node;
 	}
-	if (user) {
-		uf = user->f;
-		un = user->node;
+	if (user_name && (r->user = namedlist_find(&m->users, user_name))) {
+		r->uf = r->user->f;
+		r->un = r->user->node;
 	}
-	cname = cluster_name ? cluster_name : "";
-	uname = user_name ? user_name : "";
+	r->cname = cluster_name;
+	r->uname = user_name;
+	return 0;
+}
 
-	if ((ctx && !(c->context_name = strdup(ctx->name))) ||
-	    (cluster_name && !(c->cluster_name = strdup(cluster_name))) ||
-	    (user_name && !(c->user_name = strdup(user_name))) || !(c->namespace = strdup(ns ? ns : "default")))
-		goto oom;
-	c->namespace_explicit = ns != NULL;
+/* The names chosen, and the namespace.  -1 when out of memory. */
+static int copy_names(const struct resolving *r, struct kube_config *c)
+{
+	if ((r->ctx && !(c->context_name = strdup(r->ctx->name))) ||
+	    (r->cname && !(c->cluster_name = strdup(r->cname))) ||
+	    (r->uname && !(c->user_name = strdup(r->uname))) || !(c->namespace = strdup(r->ns ? r->ns : "default")))
+		return -1;
+	c->namespace_explicit = r->ns != NULL;
+	return 0;
+}
 
-	/* user */
+/* The client certificate and key: from the flags, else the user's data or
+ * files; file was named, data was given inline. */
+static void load_client_cert(struct resolving *r, struct kube_config *c, const char *cert_file, bool cert_data,
+			     const char *key_file, bool key_data)
+{
+	const char *uname = r->uname;
+
+	if (!cert_file && !cert_data) {
+		if (key_file || key_data)
+			msglist_add(&r->probs,
+				    "client-certificate-data or client-certificate must be specified for %s to use the clientCert authentication method",
+				    uname);
+		return;
+	}
+	if (cert_file && cert_data)
+		msglist_add(&r->probs,
+			    "client-cert-data and client-cert are both specified for %s. client-cert-data will override.",
+			    uname);
+	if (key_file && key_data)
+		msglist_add(&r->probs,
+			    "client-key-data and client-key are both specified for %s; client-key-data will override",
+			    uname);
+	if (!key_file && !key_data)
+		msglist_add(&r->probs,
+			    "client-key-data or client-key must be specified for %s to use the clientCert authentication method.",
+			    uname);
+	if (cert_data)
+		ydata(r->uf, r->un, "client-certificate-data", &c->client_cert);
+	else
+		load_file_field(&r->probs, "client-cert", cert_file, uname, &c->client_cert);
+	if (key_data)
+		ydata(r->uf, r->un, "client-key-data", &c->client_key);
+	else if (key_file)
+		load_file_field(&r->probs, "client-key", key_file, uname, &c->client_key);
+}
+
+/* The user's token, token file, basic auth and client certificate.  -1
+ * when out of memory. */
+static int resolve_user_auth(struct resolving *r, struct kube_config *c)
+{
+	const struct kube_overrides *ov = r->ov;
+	struct yfile *uf = r->uf;
+	yaml_node_t *un = r->un;
+	char *cert_file = NULL, *key_file = NULL;
+	bool cert_data = false, key_data = false;
+	const char *s;
+	int rc = -1;
+
 	if ((s = ov_str(ov->token))) {
 		if (!(c->token = strdup(s)))
-			goto oom;
-	} else {
-		if ((s = ystr(uf, un, "token")) && !(c->token = strdup(s)))
-			goto oom;
-		if ((s = ystr(uf, un, "tokenFile")) && !(c->token_file = resolve_path(uf, s)))
-			goto oom;
+			return -1;
+	} else if (((s = ystr(uf, un, "token")) && !(c->token = strdup(s))) ||
+		   ((s = ystr(uf, un, "tokenFile")) && !(c->token_file = resolve_path(uf, s)))) {
+		return -1;
 	}
-	if ((s = ystr(uf, un, "username")) && !(c->username = strdup(s)))
-		goto oom;
-	if ((s = ystr(uf, un, "password")) && !(c->password = strdup(s)))
-		goto oom;
+	if (((s = ystr(uf, un, "username")) && !(c->username = strdup(s))) ||
+	    ((s = ystr(uf, un, "password")) && !(c->password = strdup(s))))
+		return -1;
 	if (file_or_data(ov->client_certificate, uf, un, "client-certificate", "client-certificate-data",
 			 &cert_file, &cert_data) < 0 ||
 	    file_or_data(ov->client_key, uf, un, "client-key", "client-key-data", &key_file, &key_data) < 0)
-		goto oom;
+		goto out;
 	if (c->token && (c->username || c->password))
-		msglist_add(&probs,
+		msglist_add(&r->probs,
 			    "more than one authentication method found for %s; found [token basicAuth], only one is allowed",
-			    uname);
-	if (cert_file || cert_data) {
-		if (cert_file && cert_data)
-			msglist_add(&probs,
-				    "client-cert-data and client-cert are both specified for %s. client-cert-data will override.",
-				    uname);
-		if (key_file && key_data)
-			msglist_add(&probs,
-				    "client-key-data and client-key are both specified for %s; client-key-data will override",
-				    uname);
-		if (!key_file && !key_data)
-			msglist_add(&probs,
-				    "client-key-data or client-key must be specified for %s to use the clientCert authentication method.",
-				    uname);
-		if (cert_data)
-			ydata(uf, un, "client-certificate-data", &c->client_cert);
-		else
-			load_file_field(&probs, "client-cert", cert_file, uname, &c->client_cert);
-		if (key_data)
-			ydata(uf, un, "client-key-data", &c->client_key);
-		else if (key_file)
-			load_file_field(&probs, "client-key", key_file, uname, &c->client_key);
-	} else if (key_file || key_data) {
-		msglist_add(&probs,
-			    "client-certificate-data or client-certificate must be specified for %s to use the clientCert authentication method",
-			    uname);
-	}
-	x = ymap_get(uf, un, "exec");
+			    r->uname);
+	load_client_cert(r, c, cert_file, cert_data, key_file, key_data);
+	rc = 0;
+out:
+	free(cert_file);
+	free(key_file);
+	return rc;
+}
+
+/* The user's exec plugin and legacy auth provider (an oidc provider's
+ * id-token is the token).  -1 when out of memory. */
+static int resolve_user_plugin(struct resolving *r, struct kube_config *c)
+{
+	struct yfile *uf = r->uf;
+	yaml_node_t *x = ymap_get(uf, r->un, "exec"), *auth = ymap_get(uf, r->un, "auth-provider");
+	const char *name, *idt;
+
 	if (x && !ynull(x)) {
-		if (load_exec(user, uname, x, &probs, &c->exec) < 0)
-			goto oom;
-		if (ymap_get(uf, un, "auth-provider") && !ynull(ymap_get(uf, un, "auth-provider")))
-			msglist_add(&probs,
+		if (load_exec(r->user, r->uname, x, &r->probs, &c->exec) < 0)
+			return -1;
+		if (auth && !ynull(auth))
+			msglist_add(&r->probs,
 				    "authProvider cannot be provided in combination with an exec plugin for %s",
-				    uname);
+				    r->uname);
 		if (c->exec->provide_cluster_info)
-			c->exec->cluster_config_json = exec_cluster_config(cluster);
+			c->exec->cluster_config_json = exec_cluster_config(r->cluster);
 	}
-	x = ymap_get(uf, un, "auth-provider");
-	if (x && !ynull(x)) {
-		const char *name = ystr(uf, x, "name");
+	if (!auth || ynull(auth))
+		return 0;
+	name = ystr(uf, auth, "name");
+	if (!(c->auth_provider = strdup(name ? name : "")))
+		return -1;
+	if (name && strcmp(name, "oidc") == 0 && !c->token) {
+		idt = ystr(uf, ymap_get(uf, auth, "config"), "id-token");
+		if (idt && !(c->token = strdup(idt)))
+			return -1;
+	}
+	return 0;
+}
 
-		if (!(c->auth_provider = strdup(name ? name : "")))
-			goto oom;
-		if (name && strcmp(name, "oidc") == 0 && !c->token) {
-			const char *idt = ystr(uf, ymap_get(uf, x, "config"), "id-token");
+/* The user's as-user-extra: every value of every key.  -1 when out of memory. */
+static int load_user_extra(struct yfile *uf, yaml_node_t *x, struct kvlist *extra)
+{
+	if (!x || x->type != YAML_MAPPING_NODE)
+		return 0;
+	for (yaml_node_pair_t *p = x->data.mapping.pairs.start; p < x->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = ynode(uf, p->key), *vs = ynode(uf, p->value);
 
-			if (idt && !(c->token = strdup(idt)))
-				goto oom;
+		if (!vs || vs->type != YAML_SEQUENCE_NODE)
+			continue;
+		for (yaml_node_item_t *i = vs->data.sequence.items.start; i < vs->data.sequence.items.top; i++) {
+			yaml_node_t *v = ynode(uf, *i);
+			const char *vv = ynull(v) ? "" : (const char *)v->data.scalar.value;
+
+			if (kvlist_add(extra, (const char *)k->data.scalar.value, k->data.scalar.length, vv,
+				       strlen(vv)) < 0)
+				return -1;
 		}
 	}
-	if ((s = pick(ov->as, ystr(uf, un, "as"))) && !(c->impersonate_user = strdup(s)))
-		goto oom;
-	if ((s = pick(ov->as_uid, ystr(uf, un, "as-uid"))) && !(c->impersonate_uid = strdup(s)))
-		goto oom;
+	return 0;
+}
+
+/* Whom to impersonate: the flags, else the user's.  -1 when out of memory. */
+static int resolve_impersonation(struct resolving *r, struct kube_config *c)
+{
+	const struct kube_overrides *ov = r->ov;
+	struct yfile *uf = r->uf;
+	yaml_node_t *un = r->un, *x;
+	const char *s;
+
+	if (((s = pick(ov->as, ystr(uf, un, "as"))) && !(c->impersonate_user = strdup(s))) ||
+	    ((s = pick(ov->as_uid, ystr(uf, un, "as-uid"))) && !(c->impersonate_uid = strdup(s))))
+		return -1;
 	if (ov->as_groups && ov->as_groups[0]) {
 		if (!(c->impersonate_groups = strv_from(ov->as_groups)))
-			goto oom;
+			return -1;
 	} else if ((x = ymap_get(uf, un, "as-groups")) && x->type == YAML_SEQUENCE_NODE &&
 		   x->data.sequence.items.top > x->data.sequence.items.start) {
 		if (!(c->impersonate_groups = ystrv(uf, x)))
-			goto oom;
+			return -1;
 	}
-	x = ymap_get(uf, un, "as-user-extra");
-	if (x && x->type == YAML_MAPPING_NODE)
-		for (yaml_node_pair_t *p = x->data.mapping.pairs.start; p < x->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = ynode(uf, p->key), *vs = ynode(uf, p->value);
-
-			if (!vs || vs->type != YAML_SEQUENCE_NODE)
-				continue;
-			for (yaml_node_item_t *i = vs->data.sequence.items.start; i < vs->data.sequence.items.top; i++) {
-				yaml_node_t *v = ynode(uf, *i);
-				const char *vv = ynull(v) ? "" : (const char *)v->data.scalar.value;
-
-				if (kvlist_add(&c->impersonate_extra, (const char *)k->data.scalar.value,
-					       k->data.scalar.length, vv, strlen(vv)) < 0)
-					goto oom;
-			}
-		}
+	if (load_user_extra(uf, ymap_get(uf, un, "as-user-extra"), &c->impersonate_extra) < 0)
+		return -1;
 	if ((c->impersonate_uid || c->impersonate_groups || c->impersonate_extra.len) && !c->impersonate_user)
-		msglist_add(&probs, "requesting uid, groups or user-extra for %s without impersonating a user", uname);
+		msglist_add(&r->probs, "requesting uid, groups or user-extra for %s without impersonating a user",
+			    r->uname);
+	return 0;
+}
 
-	/* cluster */
-	if ((s = pick(ov->server, ystr(cf, cn, "server")))) {
+/* The cluster's server, TLS server name, proxy and compression.  -1 when
+ * out of memory. */
+static int resolve_cluster(struct resolving *r, struct kube_config *c)
+{
+	const struct kube_overrides *ov = r->ov;
+	const char *s, *colon;
+	size_t n;
+
+	if ((s = pick(ov->server, ystr(r->cf, r->cn, "server")))) {
 		if (!(c->server = strdup(s)))
-			goto oom;
-	} else if (cluster_missing) {
-		msglist_add(&probs, "no server found for cluster \"%s\"", cname);
+			return -1;
+	} else if (r->cluster_missing) {
+		msglist_add(&r->probs, "no server found for cluster \"%s\"", r->cname);
 	} else if (!(c->server = default_server())) {
-		goto oom;
+		return -1;
 	}
 	/* a --server of its own makes the config's tls-server-name meaningless */
-	if ((s = pick(ov->tls_server_name, ov_str(ov->server) ? NULL : ystr(cf, cn, "tls-server-name"))) &&
+	if ((s = pick(ov->tls_server_name, ov_str(ov->server) ? NULL : ystr(r->cf, r->cn, "tls-server-name"))) &&
 	    !(c->tls_server_name = strdup(s)))
-		goto oom;
-	if ((s = ystr(cf, cn, "proxy-url"))) {
-		const char *colon = strstr(s, "://");
-		size_t n = colon ? (size_t)(colon - s) : 0;
+		return -1;
+	c->disable_compression = ov->disable_compression || ybool(r->cf, r->cn, "disable-compression");
+	if (!(s = ystr(r->cf, r->cn, "proxy-url")))
+		return 0;
+	colon = strstr(s, "://");
+	n = colon ? (size_t)(colon - s) : 0;
+	if (!(n == 4 && strncmp(s, "http", 4) == 0) && !(n == 5 && strncmp(s, "https", 5) == 0) &&
+	    !(n == 6 && strncmp(s, "socks5", 6) == 0))
+		msglist_add(&r->probs,
+			    "invalid 'proxy-url' \"%s\" for cluster \"%s\": unsupported scheme \"%.*s\", must be http, https, or socks5",
+			    s, r->cname, (int)n, s);
+	return (c->proxy_url = strdup(s)) ? 0 : -1;
+}
 
-		if (!(n == 4 && strncmp(s, "http", 4) == 0) && !(n == 5 && strncmp(s, "https", 5) == 0) &&
-		    !(n == 6 && strncmp(s, "socks5", 6) == 0))
-			msglist_add(&probs,
-				    "invalid 'proxy-url' \"%s\" for cluster \"%s\": unsupported scheme \"%.*s\", must be http, https, or socks5",
-				    s, cname, (int)n, s);
-		if (!(c->proxy_url = strdup(s)))
-			goto oom;
-	}
-	c->disable_compression = ov->disable_compression || ybool(cf, cn, "disable-compression");
+/* The certificate authority: the flag's file, else the cluster's data or
+ * file (the insecure flag alone drops it, as kubectl does).  -1 when out
+ * of memory. */
+static int resolve_ca(struct resolving *r, struct kube_config *c)
+{
+	const struct kube_overrides *ov = r->ov;
+	char *ca_file = NULL;
+	bool ca_data = false;
+	const char *s;
+
 	if (ov_str(ov->certificate_authority)) {
 		if (!(ca_file = strdup(ov->certificate_authority)))
-			goto oom;
+			return -1;
 		c->insecure_skip_tls_verify = ov->insecure_skip_tls_verify;
 	} else if (ov->insecure_skip_tls_verify) {
-		/* the flag without a CA flag drops the config's CA, as kubectl does */
 		c->insecure_skip_tls_verify = true;
 	} else {
-		c->insecure_skip_tls_verify = ybool(cf, cn, "insecure-skip-tls-verify");
-		ca_data = has_data(cf, cn, "certificate-authority-data");
-		if ((s = ystr(cf, cn, "certificate-authority")) && !(ca_file = resolve_path(cf, s)))
-			goto oom;
+		c->insecure_skip_tls_verify = ybool(r->cf, r->cn, "insecure-skip-tls-verify");
+		ca_data = has_data(r->cf, r->cn, "certificate-authority-data");
+		if ((s = ystr(r->cf, r->cn, "certificate-authority")) && !(ca_file = resolve_path(r->cf, s)))
+			return -1;
 	}
 	if (ca_file && ca_data)
-		msglist_add(&probs,
+		msglist_add(&r->probs,
 			    "certificate-authority-data and certificate-authority are both specified for %s. certificate-authority-data will override.",
-			    cname);
+			    r->cname);
 	if (ca_file) {
 		struct kblob tmp = {0};
 
-		load_file_field(&probs, "certificate-authority", ca_file, cname, ca_data ? &tmp : &c->ca);
+		load_file_field(&r->probs, "certificate-authority", ca_file, r->cname, ca_data ? &tmp : &c->ca);
 		kblob_wipe(&tmp);
 	}
 	if (ca_data)
-		ydata(cf, cn, "certificate-authority-data", &c->ca);
+		ydata(r->cf, r->cn, "certificate-authority-data", &c->ca);
 	if (c->insecure_skip_tls_verify && (ca_file || ca_data))
-		msglist_add(&probs, "specifying a root certificates file with the insecure flag is not allowed");
+		msglist_add(&r->probs, "specifying a root certificates file with the insecure flag is not allowed");
+	free(ca_file);
+	return 0;
+}
+
+/* What can be checked only once everything is read: the exec plugin's
+ * API version, and a token file that cannot be read. */
+static void check_resolved(struct resolving *r, const struct kube_config *c)
+{
+	struct kblob t = {0};
+	char *et;
+	int e;
+
 	if (c->exec && c->exec->api_version && strcmp(c->exec->api_version, "client.authentication.k8s.io/v1") != 0 &&
 	    strcmp(c->exec->api_version, "client.authentication.k8s.io/v1beta1") != 0)
-		msglist_add(&probs, "exec plugin: invalid apiVersion \"%s\"", c->exec->api_version);
-	if (c->token_file && !c->token && !probs.n) {
-		struct kblob t = {0};
-		int e = read_all(c->token_file, &t);
+		msglist_add(&r->probs, "exec plugin: invalid apiVersion \"%s\"", c->exec->api_version);
+	if (!c->token_file || c->token || r->probs.n)
+		return;
+	e = read_all(c->token_file, &t);
+	kblob_wipe(&t);
+	if (!e)
+		return;
+	et = errno_text(e);
+	msglist_add(&r->probs, "%s %s: %s", e == EISDIR ? "read" : "open", c->token_file, et ? et : "error");
+	free(et);
+}
 
-		kblob_wipe(&t);
-		if (e) {
-			char *et = errno_text(e);
+/* A server without a scheme gets https when anything TLS was configured,
+ * else http; trailing slashes go.  -1 when out of memory. */
+static int server_normalize(struct kube_config *c)
+{
+	size_t n;
 
-			msglist_add(&probs, "%s %s: %s", e == EISDIR ? "read" : "open", c->token_file, et ? et : "error");
-			free(et);
-		}
-	}
-	if (probs.n || probs.oom) {
-		msglist_to_error(&probs, err);
-		/* kubectl sets an unknown context apart from the other problems */
-		if (ctx_name && !ctx && err && err->kind == KERR_CONFIG)
-			err->reason = strdup(KERR_REASON_INVALID_CONFIGURATION);
-		goto fail;
-	}
-	/* a server without a scheme: https when anything TLS was configured */
 	if (!strstr(c->server, "://")) {
 		char *u = NULL;
 		bool tls = c->ca.len || c->client_cert.len || c->insecure_skip_tls_verify;
 
 		if (asprintf(&u, "%s://%s", tls ? "https" : "http", c->server) < 0)
-			goto oom;
+			return -1;
 		free(c->server);
 		c->server = u;
 	}
-	{
-		size_t n = strlen(c->server);
+	n = strlen(c->server);
+	while (n > 1 && c->server[n - 1] == '/' && c->server[n - 2] != '/')
+		c->server[--n] = '\0';
+	return 0;
+}
 
-		while (n > 1 && c->server[n - 1] == '/' && c->server[n - 2] != '/')
-			c->server[--n] = '\0';
+/* The merged files and the overrides resolved into *c, every problem
+ * found reported in one error. */
+static int resolve(const struct kube_overrides *ov, struct merged *m, struct kube_config *c, struct kerr *err)
+{
+	struct resolving r = {.ov = ov};
+
+	memset(c, 0, sizeof(*c));
+	if (choose(&r, m, err) < 0) {
+		msglist_release(&r.probs);
+		return -1;
 	}
-	free(ca_file);
-	free(cert_file);
-	free(key_file);
-	msglist_release(&probs);
+	if (copy_names(&r, c) < 0)
+		goto oom;
+	r.cname = r.cname ? r.cname : "";
+	r.uname = r.uname ? r.uname : "";
+	if (resolve_user_auth(&r, c) < 0 || resolve_user_plugin(&r, c) < 0 || resolve_impersonation(&r, c) < 0 ||
+	    resolve_cluster(&r, c) < 0 || resolve_ca(&r, c) < 0)
+		goto oom;
+	check_resolved(&r, c);
+	if (r.probs.n || r.probs.oom) {
+		msglist_to_error(&r.probs, err);
+		/* kubectl sets an unknown context apart from the other problems */
+		if (r.ctx_name && !r.ctx && err && err->kind == KERR_CONFIG)
+			err->reason = strdup(KERR_REASON_INVALID_CONFIGURATION);
+		goto fail;
+	}
+	if (server_normalize(c) < 0)
+		goto oom;
+	msglist_release(&r.probs);
 	return 0;
 oom:
 	kerr_set(err, KERR_OTHER, "out of memory");
 fail:
-	free(ca_file);
-	free(cert_file);
-	free(key_file);
-	msglist_release(&probs);
+	msglist_release(&r.probs);
 	kube_config_release(c);
 	return -1;
 }
