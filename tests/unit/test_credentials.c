@@ -436,6 +436,17 @@ Test(credentials, exec_failures)
 		{"nostatus", "getting credentials: exec plugin didn't return a status field"},
 		{"certonly", "getting credentials: exec plugin returned only certificateData or keyData"},
 		{"bad-time", "getting credentials: decoding stdout: status.expirationTimestamp is not an RFC 3339 time"},
+		{"not-object", "getting credentials: decoding stdout: expected an ExecCredential object"},
+		{"no-kind", "getting credentials: decoding stdout: couldn't get version/kind: apiVersion and kind must be set"},
+		{"wrong-kind", "getting credentials: decoding stdout: no kind \"Pod\" is registered for version "
+			       "\"client.authentication.k8s.io/v1beta1\""},
+		{"status-list", "getting credentials: decoding stdout: status is not an object"},
+		{"token-number", "getting credentials: decoding stdout: status.token is not a string"},
+		{"empty-status", "getting credentials: exec plugin didn't return a token or cert/key pair"},
+		{"ctrl", "getting credentials: the token from exec plugin " PLUGIN
+			 " holds characters not allowed in an HTTP header"},
+		{"signal", "getting credentials: exec: executable " PLUGIN " failed: signal 15"},
+		{"garbage", "getting credentials: decoding stdout: '[' or '{' expected at line 1 column 4"},
 	};
 	struct kube_config c;
 
