@@ -267,243 +267,318 @@ static void close_others_on_exec(void)
 	}
 }
 
+/* One run of a plugin: its pipes (stdout, the report of a failed exec,
+ * stderr), its stdin, what it wrote and how it ended. */
+struct exec_run {
+	const struct kube_exec *x;
+	const struct cred_cache *cache;
+	int outp[2], errp[2], stderrp[2], devnull;
+	pid_t pid;
+	char *buf; /* stdout, wiped when dropped */
+	size_t len, cap;
+	size_t relayed; /* bytes of stderr relayed */
+	int status, child_errno;
+	bool timed_out;
+};
+
+static void exec_run_init(struct exec_run *r, const struct kube_exec *x, const struct cred_cache *cache)
+{
+	memset(r, 0, sizeof(*r));
+	r->x = x;
+	r->cache = cache;
+	r->outp[0] = r->outp[1] = r->errp[0] = r->errp[1] = r->stderrp[0] = r->stderrp[1] = r->devnull = -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void exec_run_release(struct exec_run *r)
+{
+	if (r->buf) {
+		explicit_bzero(r->buf, r->len);
+		free(r->buf);
+	}
+	for (int i = 0; i < 2; i++) {
+		close_fd(&r->outp[i]);
+		close_fd(&r->errp[i]);
+		close_fd(&r->stderrp[i]);
+	}
+	close_fd(&r->devnull);
+}
+
+/* Whether the plugin gets our stdin: as its interactiveMode asks and a
+ * terminal allows.  -1 when it must have one and there is none. */
+static int exec_interactive(const struct kube_exec *x, bool *ret, struct kerr *err)
+{
+	bool tty = isatty(STDIN_FILENO);
+
+	*ret = false;
+	if (x->interactive == EXEC_INTERACTIVE_NEVER)
+		return 0;
+	if (!tty && x->interactive == EXEC_INTERACTIVE_ALWAYS)
+		return kerr_set(err, KERR_CREDENTIALS,
+				"getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal");
+	*ret = tty;
+	return 0;
+}
+
+/* The entries of envp from own on, built for the plugin, wiped and freed. */
+static void exec_env_wipe(char **envp, size_t own)
+{
+	for (size_t i = own; envp && envp[i]; i++)
+		wipe_free(envp[i]);
+}
+
+/* argv and envp for execve: the parent's environment less what the
+ * plugin's env and KUBERNETES_EXEC_INFO set, then those.  The parent's
+ * entries are borrowed; the ones from envp[*own] on are built here.  -1
+ * when out of memory, what was built then in *ret_envp all the same. */
+static int exec_args(const struct kube_exec *x, const char *info, char ***ret_argv, char ***ret_envp, size_t *own)
+{
+	size_t nargs = 0, nparent = 0, n = 0;
+	char **argv, **envp;
+
+	while (x->args && x->args[nargs])
+		nargs++;
+	while (environ && environ[nparent])
+		nparent++;
+	argv = *ret_argv = calloc(nargs + 2, sizeof(*argv));
+	envp = *ret_envp = calloc(nparent + x->env.len + 2, sizeof(*envp));
+	*own = 0;
+	if (!argv || !envp)
+		return -1;
+	argv[0] = x->command;
+	for (size_t i = 0; i < nargs; i++)
+		argv[i + 1] = x->args[i];
+	for (size_t i = 0; i < nparent; i++)
+		if (!env_overridden(environ[i], &x->env))
+			envp[n++] = environ[i];
+	*own = n;
+	for (size_t i = 0; i < x->env.len; i++)
+		if (asprintf(&envp[n++], "%s=%s", x->env.items[i].key, x->env.items[i].value) < 0) {
+			envp[--n] = NULL;
+			return -1;
+		}
+	if (asprintf(&envp[n++], "KUBERNETES_EXEC_INFO=%s", info) < 0) {
+		envp[--n] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only.  The
+ * plugin gets stdin, stdout and stderr and nothing else of ours
+ * (connections, files the caller opened without O_CLOEXEC): every other
+ * descriptor closes on exec, the one that reports a failed exec included. */
+static void exec_child(const struct exec_run *r, const char *path, char **argv, char **envp)
+	__attribute__((noreturn));
+
+static void exec_child(const struct exec_run *r, const char *path, char **argv, char **envp)
+{
+	int e;
+
+	if (r->devnull >= 0 && dup2(r->devnull, STDIN_FILENO) < 0)
+		_exit(127);
+	if (dup2(r->outp[1], STDOUT_FILENO) < 0 || dup2(r->stderrp[1], STDERR_FILENO) < 0)
+		_exit(127);
+	close_others_on_exec();
+	execve(path, argv, envp);
+	e = errno;
+	if (write(r->errp[1], &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* The plugin started, its stdin /dev/null unless interactive; once this
+ * returns 0 it has either exec'd or reported why not (child_errno). */
+static int exec_start(struct exec_run *r, const char *path, char **argv, char **envp, bool interactive,
+		      struct kerr *err)
+{
+	if (!interactive && (r->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: open /dev/null: %s", strerror(errno));
+	if (pipe2(r->outp, O_CLOEXEC) < 0 || pipe2(r->errp, O_CLOEXEC) < 0 || pipe2(r->stderrp, O_CLOEXEC) < 0)
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: pipe: %s", strerror(errno));
+	r->pid = fork();
+	if (r->pid < 0)
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: fork: %s", strerror(errno));
+	if (r->pid == 0)
+		exec_child(r, path, argv, envp);
+	close_fd(&r->outp[1]);
+	close_fd(&r->errp[1]);
+	close_fd(&r->stderrp[1]);
+	while (read(r->errp[0], &r->child_errno, sizeof(r->child_errno)) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+/* What the plugin says on stderr (a prompt, why it failed) goes to the log
+ * stream as it comes, up to EXEC_STDERR_MAX bytes a run: the caller shows
+ * it there in a form safe for a terminal. */
+static void relay_stderr(struct exec_run *r, const char *chunk, size_t n)
+{
+	FILE *log;
+
+	if (r->relayed >= EXEC_STDERR_MAX)
+		return;
+	if (n > EXEC_STDERR_MAX - r->relayed)
+		n = EXEC_STDERR_MAX - r->relayed;
+	log = cache_log(r->cache);
+	fwrite(chunk, 1, n, log);
+	fflush(log);
+	r->relayed += n;
+}
+
+/* Room for more of stdout.  -1 when out of memory: the plugin is then
+ * killed and reaped. */
+static int stdout_room(struct exec_run *r)
+{
+	size_t ncap;
+	char *nb;
+
+	if (r->cap - r->len >= 65536)
+		return 0;
+	ncap = r->cap ? r->cap * 2 : 65536 * 2;
+	nb = kblob_grow_wiped(r->buf, r->len, ncap);
+	if (!nb) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, &r->status, 0);
+		return -1;
+	}
+	r->buf = nb;
+	r->cap = ncap;
+	return 0;
+}
+
+/* stdout read to its end, stderr relayed meanwhile, the plugin killed at
+ * the deadline (0: none).  -1 when out of memory. */
+static int exec_read(struct exec_run *r, long long deadline)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {{r->outp[0], POLLIN, 0}, {r->stderrp[0], POLLIN, 0}};
+		int wait_ms = -1, pr;
+		char chunk[4096];
+		ssize_t n;
+
+		if (deadline) {
+			long long left = deadline - now_ms();
+
+			if (left <= 0) {
+				r->timed_out = true;
+				kill(r->pid, SIGKILL);
+				return 0;
+			}
+			wait_ms = left > 60000 ? 60000 : (int)left;
+		}
+		pr = poll(pfd, r->stderrp[0] >= 0 ? 2 : 1, wait_ms);
+		if ((pr < 0 && errno == EINTR) || pr == 0)
+			continue;
+		if (r->stderrp[0] >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			n = read(r->stderrp[0], chunk, sizeof(chunk));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				close_fd(&r->stderrp[0]);
+			else
+				relay_stderr(r, chunk, (size_t)n);
+			if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+		}
+		if (stdout_room(r) < 0)
+			return -1;
+		n = read(r->outp[0], r->buf + r->len, r->cap - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		r->len += (size_t)n;
+	}
+}
+
+/* The rest of stderr, once stdout has ended, without waiting on a plugin
+ * that keeps it open; then the plugin reaped. */
+static void exec_finish(struct exec_run *r)
+{
+	while (r->stderrp[0] >= 0 && !r->timed_out) {
+		struct pollfd pfd = {r->stderrp[0], POLLIN, 0};
+		char chunk[4096];
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			break;
+		n = read(r->stderrp[0], chunk, sizeof(chunk));
+		if (n <= 0)
+			break;
+		relay_stderr(r, chunk, (size_t)n);
+	}
+	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* How the run ended, in kubectl's words; 0 with *out (NUL-terminated) what
+ * the plugin wrote to stdout when it succeeded. */
+static int exec_result(struct exec_run *r, const char *path, char **out, size_t *outlen, struct kerr *err)
+{
+	const struct kube_exec *x = r->x;
+	char *t;
+
+	if (r->child_errno == ENOENT)
+		return not_found(x, err);
+	if (r->child_errno) {
+		t = errno_text(r->child_errno);
+		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: fork/exec %s: %s", path, t ? t : "error");
+		free(t);
+		return -1;
+	}
+	if (r->timed_out)
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s timed out after %ld seconds",
+				x->command, exec_timeout_seconds());
+	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0)
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s failed with exit code %d",
+				x->command, WEXITSTATUS(r->status));
+	if (WIFSIGNALED(r->status))
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s failed: signal %d",
+				x->command, WTERMSIG(r->status));
+	if (!r->buf && !(r->buf = calloc(1, 1)))
+		return oom(err);
+	r->buf[r->len] = '\0';
+	*out = r->buf;
+	*outlen = r->len;
+	r->buf = NULL;
+	return 0;
+}
+
 /* Run the plugin; *out gets everything it wrote to stdout. */
 static int exec_spawn(const struct kube_config *cfg, const struct cred_cache *cache, char **out, size_t *outlen,
 		      struct kerr *err)
 {
 	const struct kube_exec *x = cfg->exec;
-	bool interactive = false, tty = isatty(STDIN_FILENO);
-	char *path = NULL, *info = NULL;
-	char **argv = NULL, **envp = NULL;
-	size_t nargs = 0, nenv = 0, nparent = 0, envi = 0;
-	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, stderrp[2] = {-1, -1}, devnull = -1;
-	size_t relayed = 0;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	pid_t pid;
-	int status = 0, child_errno = 0, rc = -1;
-	long long deadline;
-	bool timed_out = false;
+	struct exec_run run;
+	bool interactive;
+	char *path, *info = NULL, **argv = NULL, **envp = NULL;
+	size_t own = 0;
+	int rc = -1;
 
-	if (x->interactive != EXEC_INTERACTIVE_NEVER) {
-		if (!tty && x->interactive == EXEC_INTERACTIVE_ALWAYS)
-			return kerr_set(err, KERR_CREDENTIALS,
-					"getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal");
-		interactive = tty;
-	}
-	path = find_executable(x->command);
-	if (!path)
+	if (exec_interactive(x, &interactive, err) < 0)
+		return -1;
+	if (!(path = find_executable(x->command)))
 		return not_found(x, err);
-	info = exec_info(cfg, interactive);
-	while (x->args && x->args[nargs])
-		nargs++;
-	while (environ && environ[nparent])
-		nparent++;
-	nenv = nparent + x->env.len + 2;
-	argv = calloc(nargs + 2, sizeof(*argv));
-	envp = calloc(nenv, sizeof(*envp));
-	if (!info || !argv || !envp)
-		goto oom;
-	argv[0] = x->command;
-	for (size_t i = 0; i < nargs; i++)
-		argv[i + 1] = x->args[i];
-	/* parent entries are borrowed; the ones built here come after them */
-	for (size_t i = 0; i < nparent; i++)
-		if (!env_overridden(environ[i], &x->env))
-			envp[envi++] = environ[i];
-	{
-		size_t own = envi;
-
-		for (size_t i = 0; i < x->env.len; i++)
-			if (asprintf(&envp[envi++], "%s=%s", x->env.items[i].key, x->env.items[i].value) < 0) {
-				envp[--envi] = NULL;
-				goto oom_env;
-			}
-		if (asprintf(&envp[envi++], "KUBERNETES_EXEC_INFO=%s", info) < 0) {
-			envp[--envi] = NULL;
-			goto oom_env;
-		}
-		if (!interactive && (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: open /dev/null: %s", strerror(errno));
-			goto fail_env;
-		}
-		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(stderrp, O_CLOEXEC) < 0) {
-			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: pipe: %s", strerror(errno));
-			goto fail_env;
-		}
-		pid = fork();
-		if (pid < 0) {
-			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: fork: %s", strerror(errno));
-			goto fail_env;
-		}
-		if (pid == 0) {
-			/* only async-signal-safe calls from here on */
-			int e;
-
-			if (devnull >= 0 && dup2(devnull, STDIN_FILENO) < 0)
-				_exit(127);
-			if (dup2(outp[1], STDOUT_FILENO) < 0 || dup2(stderrp[1], STDERR_FILENO) < 0)
-				_exit(127);
-			/* the plugin gets stdin, stdout and stderr and nothing else of
-			 * ours (connections, files the caller opened without
-			 * O_CLOEXEC): every other descriptor closes on exec, the one
-			 * that reports a failed exec included */
-			close_others_on_exec();
-			execve(path, argv, envp);
-			e = errno;
-			if (write(errp[1], &e, sizeof(e)) < 0)
-				_exit(127);
-			_exit(127);
-		}
-		close(outp[1]);
-		outp[1] = -1;
-		close(errp[1]);
-		errp[1] = -1;
-		close(stderrp[1]);
-		stderrp[1] = -1;
-		while (read(errp[0], &child_errno, sizeof(child_errno)) < 0 && errno == EINTR)
-			;
-		deadline = interactive ? 0 : now_ms() + exec_timeout_seconds() * 1000;
-		for (;;) {
-			struct pollfd pfd[2] = {{outp[0], POLLIN, 0}, {stderrp[0], POLLIN, 0}};
-			int wait_ms = -1, pr;
-			ssize_t n;
-
-			if (deadline) {
-				long long left = deadline - now_ms();
-
-				if (left <= 0) {
-					timed_out = true;
-					kill(pid, SIGKILL);
-					break;
-				}
-				wait_ms = left > 60000 ? 60000 : (int)left;
-			}
-			pr = poll(pfd, stderrp[0] >= 0 ? 2 : 1, wait_ms);
-			if (pr < 0 && errno == EINTR)
-				continue;
-			if (pr == 0)
-				continue;
-			/* what the plugin says on stderr (a prompt, why it failed) goes
-			 * to the log stream as it comes, up to EXEC_STDERR_MAX bytes:
-			 * the caller shows it there in a form safe for a terminal */
-			if (stderrp[0] >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-				char chunk[4096];
-
-				n = read(stderrp[0], chunk, sizeof(chunk));
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n <= 0) {
-					close(stderrp[0]);
-					stderrp[0] = -1;
-				} else if (relayed < EXEC_STDERR_MAX) {
-					size_t take = (size_t)n < EXEC_STDERR_MAX - relayed ? (size_t)n
-											 : EXEC_STDERR_MAX - relayed;
-					FILE *log = cache_log(cache);
-
-					fwrite(chunk, 1, take, log);
-					fflush(log);
-					relayed += take;
-				}
-				if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-					continue;
-			}
-			if (cap - len < 65536) {
-				size_t ncap = cap ? cap * 2 : 65536 * 2;
-				char *nb = kblob_grow_wiped(buf, len, ncap);
-
-				if (!nb) {
-					kill(pid, SIGKILL);
-					waitpid(pid, &status, 0);
-					goto oom_env;
-				}
-				buf = nb;
-				cap = ncap;
-			}
-			n = read(outp[0], buf + len, cap - len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			len += (size_t)n;
-		}
-		/* the rest of stderr, once stdout has ended, without waiting on a
-		 * plugin that keeps it open */
-		while (stderrp[0] >= 0 && !timed_out) {
-			struct pollfd pfd = {stderrp[0], POLLIN, 0};
-			char chunk[4096];
-			ssize_t n;
-
-			if (poll(&pfd, 1, 100) <= 0)
-				break;
-			n = read(stderrp[0], chunk, sizeof(chunk));
-			if (n <= 0)
-				break;
-			if (relayed < EXEC_STDERR_MAX) {
-				size_t take = (size_t)n < EXEC_STDERR_MAX - relayed ? (size_t)n : EXEC_STDERR_MAX - relayed;
-				FILE *log = cache_log(cache);
-
-				fwrite(chunk, 1, take, log);
-				fflush(log);
-				relayed += take;
-			}
-		}
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (child_errno) {
-			if (child_errno == ENOENT) {
-				not_found(x, err);
-			} else {
-				char *t = errno_text(child_errno);
-
-				kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: fork/exec %s: %s", path,
-					 t ? t : "error");
-				free(t);
-			}
-		} else if (timed_out) {
-			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s timed out after %ld seconds",
-				 x->command, exec_timeout_seconds());
-		} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s failed with exit code %d",
-				 x->command, WEXITSTATUS(status));
-		} else if (WIFSIGNALED(status)) {
-			kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec: executable %s failed: signal %d",
-				 x->command, WTERMSIG(status));
-		} else {
-			if (!buf && !(buf = calloc(1, 1)))
-				goto oom_env;
-			buf[len] = '\0';
-			*out = buf;
-			*outlen = len;
-			buf = NULL;
-			rc = 0;
-		}
-		goto fail_env;
-oom_env:
+	exec_run_init(&run, x, cache);
+	if (!(info = exec_info(cfg, interactive)) || exec_args(x, info, &argv, &envp, &own) < 0)
 		oom(err);
-fail_env:
-		for (size_t i = own; i < envi; i++)
-			wipe_free(envp[i]);
-		envp[own] = NULL;
+	else if (exec_start(&run, path, argv, envp, interactive, err) == 0) {
+		if (exec_read(&run, interactive ? 0 : now_ms() + exec_timeout_seconds() * 1000) < 0) {
+			oom(err);
+		} else {
+			exec_finish(&run);
+			rc = exec_result(&run, path, out, outlen, err);
+		}
 	}
-	goto done;
-oom:
-	oom(err);
-done:
-	if (buf) {
-		explicit_bzero(buf, len);
-		free(buf);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (outp[i] >= 0)
-			close(outp[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-		if (stderrp[i] >= 0)
-			close(stderrp[i]);
-	}
-	if (devnull >= 0)
-		close(devnull);
+	exec_run_release(&run);
+	exec_env_wipe(envp, own);
 	free(envp);
 	free(argv);
 	free(path);
@@ -516,122 +591,133 @@ static int decode_error(struct kerr *err, const char *what)
 	return kerr_set(err, KERR_CREDENTIALS, "getting credentials: decoding stdout: %s", what);
 }
 
-static int exec_decode(const struct kube_exec *x, const char *out, size_t len, struct kube_credential *ret,
-		       struct kerr *err)
+/* The plugin's stdout as JSON.  jansson quotes the offending input after
+ * "near": it is kept out of the error, as it may be part of a secret. */
+static json_t *exec_parse(const char *out, size_t len, struct kerr *err)
 {
 	json_error_t jerr;
-	json_t *root, *status, *v;
-	const char *api, *kind, *tok = NULL, *cert = NULL, *key = NULL;
-	int rc = -1;
+	json_t *root = json_loadb(out, len, 0, &jerr);
+	char *near, *msg = NULL;
 
-	memset(ret, 0, sizeof(*ret));
-	root = json_loadb(out, len, 0, &jerr);
-	if (!root) {
-		/* jansson quotes the offending input after "near": keep it out, it
-		 * may be part of a secret */
-		char *near = strstr(jerr.text, " near ");
-		char *msg = NULL;
+	if (root)
+		return root;
+	if ((near = strstr(jerr.text, " near ")))
+		*near = '\0';
+	if (asprintf(&msg, "%s at line %d column %d", jerr.text, jerr.line, jerr.column) < 0) {
+		oom(err);
+		return NULL;
+	}
+	decode_error(err, msg);
+	free(msg);
+	return NULL;
+}
 
-		if (near)
-			*near = '\0';
-		if (asprintf(&msg, "%s at line %d column %d", jerr.text, jerr.line, jerr.column) < 0)
-			return oom(err);
-		decode_error(err, msg);
-		free(msg);
-		return -1;
-	}
-	if (!json_is_object(root)) {
-		decode_error(err, "expected an ExecCredential object");
-		goto out;
-	}
+/* An ExecCredential of the API version the plugin was configured with:
+ * *ret its status, whose fields are all strings or null. */
+static int exec_status(const struct kube_exec *x, json_t *root, json_t **ret, struct kerr *err)
+{
+	static const char *const fields[] = {"token", "clientCertificateData", "clientKeyData", "expirationTimestamp"};
+	const char *api, *kind;
+	json_t *status, *v;
+	char *m = NULL;
+
+	if (!json_is_object(root))
+		return decode_error(err, "expected an ExecCredential object");
 	api = json_string_value(json_object_get(root, "apiVersion"));
 	kind = json_string_value(json_object_get(root, "kind"));
-	if (!api || !*api || !kind || !*kind) {
-		decode_error(err, "couldn't get version/kind: apiVersion and kind must be set");
-		goto out;
-	}
-	if (strcmp(api, x->api_version) != 0) {
-		kerr_set(err, KERR_CREDENTIALS,
-			 "getting credentials: exec plugin is configured to use API version %s, plugin returned version %s",
-			 x->api_version, api);
-		goto out;
-	}
-	if (strcmp(kind, "ExecCredential") != 0) {
-		kerr_set(err, KERR_CREDENTIALS, "getting credentials: decoding stdout: no kind \"%s\" is registered for version \"%s\"",
-			 kind, api);
-		goto out;
-	}
+	if (!api || !*api || !kind || !*kind)
+		return decode_error(err, "couldn't get version/kind: apiVersion and kind must be set");
+	if (strcmp(api, x->api_version) != 0)
+		return kerr_set(err, KERR_CREDENTIALS,
+				"getting credentials: exec plugin is configured to use API version %s, plugin returned version %s",
+				x->api_version, api);
+	if (strcmp(kind, "ExecCredential") != 0)
+		return kerr_set(err, KERR_CREDENTIALS,
+				"getting credentials: decoding stdout: no kind \"%s\" is registered for version \"%s\"",
+				kind, api);
 	status = json_object_get(root, "status");
-	if (!status || json_is_null(status)) {
-		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin didn't return a status field");
-		goto out;
-	}
-	if (!json_is_object(status)) {
-		decode_error(err, "status is not an object");
-		goto out;
-	}
-	static const char *const fields[] = {"token", "clientCertificateData", "clientKeyData", "expirationTimestamp"};
-	for (size_t i = 0; i < 4; i++) {
+	if (!status || json_is_null(status))
+		return kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin didn't return a status field");
+	if (!json_is_object(status))
+		return decode_error(err, "status is not an object");
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		v = json_object_get(status, fields[i]);
 		if (v && !json_is_null(v) && !json_is_string(v)) {
-			char *m = NULL;
-
 			if (asprintf(&m, "status.%s is not a string", fields[i]) < 0)
 				m = NULL;
 			decode_error(err, m ? m : "bad status");
 			free(m);
-			goto out;
+			return -1;
 		}
 	}
-	tok = json_string_value(json_object_get(status, "token"));
-	cert = json_string_value(json_object_get(status, "clientCertificateData"));
-	key = json_string_value(json_object_get(status, "clientKeyData"));
-	if (tok && !*tok)
-		tok = NULL;
-	if (cert && !*cert)
-		cert = NULL;
-	if (key && !*key)
-		key = NULL;
-	if (!tok && !cert && !key) {
-		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin didn't return a token or cert/key pair");
-		goto out;
-	}
-	if (!cert != !key) {
-		kerr_set(err, KERR_CREDENTIALS, "getting credentials: exec plugin returned only certificateData or keyData");
-		goto out;
-	}
-	if (tok && !token_ok(tok)) {
-		kerr_set(err, KERR_CREDENTIALS,
-			 "getting credentials: the token from exec plugin %s holds characters not allowed in an HTTP header",
-			 x->command);
-		goto out;
-	}
-	v = json_object_get(status, "expirationTimestamp");
-	if (json_string_value(v) && *json_string_value(v) && kube_time_parse(json_string_value(v), '-', 'T', false, &ret->expires) < 0) {
-		decode_error(err, "status.expirationTimestamp is not an RFC 3339 time");
-		goto out;
-	}
-	if ((tok && !(ret->token = strdup(tok))) || (cert && blob_copy(&ret->client_cert, (const unsigned char *)cert, strlen(cert)) < 0) ||
+	*ret = status;
+	return 0;
+}
+
+/* A string field of the status; NULL when absent or empty. */
+static const char *status_str(json_t *status, const char *key)
+{
+	const char *s = json_string_value(json_object_get(status, key));
+
+	return s && *s ? s : NULL;
+}
+
+/* The credential in a status: a token, or a certificate and its key, and
+ * when it expires. */
+static int exec_credential(const struct kube_exec *x, json_t *status, struct kube_credential *ret, struct kerr *err)
+{
+	const char *tok = status_str(status, "token"), *cert = status_str(status, "clientCertificateData");
+	const char *key = status_str(status, "clientKeyData"), *exp = status_str(status, "expirationTimestamp");
+
+	if (!tok && !cert && !key)
+		return kerr_set(err, KERR_CREDENTIALS,
+				"getting credentials: exec plugin didn't return a token or cert/key pair");
+	if (!cert != !key)
+		return kerr_set(err, KERR_CREDENTIALS,
+				"getting credentials: exec plugin returned only certificateData or keyData");
+	if (tok && !token_ok(tok))
+		return kerr_set(err, KERR_CREDENTIALS,
+				"getting credentials: the token from exec plugin %s holds characters not allowed in an HTTP header",
+				x->command);
+	if (exp && kube_time_parse(exp, '-', 'T', false, &ret->expires) < 0)
+		return decode_error(err, "status.expirationTimestamp is not an RFC 3339 time");
+	if ((tok && !(ret->token = strdup(tok))) ||
+	    (cert && blob_copy(&ret->client_cert, (const unsigned char *)cert, strlen(cert)) < 0) ||
 	    (key && blob_copy(&ret->client_key, (const unsigned char *)key, strlen(key)) < 0)) {
 		kube_credential_release(ret);
-		oom(err);
-		goto out;
+		return oom(err);
 	}
-	rc = 0;
-out:
-	/* jansson keeps its own copies of the strings; clear the ones we can reach */
-	if (json_is_object(root)) {
-		status = json_object_get(root, "status");
-		if (json_is_object(status)) {
-			static const char *const secret[] = {"token", "clientKeyData"};
+	return 0;
+}
 
-			for (size_t i = 0; i < 2; i++) {
-				v = json_object_get(status, secret[i]);
-				if (json_is_string(v))
-					explicit_bzero((char *)json_string_value(v), json_string_length(v));
-			}
-		}
+/* jansson keeps its own copies of the strings: the secret ones it holds
+ * are cleared before it frees them. */
+static void exec_wipe(json_t *status)
+{
+	static const char *const secret[] = {"token", "clientKeyData"};
+	json_t *v;
+
+	if (!json_is_object(status))
+		return;
+	for (size_t i = 0; i < sizeof(secret) / sizeof(secret[0]); i++) {
+		v = json_object_get(status, secret[i]);
+		if (json_is_string(v))
+			explicit_bzero((char *)json_string_value(v), json_string_length(v));
 	}
+}
+
+static int exec_decode(const struct kube_exec *x, const char *out, size_t len, struct kube_credential *ret,
+		       struct kerr *err)
+{
+	json_t *root, *status = NULL;
+	int rc = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!(root = exec_parse(out, len, err)))
+		return -1;
+	if (exec_status(x, root, &status, err) == 0)
+		rc = exec_credential(x, status, ret, err);
+	exec_wipe(json_is_object(root) ? json_object_get(root, "status") : NULL);
 	json_decref(root);
 	return rc;
 }
