@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kubeconfig_internal.h"
 #include "kubeconfig_test_util.h"
 
 TestSuite(kubeconfig_read, .init = kubeconfig_setup, .fini = kubeconfig_teardown);
@@ -90,4 +91,46 @@ Test(kubeconfig_read, big_token_in_file)
 	kube_config_release(&c);
 	free(tok);
 	free(path);
+}
+
+/* Go's StdEncoding: padding only at the end, newlines anywhere skipped, and
+ * the offset Go reports for what is not base64. */
+Test(kubeconfig_read, base64_as_go_decodes_it)
+{
+	static const struct {
+		const char *in, *out;
+		size_t bad;
+	} cases[] = {
+		{"", "", 0},
+		{"aGk=", "hi", 0},
+		{"aGVsbG8=", "hello", 0},
+		{"aGVsbG8h", "hello!", 0},
+		{"aG\nk=\r\n", "hi", 0},
+		{"aGk", NULL, 0},
+		{"aG=x", NULL, 2},
+		{"aG=", NULL, 3},
+		{"aG==x", NULL, 4},
+		{"a===", NULL, 1},
+		{"aGk=aGk=", NULL, 4},
+		{"a!bc", NULL, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *in = cases[i].in;
+		struct kblob b = {0};
+		size_t bad = 99;
+		int r = b64_decode((const unsigned char *)in, strlen(in), &b, &bad);
+
+		if (cases[i].out) {
+			cr_assert_eq(r, 0, "%s", in);
+			cr_assert_eq(b.len, strlen(cases[i].out), "%s", in);
+			cr_assert_str_eq((const char *)b.data, cases[i].out, "%s", in);
+			cr_assert_eq(b64_decode((const unsigned char *)in, strlen(in), NULL, &bad), 0, "%s", in);
+		} else {
+			cr_assert_eq(r, -1, "%s", in);
+			cr_assert_eq(bad, cases[i].bad, "%s: at %zu", in, bad);
+			cr_assert_null(b.data);
+		}
+		free(b.data);
+	}
 }
