@@ -207,100 +207,112 @@ static int b64_value(unsigned char c)
 	return -1;
 }
 
+static size_t skip_newlines(const unsigned char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* The padding that ends the last quantum, its '=' at s[*si - 1] in place
+ * of sextet j (2 or 3): only newlines may follow.  -1 with *bad set when
+ * it is not such an end. */
+static int b64_padding(const unsigned char *s, size_t n, size_t *si, int j, size_t *bad)
+{
+	if (j == 2) {
+		*si = skip_newlines(s, n, *si);
+		if (*si == n) {
+			*bad = n;
+			return -1;
+		}
+		if (s[*si] != '=') {
+			*bad = *si - 1;
+			return -1;
+		}
+		(*si)++;
+	}
+	*si = skip_newlines(s, n, *si);
+	if (*si < n) {
+		*bad = *si;
+		return -1;
+	}
+	return 0;
+}
+
+/* The next quantum from s[*si]: its sextets in q, how many in *end (4, or
+ * 2 or 3 before padding).  1 read, 0 at the end of the input, -1 with *bad
+ * set on bad input.  Newlines between characters are skipped. */
+static int b64_quantum(const unsigned char *s, size_t n, size_t *si, int q[4], size_t *end, size_t *bad)
+{
+	for (int j = 0; j < 4; j++) {
+		unsigned char c;
+
+		if (*si == n) {
+			if (j == 0)
+				return 0;
+			*bad = *si - (size_t)j;
+			return -1;
+		}
+		c = s[(*si)++];
+		if ((q[j] = b64_value(c)) >= 0)
+			continue;
+		if (c == '\n' || c == '\r') {
+			j--;
+			continue;
+		}
+		if (c != '=' || j < 2) {
+			*bad = *si - 1;
+			return -1;
+		}
+		*end = (size_t)j;
+		return b64_padding(s, n, si, j, bad) < 0 ? -1 : 1;
+	}
+	*end = 4;
+	return 1;
+}
+
+/* The bytes of a quantum of end sextets, at buf[*len]. */
+static void b64_emit(unsigned char *buf, size_t *len, const int q[4], size_t end)
+{
+	unsigned v = (unsigned)q[0] << 18 | (unsigned)q[1] << 12;
+
+	if (end > 2)
+		v |= (unsigned)q[2] << 6;
+	if (end > 3)
+		v |= (unsigned)q[3];
+	buf[(*len)++] = (unsigned char)(v >> 16);
+	if (end > 2)
+		buf[(*len)++] = (unsigned char)(v >> 8);
+	if (end > 3)
+		buf[(*len)++] = (unsigned char)v;
+}
+
 /* Decode; out may be NULL to only check.  On bad input returns -1 with *bad
  * = the input offset Go would report. */
 int b64_decode(const unsigned char *s, size_t n, struct kblob *out, size_t *bad)
 {
 	unsigned char *buf = NULL;
-	size_t si = 0, dl = 0;
+	size_t si = 0, dl = 0, end = 4;
+	int q[4], r = 1;
 
-	if (out) {
-		buf = malloc(n / 4 * 3 + 4);
-		if (!buf) {
-			*bad = SIZE_MAX;
-			return -1;
-		}
+	if (out && !(buf = malloc(n / 4 * 3 + 4))) {
+		*bad = SIZE_MAX;
+		return -1;
 	}
-	while (si < n) {
-		int q[4];
-		int j;
-		size_t end = 0;
-
-		for (j = 0; j < 4; j++) {
-			unsigned char c;
-			int v;
-
-			if (si == n) {
-				if (j == 0)
-					goto done;
-				*bad = si - (size_t)j;
-				goto fail;
-			}
-			c = s[si++];
-			v = b64_value(c);
-			if (v >= 0) {
-				q[j] = v;
-				continue;
-			}
-			if (c == '\n' || c == '\r') {
-				j--;
-				continue;
-			}
-			if (c != '=' || j < 2) {
-				*bad = si - 1;
-				goto fail;
-			}
-			if (j == 2) {
-				while (si < n && (s[si] == '\n' || s[si] == '\r'))
-					si++;
-				if (si == n) {
-					*bad = n;
-					goto fail;
-				}
-				if (s[si] != '=') {
-					*bad = si - 1;
-					goto fail;
-				}
-				si++;
-			}
-			while (si < n && (s[si] == '\n' || s[si] == '\r'))
-				si++;
-			if (si < n) {
-				*bad = si;
-				goto fail;
-			}
-			end = (size_t)j;
-			break;
-		}
-		if (j == 4)
-			end = 4;
+	while (end == 4 && (r = b64_quantum(s, n, &si, q, &end, bad)) > 0)
+		if (buf)
+			b64_emit(buf, &dl, q, end);
+	if (r < 0) {
 		if (buf) {
-			unsigned v = (unsigned)q[0] << 18 | (unsigned)q[1] << 12;
-
-			if (end > 2)
-				v |= (unsigned)q[2] << 6;
-			if (end > 3)
-				v |= (unsigned)q[3];
-			buf[dl++] = (unsigned char)(v >> 16);
-			if (end > 2)
-				buf[dl++] = (unsigned char)(v >> 8);
-			if (end > 3)
-				buf[dl++] = (unsigned char)v;
+			explicit_bzero(buf, dl);
+			free(buf);
 		}
-		if (end < 4)
-			break;
+		return -1;
 	}
-done:
 	if (out) {
 		buf[dl] = '\0';
 		out->data = buf;
 		out->len = dl;
 	}
 	return 0;
-fail:
-	if (buf) {
-		explicit_bzero(buf, dl);
-		free(buf);
-	}
-	return -1;
 }
