@@ -535,16 +535,108 @@ static int build_headers(struct xfer *x, const struct kube_credential *cred, str
 }
 
 /* Prepare the easy handle for one attempt and hand it to the multi handle. */
+/* The options every request of the client shares: where it goes, its
+ * headers and callbacks, HTTP/2 over TLS 1.2 or later, compression and
+ * the proxy. */
+static void easy_set_common(struct xfer *x, CURL *e, const char *url)
+{
+	const struct kube_client *c = x->c;
+	const struct kube_config *cfg = c->cfg;
+
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
+	if (!cfg->disable_compression)
+		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
+	if (c->connect_to)
+		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
+	if (cfg->proxy_url && *cfg->proxy_url)
+		curl_easy_setopt(e, CURLOPT_PROXY, cfg->proxy_url);
+	else if (c->loopback)
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
+}
+
+/* The server's certificate authority (or none checked), and the client
+ * certificate: the credential's, else the configuration's. */
+static void easy_set_tls(CURL *e, const struct kube_config *cfg, const struct kube_credential *cred)
+{
+	const struct kblob *cert = cred->client_cert.len ? &cred->client_cert : &cfg->client_cert;
+	const struct kblob *key = cred->client_cert.len ? &cred->client_key : &cfg->client_key;
+
+	if (cfg->insecure_skip_tls_verify) {
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else if (cfg->ca.len) {
+		struct curl_blob b = {cfg->ca.data, cfg->ca.len, CURL_BLOB_COPY};
+
+		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
+	}
+	if (cert->len && key->len) {
+		struct curl_blob cb = {cert->data, cert->len, CURL_BLOB_COPY};
+		struct curl_blob kb = {key->data, key->len, CURL_BLOB_COPY};
+
+		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cb);
+		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &kb);
+		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+	}
+}
+
+/* The method, the body, and the time left before the request's deadline. */
+static void easy_set_request(const struct xfer *x, CURL *e)
+{
+	if (strcmp(x->method, "GET") != 0) {
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, x->method);
+		if (x->req_body || strcmp(x->method, "DELETE") != 0) {
+			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req_len);
+			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->req_body ? x->req_body : "");
+		}
+	}
+	if (x->deadline && !x->no_deadline) {
+		long long left = x->deadline - now_ms();
+
+		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
+	}
+}
+
+/* -v=7 and up: the request as kubectl logs it, at the address shown to
+ * the user; -v=8 its body too. */
+static void xfer_log_start(struct xfer *x, const char *url)
+{
+	struct kube_client *c = x->c;
+	char *shown;
+
+	if (c->verbosity < 7)
+		return;
+	shown = x->query ? xasprintf("%s%s?%s", c->display_url, x->path, x->query)
+			 : xasprintf("%s%s", c->display_url, x->path);
+	log_request(x, shown ? shown : url);
+	free(shown);
+	if (c->verbosity >= 8 && x->req_body)
+		kube_log(c, "Request Body: %.*s", (int)(x->req_len > LOG_BODY_MAX ? LOG_BODY_MAX : x->req_len),
+			 x->req_body);
+}
+
 int xfer_start(struct xfer *x, struct kerr *err)
 {
 	struct kube_client *c = x->c;
-	const struct kube_config *cfg = c->cfg;
 	struct kube_credential cred = {0};
 	char *url;
 	CURL *e;
 	int r = -1;
 
-	if (kube_credential_get(cfg, c->creds, x->force_cred, &cred, err) < 0)
+	if (kube_credential_get(c->cfg, c->creds, x->force_cred, &cred, err) < 0)
 		return -1;
 	x->force_cred = false;
 	if (c->plain_http && (cred.token || cred.client_cert.len)) {
@@ -568,72 +660,10 @@ int xfer_start(struct xfer *x, struct kerr *err)
 	x->easy = e;
 	xfer_reset_response(x);
 	x->delivered = false;
-	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(e, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
-	if (!cfg->disable_compression)
-		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
-	if (c->connect_to)
-		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
-	if (cfg->proxy_url && *cfg->proxy_url)
-		curl_easy_setopt(e, CURLOPT_PROXY, cfg->proxy_url);
-	else if (c->loopback)
-		curl_easy_setopt(e, CURLOPT_PROXY, "");
-	if (cfg->insecure_skip_tls_verify) {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-	} else if (cfg->ca.len) {
-		struct curl_blob b = {cfg->ca.data, cfg->ca.len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
-	}
-	{
-		const struct kblob *cert = cred.client_cert.len ? &cred.client_cert : &cfg->client_cert;
-		const struct kblob *key = cred.client_cert.len ? &cred.client_key : &cfg->client_key;
-
-		if (cert->len && key->len) {
-			struct curl_blob cb = {cert->data, cert->len, CURL_BLOB_COPY};
-			struct curl_blob kb = {key->data, key->len, CURL_BLOB_COPY};
-
-			curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cb);
-			curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-			curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &kb);
-			curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-		}
-	}
-	if (strcmp(x->method, "GET") != 0) {
-		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, x->method);
-		if (x->req_body || strcmp(x->method, "DELETE") != 0) {
-			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req_len);
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->req_body ? x->req_body : "");
-		}
-	}
-	if (x->deadline && !x->no_deadline) {
-		long long left = x->deadline - now_ms();
-
-		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
-	}
-	if (c->verbosity >= 7) {
-		char *shown = x->query ? xasprintf("%s%s?%s", c->display_url, x->path, x->query)
-				       : xasprintf("%s%s", c->display_url, x->path);
-
-		log_request(x, shown ? shown : url);
-		free(shown);
-		if (c->verbosity >= 8 && x->req_body)
-			kube_log(c, "Request Body: %.*s", (int)(x->req_len > LOG_BODY_MAX ? LOG_BODY_MAX : x->req_len),
-			      x->req_body);
-	}
+	easy_set_common(x, e, url);
+	easy_set_tls(e, c->cfg, &cred);
+	easy_set_request(x, e);
+	xfer_log_start(x, url);
 	if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
 		kerr_set(err, KERR_OTHER, "cannot start the request");
 		xfer_detach(x);
