@@ -27,6 +27,10 @@
 
 #define MAX_FRAMES 16
 
+/* Field numbers below this are looked up in the decoder's index of the
+ * rows it reads, built once: a field is then found with one load. */
+#define PB_INDEXED 32
+
 /* The messages protobuf writes a table's value in, beside the table's own:
  * a map's entry (1 key, 2 value), a Quantity (1 string) and a Time (1
  * seconds).  Their frame's row is the field the value is of. */
@@ -68,6 +72,10 @@ struct pb_decoder {
 
 	struct pb_frame stack[MAX_FRAMES];
 	int depth;
+
+	/* per message and field number, 1 + the row's place in the message's
+	 * rows, or 0 for a field not read */
+	unsigned char index[M_COUNT][PB_INDEXED];
 
 	char *buf; /* PH_COPY, PH_MAGIC, PH_FRAME */
 	size_t len, cap;
@@ -328,10 +336,9 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 	}
 }
 
-/* After a field: leave every message that ends here. */
-static int field_done(struct pb_decoder *d)
+/* Leave every message that ends here. */
+static int leave_ended(struct pb_decoder *d)
 {
-	d->phase = PH_TAG;
 	while (d->depth && d->stack[d->depth - 1].end == d->pos) {
 		bool event = d->stack[d->depth - 1].f.msg == M_EVENT;
 
@@ -346,6 +353,15 @@ static int field_done(struct pb_decoder *d)
 	return 0;
 }
 
+/* After a field: the next tag, unless the message it was in ends here. */
+static inline int field_done(struct pb_decoder *d)
+{
+	d->phase = PH_TAG;
+	if (d->depth && d->stack[d->depth - 1].end == d->pos)
+		return leave_ended(d);
+	return 0;
+}
+
 /* Field num of the message in f: a part of one of protobuf's own, or a row
  * of the table (NULL: not kept). */
 static void find_field(struct pb_decoder *d, const struct pb_frame *f, uint64_t num)
@@ -356,12 +372,18 @@ static void find_field(struct pb_decoder *d, const struct pb_frame *f, uint64_t 
 		[PB_TIME - M_COUNT] = {PART_NONE, PART_SECONDS, PART_NONE},
 	};
 
+	unsigned i;
+
 	d->row = NULL;
 	d->part = PART_NONE;
-	if (f->f.msg >= M_COUNT)
+	if (f->f.msg >= M_COUNT) {
 		d->part = num < 3 ? parts[f->f.msg - M_COUNT][num] : PART_NONE;
-	else if (num < 256)
+	} else if (num < PB_INDEXED) {
+		i = d->index[f->f.msg][num];
+		d->row = i ? &decode_messages[f->f.msg][i - 1] : NULL;
+	} else if (num < 256) {
 		d->row = decode_find_pb(&d->base, f->f.msg, num);
+	}
 }
 
 static int read_tag(struct pb_decoder *d, uint64_t tag)
@@ -530,6 +552,17 @@ static int pb_feed_bytes(struct pb_decoder *d, const unsigned char *p, size_t le
 
 /* --- the decoder ------------------------------------------------------------------------- */
 
+static void index_build(struct pb_decoder *d)
+{
+	const struct decode_field *row;
+
+	for (unsigned m = 1; m < M_COUNT; m++)
+		for (unsigned num = 1; num < PB_INDEXED; num++) {
+			row = decode_find_pb(&d->base, m, num);
+			d->index[m][num] = row ? (unsigned char)(row - decode_messages[m] + 1) : 0;
+		}
+}
+
 static void *pb_create(const struct decode_spec *spec)
 {
 	struct pb_decoder *d = calloc(1, sizeof(*d));
@@ -538,6 +571,7 @@ static void *pb_create(const struct decode_spec *spec)
 	if (!d)
 		return NULL;
 	decode_state_init(&d->base, spec, "protobuf");
+	index_build(d);
 	if (spec->mode == DEC_WATCH) {
 		d->phase = PH_FRAME;
 	} else {
