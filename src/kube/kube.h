@@ -36,7 +36,15 @@
 
 struct kube_client;
 
+/* An event loop several clients share: the requests of all of them run at
+ * the same time and are waited on together (a fleet of clusters).  Free it
+ * after the clients on it. */
+struct kube_loop;
+int kube_loop_new(struct kube_loop **ret, struct kerr *err);
+void kube_loop_free(struct kube_loop *l);
+
 struct kube_client_options {
+	struct kube_loop *loop;	 /* NULL = a loop of the client's own */
 	long request_timeout_ms; /* 0 = none; also sent as ?timeout= */
 	int verbosity;		 /* -v=N: 6 method/URL/status/latency, 8 headers (secrets redacted) */
 	const char *user_agent;	 /* NULL = kube_user_agent() of the program's name and this build */
@@ -98,6 +106,23 @@ struct kube_list {
  * budget fail it with KERR_BUDGET (message: the list's path). */
 int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err);
 void kube_list_release(struct kube_list *l);
+
+/* The lists of several clients on one loop, run at the same time; each set
+ * ends with its own outcome in err (the first failed list of the set, in
+ * its order), and a set that failed stops its other lists.  Returns 0 when
+ * every set finished, -1 with *err set when the loop itself failed. */
+struct kube_list_set {
+	struct kube_client *client;
+	struct kube_list *lists;
+	size_t n;
+	struct kerr err; /* release with kerr_release */
+};
+int kube_list_run_sets(struct kube_list_set *sets, size_t n, struct kerr *err);
+
+/* Each client's credential fetched at once, exec plugins in parallel (each
+ * under its own time limit), into the clients' caches; errs[i] gets client
+ * i's failure.  Clients that need no plugin are left alone. */
+void kube_clients_prefetch_credentials(struct kube_client **cs, size_t n, struct kerr *errs);
 
 /* --- single requests (small bodies, jansson) ------------------------------ */
 

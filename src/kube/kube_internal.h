@@ -150,9 +150,21 @@ static inline char *xasprintf(const char *fmt, ...)
 
 struct xfer;
 
+/* The event loop: one multi handle that the transfers of every client on
+ * it run on, so that several clusters are asked at the same time and
+ * waited on in one place.  A client made without one has a loop of its own. */
+struct kube_loop {
+	CURLM *multi;
+	struct kube_client **clients;
+	size_t nclients, cap;
+	bool in_curl; /* inside curl_multi_perform: handles cannot be removed now */
+};
+
 struct kube_client {
 	const struct kube_config *cfg;
-	CURLM *multi;
+	struct kube_loop *loop;
+	bool own_loop;
+	CURLM *multi; /* the loop's */
 	struct cred_cache *creds;
 	long timeout_ms;
 	int verbosity;
@@ -169,7 +181,6 @@ struct kube_client {
 	struct xfer *xfers; /* every unfinished transfer */
 	struct strset warnings_seen;
 	unsigned long activity; /* bumped whenever a caller's callback ran */
-	bool in_curl;		/* inside curl_multi_perform: handles cannot be removed now */
 	unsigned long long list_max_objects, list_max_bytes, max_object_bytes;
 	bool consistent_reads;
 	bool protobuf_off; /* asked for, or a protobuf body failed to decode: JSON from then on */

@@ -485,59 +485,114 @@ static void list_run_free(struct list_run *r)
 	free(r);
 }
 
-int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err)
-{
+/* The lists of one set, running. */
+struct set_run {
+	struct kube_list_set *set;
 	struct list_run **runs;
+	bool done;
+};
+
+static void set_run_stop(struct set_run *r)
+{
+	for (size_t i = 0; r->runs && i < r->set->n; i++)
+		list_run_free(r->runs[i]);
+	free(r->runs);
+	r->runs = NULL;
+	r->done = true;
+}
+
+static int set_run_start(struct set_run *r, struct kube_list_set *set)
+{
+	r->set = set;
+	r->runs = calloc(set->n ? set->n : 1, sizeof(*r->runs));
+	if (!r->runs)
+		return kerr_set(&set->err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < set->n; i++) {
+		r->runs[i] = list_run_new(set->client, &set->lists[i]);
+		if (!r->runs[i])
+			return kerr_set(&set->err, KERR_OTHER, "out of memory");
+		if (page_start(r->runs[i], NULL, &set->err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether the set has its outcome: every list finished, or the first one in
+ * the caller's order that failed (not whichever failed first on the wire, so
+ * that the same cluster always gives the same message). */
+static bool set_run_check(struct set_run *r)
+{
+	for (size_t i = 0; i < r->set->n; i++) {
+		if (!r->runs[i]->finished)
+			return false;
+		if (r->runs[i]->err.kind != KERR_NONE) {
+			kerr_move(&r->set->err, &r->runs[i]->err);
+			return true;
+		}
+	}
+	return true;
+}
+
+int kube_list_run_sets(struct kube_list_set *sets, size_t n, struct kerr *err)
+{
+	struct set_run *runs = calloc(n ? n : 1, sizeof(*runs));
+	struct kube_client *c = NULL;
+	size_t left = 0;
 	int rc = 0;
 	bool ready = false;
 
-	if (!c)
-		return kerr_set(err, KERR_OTHER, "no client");
-	runs = calloc(n ? n : 1, sizeof(*runs));
 	if (!runs)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		runs[i] = list_run_new(c, &lists[i]);
-		if (!runs[i] || page_start(runs[i], NULL, err) < 0) {
-			if (!runs[i])
-				kerr_set(err, KERR_OTHER, "out of memory");
-			rc = -1;
-			goto out;
+		if (!c)
+			c = sets[i].client;
+		if (!sets[i].client) {
+			kerr_set(&sets[i].err, KERR_OTHER, "no client");
+			runs[i].done = true;
+		} else if (c && sets[i].client->loop != c->loop) {
+			kerr_set(&sets[i].err, KERR_OTHER, "the clients of the lists are on different loops");
+			runs[i].done = true;
+		} else if (set_run_start(&runs[i], &sets[i]) < 0) {
+			set_run_stop(&runs[i]);
+		} else {
+			left++;
 		}
 	}
-	for (;;) {
-		bool all = true;
-
+	while (left > 0) {
 		if (client_perform(c, err) < 0) {
 			rc = -1;
-			goto out;
-		}
-		/* Report the failure of the first list in the caller's order, not
-		 * whichever failed first on the wire, so that the same cluster
-		 * always gives the same message. */
-		for (size_t i = 0; i < n; i++) {
-			if (!runs[i]->finished) {
-				all = false;
-				break;
-			}
-			if (runs[i]->err.kind != KERR_NONE) {
-				kerr_move(err, &runs[i]->err);
-				rc = -1;
-				goto out;
-			}
-		}
-		if (all)
 			break;
-		if (client_wait(c, -1, 1000, &ready, err) < 0) {
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!runs[i].done && set_run_check(&runs[i])) {
+				set_run_stop(&runs[i]);
+				left--;
+			}
+		if (left > 0 && client_wait(c, -1, 1000, &ready, err) < 0) {
 			rc = -1;
-			goto out;
+			break;
 		}
 	}
-out:
 	for (size_t i = 0; i < n; i++)
-		list_run_free(runs[i]);
+		set_run_stop(&runs[i]);
 	free(runs);
 	return rc;
+}
+
+int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err)
+{
+	struct kube_list_set set = { .client = c, .lists = lists, .n = n };
+
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	if (kube_list_run_sets(&set, 1, err) < 0) {
+		kerr_release(&set.err);
+		return -1;
+	}
+	if (set.err.kind == KERR_NONE)
+		return 0;
+	kerr_move(err, &set.err);
+	return -1;
 }
 
 void kube_list_release(struct kube_list *l)

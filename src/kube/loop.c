@@ -216,13 +216,10 @@ report:
 	kerr_release(&err);
 }
 
-/* One round: hand queued transfers to curl, let curl work, dispatch what
- * finished.  Returns -1 only when curl itself fails. */
-int client_perform(struct kube_client *c, struct kerr *err)
+/* Hand a client's queued transfers that are due to curl.  A transfer that
+ * cannot start is reported like any failure. */
+static void client_start_due(struct kube_client *c)
 {
-	CURLMsg *m;
-	CURLMcode mc;
-	int running, left;
 	long long now = now_ms();
 
 	for (struct xfer *x = c->xfers, *next; x; x = next) {
@@ -231,7 +228,6 @@ int client_perform(struct kube_client *c, struct kerr *err)
 			struct kerr e = KERR_INIT;
 
 			if (xfer_start(x, &e) < 0) {
-				/* cannot start: report like any failure; the list may change under us */
 				c->activity++;
 				x->finished = true;
 				x->done(x->ud, x, &e);
@@ -241,12 +237,27 @@ int client_perform(struct kube_client *c, struct kerr *err)
 			}
 		}
 	}
-	c->in_curl = true;
-	mc = curl_multi_perform(c->multi, &running);
-	c->in_curl = false;
+}
+
+/* One round of the loop c is on: hand every client's due transfers to
+ * curl, let curl work, dispatch what finished to its own client.  Returns
+ * -1 only when curl itself fails. */
+int client_perform(struct kube_client *c, struct kerr *err)
+{
+	struct kube_loop *l = c->loop;
+	CURLMsg *m;
+	CURLMcode mc;
+	int running, left;
+
+	/* a done callback may free clients of the loop: walk by index */
+	for (size_t i = 0; i < l->nclients; i++)
+		client_start_due(l->clients[i]);
+	l->in_curl = true;
+	mc = curl_multi_perform(l->multi, &running);
+	l->in_curl = false;
 	if (mc != CURLM_OK)
 		return kerr_set(err, KERR_OTHER, "curl_multi_perform failed");
-	while ((m = curl_multi_info_read(c->multi, &left))) {
+	while ((m = curl_multi_info_read(l->multi, &left))) {
 		struct xfer *x = NULL;
 
 		if (m->msg != CURLMSG_DONE)
@@ -258,19 +269,22 @@ int client_perform(struct kube_client *c, struct kerr *err)
 	return 0;
 }
 
-/* How long the loop may sleep before a queued transfer is due. */
-static long next_wake(struct kube_client *c, long timeout_ms)
+/* How long the loop may sleep before a queued transfer of one of its
+ * clients is due. */
+static long next_wake(struct kube_loop *l, long timeout_ms)
 {
 	long long now = now_ms();
 
-	for (struct xfer *x = c->xfers; x; x = x->next) {
-		if (x->state == XF_QUEUED && x->done && !x->finished) {
-			long long d = x->wake_at - now;
+	for (size_t i = 0; i < l->nclients; i++) {
+		for (struct xfer *x = l->clients[i]->xfers; x; x = x->next) {
+			if (x->state == XF_QUEUED && x->done && !x->finished) {
+				long long d = x->wake_at - now;
 
-			if (d < 0)
-				d = 0;
-			if (timeout_ms < 0 || d < timeout_ms)
-				timeout_ms = (long)d;
+				if (d < 0)
+					d = 0;
+				if (timeout_ms < 0 || d < timeout_ms)
+					timeout_ms = (long)d;
+			}
 		}
 	}
 	return timeout_ms;
@@ -280,7 +294,7 @@ int client_wait(struct kube_client *c, int fd, long timeout_ms, bool *fd_ready, 
 {
 	struct curl_waitfd wfd = {.fd = fd, .events = CURL_WAIT_POLLIN};
 	int numfds = 0;
-	long t = next_wake(c, timeout_ms);
+	long t = next_wake(c->loop, timeout_ms);
 
 	if (t < 0 || t > 1000)
 		t = 1000;

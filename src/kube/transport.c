@@ -158,6 +158,68 @@ out:
 	return r;
 }
 
+int kube_loop_new(struct kube_loop **ret, struct kerr *err)
+{
+	struct kube_loop *l = calloc(1, sizeof(*l));
+
+	if (l && (l->multi = curl_multi_init())) {
+		curl_multi_setopt(l->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+		*ret = l;
+		return 0;
+	}
+	free(l);
+	return kerr_set(err, KERR_OTHER, "out of memory");
+}
+
+void kube_loop_free(struct kube_loop *l)
+{
+	if (!l)
+		return;
+	curl_multi_cleanup(l->multi);
+	free(l->clients);
+	free(l);
+}
+
+/* The client on loop (NULL: on a new loop of its own). */
+static int loop_join(struct kube_client *c, struct kube_loop *loop)
+{
+	if (!loop) {
+		if (kube_loop_new(&loop, &(struct kerr){ 0 }) < 0)
+			return -1;
+		c->own_loop = true;
+	}
+	c->loop = loop;
+	c->multi = loop->multi;
+	if (loop->nclients == loop->cap) {
+		struct kube_client **cs = kube_array_grow(loop->clients, &loop->cap, loop->nclients + 1,
+							  sizeof(*cs), 4);
+
+		if (!cs)
+			return -1;
+		loop->clients = cs;
+	}
+	loop->clients[loop->nclients++] = c;
+	return 0;
+}
+
+static void loop_leave(struct kube_client *c)
+{
+	struct kube_loop *l = c->loop;
+
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nclients; i++)
+		if (l->clients[i] == c) {
+			memmove(&l->clients[i], &l->clients[i + 1], (l->nclients - i - 1) * sizeof(*l->clients));
+			l->nclients--;
+			break;
+		}
+	if (c->own_loop)
+		kube_loop_free(l);
+	c->loop = NULL;
+	c->multi = NULL;
+}
+
 int kube_client_new(const struct kube_config *cfg, const struct kube_client_options *opt,
 		    struct kube_client **ret, struct kerr *err)
 {
@@ -186,15 +248,13 @@ int kube_client_new(const struct kube_config *cfg, const struct kube_client_opti
 	c->max_object_bytes = opt && opt->max_object_bytes ? opt->max_object_bytes : KUBE_MAX_OBJECT_BYTES;
 	c->user_agent = opt && opt->user_agent ? strdup(opt->user_agent)
 						 : kube_user_agent(program_invocation_short_name, PLUGIN_VERSION, PLUGIN_COMMIT);
-	c->multi = curl_multi_init();
 	c->creds = cred_cache_new();
 	/* an exec plugin's stderr goes where -v output and Warning: lines go */
 	cred_cache_set_log(c->creds, c->log);
-	if (!c->user_agent || !c->multi || !c->creds) {
+	if (!c->user_agent || !c->creds || loop_join(c, opt ? opt->loop : NULL) < 0) {
 		kube_client_free(c);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
 	if (parse_server(c, err) < 0) {
 		kube_client_free(c);
 		return -1;
@@ -220,8 +280,7 @@ void kube_client_free(struct kube_client *c)
 		xfer_free(c->xfers);
 	for (size_t i = 0; i < c->npool; i++)
 		curl_easy_cleanup(c->pool[i]);
-	if (c->multi)
-		curl_multi_cleanup(c->multi);
+	loop_leave(c);
 	cred_cache_free(c->creds);
 	curl_slist_free_all(c->connect_to);
 	strset_release(&c->warnings_seen);
@@ -271,7 +330,7 @@ void xfer_free(struct xfer *x)
 {
 	if (!x)
 		return;
-	if (x->c->in_curl && x->state == XF_RUNNING) {
+	if (x->c->loop->in_curl && x->state == XF_RUNNING) {
 		/* freed from a callback of a running transfer: libcurl cannot let go
 		 * of the handle now, so the transfer is aborted and freed later */
 		x->orphan = true;

@@ -135,3 +135,73 @@ Test(loop, request_timeout_is_a_deadline_and_a_query_parameter)
 				 "while awaiting headers)\n");
 	session_close(&s);
 }
+
+/* Two servers and a refused port on one loop: the lists of all three run at
+ * once (two answers held back 1 s each take about 1 s, not 2), and each set
+ * ends with its own outcome. */
+Test(loop, list_sets_of_several_clients_run_at_once)
+{
+	struct fake a, b;
+	struct client ca, cb, cdead;
+	struct kube_loop *loop;
+	struct kerr err = KERR_INIT;
+	struct got ga = {0}, gb = {0}, gd = {0};
+	struct kube_list la, lb, ld;
+	struct kube_list_set sets[3];
+	struct timespec t0, t1;
+	double took;
+	int port;
+
+	fake_start(&a, 3, 0);
+	fake_start(&b, 5, 0);
+	{
+		struct fake f;
+
+		fake_start(&f, 0, 0);
+		port = f.port;
+		fake_stop(&f);
+	}
+	cr_assert_eq(kube_loop_new(&loop, &err), 0);
+	client_open_opts(&ca, &a, NULL, (struct kube_client_options){.loop = loop});
+	client_open_opts(&cb, &b, NULL, (struct kube_client_options){.loop = loop});
+	client_open_opts(&cdead, &a, NULL, (struct kube_client_options){.loop = loop});
+	/* the same configuration, pointed at nobody */
+	kube_client_free(cdead.c);
+	free(cdead.cfg.server);
+	cr_assert_geq(asprintf(&cdead.cfg.server, "https://127.0.0.1:%d", port), 0);
+	cr_assert_eq(kube_client_new(&cdead.cfg, &(struct kube_client_options){.loop = loop, .log = cdead.logf},
+				     &cdead.c, &err), 0);
+	fault(&a, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"delay\",\"seconds\":1},\"times\":1}");
+	fault(&b, "{\"match\":{\"path_prefix\":\"/api/v1/nodes\"},\"fault\":{\"type\":\"delay\",\"seconds\":1},\"times\":1}");
+	la = list_of("/api/v1/nodes", OBJ_NODE, &ga);
+	lb = list_of("/api/v1/nodes", OBJ_NODE, &gb);
+	ld = list_of("/api/v1/nodes", OBJ_NODE, &gd);
+	sets[0] = (struct kube_list_set){.client = ca.c, .lists = &la, .n = 1};
+	sets[1] = (struct kube_list_set){.client = cdead.c, .lists = &ld, .n = 1};
+	sets[2] = (struct kube_list_set){.client = cb.c, .lists = &lb, .n = 1};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(kube_list_run_sets(sets, 3, &err), 0, "%s", err.message);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_assert_eq(sets[0].err.kind, KERR_NONE, "%s", sets[0].err.message);
+	cr_assert_eq(sets[2].err.kind, KERR_NONE, "%s", sets[2].err.message);
+	cr_assert_eq(sets[1].err.kind, KERR_REFUSED);
+	cr_assert_eq(ga.nodes, 3);
+	cr_assert_eq(gb.nodes, 5);
+	cr_assert_geq(took, 0.9);
+	cr_assert_lt(took, 1.8, "the servers were asked one after the other (%.2f s)", took);
+	for (int i = 0; i < 3; i++)
+		kerr_release(&sets[i].err);
+	kube_list_release(&la);
+	kube_list_release(&lb);
+	kube_list_release(&ld);
+	got_reset(&ga);
+	got_reset(&gb);
+	got_reset(&gd);
+	client_close(&ca);
+	client_close(&cb);
+	client_close(&cdead);
+	kube_loop_free(loop);
+	fake_stop(&a);
+	fake_stop(&b);
+}
