@@ -21,7 +21,9 @@ const struct flag global_flags[] = {
 	{ "client-key", 0, "FILE", "path to a client key file for TLS", NULL },
 	{ "cluster", 0, "NAME", "the name of the kubeconfig cluster to use", "clusters" },
 	{ "consistent-read", 0, NULL, "read nodes and pods from etcd (a quorum read), not from the API server's cache", NULL },
-	{ "context", 0, "NAME", "the name of the kubeconfig context to use", "contexts" },
+	{ "context", 0, "NAME", "the name of the kubeconfig context to use; a comma list (a,b,c) asks several clusters at once", "contexts" },
+	{ "all-contexts", 0, NULL, "ask every context of the kubeconfig at once (the fleet)", NULL },
+	{ "ignore-unreachable", 0, NULL, "with several contexts: succeed when at least one cluster answered", NULL },
 	{ "disable-compression", 0, NULL, "opt out of response compression for all requests to the server", NULL },
 	{ "insecure-skip-tls-verify", 0, NULL, "do not check the server's certificate (insecure)", NULL },
 	{ "kubeconfig", 0, "FILE", "path to the kubeconfig file to use", NULL },
@@ -235,6 +237,8 @@ static int set_global(struct global_opts *g, const struct flag *f, const char *v
 	else if (!strcmp(n, "client-key")) ov->client_key = v;
 	else if (!strcmp(n, "cluster")) ov->cluster = v;
 	else if (!strcmp(n, "context")) ov->context = v;
+	else if (!strcmp(n, "all-contexts")) g->all_contexts = !strcmp(v, "true");
+	else if (!strcmp(n, "ignore-unreachable")) g->ignore_unreachable = !strcmp(v, "true");
 	else if (!strcmp(n, "consistent-read")) g->consistent_reads = !strcmp(v, "true");
 	else if (!strcmp(n, "disable-compression")) ov->disable_compression = !strcmp(v, "true");
 	else if (!strcmp(n, "insecure-skip-tls-verify")) ov->insecure_skip_tls_verify = !strcmp(v, "true");

@@ -23,6 +23,8 @@ struct global_opts {
 	long request_timeout_ms;
 	int verbosity; /* -v / --v */
 	bool consistent_reads; /* --consistent-read */
+	bool all_contexts;	 /* --all-contexts: every context of the kubeconfig */
+	bool ignore_unreachable; /* --ignore-unreachable: a partial fleet is a success */
 	bool help;
 };
 

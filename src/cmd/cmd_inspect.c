@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "fleet.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -44,28 +45,51 @@ static int parse_unit(const char *v, int *ret, struct kerr *err)
 	return 0;
 }
 
-/* JSON and YAML: the report, with the roll-up when --by asks for one. */
-static int print_document(struct cli_ctx *ctx, const struct model *m, enum output out, enum model_by by,
-			  struct kerr *err)
-{
-	struct model_groups g;
-	json_t *doc, *groups;
-	int rc;
+/* What the command line asked for. */
+struct inspect_opts {
+	struct nodesel sel;
+	enum output out;
+	bool details;
+	enum model_by by;
+	struct render_table_opts table;
+	struct usage_source usage;
+};
 
-	if (by == BY_NONE)
-		return output_report(ctx, m, out, err);
-	doc = render_json_document(m);
-	if (!doc || model_group(m, by, &g) < 0) {
+/* The report of one cluster, with the roll-up when --by asks for one;
+ * NULL when out of memory. */
+static json_t *report_json(const struct cluster_load *l, void *ud)
+{
+	const struct inspect_opts *o = ud;
+	struct model_groups g;
+	json_t *doc = render_json_document(&l->model), *groups;
+
+	if (!doc || o->by == BY_NONE)
+		return doc;
+	if (model_group(&l->model, o->by, &g) < 0) {
 		json_decref(doc);
-		return kerr_set(err, KERR_OTHER, "cannot build the report");
+		return NULL;
 	}
 	groups = render_groups_json(&g);
 	model_groups_release(&g);
 	if (!groups || json_object_set_new(doc, "groups", groups) < 0) {
 		json_decref(doc);
-		return kerr_set(err, KERR_OTHER, "cannot build the report");
+		return NULL;
 	}
-	rc = output_document(ctx, doc, out, err);
+	return doc;
+}
+
+/* JSON and YAML: the report, with the roll-up when --by asks for one. */
+static int print_document(struct cli_ctx *ctx, const struct cluster_load *l, const struct inspect_opts *o,
+			  struct kerr *err)
+{
+	json_t *doc;
+	int rc;
+
+	if (o->by == BY_NONE)
+		return output_report(ctx, &l->model, o->out, err);
+	if (!(doc = report_json(l, (void *)o)))
+		return kerr_set(err, KERR_OTHER, "cannot build the report");
+	rc = output_document(ctx, doc, o->out, err);
 	json_decref(doc);
 	return rc;
 }
@@ -82,16 +106,6 @@ static int print_groups(struct cli_ctx *ctx, const struct model *m, enum model_b
 	model_groups_release(&g);
 	return rc;
 }
-
-/* What the command line asked for. */
-struct inspect_opts {
-	struct nodesel sel;
-	enum output out;
-	bool details;
-	enum model_by by;
-	struct render_table_opts table;
-	struct usage_source usage;
-};
 
 /* How each edition of the scheme that shares by label shares a node. */
 static void print_label_hint(FILE *f)
@@ -131,10 +145,25 @@ static void print_nothing_found(FILE *f, const struct nodesel *s, size_t nodes_s
 	}
 }
 
+/* The tables and the lines under them (-d: why pods wait). */
+static int print_tables(struct cli_ctx *ctx, const struct model *m, const struct inspect_opts *o,
+			const struct render_table_opts *table, struct kerr *err)
+{
+	int rc = o->details ? render_details_opts(ctx->out, m, table, err) : render_summary_opts(ctx->out, m, table, err);
+
+	if (rc == 0)
+		rc = render_unscheduled(ctx->out, m, err);
+	if (rc == 0 && o->details)
+		rc = render_pending_reasons(ctx->out, m, err);
+	return rc;
+}
+
 /* The tables, or the document, then the warnings. */
-static int print_report(struct cli_ctx *ctx, const struct model *m, const struct inspect_opts *o, size_t nodes_seen,
+static int print_report(struct cli_ctx *ctx, const struct cluster_load *l, const struct inspect_opts *o,
 			struct kerr *err)
 {
+	const struct model *m = &l->model;
+	size_t nodes_seen = l->nodes_seen;
 	bool filtered = o->sel.selector || o->sel.pool || o->sel.scheme;
 	int rc;
 
@@ -148,14 +177,9 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, const struct
 		return render_warnings(ctx->errout, m, err);
 	}
 	if (output_is_document(o->out)) {
-		rc = print_document(ctx, m, o->out, o->by, err);
+		rc = print_document(ctx, l, o, err);
 	} else {
-		rc = o->details ? render_details_opts(ctx->out, m, &o->table, err)
-				: render_summary_opts(ctx->out, m, &o->table, err);
-		if (rc == 0)
-			rc = render_unscheduled(ctx->out, m, err);
-		if (rc == 0 && o->details)
-			rc = render_pending_reasons(ctx->out, m, err);
+		rc = print_tables(ctx, m, o, &o->table, err);
 		if (rc == 0 && o->by != BY_NONE)
 			rc = print_groups(ctx, m, o->by, err);
 	}
@@ -229,13 +253,107 @@ static int suggest_command(struct cli_ctx *ctx, const char *missing, struct kerr
 	return 1;
 }
 
+/* --by over a fleet: one table of every cluster's groups, a CLUSTER column first. */
+static int print_fleet_groups(struct cli_ctx *ctx, const struct fleet *f, enum model_by by, struct kerr *err)
+{
+	struct model_groups *gs = calloc(f->n, sizeof(*gs));
+	const char **names = calloc(f->n, sizeof(*names));
+	size_t k = 0;
+	int rc = 0;
+
+	if (!gs || !names)
+		rc = kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; rc == 0 && i < f->n; i++) {
+		if (!f->loads[i].have_model)
+			continue;
+		if (model_group(&f->loads[i].model, by, &gs[k]) < 0)
+			rc = kerr_set(err, KERR_OTHER, "out of memory");
+		else
+			names[k++] = f->names[i];
+	}
+	if (rc == 0 && fputc('\n', ctx->out) == EOF)
+		rc = kerr_set(err, KERR_OTHER, "cannot write the table");
+	if (rc == 0)
+		rc = render_groups_fleet(ctx->out, names, gs, k, err);
+	for (size_t i = 0; i < k; i++)
+		model_groups_release(&gs[i]);
+	free(gs);
+	free(names);
+	return rc;
+}
+
+/* One cluster's part of the fleet's tables: its section (the published
+ * summary and -d), or its rows under a CLUSTER column (-o wide). */
+static int print_fleet_cluster(struct cli_ctx *ctx, const struct fleet *f, size_t i, const struct inspect_opts *o,
+			       struct kerr *err)
+{
+	struct render_table_opts table = o->table;
+	int rc;
+
+	if (o->out != OUTPUT_WIDE)
+		return fleet_heading(ctx, f, i, err) < 0 ? -1 : print_tables(ctx, &f->loads[i].model, o, &table, err);
+	if (i > 0 && fputc('\n', ctx->out) == EOF)
+		return kerr_set(err, KERR_OTHER, "cannot write the table");
+	if (!(table.cluster = fleet_cluster_cell(f, i)))
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	rc = print_tables(ctx, &f->loads[i].model, o, &table, err);
+	free((char *)table.cluster);
+	return rc;
+}
+
+/* Several clusters: the FleetReport, or each cluster's tables, then the
+ * warnings and each failed cluster's error. */
+static int print_fleet(struct cli_ctx *ctx, const struct fleet *f, const struct inspect_opts *o, struct kerr *err)
+{
+	int rc = 0;
+
+	if (output_is_document(o->out)) {
+		json_t *doc = fleet_document(f, FLEET_KIND_REPORT, report_json, (void *)o);
+
+		rc = doc ? output_document(ctx, doc, o->out, err) : kerr_set(err, KERR_OTHER, "cannot build the report");
+		json_decref(doc);
+	} else {
+		for (size_t i = 0; rc == 0 && i < f->n; i++)
+			if (f->loads[i].have_model)
+				rc = print_fleet_cluster(ctx, f, i, o, err);
+		if (rc == 0 && o->by != BY_NONE)
+			rc = print_fleet_groups(ctx, f, o->by, err);
+	}
+	fflush(ctx->out);
+	for (size_t i = 0; rc == 0 && i < f->n; i++)
+		if (f->loads[i].have_model)
+			rc = fleet_warnings(ctx, f, i, err);
+	fleet_print_errors(ctx, f);
+	return rc < 0 ? -1 : fleet_exit_code(ctx, f);
+}
+
+static int inspect_fleet(struct cli_ctx *ctx, const struct inspect_opts *o, const struct cluster_load *tmpl,
+			 struct kerr *err)
+{
+	struct fleet f = { 0 };
+	int rc = -1;
+
+	if (o->usage.configured)
+		kerr_set(err, KERR_USAGE, "--prometheus asks one cluster: it cannot be combined with several contexts");
+	else if (fleet_load(ctx, &f, tmpl, err) == 0)
+		rc = print_fleet(ctx, &f, o, err);
+	fleet_release(&f);
+	return rc;
+}
+
 int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct inspect_opts o = {0};
 	struct cluster_load l = {.sel = &o.sel, .from_cache = true, .mo = {.force_unit = -1, .pool_label = POOL_LABEL}};
 	int rc = -1;
 
-	if (parse_args(ctx, argc, argv, &o, &l.mo, err) < 0 || cluster_connect(ctx, &l.cluster, err) < 0)
+	if (parse_args(ctx, argc, argv, &o, &l.mo, err) < 0)
+		goto out;
+	if (cluster_fleet_asked(ctx)) {
+		rc = inspect_fleet(ctx, &o, &l, err);
+		goto out;
+	}
+	if (cluster_connect(ctx, &l.cluster, err) < 0)
 		goto out;
 	/* memory in use, for -o wide and the documents, is asked for while the
 	 * cluster is listed */
@@ -246,7 +364,7 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (rc < 0)
 		rc = suggest_command(ctx, l.missing, err);
 	else
-		rc = print_report(ctx, &l.model, &o, l.nodes_seen, err);
+		rc = print_report(ctx, &l, &o, err);
 out:
 	cluster_load_release(&l);
 	usage_source_release(&o.usage);

@@ -32,7 +32,9 @@ static bool json_only(void)
 	return v && (!strcmp(v, "false") || !strcmp(v, "0"));
 }
 
-int cluster_connect(struct cli_ctx *ctx, struct cluster *c, struct kerr *err)
+/* A connection with these overrides, its client on loop (NULL: its own). */
+static int connect_with(struct cli_ctx *ctx, const struct kube_overrides *ov, struct kube_loop *loop,
+			struct cluster *c, struct kerr *err)
 {
 	char *ua = kube_user_agent("kubectl-inspect-cgpu", PLUGIN_VERSION, PLUGIN_COMMIT);
 	struct kube_client_options opt = {
@@ -45,15 +47,31 @@ int cluster_connect(struct cli_ctx *ctx, struct cluster *c, struct kerr *err)
 		.max_object_bytes = budget_env("CGPU_MAX_OBJECT_BYTES"),
 		.consistent_reads = ctx->g.consistent_reads,
 		.json_only = json_only(),
+		.loop = loop,
 	};
 	int rc = -1;
 
 	if (!ua)
 		return kerr_set(err, KERR_OTHER, "out of memory");
-	if (kubeconfig_load(&ctx->g.ov, &c->cfg, err) == 0)
+	if (kubeconfig_load(ov, &c->cfg, err) == 0)
 		rc = kube_client_new(&c->cfg, &opt, &c->client, err);
 	free(ua);
 	return rc;
+}
+
+bool cluster_fleet_asked(const struct cli_ctx *ctx)
+{
+	return ctx->g.all_contexts || (ctx->g.ov.context && strchr(ctx->g.ov.context, ','));
+}
+
+int cluster_connect(struct cli_ctx *ctx, struct cluster *c, struct kerr *err)
+{
+	if (cluster_fleet_asked(ctx))
+		return kerr_set(err, KERR_USAGE,
+				"%s acts on one cluster: --context takes one name here, and --all-contexts is not "
+				"accepted",
+				ctx->cmd && ctx->cmd->name ? ctx->cmd->name : "this command");
+	return connect_with(ctx, &ctx->g.ov, NULL, c, err);
 }
 
 void cluster_release(struct cluster *c)
@@ -79,6 +97,14 @@ int cluster_find_nodes(struct cluster *c, const struct nodesel *sel, struct kerr
 			return -1;
 	}
 	return 0;
+}
+
+/* dst (released first) takes src's error; src is left empty. */
+static void err_take(struct kerr *dst, struct kerr *src)
+{
+	kerr_release(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
 }
 
 /* --- listing ---------------------------------------------------------------- */
@@ -219,29 +245,6 @@ static int plan_lists(struct plan *p, struct attempt *a, struct kerr *err)
 	return 0;
 }
 
-/* One run of the lists into a new model *m (a->m once it is to release). */
-static int load_attempt(struct attempt *a, struct model *m, struct kerr *err)
-{
-	struct plan p = { 0 };
-	size_t nnames = a->l->sel ? a->l->sel->nnames : 0;
-	int rc;
-
-	a->m = NULL;
-	if (model_init(m, &a->l->mo) < 0)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	a->m = m;
-	a->multi = nnames > 0;
-	a->restarted = false;
-	a->l->nodes_seen = 0;
-	for (size_t i = 0; i < nnames; i++)
-		a->seen[i] = false;
-	rc = plan_lists(&p, a, err);
-	if (rc == 0)
-		rc = kube_list_run(a->l->cluster.client, p.lists, p.n, err);
-	plan_release(&p);
-	return rc;
-}
-
 /* The first named node no list brought, as the server says NotFound. */
 static int check_missing(struct attempt *a, struct kerr *err)
 {
@@ -262,37 +265,138 @@ static int check_missing(struct attempt *a, struct kerr *err)
 	return 0;
 }
 
+/* One cluster's load under way: its attempt, the model it fills, its lists. */
+struct loading {
+	struct attempt a;
+	struct model m;
+	struct plan p;
+	bool active; /* has lists to run in the next round */
+};
+
+/* A new attempt's model and lists; -1 with the cluster's error. */
+static int loading_prepare(struct loading *g, struct kerr *err)
+{
+	size_t nnames = g->a.l->sel ? g->a.l->sel->nnames : 0;
+
+	g->a.m = NULL;
+	if (model_init(&g->m, &g->a.l->mo) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	g->a.m = &g->m;
+	g->a.multi = nnames > 0;
+	g->a.restarted = false;
+	g->a.l->nodes_seen = 0;
+	for (size_t i = 0; i < nnames; i++)
+		g->a.seen[i] = false;
+	return plan_lists(&g->p, &g->a, err);
+}
+
+/* The end of a round for one cluster: failed, to run again (a list started
+ * over, at most twice more), or its model finished. */
+static void loading_settle(struct loading *g, struct kerr *set_err, int round)
+{
+	struct cluster_load *l = g->a.l;
+
+	plan_release(&g->p);
+	if (set_err->kind == KERR_NONE && g->a.restarted && round < 2) {
+		model_release(&g->m);
+		g->a.m = NULL;
+		return;
+	}
+	g->active = false;
+	if (set_err->kind == KERR_NONE && check_missing(&g->a, set_err) == 0 && model_finish(&g->m, set_err) == 0) {
+		l->model = g->m;
+		l->have_model = true;
+		g->a.m = NULL;
+		return;
+	}
+	err_take(&l->err, set_err);
+	if (g->a.m)
+		model_release(g->a.m);
+	g->a.m = NULL;
+}
+
+/* One round: the lists of every cluster still loading, run at once. */
+static int loading_round(struct loading *gs, size_t n, int round, struct kerr *err)
+{
+	struct kube_list_set *sets = calloc(n, sizeof(*sets));
+	size_t *of = calloc(n, sizeof(*of)), k = 0;
+	int rc = 0;
+
+	if (!sets || !of) {
+		free(sets);
+		free(of);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct kerr e = KERR_INIT;
+
+		if (!gs[i].active)
+			continue;
+		if (loading_prepare(&gs[i], &e) < 0) {
+			loading_settle(&gs[i], &e, round);
+			continue;
+		}
+		sets[k] = (struct kube_list_set){ .client = gs[i].a.l->cluster.client, .lists = gs[i].p.lists,
+						  .n = gs[i].p.n };
+		of[k++] = i;
+	}
+	if (k && kube_list_run_sets(sets, k, err) < 0)
+		rc = -1;
+	for (size_t j = 0; j < k; j++) {
+		loading_settle(&gs[of[j]], &sets[j].err, round);
+		kerr_release(&sets[j].err);
+	}
+	free(sets);
+	free(of);
+	return rc;
+}
+
+int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
+{
+	struct loading *gs = calloc(n ? n : 1, sizeof(*gs));
+	bool any = true;
+	int rc = 0;
+
+	if (!gs)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct cluster_load *l = &ls[i];
+		size_t nnames = l->sel ? l->sel->nnames : 0;
+
+		gs[i].a.l = l;
+		if (l->err.kind != KERR_NONE || !l->cluster.client)
+			continue;
+		l->mo.nodes = nnames ? (const char *const *)l->sel->names : NULL;
+		if (nnames && !(gs[i].a.seen = calloc(nnames, sizeof(bool)))) {
+			kerr_set(&l->err, KERR_OTHER, "out of memory");
+			continue;
+		}
+		gs[i].active = true;
+	}
+	for (int round = 0; any && rc == 0; round++) {
+		rc = loading_round(gs, n, round, err);
+		any = false;
+		for (size_t i = 0; i < n; i++)
+			any = any || gs[i].active;
+	}
+	for (size_t i = 0; i < n; i++) {
+		plan_release(&gs[i].p);
+		if (gs[i].a.m)
+			model_release(gs[i].a.m);
+		free(gs[i].a.seen);
+	}
+	free(gs);
+	return rc;
+}
+
 int cluster_load_model(struct cluster_load *l, struct kerr *err)
 {
-	size_t nnames = l->sel ? l->sel->nnames : 0;
-	struct attempt a = { .l = l };
-	struct model m;
-	int rc = -1;
-
-	l->mo.nodes = nnames ? (const char *const *)l->sel->names : NULL;
-	if (nnames && !(a.seen = calloc(nnames, sizeof(bool))))
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	/* several lists restart as one: at most twice more */
-	for (int attempt = 0;; attempt++) {
-		if (load_attempt(&a, &m, err) < 0)
-			goto fail;
-		if (!a.restarted || attempt >= 2)
-			break;
-		model_release(&m);
-		a.m = NULL;
-	}
-	if (check_missing(&a, err) < 0 || model_finish(&m, err) < 0)
-		goto fail;
-	l->model = m;
-	l->have_model = true;
-	rc = 0;
-	goto out;
-fail:
-	if (a.m)
-		model_release(a.m);
-out:
-	free(a.seen);
-	return rc;
+	if (cluster_load_models(l, 1, err) < 0)
+		return -1;
+	if (l->err.kind == KERR_NONE)
+		return 0;
+	err_take(err, &l->err);
+	return -1;
 }
 
 void cluster_load_release(struct cluster_load *l)
@@ -300,5 +404,122 @@ void cluster_load_release(struct cluster_load *l)
 	if (l->have_model)
 		model_release(&l->model);
 	l->have_model = false;
+	kerr_release(&l->err);
 	cluster_release(&l->cluster);
+}
+
+/* --- several clusters at once: the fleet ------------------------------------ */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The pieces of --context a,b,c, in order, empty pieces and repeats left out. */
+static int split_contexts(const char *list, struct fleet *f, struct kerr *err)
+{
+	size_t cap = 1;
+	char *copy = strdup(list), *save = NULL;
+
+	for (const char *p = list; *p; p++)
+		cap += *p == ',';
+	f->names = calloc(cap + 1, sizeof(*f->names));
+	if (!copy || !f->names) {
+		free(copy);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		bool again = false;
+
+		for (size_t i = 0; i < f->n; i++)
+			again = again || strcmp(f->names[i], t) == 0;
+		if (!again && !(f->names[f->n++] = strdup(t))) {
+			free(copy);
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+	}
+	free(copy);
+	if (f->n == 0)
+		return kerr_set(err, KERR_USAGE, "--context \"%s\" names no context", list);
+	return 0;
+}
+
+static int fleet_names(struct cli_ctx *ctx, struct fleet *f, struct kerr *err)
+{
+	if (ctx->g.all_contexts && ctx->g.ov.context)
+		return kerr_set(err, KERR_USAGE, "--context and --all-contexts cannot be combined");
+	if (!ctx->g.all_contexts)
+		return split_contexts(ctx->g.ov.context, f, err);
+	f->names = kubeconfig_context_names(&ctx->g.ov, err);
+	if (!f->names)
+		return err->kind != KERR_NONE ? -1 : kerr_set(err, KERR_CONFIG, "the kubeconfig defines no context");
+	while (f->names[f->n])
+		f->n++;
+	if (f->n == 0)
+		return kerr_set(err, KERR_CONFIG, "the kubeconfig defines no context");
+	/* as kubectl config get-contexts lists them */
+	qsort(f->names, f->n, sizeof(*f->names), name_cmp);
+	return 0;
+}
+
+/* Every cluster connected on the one loop, each to its own context; the
+ * credentials of all fetched at once. */
+static int fleet_connect(struct cli_ctx *ctx, struct fleet *f, struct kerr *err)
+{
+	struct kube_client **cs = calloc(f->n, sizeof(*cs));
+	struct kerr *errs = calloc(f->n, sizeof(*errs));
+
+	if (!cs || !errs) {
+		free(cs);
+		free(errs);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		struct kube_overrides ov = ctx->g.ov;
+
+		ov.context = f->names[i];
+		if (connect_with(ctx, &ov, f->loop, &f->loads[i].cluster, &f->loads[i].err) == 0)
+			cs[i] = f->loads[i].cluster.client;
+	}
+	kube_clients_prefetch_credentials(cs, f->n, errs);
+	for (size_t i = 0; i < f->n; i++) {
+		if (errs[i].kind != KERR_NONE)
+			err_take(&f->loads[i].err, &errs[i]);
+		kerr_release(&errs[i]);
+	}
+	free(cs);
+	free(errs);
+	return 0;
+}
+
+int fleet_load(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err)
+{
+	if (fleet_names(ctx, f, err) < 0 || kube_loop_new(&f->loop, err) < 0)
+		return -1;
+	f->loads = calloc(f->n, sizeof(*f->loads));
+	if (!f->loads)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < f->n; i++) {
+		f->loads[i].sel = tmpl->sel;
+		f->loads[i].mo = tmpl->mo;
+		f->loads[i].from_cache = tmpl->from_cache;
+	}
+	if (fleet_connect(ctx, f, err) < 0 || cluster_load_models(f->loads, f->n, err) < 0)
+		return -1;
+	f->failed = 0;
+	for (size_t i = 0; i < f->n; i++)
+		f->failed += f->loads[i].err.kind != KERR_NONE;
+	return 0;
+}
+
+void fleet_release(struct fleet *f)
+{
+	for (size_t i = 0; f->loads && i < f->n; i++)
+		cluster_load_release(&f->loads[i]);
+	kube_loop_free(f->loop);
+	for (size_t i = 0; f->names && f->names[i]; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->loads);
+	memset(f, 0, sizeof(*f));
 }

@@ -33,6 +33,10 @@ struct cluster {
 /* The kubeconfig resolved with the global flags, and a client for it.
  * Either way *c is to be released (zeroed first). */
 int cluster_connect(struct cli_ctx *ctx, struct cluster *c, struct kerr *err);
+/* The line asks for several clusters (--context a,b or --all-contexts):
+ * cluster_connect then refuses, and a command that takes a fleet loads
+ * it with fleet_load. */
+bool cluster_fleet_asked(const struct cli_ctx *ctx);
 void cluster_release(struct cluster *c);
 
 /* Each node sel names exists (read one by one, for a command that lists
@@ -52,13 +56,36 @@ struct cluster_load {
 	bool have_model;
 	size_t nodes_seen;   /* nodes the server listed, shared or not */
 	const char *missing; /* the named node that does not exist, or NULL */
+	struct kerr err;     /* in a fleet: why this cluster gave no model */
 };
 
 /* List the nodes sel chose (those named, those its label selector matches,
  * or all) and their pods concurrently into l->model, and finish it.  A
  * named node that does not exist is a NotFound error (l->missing). */
 int cluster_load_model(struct cluster_load *l, struct kerr *err);
-/* The model and the connection. */
+/* The same for n clusters on one loop, all at once: each load's outcome in
+ * its err (a load whose err is already set, or that has no client, is
+ * skipped).  -1 only when the loop itself failed. */
+int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err);
+/* The model, the error and the connection. */
 void cluster_load_release(struct cluster_load *l);
+
+/* Several clusters, one per kubeconfig context, loaded at once in one
+ * event loop: every context's credentials (exec plugins in parallel), then
+ * every cluster's lists together.  A cluster that fails has its error in
+ * loads[i].err and holds back none of the others. */
+struct fleet {
+	char **names; /* the contexts, in the order asked (sorted for --all-contexts) */
+	size_t n;
+	struct kube_loop *loop;
+	struct cluster_load *loads; /* one per context */
+	size_t failed;		    /* loads with an error */
+};
+
+/* The contexts the line names, each loaded as tmpl says (its sel and mo
+ * are shared, not copied).  -1 for what fails the whole line: a usage
+ * error, a kubeconfig without contexts, out of memory. */
+int fleet_load(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err);
+void fleet_release(struct fleet *f);
 
 #endif

@@ -24,6 +24,10 @@ struct render_table_opts {
 	bool no_headers; /* leave out the column headers (kubectl's --no-headers) */
 	const char *sort_by; /* node order: NULL or "name", "allocated" (share, fullest
 			      * first), "free" (most first), "pending" (most first) */
+	/* Several clusters (summary only): a CLUSTER column first, this cell
+	 * (in its visible form, padded by the caller so that the clusters'
+	 * tables line up) in every node row; NULL = none. */
+	const char *cluster;
 };
 
 /* Is this a --sort-by the tables know? */
@@ -41,6 +45,10 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err);
 /* --by: the allocation per group, one row per group and unit. */
 int render_groups(FILE *out, const struct model_groups *g, struct kerr *err);
+/* The same for several clusters: one table, a CLUSTER column first;
+ * names[i] (any text: shown in its visible form) heads g[i]'s rows. */
+int render_groups_fleet(FILE *out, const char *const *names, const struct model_groups *g, size_t n,
+			struct kerr *err);
 /* The same as a JSON object {by, rows[]}; NULL on allocation failure. */
 json_t *render_groups_json(const struct model_groups *g);
 /* With -d: one line per pod that waits (on no node, or without a GPU on

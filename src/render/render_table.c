@@ -202,14 +202,17 @@ static int summary_table(FILE *out, const struct model *m, const struct render_t
 	if (!cols)
 		goto oom;
 	line = o->no_headers ? strdup("") : row_text(m, NULL, cols, ncols);
-	if (!line || tabwriter_puts(tw, line) < 0) {
+	if (!line || (o->cluster && !o->no_headers && tabwriter_printf(tw, "%-*s\t", (int)strlen(o->cluster),
+									 "CLUSTER") < 0) ||
+	    tabwriter_puts(tw, line) < 0) {
 		free(line);
 		goto oom;
 	}
 	free(line);
 	for (size_t i = 0; i < m->nnodes; i++) {
 		line = row_text(m, &m->nodes[i], cols, ncols);
-		if (!line || tabwriter_puts(tw, line) < 0) {
+		if (!line || (o->cluster && tabwriter_printf(tw, "%s\t", o->cluster) < 0) ||
+		    tabwriter_puts(tw, line) < 0) {
 			free(line);
 			goto oom;
 		}
@@ -561,7 +564,31 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 	return 0;
 }
 
-int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
+/* The rows of one roll-up, each after prefix (a cell and its tab, or ""). */
+static bool group_rows(struct tabwriter *tw, const char *prefix, const struct model_groups *g)
+{
+	bool ok = true;
+
+	for (size_t i = 0; ok && i < g->n; i++) {
+		const struct model_group_row *r = &g->rows[i];
+
+		if (g->per_node)
+			ok = tabwriter_printf(tw, "%s%s\t%s\t%zu\t%zu\t%lld\t%lld\t%lld%%\t%lld\n", prefix, r->key,
+					      mem_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
+					      (long long)r->mem_total, column_percent(r->mem_allocated, r->mem_total),
+					      (long long)r->core_allocated) >= 0;
+		else
+			ok = tabwriter_printf(tw, "%s%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", prefix, r->key,
+					      mem_unit_name(r->unit), r->pods, (long long)r->mem_allocated,
+					      (long long)r->core_allocated) >= 0;
+	}
+	return ok;
+}
+
+/* n roll-ups of one kind in one table, each row after names[i] when names
+ * is not NULL (a CLUSTER column). */
+static int groups_table(FILE *out, const char *const *names, const struct model_groups *g, size_t n,
+			struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	char head[32];
@@ -569,27 +596,36 @@ int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
 
 	if (!tw)
 		return fail(err);
-	snprintf(head, sizeof(head), "%s", model_by_name(g->by));
+	snprintf(head, sizeof(head), "%s", n ? model_by_name(g[0].by) : "");
 	for (char *c = head; *c; c++)
 		*c = (char)(*c - 'a' + 'A');
-	ok = tabwriter_printf(tw, "%s\tUNIT\tNODES\tPODS\tALLOCATED\tTOTAL\tUSE%%\tCORE(%%)\n", head) >= 0;
-	for (size_t i = 0; ok && i < g->n; i++) {
-		const struct model_group_row *r = &g->rows[i];
+	ok = tabwriter_printf(tw, "%s%s\tUNIT\tNODES\tPODS\tALLOCATED\tTOTAL\tUSE%%\tCORE(%%)\n",
+			      names ? "CLUSTER\t" : "", head) >= 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		char *cell = NULL, *prefix = NULL;
 
-		if (g->per_node)
-			ok = tabwriter_printf(tw, "%s\t%s\t%zu\t%zu\t%lld\t%lld\t%lld%%\t%lld\n", r->key,
-					      mem_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
-					      (long long)r->mem_total, column_percent(r->mem_allocated, r->mem_total),
-					      (long long)r->core_allocated) >= 0;
-		else
-			ok = tabwriter_printf(tw, "%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", r->key, mem_unit_name(r->unit),
-					      r->pods, (long long)r->mem_allocated, (long long)r->core_allocated) >= 0;
+		if (names && (!(cell = termsafe_str(names[i])) || asprintf(&prefix, "%s\t", cell) < 0))
+			prefix = NULL;
+		ok = (!names || prefix) && group_rows(tw, prefix ? prefix : "", &g[i]);
+		free(cell);
+		free(prefix);
 	}
 	if (!ok) {
 		tabwriter_free(tw);
 		return fail(err);
 	}
 	return flush(tw, out, err);
+}
+
+int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
+{
+	return groups_table(out, NULL, g, 1, err);
+}
+
+int render_groups_fleet(FILE *out, const char *const *names, const struct model_groups *g, size_t n,
+			struct kerr *err)
+{
+	return groups_table(out, names, g, n, err);
 }
 
 int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err)

@@ -1,0 +1,231 @@
+"""Several clusters at once (--context a,b,c, --all-contexts): inspect's sections, CLUSTER column and
+FleetReport over several fake API servers, with a dead, a forbidden and an exec-plugin context, each
+failing or answering on its own."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+from harness import ROOT, FakeAPI, plugin_path, run_plugin
+from test_inspect import load_schema, schema_errors
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FLEET_SCHEMA = os.path.join(HERE, "fleet.schema.json")
+FAKE_PLUGIN = os.path.join(ROOT, "fixtures", "kubeconfig", "exec", "fake-credential-plugin.py")
+ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
+REFUSED = "The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?"
+
+
+def dead_port():
+	"""A loopback port nobody listens on (bound, then closed)."""
+	import socket
+	s = socket.socket()
+	s.bind(("127.0.0.1", 0))
+	port = s.getsockname()[1]
+	s.close()
+	return port
+
+
+def errors(r):
+	return [l for l in r.stderr.splitlines() if l.startswith("error: ")]
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+class Fleet(unittest.TestCase):
+	"""train and infer are two servers; staging is refused; locked has a user who may not list nodes;
+	sso gets its token from an exec plugin; hung is a server that accepts but never answers."""
+	maxDiff = None
+
+	@classmethod
+	def setUpClass(cls):
+		cls.train = FakeAPI("multi-gpu").start()
+		cls.infer = FakeAPI("published-two-nodes").start()
+		cls.dir = tempfile.mkdtemp(prefix="cgpu-fleet-")
+		import socket
+		cls.hung = socket.socket()
+		cls.hung.bind(("127.0.0.1", 0))
+		cls.hung.listen(8)
+		hung_port = cls.hung.getsockname()[1]
+		clusters = [
+			{"name": "train", "cluster": {"server": cls.train.url, "certificate-authority": cls.train.ca}},
+			{"name": "infer", "cluster": {"server": cls.infer.url, "certificate-authority": cls.infer.ca}},
+			{"name": "staging", "cluster": {"server": "https://127.0.0.1:1", "certificate-authority": cls.train.ca}},
+			{"name": "hung", "cluster": {"server": "https://127.0.0.1:%d" % hung_port,
+						     "certificate-authority": cls.train.ca}},
+		]
+		users = [
+			{"name": "train", "user": {"token": cls.train.tokens["admin-token"]}},
+			{"name": "infer", "user": {"token": cls.infer.tokens["admin-token"]}},
+			{"name": "nobody", "user": {"token": cls.train.tokens["nobody"]}},
+			{"name": "sso", "user": {"exec": {
+				"apiVersion": "client.authentication.k8s.io/v1", "command": FAKE_PLUGIN,
+				"interactiveMode": "Never",
+				"env": [{"name": "FAKE_MODE", "value": "env-token"},
+					{"name": "FAKE_TOKEN", "value": cls.infer.tokens["admin-token"]}]}}},
+		]
+		contexts = [
+			{"name": "train", "context": {"cluster": "train", "user": "train"}},
+			{"name": "infer", "context": {"cluster": "infer", "user": "infer"}},
+			{"name": "staging", "context": {"cluster": "staging", "user": "train"}},
+			{"name": "locked", "context": {"cluster": "train", "user": "nobody"}},
+			{"name": "sso", "context": {"cluster": "infer", "user": "sso"}},
+			{"name": "hung", "context": {"cluster": "hung", "user": "train"}},
+		]
+		cls.kubeconfig = os.path.join(cls.dir, "kubeconfig")
+		with open(cls.kubeconfig, "w") as f:
+			json.dump({"apiVersion": "v1", "kind": "Config", "clusters": clusters, "users": users,
+				   "contexts": contexts, "current-context": "train"}, f)
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.hung.close()
+		cls.train.stop()
+		cls.infer.stop()
+		shutil.rmtree(cls.dir, ignore_errors=True)
+
+	def plugin(self, *args, **kw):
+		env = dict(ENV, HOME=self.dir)
+		return run_plugin(["--kubeconfig", self.kubeconfig] + list(args), env=env, **kw)
+
+	def single(self, context, *args):
+		r = self.plugin("--context", context, *args)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return r.stdout
+
+	def test_summary_sections_are_each_cluster_as_alone(self):
+		r = self.plugin("--context", "train,infer")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		want = "Cluster: train\n" + self.single("train") + "\nCluster: infer\n" + self.single("infer")
+		self.assertEqual(r.stdout, want)
+
+	def test_one_context_is_todays_output(self):
+		self.assertEqual(self.plugin("--context", "infer").stdout, self.plugin("--context", "infer", "--context",
+											  "infer").stdout)
+		r = self.plugin("--context", "infer", "-o", "json")
+		self.assertEqual(json.loads(r.stdout)["kind"], "GPUShareReport")
+
+	def test_details_sections(self):
+		r = self.plugin("--context", "infer,train", "-d")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		want = "Cluster: infer\n" + self.single("infer", "-d") + "\nCluster: train\n" + self.single("train", "-d")
+		self.assertEqual(r.stdout, want)
+
+	def test_wide_has_a_cluster_column(self):
+		r = self.plugin("--context", "train,infer", "-o", "wide")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		lines = r.stdout.splitlines()
+		heads = [l for l in lines if l.startswith("CLUSTER  NAME ")]
+		self.assertEqual(len(heads), 2, r.stdout)
+		rows = [l for l in lines if l.startswith("train    ") or l.startswith("infer    ")]
+		train_alone = [l for l in self.single("train", "-o", "wide").splitlines() if l.startswith("gpu-")]
+		self.assertEqual(len([l for l in rows if l.startswith("train")]), len(train_alone))
+		for l in rows:
+			self.assertRegex(l, r"^(train|infer)    \S")
+
+	def test_by_namespace_one_table_with_cluster_column(self):
+		r = self.plugin("--context", "train,infer", "--by", "namespace")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		table = r.stdout[r.stdout.index("CLUSTER"):].splitlines()
+		self.assertRegex(table[0], r"^CLUSTER  NAMESPACE\s+UNIT\s+NODES")
+		clusters = {l.split()[0] for l in table[1:]}
+		self.assertEqual(clusters, {"train", "infer"})
+		alone = self.single("train", "--by", "namespace")
+		alone_rows = alone[alone.index("NAMESPACE"):].splitlines()[1:]
+		self.assertEqual([l.split() for l in table[1:] if l.startswith("train")],
+				 [["train"] + l.split() for l in alone_rows])
+
+	def fleet_json(self, *args, rc=0):
+		r = self.plugin(*args, "-o", "json")
+		self.assertEqual(r.returncode, rc, r.stderr)
+		doc = json.loads(r.stdout)
+		with open(FLEET_SCHEMA) as f:
+			self.assertEqual(schema_errors(json.load(f), doc), [])
+		report_schema = load_schema()
+		for c in doc["clusters"]:
+			if c["report"] is not None:
+				self.assertEqual(schema_errors(report_schema, c["report"]), [], c["context"])
+		return doc, r
+
+	def test_json_fleet_report(self):
+		doc, _ = self.fleet_json("--context", "train,infer")
+		self.assertEqual(doc["kind"], "FleetReport")
+		self.assertEqual([c["context"] for c in doc["clusters"]], ["train", "infer"])
+		alone = json.loads(self.single("train", "-o", "json"))
+		self.assertEqual(doc["clusters"][0]["report"], alone)
+		self.assertIsNone(doc["clusters"][0]["error"])
+
+	def test_yaml_fleet_report(self):
+		r = self.plugin("--context", "train,infer", "-o", "yaml")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertTrue(r.stdout.startswith("apiVersion: inspect-cgpu.kubectl.io/v1\nkind: FleetReport\nclusters:\n"),
+				r.stdout[:200])
+		self.assertIn("- context: infer\n", r.stdout)
+
+	def test_dead_context_fails_alone(self):
+		r = self.plugin("--context", "train,staging,infer")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(errors(r), ['error: context "staging": ' + REFUSED])
+		self.assertIn('Warning: context "train": node gpu-8x: ', r.stderr)
+		self.assertEqual(r.stdout, "Cluster: train\n" + self.single("train") + "\nCluster: infer\n" +
+				 self.single("infer"))
+
+	def test_ignore_unreachable(self):
+		r = self.plugin("--context", "train,staging", "--ignore-unreachable")
+		self.assertEqual(r.returncode, 0)
+		self.assertIn('error: context "staging": ' + REFUSED, r.stderr)
+		r = self.plugin("--context", "staging,locked", "--ignore-unreachable")
+		self.assertEqual(r.returncode, 1, "no cluster answered")
+
+	def test_forbidden_context_in_kubectl_words(self):
+		doc, r = self.fleet_json("--context", "locked,train", rc=1)
+		err = doc["clusters"][0]["error"]
+		self.assertIsNone(doc["clusters"][0]["report"])
+		self.assertEqual((err["reason"], err["code"]), ("Forbidden", 403))
+		self.assertTrue(err["message"].startswith("Error from server (Forbidden): "), err)
+		self.assertIn('error: context "locked": Error from server (Forbidden): ', r.stderr)
+		self.assertIsNotNone(doc["clusters"][1]["report"])
+
+	def test_exec_plugin_context(self):
+		r = self.plugin("--context", "sso,train")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, "Cluster: sso\n" + self.single("infer") + "\nCluster: train\n" +
+				 self.single("train"))
+
+	def test_all_contexts_sorted_and_request_timeout_bounds_a_hung_cluster(self):
+		t0 = time.monotonic()
+		doc, r = self.fleet_json("--all-contexts", "--request-timeout", "2s", rc=1)
+		took = time.monotonic() - t0
+		self.assertEqual([c["context"] for c in doc["clusters"]],
+				 ["hung", "infer", "locked", "sso", "staging", "train"])
+		failed = sorted(c["context"] for c in doc["clusters"] if c["error"])
+		self.assertEqual(failed, ["hung", "locked", "staging"])
+		self.assertLess(took, 10, "a hung cluster held the fleet back")
+		self.assertEqual(len(errors(r)), 3, r.stderr)
+
+	def test_usage_errors(self):
+		r = self.plugin("--context", "train", "--all-contexts")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn("--context and --all-contexts cannot be combined", r.stderr)
+		r = self.plugin("mode", "share", "gpu-2x", "--context", "train,infer")
+		self.assertEqual(r.returncode, 2, r.stderr)
+		self.assertIn("acts on one cluster", r.stderr)
+
+	def test_escaped_context_name(self):
+		bad = "evil\x1b[2Jname"
+		with open(self.kubeconfig) as f:
+			cfg = json.load(f)
+		cfg["contexts"].append({"name": bad, "context": {"cluster": "train", "user": "train"}})
+		path = os.path.join(self.dir, "kubeconfig-escape")
+		with open(path, "w") as f:
+			json.dump(cfg, f)
+		r = run_plugin(["--kubeconfig", path, "--context", bad + ",staging"], env=dict(ENV, HOME=self.dir))
+		self.assertIn("Cluster: evil\\x1b[2Jname\n", r.stdout)
+		self.assertNotIn("\x1b", r.stdout + r.stderr)
+
+
+if __name__ == "__main__":
+	unittest.main()
