@@ -57,9 +57,8 @@ struct inspect_opts {
 
 /* The report of one cluster, with the roll-up when --by asks for one;
  * NULL when out of memory. */
-static json_t *report_json(const struct cluster_load *l, void *ud)
+static json_t *report_json(const struct cluster_load *l, const struct inspect_opts *o)
 {
-	const struct inspect_opts *o = ud;
 	struct model_groups g;
 	json_t *doc = render_json_document(&l->model), *groups;
 
@@ -87,7 +86,7 @@ static int print_document(struct cli_ctx *ctx, const struct cluster_load *l, con
 
 	if (o->by == BY_NONE)
 		return output_report(ctx, &l->model, o->out, err);
-	if (!(doc = report_json(l, (void *)o)))
+	if (!(doc = report_json(l, o)))
 		return kerr_set(err, KERR_OTHER, "cannot build the report");
 	rc = output_document(ctx, doc, o->out, err);
 	json_decref(doc);
@@ -301,6 +300,11 @@ static int print_fleet_cluster(struct cli_ctx *ctx, const struct fleet *f, size_
 	return rc;
 }
 
+static json_t *fleet_report_json(const struct fleet *f, size_t i, void *ud)
+{
+	return report_json(&f->loads[i], ud);
+}
+
 /* Several clusters: the FleetReport, or each cluster's tables, then the
  * warnings and each failed cluster's error. */
 static int print_fleet(struct cli_ctx *ctx, const struct fleet *f, const struct inspect_opts *o, struct kerr *err)
@@ -308,7 +312,7 @@ static int print_fleet(struct cli_ctx *ctx, const struct fleet *f, const struct 
 	int rc = 0;
 
 	if (output_is_document(o->out)) {
-		json_t *doc = fleet_document(f, FLEET_KIND_REPORT, report_json, (void *)o);
+		json_t *doc = fleet_document(f, FLEET_KIND_REPORT, NULL, fleet_report_json, (void *)o);
 
 		rc = doc ? output_document(ctx, doc, o->out, err) : kerr_set(err, KERR_OTHER, "cannot build the report");
 		json_decref(doc);

@@ -120,18 +120,19 @@ static json_t *error_json(const struct kerr *e)
 	return j;
 }
 
-json_t *fleet_document(const struct fleet *f, const char *kind,
-		       json_t *(*doc)(const struct cluster_load *l, void *ud), void *ud)
+json_t *fleet_document(const struct fleet *f, const char *kind, const size_t *order,
+		       json_t *(*doc)(const struct fleet *f, size_t i, void *ud), void *ud)
 {
 	json_t *clusters = json_array();
 	json_t *root = json_pack("{s:s, s:s, s:o}", "apiVersion", RENDER_API_VERSION, "kind", kind, "clusters",
 				 clusters);
 	bool ok = root && clusters;
 
-	for (size_t i = 0; ok && i < f->n; i++) {
+	for (size_t k = 0; ok && k < f->n; k++) {
+		size_t i = order ? order[k] : k;
 		const struct cluster_load *l = &f->loads[i];
 		bool failed = l->err.kind != KERR_NONE;
-		json_t *report = failed ? json_null() : doc(l, ud);
+		json_t *report = failed ? json_null() : doc(f, i, ud);
 		json_t *error = failed ? error_json(&l->err) : json_null();
 
 		if (!report || !error) {

@@ -13,6 +13,7 @@
 #include "load.h"
 
 #define FLEET_KIND_REPORT "FleetReport"
+#define FLEET_KIND_FIT "FleetFitAnswer"
 
 /* "Cluster: NAME", the line that heads a cluster's section (blank line
  * between sections); NAME in its visible form. */
@@ -34,10 +35,11 @@ void fleet_print_errors(struct cli_ctx *ctx, const struct fleet *f);
 int fleet_exit_code(const struct cli_ctx *ctx, const struct fleet *f);
 
 /* {apiVersion, kind, clusters: [{context, report, error}]}: report is what
- * doc makes of a cluster that answered (the document one context gives),
- * null for one that failed, whose error is {message, reason, code}.  NULL
- * when out of memory. */
-json_t *fleet_document(const struct fleet *f, const char *kind,
-		       json_t *(*doc)(const struct cluster_load *l, void *ud), void *ud);
+ * doc makes of cluster i when it answered (the document one context gives),
+ * null for one that failed, whose error is {message, reason, code}; the
+ * clusters in the order of order[] (NULL: as asked).  NULL when out of
+ * memory. */
+json_t *fleet_document(const struct fleet *f, const char *kind, const size_t *order,
+		       json_t *(*doc)(const struct fleet *f, size_t i, void *ud), void *ud);
 
 #endif

@@ -108,6 +108,80 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 	return 0;
 }
 
+/* The rows of one cluster's places, each after its CLUSTER cell. */
+static bool fleet_rows(struct tabwriter *tw, const struct fit_fleet_part *p)
+{
+	char *cluster = safe(p->name);
+	bool ok = cluster != NULL;
+
+	for (size_t i = 0; ok && i < p->res->nfits; i++) {
+		const struct fit_place *f = &p->res->fits[i];
+		const struct model_node *n = &p->m->nodes[f->node];
+		char *name = safe(n->name), *pool = safe(n->pool ? n->pool : "-"), *gpus = gpu_list(f);
+
+		ok = name && pool && gpus &&
+		     tabwriter_printf(tw, "%s\t%s\t%s\t%lld %s\t%s\t%s\n", cluster, name, gpus, (long long)f->free_after,
+				      mem_unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
+		free(name);
+		free(pool);
+		free(gpus);
+	}
+	free(cluster);
+	return ok;
+}
+
+/* Why it does not fit on the other nodes of one cluster. */
+static bool fleet_groups(struct tabwriter *tw, const struct fit_fleet_part *p, const struct fit_request *r)
+{
+	char *cluster = safe(p->name);
+	bool ok = cluster != NULL;
+
+	for (size_t i = 0; ok && i < p->res->ngroups; i++) {
+		char *t = fit_group_text(&p->res->groups[i], r), *st = t ? safe(t) : NULL;
+
+		ok = st && tabwriter_printf(tw, "  %s: %zu node%s: %s\n", cluster, p->res->groups[i].count,
+					    p->res->groups[i].count == 1 ? "" : "s", st) >= 0;
+		free(t);
+		free(st);
+	}
+	free(cluster);
+	return ok;
+}
+
+int render_fit_fleet_table(FILE *out, const struct fit_fleet_part *parts, size_t n, const struct fit_request *r,
+			   const char *subject, struct kerr *err)
+{
+	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
+	size_t fits = 0, considered = 0, clusters = 0;
+	char *s = safe(subject);
+	bool ok = tw && s && tabwriter_printf(tw, "%s\n", s) >= 0;
+
+	for (size_t i = 0; i < n; i++) {
+		fits += parts[i].res->nfits;
+		considered += parts[i].res->considered;
+		clusters += parts[i].res->nfits > 0;
+	}
+	if (ok && fits)
+		ok = tabwriter_puts(tw, "CLUSTER\tNODE\tGPUS\tFREE AFTER\tSCHEME\tPOOL\n") >= 0;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = fleet_rows(tw, &parts[i]);
+	if (ok)
+		ok = tabwriter_printf(tw, "Fits on %zu of %zu node%s, in %zu of %zu cluster%s.\n", fits, considered,
+				      considered == 1 ? "" : "s", clusters, n, n == 1 ? "" : "s") >= 0;
+	if (ok && considered > fits)
+		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", considered - fits,
+				      considered - fits == 1 ? "" : "s") >= 0;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = fleet_groups(tw, &parts[i], r);
+	free(s);
+	if (!ok || tabwriter_flush_to(tw, out) < 0) {
+		tabwriter_free(tw);
+		return fail(err);
+	}
+	tabwriter_free(tw);
+	return 0;
+}
+
 static int set(json_t *o, const char *k, json_t *v)
 {
 	return v ? json_object_set_new(o, k, v) : -1;

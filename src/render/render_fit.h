@@ -27,4 +27,18 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 json_t *render_fit_document(const struct model *m, const struct fit_request *r, const struct fit_result *res,
 			    const struct fit_report *rep);
 
+/* One cluster's answer in a fleet: its context's name, its model and what
+ * fit found there. */
+struct fit_fleet_part {
+	const char *name;
+	const struct model *m;
+	const struct fit_result *res;
+};
+
+/* The answer of several clusters as one table, a CLUSTER column first, the
+ * clusters in the order given (the best first), then why it does not fit
+ * elsewhere, per cluster. */
+int render_fit_fleet_table(FILE *out, const struct fit_fleet_part *parts, size_t n, const struct fit_request *r,
+			   const char *subject, struct kerr *err);
+
 #endif

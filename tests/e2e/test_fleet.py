@@ -206,6 +206,41 @@ class Fleet(unittest.TestCase):
 		self.assertLess(took, 10, "a hung cluster held the fleet back")
 		self.assertEqual(len(errors(r)), 3, r.stderr)
 
+	def test_fit_best_cluster_first_with_a_cluster_column(self):
+		r = self.plugin("fit", "--memory", "4", "--context", "infer,train")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		lines = r.stdout.splitlines()
+		self.assertRegex(lines[1], r"^CLUSTER\s+NODE\s+GPUS\s+FREE AFTER\s+SCHEME\s+POOL$")
+		rows = lines[2:lines.index(next(l for l in lines if l.startswith("Fits on")))]
+		# train's best place leaves 3 GiB, infer's 5 GiB: train first, each cluster's places as alone
+		self.assertEqual([l.split()[0] for l in rows], ["train"] * 3 + ["infer"] * 2)
+		alone = self.plugin("--context", "train", "fit", "--memory", "4").stdout.splitlines()
+		self.assertEqual([l.split()[1:] for l in rows[:3]], [l.split() for l in alone[2:5]])
+		self.assertIn("Fits on 5 of 6 nodes, in 2 of 2 clusters.", lines)
+		self.assertIn("  train: 1 node: no GPU with 4 GiB free (largest free on one GPU: 0 GiB)", lines)
+
+	def test_fit_exit_status_across_the_fleet(self):
+		self.assertEqual(self.plugin("fit", "--memory", "400Gi", "--context", "train,infer").returncode, 3)
+		r = self.plugin("fit", "--memory", "4", "--context", "train,staging")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(errors(r), ['error: context "staging": ' + REFUSED])
+		r = self.plugin("fit", "--memory", "4", "--context", "train,staging", "--ignore-unreachable")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		r = self.plugin("fit", "ml/some-pod", "--context", "train,infer")
+		self.assertEqual(r.returncode, 2)
+
+	def test_fit_json_fleet_answer(self):
+		r = self.plugin("fit", "--memory", "4", "--context", "infer,staging,train", "-o", "json")
+		self.assertEqual(r.returncode, 1, r.stderr)
+		doc = json.loads(r.stdout)
+		with open(FLEET_SCHEMA) as f:
+			self.assertEqual(schema_errors(json.load(f), doc), [])
+		self.assertEqual(doc["kind"], "FleetFitAnswer")
+		self.assertEqual([c["context"] for c in doc["clusters"]], ["train", "infer", "staging"])
+		alone = json.loads(self.plugin("--context", "train", "fit", "--memory", "4", "-o", "json").stdout)
+		self.assertEqual(doc["clusters"][0]["report"], alone)
+		self.assertIsNone(doc["clusters"][2]["report"])
+
 	def test_usage_errors(self):
 		r = self.plugin("--context", "train", "--all-contexts")
 		self.assertEqual(r.returncode, 2)
