@@ -189,7 +189,48 @@ static void complete_label_keys(struct strset *out)
 	strset_add(out, "topology.kubernetes.io/zone=");
 }
 
-static void complete_values(struct cli_ctx *ctx, const char *values, struct strset *out)
+/* Whether name is one of the comma-separated pieces of list. */
+static bool listed(const char *list, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list, *end = list + len; p < end;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t piece = comma ? (size_t)(comma - p) : (size_t)(end - p);
+
+		if (piece == n && memcmp(p, name, n) == 0)
+			return true;
+		p += piece + 1;
+	}
+	return false;
+}
+
+/* --context a,b,<TAB>: each context not in the list yet, after the list
+ * typed so far; one name (no comma yet): every context. */
+static void complete_contexts(struct cli_ctx *ctx, const char *typed, struct strset *out)
+{
+	struct kerr err = KERR_INIT;
+	char **names = kubeconfig_context_names(&ctx->g.ov, &err);
+	const char *comma = typed ? strrchr(typed, ',') : NULL;
+	size_t head = comma ? (size_t)(comma - typed) + 1 : 0;
+
+	for (size_t i = 0; names && names[i]; i++) {
+		char *s;
+
+		if (!head) {
+			strset_add(out, names[i]);
+		} else if (!listed(typed, head - 1, names[i]) && asprintf(&s, "%.*s%s", (int)head, typed, names[i]) >= 0) {
+			strset_add(out, s);
+			free(s);
+		}
+	}
+	strv_free(names);
+	kerr_release(&err);
+}
+
+/* The values a flag's hint names; typed is the value typed so far (NULL
+ * where it does not matter). */
+static void complete_values(struct cli_ctx *ctx, const char *values, const char *typed, struct strset *out)
 {
 	if (!values)
 		return;
@@ -200,13 +241,7 @@ static void complete_values(struct cli_ctx *ctx, const char *values, struct strs
 	} else if (strcmp(values, "namespaces") == 0) {
 		complete_namespaces(ctx, out);
 	} else if (strcmp(values, "contexts") == 0) {
-		struct kerr err = KERR_INIT;
-		char **names = kubeconfig_context_names(&ctx->g.ov, &err);
-
-		for (size_t i = 0; names && names[i]; i++)
-			strset_add(out, names[i]);
-		strv_free(names);
-		kerr_release(&err);
+		complete_contexts(ctx, typed, out);
 	} else if (strcmp(values, "labels") == 0) {
 		complete_label_keys(out);
 	} else if (strcmp(values, "schemes") == 0) {
@@ -301,6 +336,11 @@ static void scan_flag(struct cli_ctx *ctx, struct typed *t, int argc, char **arg
 		return;
 	}
 	f = flag_named(global_flags, w);
+	if (f && !f->arg) {
+		/* --all-contexts and the like change what is offered */
+		take_global(ctx, w, NULL);
+		return;
+	}
 	if (!f)
 		f = command_flag_named(t->cmd, w);
 	if (!f || !f->arg)
@@ -356,7 +396,7 @@ static void complete_flag_value(struct cli_ctx *ctx, const struct command *cmd, 
 	if (name && !f)
 		f = flag_named(global_flags, name);
 	if (f && f->arg) {
-		complete_values(ctx, f->values, &vals);
+		complete_values(ctx, f->values, strchr(cur, '=') + 1, &vals);
 		for (size_t i = 0; i < vals.len; i++) {
 			char *s;
 
@@ -373,7 +413,7 @@ static void complete_flag_value(struct cli_ctx *ctx, const struct command *cmd, 
 static void candidates(struct cli_ctx *ctx, const struct typed *t, const char *cur, struct strset *out)
 {
 	if (t->pending) {
-		complete_values(ctx, t->pending->values, out);
+		complete_values(ctx, t->pending->values, cur, out);
 	} else if (cur[0] == '-' && strchr(cur, '=')) {
 		complete_flag_value(ctx, t->cmd, cur, out);
 	} else if (cur[0] == '-') {
@@ -385,7 +425,7 @@ static void candidates(struct cli_ctx *ctx, const struct typed *t, const char *c
 		/* The first positional of a command may be a fixed word list
 		 * (the mode command's modes); the rest are node names. */
 		if (t->npos == 0 && t->cmd->first_arg_values)
-			complete_values(ctx, t->cmd->first_arg_values, out);
+			complete_values(ctx, t->cmd->first_arg_values, NULL, out);
 		else
 			complete_from_nodes(ctx, false, out);
 	}

@@ -241,6 +241,21 @@ class Fleet(unittest.TestCase):
 		self.assertEqual(doc["clusters"][0]["report"], alone)
 		self.assertIsNone(doc["clusters"][2]["report"])
 
+	def complete(self, *words):
+		r = run_plugin(["__complete", "--kubeconfig", self.kubeconfig] + list(words), env=dict(ENV, HOME=self.dir))
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return r.stdout.splitlines()[:-1]
+
+	def test_completion_of_the_list_form(self):
+		self.assertEqual(self.complete("--context", "train,infer,s"), ["train,infer,sso", "train,infer,staging"])
+		self.assertEqual(self.complete("--context=infer,t"), ["--context=infer,train"])
+		self.assertIn("train,hung", self.complete("--context", "train,"))
+		self.assertNotIn("train,train", self.complete("--context", "train,"))
+		# one cluster's node names mean nothing to a fleet
+		self.assertIn("gpu-2x", self.complete("--context", "train", ""))
+		self.assertNotIn("gpu-2x", self.complete("--all-contexts", ""))
+		self.assertNotIn("gpu-2x", self.complete("--context", "train,infer", ""))
+
 	def test_usage_errors(self):
 		r = self.plugin("--context", "train", "--all-contexts")
 		self.assertEqual(r.returncode, 2)
