@@ -34,6 +34,11 @@ whether the live view's goals are met.  Its default scale is 20k.
 Scales: tiny = 5 nodes/50 pods, 1k = 50/1,000, 5k = 250/5,000, 10k = 500/10,000, 20k = 1,000/20,000,
 100k = 5,000/100,000; 4 GPUs of 15 GiB per node.
 
+--scenario fleet measures several clusters at once (tests/bench/bench_fleet.py): --clusters fake API servers
+(default 10) of one scale (default 10k), the summary on each alone and on all with --all-contexts, and whether
+the fleet stays within 1.5x of one cluster's time and its peak RSS within the sum of the clusters';
+--fleet-latency S holds each list S seconds in its server, as a remote API server takes its time.
+
 --backend real runs the same on a real kube-apiserver with etcd (tests/envtest/envtest.py: the binaries
 from $KUBE_ASSETS or ../shared/envtest), loaded through the API with the same generated cluster, node and
 pod status written through the status subresource as a kubelet writes it, over 16 concurrent keep-alive
@@ -484,8 +489,12 @@ def interrupted(_sig, _frame):
 def main(argv=None):
 	ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__.split("\n\n", 1)[1],
 		formatter_class=argparse.RawDescriptionHelpFormatter)
-	ap.add_argument("--scenario", choices=("lists", "top"), default="lists",
-		help="lists: the one-shot commands and their floors; top: the live view under churn (bench_top.py)")
+	ap.add_argument("--scenario", choices=("lists", "top", "fleet"), default="lists",
+		help="lists: the one-shot commands and their floors; top: the live view under churn (bench_top.py); "
+		"fleet: several clusters at once (bench_fleet.py)")
+	ap.add_argument("--clusters", type=int, default=10, help="fleet: how many clusters (default 10)")
+	ap.add_argument("--fleet-latency", type=float, default=0,
+		help="fleet: seconds each server holds each list before answering (default 0)")
 	ap.add_argument("--scales", help="comma-separated: %s (default: 1k,10k,100k; with --scenario top, 20k)" %
 		", ".join(SCALES))
 	ap.add_argument("--repeat", type=int, default=3)
@@ -502,12 +511,15 @@ def main(argv=None):
 		help="the fake API server, or a real kube-apiserver with etcd (tests/envtest)")
 	args = ap.parse_args(argv)
 	top = args.scenario == "top"
-	scales = [s for s in (args.scales or ("20k" if top else "1k,10k,100k")).split(",") if s]
+	fleet = args.scenario == "fleet"
+	scales = [s for s in (args.scales or ("20k" if top else "10k" if fleet else "1k,10k,100k")).split(",") if s]
 	for s in scales:
 		if s not in SCALES:
 			ap.error("unknown scale %s (known: %s)" % (s, ", ".join(SCALES)))
 	if args.repeat < 1:
 		ap.error("--repeat must be at least 1")
+	if args.clusters < 1:
+		ap.error("--clusters must be at least 1")
 	if args.churn_rate <= 0 or args.churn_seconds <= 0:
 		ap.error("--churn-rate and --churn-seconds must be positive")
 	for tool in ("tmux",) if top else ("curl",):
@@ -522,7 +534,13 @@ def main(argv=None):
 	results, tables = [], []
 	try:
 		for s in scales:
-			if top:
+			if fleet:
+				# bench_fleet reads this module's state (the helper built above) under its own name
+				sys.modules.setdefault("bench", sys.modules[__name__])
+				import bench_fleet  # pylint: disable=import-outside-toplevel
+				results.append(bench_fleet.bench_fleet(s, plugin, args))
+				tables.append(bench_fleet.table(results[-1]))
+			elif top:
 				import bench_top  # pylint: disable=import-outside-toplevel
 				results.append(bench_top_scale(s, plugin, args))
 				tables.append(bench_top.table(results[-1], args.repeat))
@@ -533,7 +551,7 @@ def main(argv=None):
 	except KeyboardInterrupt:
 		log("interrupted")
 		return 130
-	if not top:
+	if not top and not fleet:
 		tables.append(scaling(results))
 		print(tables[-1], flush=True)
 	if args.out:

@@ -62,6 +62,20 @@ class BenchTest(unittest.TestCase):
 		self.assertIn("### Scaling of the summary", written)
 		self.assert_servers_gone()
 
+	def test_fleet_tiny(self):
+		text, written = self.bench("--scenario", "fleet", "--scales", "tiny", "--clusters", "2")
+		self.assertIn("Fleet: 2 clusters of 5 nodes / 50 pods each", written)
+		for row in ("one cluster alone (median of the clusters)", "one cluster alone (slowest, largest)",
+			    "the fleet (--all-contexts)"):
+			cells = table_row(text, row)
+			self.assertIsNotNone(cells, "no row for %s in:\n%s" % (row, text))
+			for c in cells[1:4]:
+				self.assertRegex(c, "^" + NUM + "$", cells)
+			self.assertGreater(float(cells[3]), 0.5, "peak RSS of %s" % row)
+		self.assertRegex(text, r"fleet wall / one cluster: %sx \(goal 1\.5x: (met|NOT met)\); fleet RSS / sum of "
+			r"the clusters' %s MiB: %s \(goal 1: (met|NOT met)\)" % (NUM, NUM, NUM))
+		self.assert_servers_gone()
+
 	@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
 	def test_top_tiny(self):
 		rate, seconds = 20, 3
