@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleet.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -86,6 +87,129 @@ static int print_report(struct cli_ctx *ctx, const struct model *m, const struct
 	return m->usage.gpus_known == 0 && m->usage.gpus_unknown > 0 ? 1 : 0;
 }
 
+/* --- several clusters ------------------------------------------------------- */
+
+/* Each cluster's queries started on its own connection (through its API
+ * server's service proxy), so that they run while every cluster lists. */
+static void fleet_fetch_start(struct cli_ctx *ctx, struct fleet *f, const struct usage_args *a,
+			      struct usage_fetch **fs)
+{
+	bool prune = !a->details && !output_is_document(a->out);
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct cluster_load *l = &f->loads[i];
+
+		if (l->err.kind != KERR_NONE || usage_fetch_start(&a->src, &l->cluster.cfg, ctx, true, &fs[i], &l->err) < 0)
+			continue;
+		if (prune) {
+			l->mo.keep_pod_if = usage_fetch_names_pod;
+			l->mo.keep_pod_ud = fs[i];
+		}
+	}
+}
+
+/* The answers joined with each cluster's model; a cluster whose join
+ * fails has no model. */
+static void fleet_fetch_apply(struct fleet *f, const struct usage_args *a, struct usage_fetch **fs)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		struct cluster_load *l = &f->loads[i];
+
+		if (!fs[i])
+			continue;
+		if (!l->have_model) {
+			usage_fetch_free(fs[i]);
+			continue;
+		}
+		if (usage_fetch_apply(fs[i], &l->model, &a->uo, &l->err) < 0) {
+			model_release(&l->model);
+			l->have_model = false;
+		}
+	}
+}
+
+static json_t *fleet_report(const struct fleet *f, size_t i, void *ud)
+{
+	return render_json_document(&f->loads[i].model);
+}
+
+/* The tables, a CLUSTER column first (or the FleetReport), the warnings,
+ * the errors; 1 when a cluster failed or one gave no figure at all. */
+static int fleet_print(struct cli_ctx *ctx, const struct fleet *f, const struct usage_args *a, struct kerr *err)
+{
+	bool no_figure = false;
+	int rc = 0;
+
+	if (output_is_document(a->out)) {
+		json_t *doc = fleet_document(f, FLEET_KIND_REPORT, NULL, fleet_report, NULL);
+
+		rc = doc ? output_document(ctx, doc, a->out, err) : kerr_set(err, KERR_OTHER, "cannot build the report");
+		json_decref(doc);
+	}
+	for (size_t i = 0, shown = 0; rc == 0 && !output_is_document(a->out) && i < f->n; i++) {
+		char *cell;
+
+		if (!f->loads[i].have_model)
+			continue;
+		if (shown++ && fputc('\n', ctx->out) == EOF)
+			return kerr_set(err, KERR_OTHER, "cannot write the table");
+		if (!(cell = fleet_cluster_cell(f, i)))
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		rc = render_usage_cluster(ctx->out, &f->loads[i].model, a->details, cell, err);
+		free(cell);
+	}
+	fflush(ctx->out);
+	for (size_t i = 0; rc == 0 && i < f->n; i++) {
+		const struct model *m = &f->loads[i].model;
+
+		if (!f->loads[i].have_model)
+			continue;
+		rc = fleet_warnings(ctx, f, i, err);
+		no_figure = no_figure || (m->usage.gpus_known == 0 && m->usage.gpus_unknown > 0);
+	}
+	fleet_print_errors(ctx, f);
+	if (rc < 0)
+		return -1;
+	return fleet_exit_code(ctx, f) ? 1 : no_figure ? 1 : 0;
+}
+
+static int usage_fleet(struct cli_ctx *ctx, const struct usage_args *a, const struct cluster_load *tmpl,
+		       struct kerr *err)
+{
+	struct fleet f = { 0 };
+	struct usage_fetch **fs = NULL;
+	int rc = -1;
+
+	if (a->src.url) {
+		kerr_set(err, KERR_USAGE, "--prometheus-url names one Prometheus: with several contexts give "
+					  "--prometheus NAMESPACE/SERVICE[:PORT], read through each cluster's API server");
+		goto out;
+	}
+	if (fleet_connect(ctx, &f, tmpl, err) < 0)
+		goto out;
+	if (!(fs = calloc(f.n, sizeof(*fs)))) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	fleet_fetch_start(ctx, &f, a, fs);
+	if (cluster_load_models(f.loads, f.n, err) < 0) {
+		for (size_t i = 0; i < f.n; i++)
+			usage_fetch_free(fs[i]);
+		goto out;
+	}
+	for (size_t i = 0; i < f.n; i++) {
+		f.loads[i].mo.keep_pod_if = NULL;
+		f.loads[i].mo.keep_pod_ud = NULL;
+	}
+	fleet_fetch_apply(&f, a, fs);
+	fleet_count_failed(&f);
+	rc = fleet_print(ctx, &f, a, err);
+out:
+	free(fs);
+	fleet_release(&f);
+	return rc;
+}
+
 int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct usage_args a = {0};
@@ -101,6 +225,10 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	/* The table without -d names pods only in findings, and only a pod
 	 * with a figure of its own can have one: the others are not kept once
 	 * the answers say which pods they name.  -d and documents show all. */
+	if (cluster_fleet_asked(ctx)) {
+		rc = usage_fleet(ctx, &a, &l, err);
+		goto out;
+	}
 	if (cluster_connect(ctx, &l.cluster, err) == 0 &&
 	    usage_load(ctx, &a.src, &l, true, !a.details && !output_is_document(a.out), &a.uo, err) == 0)
 		rc = print_report(ctx, &l.model, &a, err);

@@ -464,7 +464,7 @@ static int fleet_names(struct cli_ctx *ctx, struct fleet *f, struct kerr *err)
 
 /* Every cluster connected on the one loop, each to its own context; the
  * credentials of all fetched at once. */
-static int fleet_connect(struct cli_ctx *ctx, struct fleet *f, struct kerr *err)
+static int fleet_connect_all(struct cli_ctx *ctx, struct fleet *f, struct kerr *err)
 {
 	struct kube_client **cs = calloc(f->n, sizeof(*cs));
 	struct kerr *errs = calloc(f->n, sizeof(*errs));
@@ -492,7 +492,7 @@ static int fleet_connect(struct cli_ctx *ctx, struct fleet *f, struct kerr *err)
 	return 0;
 }
 
-int fleet_load(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err)
+int fleet_connect(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err)
 {
 	if (fleet_names(ctx, f, err) < 0 || kube_loop_new(&f->loop, err) < 0)
 		return -1;
@@ -504,11 +504,21 @@ int fleet_load(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *
 		f->loads[i].mo = tmpl->mo;
 		f->loads[i].from_cache = tmpl->from_cache;
 	}
-	if (fleet_connect(ctx, f, err) < 0 || cluster_load_models(f->loads, f->n, err) < 0)
-		return -1;
+	return fleet_connect_all(ctx, f, err);
+}
+
+void fleet_count_failed(struct fleet *f)
+{
 	f->failed = 0;
 	for (size_t i = 0; i < f->n; i++)
 		f->failed += f->loads[i].err.kind != KERR_NONE;
+}
+
+int fleet_load(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err)
+{
+	if (fleet_connect(ctx, f, tmpl, err) < 0 || cluster_load_models(f->loads, f->n, err) < 0)
+		return -1;
+	fleet_count_failed(f);
 	return 0;
 }
 

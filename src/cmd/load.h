@@ -82,10 +82,16 @@ struct fleet {
 	size_t failed;		    /* loads with an error */
 };
 
-/* The contexts the line names, each loaded as tmpl says (its sel and mo
- * are shared, not copied).  -1 for what fails the whole line: a usage
+/* The contexts the line names, each loaded as tmpl says (its sel is
+ * shared, its mo copied).  -1 for what fails the whole line: a usage
  * error, a kubeconfig without contexts, out of memory. */
 int fleet_load(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err);
+/* Its first half, for a command with work of its own to start on the
+ * connections before the lists (each load's mo is its own copy then):
+ * every cluster connected, credentials fetched; then cluster_load_models
+ * over f->loads, and fleet_count_failed once every step is done. */
+int fleet_connect(struct cli_ctx *ctx, struct fleet *f, const struct cluster_load *tmpl, struct kerr *err);
+void fleet_count_failed(struct fleet *f);
 void fleet_release(struct fleet *f);
 
 #endif

@@ -58,6 +58,9 @@ int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err);
 /* `usage`: one row per GPU (allocated, used, total, utilisation), with
  * details one row per pod, then the findings grouped by kind. */
 int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err);
+/* The same with a CLUSTER column first, cluster (in its visible form,
+ * padded by the caller) in every row: one cluster of a fleet. */
+int render_usage_cluster(FILE *out, const struct model *m, bool details, const char *cluster, struct kerr *err);
 /* The findings alone (OverUse, Idle, Unaccounted), grouped; nothing when none. */
 int render_findings(FILE *out, const struct model *m, struct kerr *err);
 /* The model's warnings, as render_warning_list() prints them. */

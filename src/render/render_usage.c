@@ -40,20 +40,22 @@ static const char *amount_text(char *buf, size_t size, const struct model_node *
 }
 
 /* One node's rows of a table. */
-typedef int node_rows_fn(struct tabwriter *tw, const struct model *m, const struct model_node *n);
+typedef int node_rows_fn(struct tabwriter *tw, const char *prefix, const struct model *m, const struct model_node *n);
 
-/* The header, then the rows of every node in the model's order. */
-static int table(struct tabwriter *tw, const struct model *m, const char *header, node_rows_fn *rows)
+/* The header, then the rows of every node in the model's order; each line
+ * starts with prefix (a CLUSTER column: the header's cell and the rows'). */
+static int table(struct tabwriter *tw, const struct model *m, const char *head_prefix, const char *prefix,
+		 const char *header, node_rows_fn *rows)
 {
-	if (tabwriter_puts(tw, header) < 0)
+	if (tabwriter_puts(tw, head_prefix) < 0 || tabwriter_puts(tw, header) < 0)
 		return -1;
 	for (size_t i = 0; i < m->nnodes; i++)
-		if (rows(tw, m, &m->nodes[i]) < 0)
+		if (rows(tw, prefix, m, &m->nodes[i]) < 0)
 			return -1;
 	return 0;
 }
 
-static int gpu_rows(struct tabwriter *tw, const struct model *m, const struct model_node *n)
+static int gpu_rows(struct tabwriter *tw, const char *prefix, const struct model *m, const struct model_node *n)
 {
 	for (int g = 0; g < n->ngpus; g++) {
 		const struct model_gpu *gp = &n->gpus[g];
@@ -79,13 +81,14 @@ static int gpu_rows(struct tabwriter *tw, const struct model *m, const struct mo
 			snprintf(ut, sizeof(ut), "%.0f%%", gp->util);
 		else
 			strcpy(ut, "-");
-		if (tabwriter_printf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%zu\n", n->name, gp->index, a, u, t, ut, gp->npods) < 0)
+		if (tabwriter_printf(tw, "%s%s\t%d\t%s\t%s\t%s\t%s\t%zu\n", prefix, n->name, gp->index, a, u, t, ut,
+				     gp->npods) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int pod_rows(struct tabwriter *tw, const struct model *m, const struct model_node *n)
+static int pod_rows(struct tabwriter *tw, const char *prefix, const struct model *m, const struct model_node *n)
 {
 	for (size_t k = 0; k < n->npods; k++) {
 		const struct model_pod *p = &m->pods[n->pods[k]];
@@ -104,7 +107,7 @@ static int pod_rows(struct tabwriter *tw, const struct model *m, const struct mo
 		else
 			amount_text(a, sizeof(a), n, p->mem, 0);
 		mem_text(u, sizeof(u), p->used_known, p->used_bytes, n->unit);
-		if (tabwriter_printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p->namespace, p->name, n->name,
+		if (tabwriter_printf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\n", prefix, p->namespace, p->name, n->name,
 				     *gpus ? gpus : "-", a, u) < 0)
 			return -1;
 	}
@@ -145,20 +148,37 @@ int render_findings(FILE *out, const struct model *m, struct kerr *err)
 	return 0;
 }
 
-int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err)
+int render_usage_cluster(FILE *out, const struct model *m, bool details, const char *cluster, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
-	int rc;
+	char *head = NULL, *prefix = NULL;
+	int rc = -1;
 
 	if (!tw)
 		return fail(err);
-	rc = table(tw, m, "NODE\tGPU\tALLOCATED\tUSED\tTOTAL\tUTIL\tPODS\n", gpu_rows);
+	if (!cluster)
+		rc = 0;
+	else if (asprintf(&head, "%-*s\t", (int)strlen(cluster), "CLUSTER") >= 0 &&
+		 asprintf(&prefix, "%s\t", cluster) >= 0)
+		rc = 0;
+	if (rc == 0)
+		rc = table(tw, m, head ? head : "", prefix ? prefix : "", "NODE\tGPU\tALLOCATED\tUSED\tTOTAL\tUTIL\tPODS\n",
+			   gpu_rows);
 	if (rc == 0 && details)
-		rc = tabwriter_puts(tw, "\n") < 0 ? -1 : table(tw, m, "NAMESPACE\tPOD\tNODE\tGPU\tALLOCATED\tUSED\n", pod_rows);
+		rc = tabwriter_puts(tw, "\n") < 0 ? -1
+						  : table(tw, m, head ? head : "", prefix ? prefix : "",
+							  "NAMESPACE\tPOD\tNODE\tGPU\tALLOCATED\tUSED\n", pod_rows);
 	if (rc == 0)
 		rc = tabwriter_flush_to(tw, out);
 	tabwriter_free(tw);
+	free(head);
+	free(prefix);
 	if (rc < 0)
 		return fail(err);
 	return render_findings(out, m, err);
+}
+
+int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err)
+{
+	return render_usage_cluster(out, m, details, NULL, err);
 }

@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ROOT, FakeAPI, plugin_path, run_plugin
+from harness import ROOT, FakeAPI, Prometheus, plugin_path, prometheus_available, run_plugin
 from test_inspect import load_schema, schema_errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -275,6 +275,76 @@ class Fleet(unittest.TestCase):
 		r = run_plugin(["--kubeconfig", path, "--context", bad + ",staging"], env=dict(ENV, HOME=self.dir))
 		self.assertIn("Cluster: evil\\x1b[2Jname\n", r.stdout)
 		self.assertNotIn("\x1b", r.stdout + r.stderr)
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+@unittest.skipUnless(prometheus_available(), "prometheus is not installed (tests/setup-debian.sh)")
+class FleetUsage(unittest.TestCase):
+	"""usage over two clusters, each with the same Prometheus service behind its API server's proxy."""
+	maxDiff = None
+	SVC = "--prometheus=monitoring/prometheus-server:9090"
+
+	@classmethod
+	def setUpClass(cls):
+		cls.prom = Prometheus(["usage", "hami"]).start()
+		cls.a = FakeAPI("usage").start()
+		cls.b = FakeAPI("hami").start()
+		for api in (cls.a, cls.b):
+			api.control("POST", "/_fake/services", {"namespace": "monitoring", "name": "prometheus-server",
+				"port": "9090", "url": cls.prom.url})
+		cls.dir = tempfile.mkdtemp(prefix="cgpu-fleet-usage-")
+		clusters = [{"name": n, "cluster": {"server": api.url, "certificate-authority": api.ca}}
+			    for n, api in (("a", cls.a), ("b", cls.b))]
+		clusters.append({"name": "dead", "cluster": {"server": "https://127.0.0.1:1", "certificate-authority": cls.a.ca}})
+		users = [{"name": n, "user": {"token": api.tokens["admin-token"]}} for n, api in (("a", cls.a), ("b", cls.b))]
+		contexts = [{"name": n, "context": {"cluster": n, "user": n}} for n in ("a", "b")]
+		contexts.append({"name": "dead", "context": {"cluster": "dead", "user": "a"}})
+		cls.kubeconfig = os.path.join(cls.dir, "kubeconfig")
+		with open(cls.kubeconfig, "w") as f:
+			json.dump({"apiVersion": "v1", "kind": "Config", "clusters": clusters, "users": users,
+				   "contexts": contexts, "current-context": "a"}, f)
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.a.stop()
+		cls.b.stop()
+		cls.prom.stop()
+		shutil.rmtree(cls.dir, ignore_errors=True)
+
+	def plugin(self, *args):
+		return run_plugin(["--kubeconfig", self.kubeconfig, "usage", self.SVC] + list(args), env=dict(ENV, HOME=self.dir))
+
+	def test_cluster_column_and_each_cluster_as_alone(self):
+		r = self.plugin("--context", "b,a")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		lines = r.stdout.splitlines()
+		self.assertRegex(lines[0], r"^CLUSTER  NODE\s+GPU\s+ALLOCATED\s+USED\s+TOTAL\s+UTIL\s+PODS$")
+		for ctx in ("a", "b"):
+			alone = self.plugin("--context", ctx).stdout.splitlines()
+			ours = [l.split()[1:] for l in lines if l.startswith(ctx + "        ")]
+			want = [l.split() for l in alone if l and not l.startswith("NODE") and not l.startswith(" ") and
+				len(l.split()) >= 7 and not l.split()[0].endswith(":") and "(" not in l.split()[0]]
+			self.assertEqual(ours, want[:len(ours)], ctx)
+			self.assertTrue(ours, ctx)
+		self.assertIn("OverUse (1)", r.stdout)
+
+	def test_dead_cluster_and_documents(self):
+		r = self.plugin("--context", "a,dead", "-o", "json")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn('error: context "dead": ' + REFUSED, r.stderr)
+		doc = json.loads(r.stdout)
+		with open(FLEET_SCHEMA) as f:
+			self.assertEqual(schema_errors(json.load(f), doc), [])
+		self.assertEqual([c["context"] for c in doc["clusters"]], ["a", "dead"])
+		alone = json.loads(self.plugin("--context", "a", "-o", "json").stdout)
+		report = doc["clusters"][0]["report"]
+		self.assertEqual((report["kind"], [n["name"] for n in report["nodes"]]),
+				 (alone["kind"], [n["name"] for n in alone["nodes"]]))
+		self.assertEqual(report["usage"].keys(), alone["usage"].keys())
+		self.assertEqual(self.plugin("--context", "a,dead", "--ignore-unreachable").returncode, 0)
+		r = run_plugin(["--kubeconfig", self.kubeconfig, "usage", "--prometheus-url", self.prom.url, "--context", "a,b"],
+			       env=dict(ENV, HOME=self.dir))
+		self.assertEqual(r.returncode, 2, r.stderr)
 
 
 if __name__ == "__main__":
