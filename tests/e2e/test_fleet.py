@@ -10,7 +10,8 @@ import tempfile
 import time
 import unittest
 
-from harness import ROOT, FakeAPI, Prometheus, plugin_path, prometheus_available, run_plugin
+from harness import (ROOT, SCENARIOS, APIServer, FakeAPI, Prometheus, backend, plugin_path, prometheus_available,
+		     run_plugin)
 from test_inspect import load_schema, schema_errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -275,6 +276,80 @@ class Fleet(unittest.TestCase):
 		r = run_plugin(["--kubeconfig", path, "--context", bad + ",staging"], env=dict(ENV, HOME=self.dir))
 		self.assertIn("Cluster: evil\\x1b[2Jname\n", r.stdout)
 		self.assertNotIn("\x1b", r.stdout + r.stderr)
+
+
+class SecondRealServer:
+	"""A second real control plane (no controllers) with a scenario loaded: url, ca, tokens."""
+
+	def __init__(self, scenario):
+		self.scenario = os.path.join(SCENARIOS, scenario)
+		self.cluster = None
+
+	def start(self):
+		import envtest  # pylint: disable=import-outside-toplevel  (found through harness's path)
+		self.cluster = envtest.Cluster(controllers=False, audit=False).start()
+		envtest.load_scenario(self.cluster, self.scenario)
+		self.url, self.ca, self.tokens = self.cluster.url, self.cluster.ca, dict(self.cluster.tokens)
+		return self
+
+	def stop(self):
+		if self.cluster:
+			self.cluster.stop()
+			self.cluster = None
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+class FleetBoth(unittest.TestCase):
+	"""Two API servers of either tier: with CGPU_BACKEND=real two real control planes, each answering for
+	itself, and a dead third context."""
+	maxDiff = None
+
+	@classmethod
+	def setUpClass(cls):
+		cls.one = APIServer("multi-gpu").start()
+		cls.two = (SecondRealServer if backend() == "real" else FakeAPI)("published-two-nodes").start()
+		cls.dir = tempfile.mkdtemp(prefix="cgpu-fleet-both-")
+		clusters = [{"name": n, "cluster": {"server": api.url, "certificate-authority": api.ca}}
+			    for n, api in (("east", cls.one), ("west", cls.two))]
+		clusters.append({"name": "gone", "cluster": {"server": "https://127.0.0.1:1", "certificate-authority": cls.one.ca}})
+		users = [{"name": n, "user": {"token": api.tokens["admin-token"]}} for n, api in (("east", cls.one), ("west", cls.two))]
+		contexts = [{"name": n, "context": {"cluster": n, "user": n}} for n in ("east", "west")]
+		contexts.append({"name": "gone", "context": {"cluster": "gone", "user": "east"}})
+		cls.kubeconfig = os.path.join(cls.dir, "kubeconfig")
+		with open(cls.kubeconfig, "w") as f:
+			json.dump({"apiVersion": "v1", "kind": "Config", "clusters": clusters, "users": users,
+				   "contexts": contexts, "current-context": "east"}, f)
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.two.stop()
+		cls.one.stop()
+		shutil.rmtree(cls.dir, ignore_errors=True)
+
+	def plugin(self, *args):
+		return run_plugin(["--kubeconfig", self.kubeconfig] + list(args), env=dict(ENV, HOME=self.dir))
+
+	def alone(self, context, *args):
+		r = self.plugin("--context", context, *args)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return r.stdout
+
+	def test_sections_and_a_dead_context(self):
+		r = self.plugin("--context", "west,gone,east", "-d")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(errors(r), ['error: context "gone": ' + REFUSED])
+		self.assertEqual(r.stdout, "Cluster: west\n" + self.alone("west", "-d") + "\nCluster: east\n" +
+				 self.alone("east", "-d"))
+
+	def test_fleet_report_and_fit(self):
+		r = self.plugin("--all-contexts", "--ignore-unreachable", "-o", "json")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		doc = json.loads(r.stdout)
+		self.assertEqual([c["context"] for c in doc["clusters"]], ["east", "gone", "west"])
+		self.assertEqual(doc["clusters"][2]["report"], json.loads(self.alone("west", "-o", "json")))
+		r = self.plugin("fit", "--memory", "4", "--context", "west,east")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual([l.split()[0] for l in r.stdout.splitlines()[2:7]], ["east"] * 3 + ["west"] * 2)
 
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
