@@ -257,6 +257,40 @@ class Fleet(unittest.TestCase):
 		self.assertNotIn("gpu-2x", self.complete("--all-contexts", ""))
 		self.assertNotIn("gpu-2x", self.complete("--context", "train,infer", ""))
 
+	def slow_plugin_kubeconfig(self, seconds, names):
+		"""A kubeconfig whose contexts names[i] reach infer with a token from a plugin that takes seconds[i]."""
+		plugin = os.path.join(self.dir, "slow-plugin")
+		with open(plugin, "w") as f:
+			f.write("#!%s\nimport json, os, time\ntime.sleep(float(os.environ['SLOW_SECONDS']))\n"
+				"print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential',"
+				" 'status': {'token': os.environ['SLOW_TOKEN']}}))\n" % sys.executable)
+		os.chmod(plugin, 0o755)
+		users = [{"name": n, "user": {"exec": {
+			"apiVersion": "client.authentication.k8s.io/v1", "command": plugin, "interactiveMode": "Never",
+			"env": [{"name": "SLOW_SECONDS", "value": str(sec)},
+				{"name": "SLOW_TOKEN", "value": self.infer.tokens["admin-token"]}]}}} for n, sec in zip(names, seconds)]
+		contexts = [{"name": n, "context": {"cluster": "infer", "user": n}} for n in names]
+		path = os.path.join(self.dir, "kubeconfig-slow")
+		with open(path, "w") as f:
+			json.dump({"apiVersion": "v1", "kind": "Config", "users": users, "contexts": contexts,
+				   "clusters": [{"name": "infer", "cluster": {"server": self.infer.url,
+									      "certificate-authority": self.infer.ca}}]}, f)
+		return path
+
+	def test_exec_plugins_run_at_once_each_under_its_own_limit(self):
+		names = ["p1", "p2", "p3", "stuck"]
+		path = self.slow_plugin_kubeconfig([1.5, 1.5, 1.5, 30], names)
+		t0 = time.monotonic()
+		r = run_plugin(["--kubeconfig", path, "--all-contexts"], env=dict(ENV, HOME=self.dir, KUBE_EXEC_TIMEOUT="3"))
+		took = time.monotonic() - t0
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(r.stdout.count("Allocated/Total GPU Memory In Cluster"), 3, r.stdout)
+		self.assertEqual(errors(r), ['error: context "stuck": Unable to connect to the server: getting credentials: '
+					     'exec: executable %s timed out '
+					     'after 3 seconds' % os.path.join(self.dir, "slow-plugin")])
+		# one after the other: 4.5 s of plugins and the 3 s limit
+		self.assertLess(took, 6, "the plugins ran one after the other")
+
 	def test_usage_errors(self):
 		r = self.plugin("--context", "train", "--all-contexts")
 		self.assertEqual(r.returncode, 2)
