@@ -291,6 +291,18 @@ class Fleet(unittest.TestCase):
 		# one after the other: 4.5 s of plugins and the 3 s limit
 		self.assertLess(took, 6, "the plugins ran one after the other")
 
+	def test_list_pieces_empty_and_repeated(self):
+		r = self.plugin("--context", "train,,train,")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, "Cluster: train\n" + self.single("train"))
+		r = self.plugin("--context", ",")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn('error: --context "," names no context', r.stderr)
+		r = self.plugin("--context", "train,nope")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(errors(r), ['error: context "nope": Error in configuration: context was not found for '
+					     'specified context: nope'])
+
 	def test_usage_errors(self):
 		r = self.plugin("--context", "train", "--all-contexts")
 		self.assertEqual(r.returncode, 2)
