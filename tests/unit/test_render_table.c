@@ -446,3 +446,51 @@ Test(render_table, warnings_of_one_kind_grouped)
 	free(out);
 	warnings_release(&w);
 }
+
+/* A fleet's -o wide: a CLUSTER column first, the cell as the caller padded
+ * it in every node row, the header padded as wide. */
+Test(render_table, wide_cluster_column)
+{
+	struct model m;
+	struct k8s_node *n = tnode("n", "10.0.0.1", "15", "1");
+	struct render_table_opts o = {.wide = true, .cluster = "train    "};
+	struct kerr err = KERR_INIT;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	n->ready = true;
+	init(&m, false);
+	tadd_node(&m, n);
+	tfinish(&m);
+	cr_assert_eq(render_summary_opts(f, &m, &o, &err), 0);
+	fclose(f);
+	cr_assert(strncmp(out, "CLUSTER    NAME  IPADDRESS  ", 28) == 0, "%s", out);
+	cr_assert(strstr(out, "\ntrain      n     10.0.0.1   0/15 "), "%s", out);
+	free(out);
+	model_release(&m);
+}
+
+/* --by over a fleet: one table, each group's rows after its cluster's
+ * name, in its visible form. */
+Test(render_table, groups_of_a_fleet)
+{
+	struct model_group_row ra = {.key = "ml", .unit = UNIT_GIB, .nodes = 1, .pods = 2, .mem_allocated = 8,
+				     .mem_total = 16},
+			       rb = {.key = "web", .unit = UNIT_GIB, .nodes = 3, .pods = 1, .mem_allocated = 1,
+				     .mem_total = 45};
+	struct model_groups g[2] = {{.by = BY_NAMESPACE, .rows = &ra, .n = 1, .per_node = true},
+				    {.by = BY_NAMESPACE, .rows = &rb, .n = 1, .per_node = true}};
+	const char *names[2] = {"east", "we\x1bst"};
+	struct kerr err = KERR_INIT;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	cr_assert_eq(render_groups_fleet(f, names, g, 2, &err), 0);
+	fclose(f);
+	cr_assert_str_eq(out, "CLUSTER   NAMESPACE  UNIT  NODES  PODS  ALLOCATED  TOTAL  USE%  CORE(%)\n"
+			      "east      ml         GiB   1      2     8          16     50%   0\n"
+			      "we\\x1bst  web        GiB   3      1     1          45     2%    0\n");
+	free(out);
+}
