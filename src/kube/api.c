@@ -98,6 +98,7 @@ static int sync_finish(struct sync_req *s, const char *method, const char *path,
 	}
 	if (s->body.truncated) {
 		kerr_set(err, KERR_DECODE, "the response to %s %s is too large", method, path);
+		err->code = s->code;
 		goto out;
 	}
 	if (s->body.len == 0) {
@@ -110,6 +111,7 @@ static int sync_finish(struct sync_req *s, const char *method, const char *path,
 	if (!j) {
 		kerr_set(err, KERR_DECODE, "the server returned a response that is not JSON (%s %s): %.80s", method,
 			 path, jerr.text);
+		err->code = s->code;
 		goto out;
 	}
 	if (kube_status_from_json(j, s->code, err) == 0) {
@@ -307,3 +309,20 @@ int kube_post(struct kube_client *c, const char *path, const json_t *body, const
 	return r;
 }
 
+
+enum kube_write_outcome kube_write_outcome(int rc, const struct kerr *err)
+{
+	if (rc == 0)
+		return KUBE_WRITE_DONE;
+	if (!err)
+		return KUBE_WRITE_NOT_SENT;
+	if (err->unanswered)
+		return KUBE_WRITE_UNKNOWN;
+	/* an answer with a code came: a refusal (a 2xx body that could not be
+	 * read was an answer all the same, and the write done) */
+	if (err->code >= 200 && err->code < 300)
+		return KUBE_WRITE_DONE;
+	if (err->kind == KERR_STATUS || err->kind == KERR_DECODE)
+		return KUBE_WRITE_REFUSED;
+	return KUBE_WRITE_NOT_SENT;
+}

@@ -42,7 +42,7 @@ static char *dup_or_null(const char *s)
 void kerr_copy(struct kerr *dst, const struct kerr *src)
 {
 	struct kerr c = { src->kind, src->code, dup_or_null(src->reason), dup_or_null(src->message),
-			  dup_or_null(src->host) };
+			  dup_or_null(src->host), src->unanswered };
 
 	kerr_release(dst);
 	*dst = c;

@@ -9,6 +9,7 @@
 #ifndef KERR_H
 #define KERR_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum kerr_kind {
@@ -32,6 +33,10 @@ struct kerr {
 			 * KERR_REASON_INVALID_CONFIGURATION, or NULL */
 	char *message;	/* human text, one line, no trailing newline */
 	char *host;	/* "host:port" for KERR_REFUSED */
+	/* The request was written whole and no answer came (the connection
+	 * closed or reset, a timeout, a stream reset): a write may or may not
+	 * have been done.  False when it never fully left, or was answered. */
+	bool unanswered;
 };
 
 #define KERR_INIT {0}

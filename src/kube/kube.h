@@ -167,6 +167,21 @@ int kube_delete(struct kube_client *c, const char *path, const json_t *delete_op
 int kube_post(struct kube_client *c, const char *path, const json_t *body, const struct kube_write_opts *w,
 	      json_t **ret, struct kerr *err);
 
+/* What became of a write (kube_patch, kube_delete, kube_post), from its
+ * return value and error.  None of them is sent twice after a transport
+ * error (client-go's rule); a 429 or 5xx with Retry-After is sent again,
+ * up to 10 times, as client-go does, since the server did not act on it. */
+enum kube_write_outcome {
+	KUBE_WRITE_DONE,     /* the server answered 2xx */
+	KUBE_WRITE_REFUSED,  /* the server answered with an error: err holds its answer */
+	KUBE_WRITE_NOT_SENT, /* the request never fully left (refused, TLS, reset while
+			      * writing, or the client failed): nothing was done */
+	KUBE_WRITE_UNKNOWN,  /* sent whole, and its answer never came (connection lost,
+			      * timeout): done or not, only a read can tell */
+};
+
+enum kube_write_outcome kube_write_outcome(int rc, const struct kerr *err);
+
 /* --- watches (asynchronous, for the live view) ---------------------------- */
 
 struct kube_watch;

@@ -111,6 +111,22 @@ static bool transport_retryable(CURLcode rc)
 	}
 }
 
+/* Did the whole request leave before the transfer failed?  libcurl counts
+ * the bytes of the request line and headers it wrote (REQUEST_SIZE) and of
+ * the body (SIZE_UPLOAD); the body goes last, so a body written whole means
+ * the request was.  A refused connection or a failed TLS handshake wrote
+ * nothing: the server cannot have acted on it. */
+static bool request_written(const struct xfer *x)
+{
+	long head = 0;
+	curl_off_t body = 0;
+
+	if (!x->easy || curl_easy_getinfo(x->easy, CURLINFO_REQUEST_SIZE, &head) != CURLE_OK ||
+	    curl_easy_getinfo(x->easy, CURLINFO_SIZE_UPLOAD_T, &body) != CURLE_OK)
+		return false;
+	return head > 0 && body >= (curl_off_t)x->req_len;
+}
+
 static void log_response(struct xfer *x, const char *url_shown, CURLcode rc)
 {
 	struct kube_client *c = x->c;
@@ -183,6 +199,7 @@ static void xfer_finished(struct xfer *x, CURLcode rc)
 			x->midbody_failure = true;
 		}
 		transport_error(x, rc, &err);
+		err.unanswered = request_written(x);
 		goto report;
 	}
 	if (x->code == 401 && !x->auth_retried && (c->cfg->exec || c->cfg->token_file)) {

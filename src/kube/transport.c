@@ -656,6 +656,11 @@ static void easy_set_tls(CURL *e, const struct kube_config *cfg, const struct ku
 static void easy_set_request(const struct xfer *x, CURL *e)
 {
 	if (strcmp(x->method, "GET") != 0) {
+		/* libcurl sends a request again by itself when a reused
+		 * connection closes before any answer: for a write that is a blind
+		 * resend of what the server may have done already.  A connection
+		 * of its own is never a reused one. */
+		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, x->method);
 		if (x->req_body || strcmp(x->method, "DELETE") != 0) {
 			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->req_len);

@@ -174,3 +174,105 @@ Test(api, get_json_all_each_its_own_outcome)
 	}
 	session_close(&s);
 }
+
+/* A server for writes whose answers go missing: /done answers 200, /refused
+ * 422, /lost reads the whole request and closes the connection without a
+ * word, /hang reads it and waits; GET /lost-count says how many requests
+ * /lost received. */
+static const char lossy_server[] =
+	"import http.server, json, socketserver, time\n"
+	"lost = [0]\n"
+	"class H(http.server.BaseHTTPRequestHandler):\n"
+	"    protocol_version = 'HTTP/1.1'\n"
+	"    def log_message(self, *a): pass\n"
+	"    def answer(self, code, doc):\n"
+	"        b = json.dumps(doc).encode()\n"
+	"        self.send_response(code)\n"
+	"        self.send_header('Content-Type', 'application/json')\n"
+	"        self.send_header('Content-Length', str(len(b)))\n"
+	"        self.end_headers()\n"
+	"        self.wfile.write(b)\n"
+	"    def do_GET(self):\n"
+	"        if self.path.startswith('/lost-count'):\n"
+	"            return self.answer(200, {'n': lost[0]})\n"
+	"        self.answer(200, {'kind': 'NodeList', 'apiVersion': 'v1', 'items': []})\n"
+	"    def do_PATCH(self):\n"
+	"        self.rfile.read(int(self.headers.get('Content-Length', '0')))\n"
+	"        name = self.path.split('?')[0].rsplit('/', 1)[-1]\n"
+	"        if name == 'done':\n"
+	"            return self.answer(200, {'kind': 'Node', 'metadata': {'name': 'done'}})\n"
+	"        if name == 'refused':\n"
+	"            return self.answer(422, {'kind': 'Status', 'apiVersion': 'v1', 'status': 'Failure',\n"
+	"                'message': 'refused', 'reason': 'Invalid', 'code': 422})\n"
+	"        if name == 'hang':\n"
+	"            time.sleep(5)\n"
+	"        lost[0] += 1\n"
+	"        self.close_connection = True\n"
+	"class S(socketserver.ThreadingMixIn, http.server.HTTPServer):\n"
+	"    daemon_threads = True\n"
+	"s = S(('127.0.0.1', 0), H)\n"
+	"print('port %d' % s.server_address[1], flush=True)\n"
+	"s.serve_forever()\n";
+
+static enum kube_write_outcome patch_outcome(struct kube_client *c, const char *name, struct kerr *err)
+{
+	json_t *body = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "a", "b");
+	char path[64];
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", name);
+	rc = kube_patch(c, path, PATCH_MERGE, body, NULL, NULL, err);
+	json_decref(body);
+	return kube_write_outcome(rc, err);
+}
+
+/* Done, refused with the server's answer, never sent, or sent and its
+ * answer lost: the last is neither a failure nor sent again. */
+Test(api, write_outcomes_tell_unsent_from_unanswered)
+{
+	const char *argv[] = {"python3", "-c", lossy_server, NULL};
+	struct kube_config cfg = {0};
+	struct kube_client *c;
+	struct kerr err = KERR_INIT;
+	json_t *j = NULL;
+	pid_t pid;
+	int port = t_spawn_port(argv, "the lossy server", &pid);
+
+	cfg.server = malloc(64);
+	snprintf(cfg.server, 64, "http://127.0.0.1:%d", port);
+	cr_assert_eq(kube_client_new(&cfg, &(struct kube_client_options){.request_timeout_ms = 1000}, &c, &err), 0);
+	/* a kept-alive connection, which the lost write then finds open */
+	cr_assert_eq(kube_get_json(c, "/api/v1/nodes", NULL, &j, &err), 0, "%s", err.message);
+	json_decref(j);
+	cr_assert_eq(patch_outcome(c, "done", &err), KUBE_WRITE_DONE);
+	cr_assert_eq(patch_outcome(c, "refused", &err), KUBE_WRITE_REFUSED);
+	cr_assert_eq(err.code, 422);
+	cr_assert_not(err.unanswered);
+	cr_assert_eq(patch_outcome(c, "lost", &err), KUBE_WRITE_UNKNOWN, "%s", err.message);
+	cr_assert_eq(err.kind, KERR_TRANSPORT);
+	cr_assert_eq(kube_get_json(c, "/lost-count", NULL, &j, &err), 0, "%s", err.message);
+	cr_assert_eq(json_integer_value(json_object_get(j, "n")), 1, "the lost write was sent again");
+	json_decref(j);
+	cr_assert_eq(patch_outcome(c, "hang", &err), KUBE_WRITE_UNKNOWN, "%s", err.message);
+	cr_assert(strstr(err.message, "Client.Timeout") != NULL, "%s", err.message);
+	kube_client_free(c);
+
+	/* TLS spoken to a server that does not: the request never left */
+	snprintf(cfg.server, 64, "https://127.0.0.1:%d", port);
+	cfg.insecure_skip_tls_verify = true;
+	cr_assert_eq(kube_client_new(&cfg, NULL, &c, &err), 0);
+	cr_assert_eq(patch_outcome(c, "done", &err), KUBE_WRITE_NOT_SENT, "%s", err.message);
+	cr_assert_eq(err.kind, KERR_TRANSPORT);
+	kube_client_free(c);
+	t_child_stop(pid);
+
+	/* nobody listens there any more: refused, not sent */
+	snprintf(cfg.server, 64, "http://127.0.0.1:%d", port);
+	cr_assert_eq(kube_client_new(&cfg, NULL, &c, &err), 0);
+	cr_assert_eq(patch_outcome(c, "done", &err), KUBE_WRITE_NOT_SENT, "%s", err.message);
+	cr_assert_eq(err.kind, KERR_REFUSED);
+	cr_assert_eq(kube_write_outcome(-1, NULL), KUBE_WRITE_NOT_SENT);
+	kerr_release(&err);
+	kube_client_free(c);
+	free(cfg.server);
+}
