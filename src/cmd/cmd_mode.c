@@ -198,24 +198,30 @@ static void print_plan(const struct mode_run *r, bool will_restart)
 
 static void set_node_error(struct mode_run *r, size_t i, const struct kerr *e)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (m) {
-		/* a list that would not end is worded here, as main words it */
-		struct kerr worded = KERR_INIT;
-
-		kerr_copy(&worded, e);
-		cli_word_error(&worded);
-		kerr_print(m, &worded);
-		kerr_release(&worded);
-		fclose(m);
-	}
-	if (buf && len && buf[len - 1] == '\n')
-		buf[len - 1] = '\0';
-	r->errors[i] = buf;
+	r->errors[i] = write_error_line(e);
 	r->results[i] = R_ERROR;
+}
+
+/* The patch was sent and its answer lost: read the node again to say what
+ * it came to.  Never sent again; a rerun finishes what is left. */
+static void settle_lost(struct mode_run *r, size_t i, const struct kerr *lost)
+{
+	static const enum node_result of[] = {
+		[WRITE_CONFIRMED] = R_CONFIRMED, [WRITE_NOT_DONE] = R_NOT_DONE, [WRITE_CHANGED] = R_CHANGED,
+	};
+	const struct np_plan *p = &r->plans[i];
+	enum write_result found = WRITE_UNKNOWN;
+	struct kerr rerr = KERR_INIT;
+	char *check = NULL;
+
+	if (write_check_labels(r->cluster.client, p->node, p->changes, p->nchanges, &found, &rerr) < 0)
+		found = WRITE_UNKNOWN;
+	if (found == WRITE_UNKNOWN && asprintf(&check, "kubectl get node %s --show-labels", p->node) < 0)
+		check = NULL;
+	r->errors[i] = write_lost_message(found, lost, &rerr, "labels", check);
+	r->results[i] = found == WRITE_UNKNOWN ? R_UNKNOWN : of[found];
+	free(check);
+	kerr_release(&rerr);
 }
 
 /* Patch one node, reading it again and re-planning after a 409 Conflict. */
@@ -247,6 +253,10 @@ static void apply_node(struct mode_run *r, size_t i)
 		json_decref(body);
 		if (rc == 0) {
 			r->results[i] = R_LABELED;
+			goto out;
+		}
+		if (write_result_of(rc, &err) == WRITE_UNKNOWN) {
+			settle_lost(r, i, &err);
 			goto out;
 		}
 		if (err.kind != KERR_STATUS || err.code != 409 || attempt >= CONFLICT_RETRIES)
@@ -285,6 +295,12 @@ static void print_node_error(const struct mode_run *r, size_t i)
 	free(msg);
 }
 
+/* A node whose labels are not, or not known to be, as planned. */
+static bool result_failed(enum node_result res)
+{
+	return res == R_ERROR || res == R_NOT_DONE || res == R_CHANGED || res == R_UNKNOWN;
+}
+
 static void print_result(const struct mode_run *r, size_t i)
 {
 	const char *suffix = r->dry == CLI_DRY_CLIENT ? " (dry run)" : r->dry == CLI_DRY_SERVER ? " (server dry run)" : "";
@@ -295,10 +311,19 @@ static void print_result(const struct mode_run *r, size_t i)
 	case R_PLANNED:
 		fprintf(r->ctx->out, "node/%s labeled%s\n", node ? node : "", suffix);
 		break;
+	case R_CONFIRMED:
+		fprintf(r->ctx->out, "node/%s labeled%s (confirmed after a lost answer)\n", node ? node : "", suffix);
+		break;
 	case R_UNCHANGED:
 		fprintf(r->ctx->out, "node/%s unchanged%s\n", node ? node : "", suffix);
 		break;
+	case R_NOT_ATTEMPTED:
+		fprintf(r->ctx->errout, "node/%s: not attempted\n", node ? node : "");
+		break;
 	case R_ERROR:
+	case R_NOT_DONE:
+	case R_CHANGED:
+	case R_UNKNOWN:
 		print_node_error(r, i);
 		break;
 	}
@@ -344,7 +369,9 @@ static json_t *labels_json(const struct np_plan *p, bool after)
 /* The plan and the results as one ModeChange document. */
 static int print_document(const struct mode_run *r, struct kerr *err)
 {
-	static const char *const results[] = { "planned", "unchanged", "labeled", "error" };
+	static const char *const results[] = {
+		"planned", "unchanged", "labeled", "error", "labeled", "notDone", "changed", "unknown", "notAttempted",
+	};
 	static const char *const dry[] = { "none", "client", "server" };
 	json_t *root = json_object(), *nodes = json_array(), *warns = json_array();
 	int rc = -1;
@@ -361,8 +388,10 @@ static int print_document(const struct mode_run *r, struct kerr *err)
 				      p->nchanges > 0 && r->target.edition != NP_EDITION_OPENSOURCE, "result",
 				      results[r->results[i]]);
 
-		if (n && r->errors[i])
+		if (n && r->errors[i] && r->results[i] != R_CONFIRMED)
 			json_object_set_new(n, "error", json_string(r->errors[i]));
+		if (n && r->results[i] >= R_CONFIRMED && r->results[i] <= R_UNKNOWN)
+			json_object_set_new(n, "answerLost", json_true());
 		json_array_append_new(nodes, n);
 	}
 	for (size_t i = 0; i < r->warnings.len; i++) {
@@ -380,6 +409,10 @@ static int print_document(const struct mode_run *r, struct kerr *err)
 		json_object_set_new(root, "placement", json_string(r->target.placement));
 	json_object_set_new(root, "dryRun", json_string(dry[r->dry]));
 	json_object_set(root, "nodes", nodes);
+	json_object_set_new(root, "summary", json_pack("{s:I, s:I, s:I, s:I}", "done", (json_int_t)r->tally.done,
+							"failed", (json_int_t)r->tally.failed, "unknown",
+							(json_int_t)r->tally.unknown, "notAttempted",
+							(json_int_t)r->tally.not_attempted));
 	json_object_set(root, "warnings", warns);
 	rc = output_document(r->ctx, root, r->out, err);
 out:
@@ -465,25 +498,35 @@ static int plan(struct mode_run *r, struct kerr *err)
 	return confirm(r, r->yes, err);
 }
 
-/* Label each node (or, with --dry-run=client, only say what would be):
- * how many failed. */
-static size_t apply(struct mode_run *r)
+/* Label each node (or, with --dry-run=client, only say what would be).
+ * After the first node that failed or whose outcome is unknown no other
+ * node is written: the rest are not attempted (a node already in the mode
+ * needs no write and stays unchanged).  How many were not labelled. */
+static size_t apply(struct mode_run *r, struct write_tally *tally)
 {
-	size_t nfailed = 0;
+	static const enum write_result as_write[] = {
+		[R_PLANNED] = WRITE_DONE, [R_UNCHANGED] = WRITE_DONE, [R_LABELED] = WRITE_DONE,
+		[R_ERROR] = WRITE_FAILED, [R_CONFIRMED] = WRITE_CONFIRMED, [R_NOT_DONE] = WRITE_NOT_DONE,
+		[R_CHANGED] = WRITE_CHANGED, [R_UNKNOWN] = WRITE_UNKNOWN, [R_NOT_ATTEMPTED] = WRITE_NOT_ATTEMPTED,
+	};
+	bool stopped = false;
 
 	for (size_t i = 0; i < r->chosen.len; i++) {
-		if (r->dry == CLI_DRY_CLIENT)
+		if (r->dry == CLI_DRY_CLIENT || (stopped && r->plans[i].nchanges == 0))
 			r->results[i] = r->plans[i].nchanges ? R_PLANNED : R_UNCHANGED;
+		else if (stopped)
+			r->results[i] = R_NOT_ATTEMPTED;
 		else
 			apply_node(r, i);
 		if (!output_is_document(r->out))
 			print_result(r, i);
-		else if (r->results[i] == R_ERROR)
+		else if (result_failed(r->results[i]))
 			print_node_error(r, i);
-		nfailed += r->results[i] == R_ERROR;
+		stopped = stopped || result_failed(r->results[i]);
+		write_tally_add(tally, as_write[r->results[i]]);
 	}
 	fflush(r->ctx->out);
-	return nfailed;
+	return tally->failed + tally->unknown + tally->not_attempted;
 }
 
 /* --restart: the device plugin on the nodes that were labelled.  The
@@ -503,7 +546,7 @@ static int restart_changed(struct mode_run *r, struct kerr *err)
 	if (!changed)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	for (size_t i = 0; i < r->chosen.len; i++)
-		if (r->results[i] == R_LABELED || r->results[i] == R_PLANNED)
+		if (r->results[i] == R_LABELED || r->results[i] == R_PLANNED || r->results[i] == R_CONFIRMED)
 			changed[n++] = r->plans[i].node;
 	rc = n ? restart_nodes(r->cluster.client, changed, n, &o, err) : 0;
 	free(changed);
@@ -517,7 +560,13 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 	if (parse_args(argc, argv, &r, err) < 0 || cluster_connect(ctx, &r.cluster, err) < 0 || plan(&r, err) < 0)
 		goto out;
-	nfailed = (int)apply(&r);
+	nfailed = (int)apply(&r, &r.tally);
+	if (nfailed && r.dry != CLI_DRY_CLIENT) {
+		write_tally_print(ctx->errout, &r.tally, "nodes");
+		if (r.tally.not_attempted)
+			fprintf(ctx->errout, "Stopped at the first node that failed or whose outcome is unknown; run the "
+					     "command again to change the rest: nodes already in the mode get no request\n");
+	}
 	if (r.restart) {
 		int f = restart_changed(&r, err);
 

@@ -15,8 +15,14 @@
 #include "nodesel.h"
 #include "output.h"
 #include "warnings.h"
+#include "write_check.h"
 
-enum node_result { R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR };
+/* R_CONFIRMED, R_NOT_DONE, R_CHANGED and R_UNKNOWN: the patch was sent and
+ * its answer lost, and reading the node again found it labelled, as
+ * before, changed by someone else, or could not tell (write_check.h). */
+enum node_result {
+	R_PLANNED, R_UNCHANGED, R_LABELED, R_ERROR, R_CONFIRMED, R_NOT_DONE, R_CHANGED, R_UNKNOWN, R_NOT_ATTEMPTED,
+};
 
 struct mode_run {
 	struct cli_ctx *ctx;
@@ -34,6 +40,7 @@ struct mode_run {
 	struct np_plan *plans;	     /* one per chosen node */
 	enum node_result *results;
 	char **errors;		     /* the error line per node, or NULL */
+	struct write_tally tally;    /* the nodes' results, counted */
 	struct warnings warnings;
 	size_t unpinned_unlisted; /* NoNodeSelector pods counted but not kept */
 	size_t nchanging;
