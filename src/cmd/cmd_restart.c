@@ -18,6 +18,7 @@
 #include "nodepool.h"
 #include "restart.h"
 #include "termsafe.h"
+#include "write_check.h"
 
 static const char *str_or(const char *s, const char *dflt)
 {
@@ -290,13 +291,46 @@ out:
 	return rc;
 }
 
-static int delete_pod(struct kube_client *c, const struct k8s_pod *p, bool server_dry_run, struct kerr *err)
+/* The delete of p was sent and its answer lost: read p again.  *said gets
+ * what was found, in words (malloc'd). */
+static enum write_result settle_lost_delete(struct kube_client *c, const struct k8s_pod *p, struct kerr *err,
+					    char **said)
+{
+	enum write_result found = WRITE_UNKNOWN;
+	struct kerr rerr = KERR_INIT;
+	char *check = NULL, *msg;
+
+	if (write_check_pod_gone(c, p->namespace, p->name, p->uid, &found, &rerr) < 0)
+		found = WRITE_UNKNOWN;
+	if (found == WRITE_UNKNOWN &&
+	    asprintf(&check, "kubectl get pod %s -n %s -o jsonpath='{.metadata.uid} {.metadata.deletionTimestamp}' "
+			     "(deleted when not found, when being deleted, or when its uid is no longer %s)",
+		     p->name, p->namespace, p->uid ? p->uid : "") < 0)
+		check = NULL;
+	msg = write_lost_message(found, err, &rerr, "pod", check);
+	if (!msg)
+		kerr_set(err, KERR_OTHER, "out of memory");
+	else
+		kerr_release(err);
+	*said = msg;
+	free(check);
+	kerr_release(&rerr);
+	return found;
+}
+
+/* Delete one pod with a uid precondition: its result, and *err where it
+ * is not done.  A lost answer is never answered by a second delete: the
+ * pod is read again (write_check_pod_gone), and *said (NULL otherwise)
+ * tells what was found. */
+static enum write_result delete_pod(struct kube_client *c, const struct k8s_pod *p, bool server_dry_run,
+				    struct kerr *err, char **said)
 {
 	struct kube_write_opts w = { .dry_run = server_dry_run };
 	char *path = kube_path("v1", p->namespace, "pods", p->name);
 	json_t *opts = json_pack("{s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
 				 "preconditions", "uid", p->uid ? p->uid : "");
-	int rc = -1;
+	enum write_result res = WRITE_FAILED;
+	int rc;
 
 	if (!path || !opts) {
 		kerr_set(err, KERR_OTHER, "out of memory");
@@ -307,10 +341,16 @@ static int delete_pod(struct kube_client *c, const struct k8s_pod *p, bool serve
 	 * already replaced.  Either way the old pod is no more. */
 	if (rc < 0 && cli_drop_status(err, 404, 409))
 		rc = 0;
+	res = write_result_of(rc, err);
+	/* a server dry run changes nothing, answered or not */
+	if (res == WRITE_UNKNOWN && server_dry_run)
+		res = WRITE_FAILED;
+	if (res == WRITE_UNKNOWN)
+		res = settle_lost_delete(c, p, err, said);
 out:
 	json_decref(opts);
 	free(path);
-	return rc;
+	return res;
 }
 
 /* --- the restart of one node ------------------------------------------------------------ */
@@ -329,6 +369,7 @@ struct node_job {
 	size_t nneed;	     /* how many DaemonSets had a pod here, then still pick it */
 	bool failed;
 	bool skipped;	     /* nothing to restart here: no plugin pod on the node */
+	bool unknown;	     /* a delete's answer was lost, and reading again could not tell */
 };
 
 static void job_release(struct node_job *j)
@@ -375,6 +416,22 @@ static void node_error(const struct restart_opts *o, struct node_job *j, const s
 	j->state = NS_DONE;
 }
 
+/* A delete that is not known to be done ends the node: failed, or of
+ * unknown outcome when its answer was lost and reading again could not
+ * tell.  said: what reading again found, or NULL when it was not read. */
+static void job_not_deleted(const struct restart_opts *o, struct node_job *j, const struct k8s_pod *p,
+			    enum write_result res, const struct kerr *err, const char *said)
+{
+	if (!said) {
+		node_error(o, j, err);
+		return;
+	}
+	termsafe_printf(o->errout, "node/%s: delete of pod %s/%s: %s\n", j->node, p->namespace, p->name, said);
+	j->unknown = res == WRITE_UNKNOWN;
+	j->failed = !j->unknown;
+	j->state = NS_DONE;
+}
+
 /* Of the DaemonSets that had a pod here, wait only for those whose
  * nodeSelector still picks the node as it is labelled now.  After a mode
  * change the old mode's DaemonSet brings nothing back, and the new mode's
@@ -410,6 +467,8 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 	struct kerr err = KERR_INIT;
 	struct pods *pods = calloc(nds, sizeof(*pods));
 	size_t total = 0;
+	enum write_result res;
+	char *said = NULL;
 
 	j->need = calloc(nds, sizeof(*j->need));
 	if (!pods || !j->need) {
@@ -446,8 +505,9 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 					j->node, p->namespace, p->name, ds[i].ns, ds[i].name);
 				continue;
 			}
-			if (delete_pod(c, p, o->server_dry_run, &err) < 0) {
-				node_error(o, j, &err);
+			res = delete_pod(c, p, o->server_dry_run, &err, &said);
+			if (!write_result_done(res)) {
+				job_not_deleted(o, j, p, res, &err, said);
 				goto out;
 			}
 			if (o->server_dry_run) {
@@ -464,8 +524,11 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 			if (!j->old_name)
 				j->old_name = strdup(p->name);
 			if (!o->tty)
-				termsafe_printf(o->out, "node/%s: deleted pod %s/%s, waiting for a Ready replacement\n", j->node,
-					p->namespace, p->name);
+				termsafe_printf(o->out, "node/%s: deleted pod %s/%s%s, waiting for a Ready replacement\n",
+						j->node, p->namespace, p->name,
+						res == WRITE_CONFIRMED ? " (confirmed after a lost answer)" : "");
+			free(said);
+			said = NULL;
 		}
 	}
 	if (j->nneed && !o->dry_run && !o->server_dry_run && expect_selecting(c, ds, nds, j, &err) < 0) {
@@ -477,6 +540,7 @@ out:
 	for (size_t i = 0; pods && i < nds; i++)
 		pods_release(&pods[i]);
 	free(pods);
+	free(said);
 	kerr_release(&err);
 }
 
@@ -582,6 +646,11 @@ static bool job_skipped(const struct node_job *j)
 	return j->skipped;
 }
 
+static bool job_unknown(const struct node_job *j)
+{
+	return j->unknown;
+}
+
 static bool job_not_tried(const struct node_job *j)
 {
 	return j->state == NS_PENDING;
@@ -591,24 +660,35 @@ static bool job_not_tried(const struct node_job *j)
  * have scrolled away on a large pool. */
 static void restart_summary(const struct restart_opts *o, const struct node_job *jobs, size_t n)
 {
-	size_t done = 0;
+	struct write_tally t = { 0 };
+	bool any_unknown = false;
 
-	for (size_t i = 0; i < n; i++)
-		done += jobs[i].state == NS_DONE && !jobs[i].failed && !jobs[i].skipped;
-	if (done == n)
+	for (size_t i = 0; i < n; i++) {
+		const struct node_job *j = &jobs[i];
+
+		write_tally_add(&t, j->state == NS_PENDING ? WRITE_NOT_ATTEMPTED
+				    : j->unknown	   ? WRITE_UNKNOWN
+				    : j->failed || j->skipped ? WRITE_FAILED
+							     : WRITE_DONE);
+		any_unknown = any_unknown || j->unknown;
+	}
+	if (t.done == n)
 		return;
 	fprintf(o->errout, "The device plugin was %s on %zu of %zu node%s; the others were left as they were.\n",
-		o->dry_run || o->server_dry_run ? "to be restarted" : "restarted", done, n, n == 1 ? "" : "s");
+		o->dry_run || o->server_dry_run ? "to be restarted" : "restarted", t.done, n, n == 1 ? "" : "s");
 	summary_line(o, jobs, n, "Failed", job_failed);
+	summary_line(o, jobs, n, "Unknown", job_unknown);
 	summary_line(o, jobs, n, "No device-plugin pod", job_skipped);
 	summary_line(o, jobs, n, "Not tried", job_not_tried);
-	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].state == NS_PENDING) {
-			fprintf(o->errout, "Stopped after the first failure; add --continue-on-error to go on past "
-					   "a failed node\n");
-			break;
-		}
-	}
+	write_tally_print(o->errout, &t, "nodes");
+	if (!t.not_attempted)
+		return;
+	if (any_unknown)
+		fprintf(o->errout, "Stopped at a node whose outcome is unknown (--continue-on-error does not go past "
+				   "one); run the command again once the server answers\n");
+	else
+		fprintf(o->errout, "Stopped after the first failure; add --continue-on-error to go on past "
+				   "a failed node\n");
 }
 
 int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
@@ -645,8 +725,10 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 			if (jobs[next].state == NS_WAITING)
 				active++;
 			else
-				failed += jobs[next].failed || jobs[next].skipped;
-			stop = jobs[next].failed && !o->continue_on_error;
+				failed += jobs[next].failed || jobs[next].skipped || jobs[next].unknown;
+			/* an unknown outcome stops the run even with
+			 * --continue-on-error: the server is not answering */
+			stop = stop || (jobs[next].failed && !o->continue_on_error) || jobs[next].unknown;
 			next++;
 		}
 		if (active == 0 && stop)
