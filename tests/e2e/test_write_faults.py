@@ -5,11 +5,12 @@ request timeout) the report (the document, stdout and stderr) is compared object
 holds, and the command is run again to see it converge."""
 
 import json
+import subprocess
 import time
 import unittest
 import urllib.parse
 
-from harness import ClusterCase, Proxied, plugin_path, run_plugin
+from harness import ClusterCase, Proxied, plugin_path, reaped, run_plugin, wait_for
 
 # pools-pro, in the order mode writes them: two nodes in mode cgpu, two in mode share
 NODES = ["cn-shanghai.192.168.7.157", "cn-shanghai.192.168.7.158", "cn-shanghai.192.168.7.159",
@@ -87,8 +88,12 @@ class ModeFaults(ProxiedCase):
 		where done (or done in fact, for an unknown outcome), as before where not."""
 		self.assertEqual({n["name"]: n["result"] for n in doc["nodes"]}, results)
 		for n in doc["nodes"]:
+			have = self.mode_of(n["name"])
+			if n["result"] == "changed":
+				self.assertNotIn(have, (n["labelsBefore"][MODE_KEY], n["labelsAfter"][MODE_KEY]), n)
+				continue
 			want = n["labelsAfter"] if n["result"] in ("labeled", "unknown") else n["labelsBefore"]
-			self.assertEqual(self.mode_of(n["name"]), want[MODE_KEY], n)
+			self.assertEqual(have, want[MODE_KEY], n)
 		counts = {"done": 0, "failed": 0, "unknown": 0, "notAttempted": 0}
 		for res in results.values():
 			counts[{"labeled": "done", "notDone": "failed", "changed": "failed"}.get(res, res)] += 1
@@ -147,6 +152,29 @@ class ModeFaults(ProxiedCase):
 		self.assertIn("Of 4 nodes: 2 done, 0 failed, 1 unknown, 1 not attempted\n", r.stderr)
 		self.assert_converges(NODES[:3])
 
+	def test_changed_by_someone_else_while_the_answer_was_held(self):
+		self.proxy.arm("hang", methods="writes", path="^/api/v1/nodes/", nth=3, forward=True)
+		self.request_timeout = "5s"  # room for the change to land before the plugin gives up waiting
+		cmd = [plugin_path()] + list(self.ARGS) + ["--request-timeout=" + self.request_timeout, "--kubeconfig",
+			self.proxy.kubeconfig]
+		with reaped(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+				env={"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})) as proc:
+			# the patch is done and its answer held: someone else changes the node meanwhile
+			self.assertTrue(wait_for(lambda: any(e["fault"] == "hang" and e["status"] == 200
+				for e in self.proxy.log()), 20))
+			status, _, _ = self.api.call("PATCH", "/api/v1/nodes/" + THIRD, {"metadata": {"labels": {
+				MODE_KEY: "default"}}}, headers={"Content-Type": "application/merge-patch+json"})
+			self.assertEqual(status, 200)
+			out, err = proc.communicate(timeout=30)
+		self.assertEqual(proc.returncode, 1, err)
+		doc = json.loads(out)
+		self.assert_matches_cluster(doc, {NODES[0]: "labeled", NODES[1]: "labeled", THIRD: "changed",
+			NODES[3]: "notAttempted"})
+		self.assertEqual(self.mode_of(THIRD), "default")
+		self.assertIn("node/%s: changed by someone else: the request was sent and its answer lost" % THIRD, err)
+		self.assertIn("the labels are neither as before nor as planned", err)
+		self.assert_converges(NODES[:2])
+
 	def test_503_with_retry_after_is_retried(self):
 		self.proxy.arm("status", methods="writes", path="^/api/v1/nodes/", nth=3, times=2, retry_after=1)
 		self.request_timeout = "10s"  # room for two waits of a second
@@ -183,12 +211,16 @@ class RestartFaults(ProxiedCase):
 	options = {"ds_ready_delay": 0.5}
 	ARGS = ("restart", "gpu-node-1", "gpu-node-2", "--timeout=30s")
 
-	def plugin_pod(self, node):
-		"""The node's plugin pod (the one not being deleted): name, uid."""
+	def live_plugin_pods(self, node):
+		"""The node's plugin pods that are not being deleted."""
 		q = urllib.parse.urlencode({"labelSelector": "name=" + DS, "fieldSelector": "spec.nodeName=" + node})
 		status, _, body = self.api.call("GET", "/api/v1/namespaces/kube-system/pods?" + q)
 		self.assertEqual(status, 200)
-		live = [p for p in body["items"] if not p["metadata"].get("deletionTimestamp")]
+		return [p for p in body["items"] if not p["metadata"].get("deletionTimestamp")]
+
+	def plugin_pod(self, node):
+		"""The node's plugin pod (the one not being deleted): name, uid."""
+		live = self.live_plugin_pods(node)
 		self.assertEqual(len(live), 1, live)
 		return live[0]["metadata"]["name"], live[0]["metadata"]["uid"]
 
@@ -211,6 +243,10 @@ class RestartFaults(ProxiedCase):
 			self.assertEqual(self.pod_state(*self.before[node]), want, node)
 
 	def assert_converges(self):
+		"""Once the DaemonSet has a pod on each node again (a pod deleted without anyone waiting for its
+		replacement comes back on its own), a rerun restarts the plugin on both."""
+		for node in ("gpu-node-1", "gpu-node-2"):
+			self.assertTrue(wait_for(lambda: len(self.live_plugin_pods(node)) == 1, 30), node)
 		r = self.again(*self.ARGS)
 		self.assertEqual(r.returncode, 0, r.stderr)
 		for node in ("gpu-node-1", "gpu-node-2"):
