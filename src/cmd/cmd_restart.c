@@ -16,6 +16,8 @@
 #include "cli.h"
 #include "load.h"
 #include "nodepool.h"
+#include "output.h"
+#include "render.h"
 #include "restart.h"
 #include "termsafe.h"
 #include "write_check.h"
@@ -370,10 +372,13 @@ struct node_job {
 	bool failed;
 	bool skipped;	     /* nothing to restart here: no plugin pod on the node */
 	bool unknown;	     /* a delete's answer was lost, and reading again could not tell */
+	bool answer_lost;    /* a delete's answer was lost (read again since) */
+	char *error;	     /* what went wrong, as its line says it, for the document */
 };
 
 static void job_release(struct node_job *j)
 {
+	free(j->error);
 	free(j->old_name);
 	free(j->new_name);
 	for (size_t i = 0; i < j->nold; i++)
@@ -412,6 +417,8 @@ static void node_error(const struct restart_opts *o, struct node_job *j, const s
 		fprintf(o->errout, "%s\n", line ? line : "error: out of memory");
 		free(line);
 	}
+	free(j->error);
+	j->error = write_error_line(err);
 	j->failed = true;
 	j->state = NS_DONE;
 }
@@ -422,11 +429,16 @@ static void node_error(const struct restart_opts *o, struct node_job *j, const s
 static void job_not_deleted(const struct restart_opts *o, struct node_job *j, const struct k8s_pod *p,
 			    enum write_result res, const struct kerr *err, const char *said)
 {
+	if (!j->old_name)
+		j->old_name = strdup(p->name);
 	if (!said) {
 		node_error(o, j, err);
 		return;
 	}
 	termsafe_printf(o->errout, "node/%s: delete of pod %s/%s: %s\n", j->node, p->namespace, p->name, said);
+	free(j->error);
+	j->error = strdup(said);
+	j->answer_lost = true;
 	j->unknown = res == WRITE_UNKNOWN;
 	j->failed = !j->unknown;
 	j->state = NS_DONE;
@@ -523,6 +535,7 @@ static void job_start(struct kube_client *c, const struct ds *ds, size_t nds, st
 				j->nold++;
 			if (!j->old_name)
 				j->old_name = strdup(p->name);
+			j->answer_lost = j->answer_lost || res == WRITE_CONFIRMED;
 			if (!o->tty)
 				termsafe_printf(o->out, "node/%s: deleted pod %s/%s%s, waiting for a Ready replacement\n",
 						j->node, p->namespace, p->name,
@@ -601,6 +614,9 @@ static void job_poll(struct kube_client *c, const struct ds *ds, size_t nds, str
 		restart_format_duration(dur, sizeof(dur), o->timeout_ms);
 		termsafe_printf(o->errout, "node/%s: timed out after %s waiting for a Ready device-plugin pod\n", j->node,
 				dur);
+		free(j->error);
+		if (asprintf(&j->error, "timed out after %s waiting for a Ready device-plugin pod", dur) < 0)
+			j->error = NULL;
 		j->failed = true;
 		j->state = NS_DONE;
 	}
@@ -672,6 +688,12 @@ static void restart_summary(const struct restart_opts *o, const struct node_job 
 							     : WRITE_DONE);
 		any_unknown = any_unknown || j->unknown;
 	}
+	if (o->report_summary) {
+		json_object_set_new(o->report_summary, "done", json_integer((json_int_t)t.done));
+		json_object_set_new(o->report_summary, "failed", json_integer((json_int_t)t.failed));
+		json_object_set_new(o->report_summary, "unknown", json_integer((json_int_t)t.unknown));
+		json_object_set_new(o->report_summary, "notAttempted", json_integer((json_int_t)t.not_attempted));
+	}
 	if (t.done == n)
 		return;
 	fprintf(o->errout, "The device plugin was %s on %zu of %zu node%s; the others were left as they were.\n",
@@ -689,6 +711,28 @@ static void restart_summary(const struct restart_opts *o, const struct node_job 
 	else
 		fprintf(o->errout, "Stopped after the first failure; add --continue-on-error to go on past "
 				   "a failed node\n");
+}
+
+/* Each node's result in o->report, the nodes of a RestartResult. */
+static void restart_report(const struct restart_opts *o, const struct node_job *jobs, size_t n)
+{
+	for (size_t i = 0; o->report && i < n; i++) {
+		const struct node_job *j = &jobs[i];
+		const char *result = j->state == NS_PENDING ? "notAttempted"
+				     : j->unknown	   ? "unknown"
+				     : j->skipped	   ? "noPlugin"
+				     : j->failed	   ? "failed"
+				     : o->dry_run || o->server_dry_run ? "planned"
+								      : "restarted";
+		json_t *node = json_pack("{s:s, s:s, s:s?, s:s?}", "name", j->node, "result", result, "oldPod",
+					 j->old_name, "newPod", j->state == NS_DONE && !j->failed ? j->new_name : NULL);
+
+		if (node && j->answer_lost)
+			json_object_set_new(node, "answerLost", json_true());
+		if (node && j->error)
+			json_object_set_new(node, "error", json_string(j->error));
+		json_array_append_new(o->report, node);
+	}
 }
 
 int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const struct restart_opts *o,
@@ -767,6 +811,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 	}
 	clear_progress(o, &shown);
 	restart_summary(o, jobs, n);
+	restart_report(o, jobs, n);
 	failed += n - next; /* not tried */
 	for (size_t i = 0; i < n; i++)
 		job_release(&jobs[i]);
@@ -779,7 +824,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 
 /* --- the command -------------------------------------------------------------------------- */
 
-enum { F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_NFLAGS };
+enum { F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_OUTPUT, F_NFLAGS };
 
 const struct flag restart_flags[] = {
 	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)",
@@ -788,6 +833,7 @@ const struct flag restart_flags[] = {
 	[F_TIMEOUT] = { "timeout", 0, "DURATION", "how long to wait for each node's new pod (default 5m)", NULL },
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: list what would be deleted; server: send with dryRun=All", "none client server" },
 	[F_CONTINUE] = { "continue-on-error", 0, NULL, "go on to the next nodes after a node failed (default: stop)", NULL },
+	[F_OUTPUT] = { "output", 'o', "FORMAT", "json or yaml: print the results as a document", "json yaml" },
 	{ 0 },
 };
 
@@ -807,6 +853,22 @@ void restart_fix_dry_run(int argc, char **argv)
 	}
 }
 
+/* The nodes' results as one RestartResult document. */
+static int print_restart_document(struct cli_ctx *ctx, const struct restart_opts *o, enum cli_dry_run dry,
+				  enum output out, struct kerr *err)
+{
+	static const char *const dry_names[] = { "none", "client", "server" };
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:O, s:O}", "apiVersion", RENDER_API_VERSION, "kind", "RestartResult",
+				"dryRun", dry_names[dry], "nodes", o->report, "summary", o->report_summary);
+	int rc;
+
+	if (!doc)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	rc = output_document(ctx, doc, out, err);
+	json_decref(doc);
+	return rc;
+}
+
 int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_NFLAGS + NODESEL_MAX_FLAGS + 1] = { 0 };
@@ -817,6 +879,7 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct np_nodes all = { 0 }, chosen = { 0 };
 	char **names = NULL;
 	enum cli_dry_run dry;
+	enum output out;
 	int npos, rc = -1;
 
 	restart_fix_dry_run(argc, argv);
@@ -831,7 +894,8 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 			return kerr_set(err, KERR_USAGE, "--max-parallel must be a number from 1 to 1000");
 		o.max_parallel = (int)v;
 	}
-	if (cli_parse_timeout(vals[F_TIMEOUT], &o.timeout_ms, err) < 0 || cli_parse_dry_run(vals[F_DRY_RUN], &dry, err) < 0)
+	if (cli_parse_timeout(vals[F_TIMEOUT], &o.timeout_ms, err) < 0 || cli_parse_dry_run(vals[F_DRY_RUN], &dry, err) < 0 ||
+	    output_parse(vals[F_OUTPUT], false, &out, err) < 0)
 		return -1;
 	o.dry_run = dry == CLI_DRY_CLIENT;
 	o.server_dry_run = dry == CLI_DRY_SERVER;
@@ -844,7 +908,17 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		if (!slash || slash == o.daemonset || !slash[1] || strchr(slash + 1, '/'))
 			return kerr_set(err, KERR_USAGE, "--daemonset must be NAMESPACE/NAME, not \"%s\"", o.daemonset);
 	}
-	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
+	o.tty = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !output_is_document(out);
+	if (output_is_document(out)) {
+		/* the document is the output; the lines go with the errors */
+		o.out = ctx->errout;
+		o.report = json_array();
+		o.report_summary = json_object();
+		if (!o.report || !o.report_summary) {
+			kerr_set(err, KERR_OTHER, "out of memory");
+			goto out;
+		}
+	}
 	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, true, err) < 0)
 		goto out;
 	if (cluster_connect(ctx, &cl, err) < 0)
@@ -859,9 +933,13 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	for (size_t i = 0; i < chosen.len; i++)
 		names[i] = chosen.items[i].name;
 	rc = restart_nodes(cl.client, names, chosen.len, &o, err);
+	if (rc >= 0 && o.report && print_restart_document(ctx, &o, dry, out, err) < 0)
+		rc = -1;
 	if (rc > 0)
 		rc = 1;
 out:
+	json_decref(o.report);
+	json_decref(o.report_summary);
 	free(names);
 	nodesel_release(&sel);
 	np_nodes_release(&all);

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "kube.h"
 #include "nodesel.h"
 
@@ -21,6 +23,10 @@ struct restart_opts {
 	bool tty;	       /* show a progress line */
 	bool continue_on_error; /* start more nodes after one failed */
 	FILE *out, *errout;
+	/* When not NULL: each node's result is appended to it, as an object of
+	 * the RestartResult document, and report_summary gets the counts. */
+	json_t *report;
+	json_t *report_summary;
 };
 
 /* Restart the device plugin on each node: delete its pod(s), wait for a

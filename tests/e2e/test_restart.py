@@ -1,5 +1,6 @@
 """kubectl inspect cgpu restart: delete the device-plugin pod on nodes and wait for a Ready replacement."""
 
+import json
 import subprocess
 import unittest
 import urllib.parse
@@ -84,6 +85,27 @@ class OpenSource(RestartBase):
 		self.assertIn("node/gpu-node-2: restarted", r.stdout)
 		self.assertIn("Failed (1): node/gpu-node-1", r.stderr)
 		self.assertNotIn("Not tried", r.stderr)
+
+	def test_results_as_a_document(self):
+		old = self.plugin_pods("gpu-node-1")[0]["metadata"]["name"]
+		r = self.restart("gpu-node-1", "cpu-node-1", "-o", "json")
+		self.assertEqual(r.returncode, 1, r.stderr)
+		doc = json.loads(r.stdout)
+		self.assertEqual((doc["apiVersion"], doc["kind"], doc["dryRun"]), ("inspect-cgpu.kubectl.io/v1",
+			"RestartResult", "none"))
+		[new] = [p["metadata"]["name"] for p in self.plugin_pods("gpu-node-1")
+			if "deletionTimestamp" not in p["metadata"]]
+		self.assertEqual(doc["nodes"], [
+			{"name": "gpu-node-1", "result": "restarted", "oldPod": old, "newPod": new},
+			{"name": "cpu-node-1", "result": "noPlugin", "oldPod": None, "newPod": None}])
+		self.assertEqual(doc["summary"], {"done": 1, "failed": 1, "unknown": 0, "notAttempted": 0})
+		# the lines go with the errors
+		self.assertIn("node/gpu-node-1: restarted", r.stderr)
+		r = self.restart("gpu-node-2", "-o", "yaml", "--dry-run")
+		self.assert_ok(r)
+		self.assertTrue(r.stdout.startswith("apiVersion: inspect-cgpu.kubectl.io/v1\nkind: RestartResult\n"
+			"dryRun: client\n"), r.stdout)
+		self.assertIn("  result: planned\n", r.stdout)
 
 	def test_node_without_plugin(self):
 		# not restarted is not success: exit 1, and say which node was left

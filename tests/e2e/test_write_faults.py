@@ -238,6 +238,25 @@ class RestartFaults(ProxiedCase):
 	def delete_path(self, node):
 		return "/api/v1/namespaces/kube-system/pods/" + self.before[node][0]
 
+	def assert_report(self, doc, results):
+		"""The RestartResult says results node by node, and the server agrees: a node restarted has lost the
+		pod it had and runs the new one named; a node failed or not attempted still has its pod."""
+		self.assertEqual((doc["apiVersion"], doc["kind"]), ("inspect-cgpu.kubectl.io/v1", "RestartResult"))
+		self.assertEqual({n["name"]: n["result"] for n in doc["nodes"]}, results)
+		for n in doc["nodes"]:
+			state = self.pod_state(*self.before[n["name"]])
+			if n["result"] == "restarted":
+				self.assertEqual(state, "gone", n)
+				self.assertEqual([p["metadata"]["name"] for p in self.live_plugin_pods(n["name"])], [n["newPod"]])
+			elif n["result"] in ("failed", "notAttempted"):
+				self.assertEqual(state, "there", n)
+			if n["result"] != "notAttempted":
+				self.assertEqual(n["oldPod"], self.before[n["name"]][0])
+		counts = {"done": 0, "failed": 0, "unknown": 0, "notAttempted": 0}
+		for res in results.values():
+			counts[{"restarted": "done"}.get(res, res)] += 1
+		self.assertEqual(doc["summary"], counts)
+
 	def assert_pods(self, states):
 		for node, want in states.items():
 			self.assertEqual(self.pod_state(*self.before[node]), want, node)
@@ -254,8 +273,11 @@ class RestartFaults(ProxiedCase):
 
 	def test_dropped_before_the_server_sees_it(self):
 		self.proxy.arm("drop_before", methods="writes", nth=1)
-		r = self.run_restart()
+		r = self.run_restart("-o", "json")
 		self.assertEqual(r.returncode, 1, r.stderr)
+		doc = json.loads(r.stdout)
+		self.assert_report(doc, {"gpu-node-1": "failed", "gpu-node-2": "notAttempted"})
+		self.assertTrue(doc["nodes"][0]["answerLost"])
 		self.assert_pods({"gpu-node-1": "there", "gpu-node-2": "there"})
 		self.assertIn("node/gpu-node-1: delete of pod kube-system/%s: not done: " % self.before["gpu-node-1"][0],
 			r.stderr)
@@ -281,8 +303,11 @@ class RestartFaults(ProxiedCase):
 
 	def test_dropped_after_and_the_pod_cannot_be_read_stops_even_past_errors(self):
 		self.proxy.arm("drop_after", methods="writes", nth=1)
-		r = self.run_restart_unreadable("--continue-on-error")
+		r = self.run_restart_unreadable("--continue-on-error", "-o", "yaml")
 		self.assertEqual(r.returncode, 1, r.stderr)
+		self.assertTrue(r.stdout.startswith("apiVersion: inspect-cgpu.kubectl.io/v1\nkind: RestartResult\n"), r.stdout)
+		self.assertIn("  result: unknown\n", r.stdout)
+		self.assertIn("  result: notAttempted\n", r.stdout)
 		self.assert_pods({"gpu-node-1": "gone", "gpu-node-2": "there"})
 		name, uid = self.before["gpu-node-1"]
 		[line] = [ln for ln in r.stderr.splitlines() if ln.startswith("node/gpu-node-1:")]
@@ -306,9 +331,10 @@ class RestartFaults(ProxiedCase):
 	def test_503_with_retry_after_is_retried(self):
 		self.proxy.arm("status", methods="writes", nth=1, times=2, retry_after=1)
 		self.request_timeout = "10s"  # room for two waits of a second
-		r = self.run_restart()
+		r = self.run_restart("-o", "json")
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertGreaterEqual(r.seconds, 2.0)
+		self.assert_report(json.loads(r.stdout), {"gpu-node-1": "restarted", "gpu-node-2": "restarted"})
 		self.assertEqual([e["status"] for e in self.proxied("DELETE", self.delete_path("gpu-node-1"))],
 			[503, 503, 200])
 		self.assertEqual(len(self.served("DELETE")), 2)
@@ -317,9 +343,10 @@ class RestartFaults(ProxiedCase):
 
 	def test_held_until_the_request_timeout(self):
 		self.proxy.arm("hang", methods="writes", nth=1)
-		r = self.run_restart()
+		r = self.run_restart("-o", "json")
 		self.assertLess(r.seconds, 20)
 		self.assertEqual(r.returncode, 1, r.stderr)
+		self.assert_report(json.loads(r.stdout), {"gpu-node-1": "failed", "gpu-node-2": "notAttempted"})
 		self.assertIn("Client.Timeout", r.stderr)
 		self.assertIn("read again, the pod is as before", r.stderr)
 		self.assert_pods({"gpu-node-1": "there", "gpu-node-2": "there"})
