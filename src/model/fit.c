@@ -265,50 +265,126 @@ static int cmp_groups(const void *a, const void *b)
 	return strcmp(x->first, y->first);
 }
 
-int fit_check(const struct model *m, const struct fit_request *req, struct fit_result *res)
+/* A check of nodes of m for req (whose GPU count is at least 1 in *r):
+ * room for the GPUs of the largest node. */
+static int check_init(struct check *c, struct fit_request *r, const struct fit_request *req, int maxg)
 {
-	struct fit_request r = *req;
-	struct check c = {.r = &r, .want = {scheme_find(r.scheme), !r.scheme}};
+	*r = *req;
+	if (r->gpus < 1)
+		r->gpus = 1;
+	*c = (struct check){.r = r, .want = {scheme_find(r->scheme), !r->scheme}};
+	c->gpus = calloc((size_t)(maxg > 1 ? maxg : 1), sizeof(*c->gpus));
+	return c->gpus ? 0 : -1;
+}
+
+/* The verdict as fit_verdict says it: detail always its own. */
+static int judge_node(const struct model_node *n, size_t i, struct check *c, struct fit_verdict *ret)
+{
+	struct verdict v;
+
+	memset(ret, 0, sizeof(*ret));
+	if (judge(n, c, &v, &ret->unpublished) < 0)
+		return -1;
+	ret->reason = v.reason;
+	ret->place = v.place;
+	ret->place.node = i;
+	if (v.detail && !(ret->detail = v.owned ? v.owned : strdup(v.detail))) {
+		free(v.place.gpus);
+		return -1;
+	}
+	if (v.reason >= 0) {
+		free(ret->place.gpus);
+		ret->place.gpus = NULL;
+		ret->place.ngpus = 0;
+	}
+	return 0;
+}
+
+int fit_judge(const struct model *m, size_t node, const struct fit_request *req, struct fit_verdict *ret)
+{
+	struct fit_request r;
+	struct check c;
+	int rc;
+
+	memset(ret, 0, sizeof(*ret));
+	if (check_init(&c, &r, req, m->nodes[node].ngpus) < 0)
+		return -1;
+	rc = judge_node(&m->nodes[node], node, &c, ret);
+	free(c.gpus);
+	return rc;
+}
+
+void fit_verdict_release(struct fit_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->detail);
+	free(v->place.gpus);
+	memset(v, 0, sizeof(*v));
+}
+
+int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct fit_result *res)
+{
 	size_t gcap = 0;
-	int maxg = 1;
 
 	memset(res, 0, sizeof(*res));
-	if (r.gpus < 1)
-		r.gpus = 1;
-	for (size_t i = 0; i < m->nnodes; i++)
-		maxg = m->nodes[i].ngpus > maxg ? m->nodes[i].ngpus : maxg;
-	if (!(c.gpus = calloc((size_t)maxg, sizeof(*c.gpus))))
-		return -1;
 	if (m->nnodes && !(res->fits = calloc(m->nnodes, sizeof(*res->fits))))
-		goto fail;
+		return -1;
 	for (size_t i = 0; i < m->nnodes; i++) {
-		struct verdict v;
+		const struct fit_verdict *fv = &verdicts[i];
+		struct verdict v = {.reason = fv->reason, .detail = fv->detail, .place = fv->place};
+		struct fit_place *p;
 
 		res->considered++;
-		if (judge(&m->nodes[i], &c, &v, &res->unpublished) < 0)
-			goto fail;
-		if (v.reason < 0) {
-			v.place.node = i;
-			res->fits[res->nfits++] = v.place;
+		res->unpublished |= fv->unpublished;
+		if (fv->reason >= 0) {
+			if (add_group(res, &gcap, &m->nodes[i], &v) < 0)
+				goto fail;
 			continue;
 		}
-		free(v.place.gpus);
-		if (add_group(res, &gcap, &m->nodes[i], &v) < 0) {
-			free(v.owned);
+		p = &res->fits[res->nfits++];
+		*p = fv->place;
+		p->node = i;
+		p->gpus = NULL;
+		if (fv->place.ngpus && !(p->gpus = malloc((size_t)fv->place.ngpus * sizeof(*p->gpus))))
 			goto fail;
-		}
-		free(v.owned);
+		if (p->gpus)
+			memcpy(p->gpus, fv->place.gpus, (size_t)fv->place.ngpus * sizeof(*p->gpus));
 	}
 	if (rank_places(m, res) < 0)
 		goto fail;
 	if (res->ngroups > 1)
 		qsort(res->groups, res->ngroups, sizeof(*res->groups), cmp_groups);
-	free(c.gpus);
 	return 0;
 fail:
-	free(c.gpus);
 	fit_result_release(res);
 	return -1;
+}
+
+int fit_check(const struct model *m, const struct fit_request *req, struct fit_result *res)
+{
+	struct fit_request r;
+	struct fit_verdict *v;
+	struct check c;
+	int maxg = 1, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < m->nnodes; i++)
+		maxg = m->nodes[i].ngpus > maxg ? m->nodes[i].ngpus : maxg;
+	if (check_init(&c, &r, req, maxg) < 0)
+		return -1;
+	v = calloc(m->nnodes ? m->nnodes : 1, sizeof(*v));
+	for (size_t i = 0; v && i < m->nnodes; i++)
+		if (judge_node(&m->nodes[i], i, &c, &v[i]) < 0)
+			goto out;
+	if (v)
+		rc = fit_gather(m, v, res);
+out:
+	for (size_t i = 0; v && i < m->nnodes; i++)
+		fit_verdict_release(&v[i]);
+	free(v);
+	free(c.gpus);
+	return rc;
 }
 
 void fit_result_release(struct fit_result *r)

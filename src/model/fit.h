@@ -83,6 +83,22 @@ struct fit_result {
 int fit_check(const struct model *m, const struct fit_request *r, struct fit_result *ret);
 void fit_result_release(struct fit_result *r);
 
+/* The two halves of fit_check, for a caller that keeps each node's verdict
+ * and judges again only the nodes that changed (the live view's reasons). */
+struct fit_verdict {
+	int reason;		/* an enum fit_reason, or -1: the pod fits */
+	char *detail;		/* the taint or nodeSelector entry not matched, or NULL */
+	struct fit_place place; /* where, when it fits */
+	bool unpublished;	/* the node's scheme does not publish its per-GPU rule */
+};
+
+/* Node `node` of m judged for the request.  0, or -1 when out of memory. */
+int fit_judge(const struct model *m, size_t node, const struct fit_request *r, struct fit_verdict *ret);
+void fit_verdict_release(struct fit_verdict *v);
+/* fit_check's answer from verdicts[i], the verdict on node i of m, for
+ * every node; the verdicts stay the caller's.  0, or -1 when out of memory. */
+int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct fit_result *ret);
+
 /* "no GPU with 12 GiB free (largest free on one GPU: 9 GiB)", "cordoned",
  * ...: one line for a group, malloc'd. */
 char *fit_group_text(const struct fit_group *g, const struct fit_request *r);

@@ -13,9 +13,7 @@ struct node_acc *model_acc_find(struct model_private *p, const char *name)
 	return i < 0 ? NULL : &p->accs[i];
 }
 
-/* The accumulator of a node, made when the name is new: the names and the
- * accumulators are numbered alike. */
-static struct node_acc *acc_get(struct model_private *p, const char *name)
+struct node_acc *model_acc_get(struct model_private *p, const char *name)
 {
 	long i = model_names_add(&p->acc_names, name, strlen(name));
 	struct node_acc *na;
@@ -113,29 +111,7 @@ int model_init(struct model *m, const struct model_options *opt)
 	return 0;
 }
 
-void model_pod_free_fields(struct model_pod *mp)
-{
-	free(mp->namespace);
-	free(mp->name);
-	free(mp->uid);
-	free(mp->phase);
-	free(mp->node);
-	free(mp->gpus);
-	if (mp->container_names)
-		for (size_t i = 0; i < mp->ncontainers; i++)
-			free(mp->container_names[i]);
-	free(mp->container_names);
-	free(mp->container_mem);
-	free(mp->container_core);
-	kvlist_release(&mp->node_selector);
-	free(mp->owner);
-	k8s_tolerations_free(mp->tolerations, mp->ntolerations);
-	k8s_node_terms_free(mp->node_terms, mp->nnode_terms);
-	free(mp->pending_reason);
-	memset(mp, 0, sizeof(*mp));
-}
-
-static void node_free_fields(struct model_node *n)
+void model_node_free_fields(struct model_node *n)
 {
 	free(n->name);
 	free(n->ip);
@@ -153,7 +129,7 @@ void model_reset_nodes(struct model *m)
 	struct model_private *p = m->priv;
 
 	for (size_t i = 0; i < m->nnodes; i++)
-		node_free_fields(&m->nodes[i]);
+		model_node_free_fields(&m->nodes[i]);
 	free(m->nodes);
 	m->nodes = NULL;
 	m->nnodes = 0;
@@ -178,7 +154,7 @@ void model_reset_pods(struct model *m)
 	struct model_private *p = m->priv;
 
 	for (size_t i = 0; i < m->npods; i++)
-		model_pod_free_fields(&m->pods[i]);
+		model_pod_release(m, &m->pods[i]);
 	free(m->pods);
 	m->pods = NULL;
 	m->npods = 0;
@@ -201,33 +177,54 @@ static int oom(struct kerr *err)
 	return kerr_set(err, KERR_OTHER, "out of memory");
 }
 
-static int copy_labels(struct kvlist *dst, const struct kvlist *src)
+int model_read_node(struct model *m, const struct k8s_node *node, struct model_node *n, struct warnings *w)
 {
-	for (size_t i = 0; i < src->len; i++)
-		if (kvlist_add(dst, src->items[i].key, strlen(src->items[i].key), src->items[i].value,
-			       strlen(src->items[i].value)) < 0)
-			return -1;
-	return 0;
+	struct model_private *p = m->priv;
+	const struct scheme *sc = NULL;
+
+	memset(n, 0, sizeof(*n));
+	if (scheme_detect_node(m->opts.scheme, node, &n->info, w, &sc) < 0)
+		return -1;
+	if (!sc)
+		return 0;
+	n->scheme = sc;
+	n->unit = n->info.unit;
+	n->name = strdup(node->name);
+	n->ip = strdup(node->internal_ip ? node->internal_ip : "unknown");
+	n->pool = xstrdup(kvlist_get(&node->labels, p->pool_label));
+	n->gpu_model = n->info.card_model;
+	n->card_mem_mib = n->info.card_mem_mib;
+	n->ready = node->ready;
+	n->unschedulable = node->unschedulable;
+	if (!n->name || !n->ip || (kvlist_get(&node->labels, p->pool_label) && !n->pool) ||
+	    model_copy_labels(&n->labels, &node->labels) < 0 ||
+	    k8s_taints_copy(&n->taints, &n->ntaints, node->taints, node->ntaints) < 0) {
+		model_node_free_fields(n);
+		return -1;
+	}
+	return 1;
+}
+
+bool model_node_selected(const struct model *m, const char *name)
+{
+	return name_selected(m, name);
 }
 
 int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 {
 	struct model_private *p = m->priv;
-	struct scheme_node info;
-	const struct scheme *sc = NULL;
 	struct node_acc *a;
-	struct model_node *n, *nn;
-	const char *v;
-	int rc = 0;
+	struct model_node n, *nn;
+	int rc;
 
 	if (!node || !node->name || !name_selected(m, node->name))
 		return 0;
-	a = acc_get(p, node->name);
+	a = model_acc_get(p, node->name);
 	if (!a)
 		return oom(err);
 	if (a->have_node && a->shares) {
 		/* the same node again (a list restarted): keep the newer copy */
-		node_free_fields(&m->nodes[a->node]);
+		model_node_free_fields(&m->nodes[a->node]);
 		memmove(&m->nodes[a->node], &m->nodes[a->node + 1], (m->nnodes - a->node - 1) * sizeof(*m->nodes));
 		m->nnodes--;
 		for (size_t i = 0; i < p->naccs; i++)
@@ -236,70 +233,42 @@ int model_add_node(struct model *m, struct k8s_node *node, struct kerr *err)
 	}
 	a->have_node = true;
 	a->shares = false;
-	rc = scheme_detect_node(m->opts.scheme, node, &info, &p->node_warnings, &sc);
-	if (rc < 0)
-		return oom(err);
-	if (!sc)
-		return 0;
+	rc = model_read_node(m, node, &n, &p->node_warnings);
+	if (rc <= 0)
+		return rc < 0 ? oom(err) : 0;
 	nn = kube_array_grow(m->nodes, &p->nodes_cap, m->nnodes + 1, sizeof(*nn), 16);
 	if (!nn) {
-		scheme_node_release(&info);
+		model_node_free_fields(&n);
 		return oom(err);
 	}
 	m->nodes = nn;
-	n = &m->nodes[m->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->info = info;
-	n->scheme = sc;
-	n->unit = info.unit;
-	n->name = strdup(node->name);
-	n->ip = strdup(node->internal_ip ? node->internal_ip : "unknown");
-	v = kvlist_get(&node->labels, p->pool_label);
-	n->pool = xstrdup(v);
-	n->gpu_model = n->info.card_model;
-	n->card_mem_mib = n->info.card_mem_mib;
-	n->ready = node->ready;
-	n->unschedulable = node->unschedulable;
-	m->nnodes++;
+	m->nodes[m->nnodes++] = n;
 	a->shares = true;
 	a->node = m->nnodes - 1;
-	if (!n->name || !n->ip || copy_labels(&n->labels, &node->labels) < 0 ||
-	    k8s_taints_copy(&n->taints, &n->ntaints, node->taints, node->ntaints) < 0)
-		return oom(err);
 	return 0;
 }
 
-int model_fold_claim(struct node_acc *a, int gpu, int64_t mem, int64_t core, bool first_on_gpu)
+int model_fold_claim(struct node_acc *a, int gpu, int64_t mem, int64_t core, int pods)
 {
 	if (gpu < 0) {
 		a->pending_mem += mem;
 		a->pending_core += core;
-		a->pending_pods += first_on_gpu;
+		a->pending_pods += (size_t)pods;
 	} else if (gpu >= MAX_GPU_SLOTS) {
 		a->beyond_mem += mem;
 		a->beyond_core += core;
-		a->beyond_pods += first_on_gpu;
+		a->beyond_pods += (size_t)pods;
 	} else {
 		if (!acc_slots(a, (size_t)gpu + 1))
 			return -1;
 		a->gpu_mem[gpu] += mem;
 		a->gpu_core[gpu] += core;
-		a->gpu_pods[gpu] += first_on_gpu;
+		a->gpu_pods[gpu] += (size_t)pods;
 	}
 	return 0;
 }
 
-bool model_same_device(const char *x, const char *y)
-{
-	return x == y || (x && y && strcmp(x, y) == 0);
-}
-
-static bool same_gpu(const struct scheme_claim *x, const struct scheme_claim *y)
-{
-	return x->gpu == y->gpu && model_same_device(x->device_id, y->device_id);
-}
-
-static int add_dev_claim(struct node_acc *a, const struct scheme_claim *c, bool first)
+static int add_dev_claim(struct node_acc *a, const struct model_pod_gpu *g)
 {
 	struct dev_claim *nd;
 
@@ -307,8 +276,20 @@ static int add_dev_claim(struct node_acc *a, const struct scheme_claim *c, bool 
 	if (!nd)
 		return -1;
 	a->devs = nd;
-	a->devs[a->ndevs++] = (struct dev_claim){c->device_id, c->mem, c->core, first};
+	a->devs[a->ndevs++] = (struct dev_claim){g->device_id, g->mem, g->core};
 	return 0;
+}
+
+/* One claim of the same device and figures, taken out again (a pod that
+ * changed or went); the order of the others does not matter. */
+static void drop_dev_claim(struct node_acc *a, const struct model_pod_gpu *g)
+{
+	for (size_t i = 0; i < a->ndevs; i++) {
+		if (a->devs[i].id == g->device_id && a->devs[i].mem == g->mem && a->devs[i].core == g->core) {
+			a->devs[i] = a->devs[--a->ndevs];
+			return;
+		}
+	}
 }
 
 /* The index of the GPU a scheme names by device id, or -1. */
@@ -320,114 +301,40 @@ int model_gpu_by_id(const struct scheme_node *info, const char *id)
 	return -1;
 }
 
-/* Per-GPU view of a pod's claims: containers on the same GPU merged. */
-static int pod_gpus(const struct scheme_pod *sp, struct model_pod_gpu **ret, size_t *ret_n)
+int model_fold_pod(struct node_acc *a, const struct model_pod_gpu *gpus, size_t ngpus, int64_t mem, int64_t core,
+		   int sign)
 {
-	struct model_pod_gpu *g = NULL;
-	size_t n = 0;
+	for (size_t i = 0; i < ngpus; i++) {
+		const struct model_pod_gpu *g = &gpus[i];
 
-	if (sp->nclaims && !(g = calloc(sp->nclaims, sizeof(*g))))
-		return -1;
-	for (size_t i = 0; i < sp->nclaims; i++) {
-		size_t j;
-
-		for (j = 0; j < n; j++)
-			if (g[j].gpu == sp->claims[i].gpu && model_same_device(g[j].device_id, sp->claims[i].device_id))
-				break;
-		if (j == n) {
-			g[n].gpu = sp->claims[i].gpu;
-			g[n].device_id = sp->claims[i].device_id;
-			n++;
+		if (g->gpu < 0 && g->device_id) {
+			/* by device: placed on the node's GPU of that id when joined */
+			if (sign < 0)
+				drop_dev_claim(a, g);
+			else if (add_dev_claim(a, g) < 0)
+				return -1;
+		} else if (model_fold_claim(a, g->gpu, sign * g->mem, sign * g->core, sign) < 0) {
+			return -1;
 		}
-		g[j].mem += sp->claims[i].mem;
-		g[j].core += sp->claims[i].core;
 	}
-	*ret = g;
-	*ret_n = n;
+	a->mem += sign * mem;
+	a->core += sign * core;
+	a->npods += (size_t)sign;
 	return 0;
 }
 
-/* The workload that controls a pod: its controller owner, a ReplicaSet
- * folded into its Deployment.  A Deployment's ReplicaSet is named after it
- * plus "-<pod-template-hash>", the label its pods carry, so no extra read
- * is needed; a ReplicaSet without that suffix stays itself. */
-static int pod_owner(const struct k8s_pod *pod, char **ret)
-{
-	const struct k8s_owner *o = NULL;
-	const char *hash = kvlist_get(&pod->labels, "pod-template-hash");
-
-	*ret = NULL;
-	for (size_t i = 0; i < pod->nowners; i++)
-		if (pod->owners[i].controller && pod->owners[i].kind && pod->owners[i].name)
-			o = &pod->owners[i];
-	if (!o)
-		return 0;
-	if (strcmp(o->kind, "ReplicaSet") == 0 && hash && *hash) {
-		size_t nl = strlen(o->name), hl = strlen(hash);
-
-		if (nl > hl + 1 && o->name[nl - hl - 1] == '-' && strcmp(o->name + nl - hl, hash) == 0)
-			return asprintf(ret, "Deployment/%.*s", (int)(nl - hl - 1), o->name) < 0 ? -1 : 0;
-	}
-	return asprintf(ret, "%s/%s", o->kind, o->name) < 0 ? -1 : 0;
-}
-
-/* What an unscheduled pod asks of a node, as its scheme read it, and where
- * it may go. */
-static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme_pod *sp)
-{
-	mp->ask = sp->ask;
-	if (copy_labels(&mp->node_selector, &pod->node_selector) < 0 ||
-	    k8s_node_terms_copy(&mp->node_terms, &mp->nnode_terms, pod->node_terms, pod->nnode_terms) < 0 ||
-	    k8s_tolerations_copy(&mp->tolerations, &mp->ntolerations, pod->tolerations, pod->ntolerations) < 0)
-		return -1;
-	return 0;
-}
-
-static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct scheme *sc,
-		    const struct scheme_pod *sp, const char *node)
+static int keep_pod(struct model *m, const struct k8s_pod *pod, const struct pod_reading *r)
 {
 	struct model_private *p = m->priv;
-	struct model_pod *mp, *np;
+	struct model_pod *np;
 
 	np = kube_array_grow(m->pods, &p->pods_cap, m->npods + 1, sizeof(*np), 16);
 	if (!np)
 		return -1;
 	m->pods = np;
-	mp = &m->pods[m->npods++];
-	memset(mp, 0, sizeof(*mp));
-	mp->namespace = strdup(pod->namespace ? pod->namespace : "");
-	mp->name = strdup(pod->name ? pod->name : "");
-	mp->uid = xstrdup(pod->uid);
-	mp->phase = xstrdup(pod->phase);
-	mp->node = xstrdup(node);
-	mp->scheme = sc;
-	mp->mem = sp->mem;
-	mp->core = sp->core;
-	mp->assigned = sp->assigned;
-	if (!mp->namespace || !mp->name || (pod->uid && !mp->uid) || (pod->phase && !mp->phase) ||
-	    (node && !mp->node))
+	if (model_fill_pod(m, &m->pods[m->npods], pod, r) < 0)
 		return -1;
-	if (pod_gpus(sp, &mp->gpus, &mp->ngpus) < 0)
-		return -1;
-	if (!node && m->opts.scheduling && keep_ask(mp, pod, sp) < 0)
-		return -1;
-	if (m->opts.owners && pod_owner(pod, &mp->owner) < 0)
-		return -1;
-	if (pod->ncontainers) {
-		mp->container_names = calloc(pod->ncontainers, sizeof(char *));
-		mp->container_mem = calloc(pod->ncontainers, sizeof(int64_t));
-		mp->container_core = calloc(pod->ncontainers, sizeof(int64_t));
-		if (!mp->container_names || !mp->container_mem || !mp->container_core)
-			return -1;
-		mp->ncontainers = pod->ncontainers;
-		for (size_t i = 0; i < pod->ncontainers; i++) {
-			mp->container_names[i] = strdup(pod->containers[i].name ? pod->containers[i].name : "");
-			if (!mp->container_names[i])
-				return -1;
-			mp->container_mem[i] = sp->container_mem ? sp->container_mem[i] : 0;
-			mp->container_core[i] = sp->container_core ? sp->container_core[i] : 0;
-		}
-	}
+	m->npods++;
 	return 0;
 }
 
@@ -444,7 +351,7 @@ static void drop_maybes(struct model *m)
 		k += maybe;
 		if (maybe && m->opts.keep_pod_if(m->opts.keep_pod_ud, m->pods[i].namespace, m->pods[i].name) ==
 				     MODEL_KEEP_NO) {
-			model_pod_free_fields(&m->pods[i]);
+			model_pod_release(m, &m->pods[i]);
 			continue;
 		}
 		m->pods[out++] = m->pods[i];
@@ -453,14 +360,13 @@ static void drop_maybes(struct model *m)
 	forget_maybes(p);
 }
 
-static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const struct scheme *sc,
-			    const struct scheme_pod *sp, const char *node)
+static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const struct pod_reading *r)
 {
 	struct model_private *p = m->priv;
 	enum model_keep k;
 
 	if (!m->opts.keep_pod_if)
-		return keep_pod(m, pod, sc, sp, node);
+		return keep_pod(m, pod, r);
 	k = m->opts.keep_pod_if(m->opts.keep_pod_ud, pod->namespace, pod->name);
 	if (k != MODEL_KEEP_MAYBE && p->nmaybe)
 		drop_maybes(m);
@@ -474,86 +380,36 @@ static int keep_pod_on_node(struct model *m, const struct k8s_pod *pod, const st
 		p->maybe = t;
 		p->maybe[p->nmaybe++] = m->npods;
 	}
-	return keep_pod(m, pod, sc, sp, node);
+	return keep_pod(m, pod, r);
 }
 
-/* The claims' device names, exchanged for the model's own copies: the
- * model keeps them after the pod is gone, each name once. */
-static int keep_device_names(struct model_private *p, struct scheme_pod *sp)
+bool model_pod_in_namespace(const struct model *m, const struct k8s_pod *pod)
 {
-	for (size_t i = 0; i < sp->nclaims; i++) {
-		const char *id = sp->claims[i].device_id;
-		long k = id ? model_names_add(&p->device_names, id, strlen(id)) : 0;
-
-		if (k < 0)
-			return -1;
-		if (id)
-			sp->claims[i].device_id = p->device_names.v[k];
-	}
-	return 0;
+	return !m->opts.pod_namespace || (pod->namespace && strcmp(m->opts.pod_namespace, pod->namespace) == 0);
 }
 
 int model_add_pod(struct model *m, struct k8s_pod *pod, struct kerr *err)
 {
 	struct model_private *p = m->priv;
-	struct scheme_pod sp;
-	const struct scheme *sc = NULL;
-	const char *node;
+	struct pod_reading r;
+	struct node_acc *a;
 	int rc;
 
-	if (!pod)
+	if (!pod || (pod->node_name && !name_selected(m, pod->node_name)))
 		return 0;
-	/* as the original: every pod except the finished ones holds its share */
-	if (pod->phase && (strcmp(pod->phase, "Succeeded") == 0 || strcmp(pod->phase, "Failed") == 0))
-		return 0;
-	if (pod->node_name && !name_selected(m, pod->node_name))
-		return 0;
-	rc = scheme_detect_pod(m->opts.scheme, pod, &sp, &p->pod_warnings, &sc);
-	if (rc < 0)
-		return oom(err);
-	if (!sc)
-		return 0;
-	if (keep_device_names(p, &sp) < 0)
-		goto fail;
-	node = sp.node ? sp.node : pod->node_name;
-	if (!node) {
-		if (m->opts.pod_namespace &&
-		    !(pod->namespace && strcmp(m->opts.pod_namespace, pod->namespace) == 0)) {
-			scheme_pod_release(&sp);
-			return 0;
-		}
-		rc = keep_pod(m, pod, sc, &sp, NULL);
-		scheme_pod_release(&sp);
+	rc = model_read_pod(m, pod, &r, &p->pod_warnings);
+	if (rc <= 0)
 		return rc < 0 ? oom(err) : 0;
+	if (!r.node) {
+		/* on no node: kept whatever keep_pods says, for "not scheduled yet" */
+		rc = model_pod_in_namespace(m, pod) ? keep_pod(m, pod, &r) : 0;
+	} else if (!(a = model_acc_get(p, r.node)) || model_fold_pod(a, r.gpus, r.ngpus, r.sp.mem, r.sp.core, 1) < 0) {
+		rc = -1;
+	} else if (m->opts.keep_pods && model_pod_in_namespace(m, pod)) {
+		rc = keep_pod_on_node(m, pod, &r);
 	}
-	struct node_acc *a = acc_get(p, node);
-
-	if (!a)
-		goto fail;
-	for (size_t i = 0; i < sp.nclaims; i++) {
-		bool first = true;
-
-		for (size_t j = 0; j < i; j++)
-			if (same_gpu(&sp.claims[j], &sp.claims[i]))
-				first = false;
-		if (sp.claims[i].gpu < 0 && sp.claims[i].device_id) {
-			if (add_dev_claim(a, &sp.claims[i], first) < 0)
-				goto fail;
-		} else if (model_fold_claim(a, sp.claims[i].gpu, sp.claims[i].mem, sp.claims[i].core, first) < 0)
-			goto fail;
-	}
-	a->mem += sp.mem;
-	a->core += sp.core;
-	a->npods++;
-	if (m->opts.keep_pods && (!m->opts.pod_namespace || (pod->namespace &&
-							      strcmp(m->opts.pod_namespace, pod->namespace) == 0)) &&
-	    keep_pod_on_node(m, pod, sc, &sp, node) < 0)
-		goto fail;
-	scheme_pod_release(&sp);
-	return 0;
-fail:
-	scheme_pod_release(&sp);
-	return oom(err);
+	model_pod_reading_release(&r);
+	return rc < 0 ? oom(err) : 0;
 }
 
 void model_release(struct model *m)
@@ -566,6 +422,7 @@ void model_release(struct model *m)
 	model_reset_nodes(m);
 	model_reset_pods(m);
 	free(m->unscheduled);
+	free(m->waiting);
 	warnings_release(&m->warnings);
 	warnings_release(&m->usage.findings);
 	if (p) {

@@ -31,6 +31,7 @@ struct model_options {
 	const char *pool_label;	    /* label key naming a node's pool (default POOL_LABEL) */
 	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
 	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
+	bool no_containers;	    /* kept pods without each container's name and share (the live view) */
 	/* With keep_pods, which pods on a node to keep (NULL = all); the
 	 * others count in the per-GPU figures all the same.  MAYBE keeps a pod
 	 * for now: at the first YES or NO, the pods kept on a MAYBE are asked
@@ -165,6 +166,10 @@ struct model {
 	size_t npods;
 	size_t *unscheduled; /* pods asking for GPU resources with no node yet */
 	size_t nunscheduled;
+	/* Derived: the pods that wait, on no node or on their node with no
+	 * GPU chosen yet, in namespace/name order (indices into pods). */
+	size_t *waiting;
+	size_t nwaiting;
 	struct model_totals totals;
 	int max_gpus; /* largest GPU count of any node: number of GPU columns */
 	bool any_pending, any_core;

@@ -8,6 +8,7 @@
 
 #include "fit.h"
 #include "model.h"
+#include "model_internal.h"
 
 static int64_t gpu_free(const struct model_gpu *g)
 {
@@ -34,8 +35,7 @@ static int64_t largest_free(const struct model_node *n)
 	return best;
 }
 
-/* kubectl get nodes' wording, and the GPUs the scheme holds back. */
-static void node_status(struct model_node *n)
+void model_derive_node(struct model_node *n)
 {
 	size_t unhealthy = 0, cordoned = 0;
 	int len;
@@ -88,8 +88,7 @@ static void fragmentation(const struct model *m, enum mem_unit unit, struct mode
 		ret->largest = 0;
 }
 
-/* On no node, or on a node without a GPU chosen. */
-static bool pod_waits(const struct model_pod *p)
+bool model_pod_waits(const struct model_pod *p)
 {
 	if (!p->node)
 		return true;
@@ -124,50 +123,94 @@ static void write_reasons(FILE *f, const struct model *m, const struct fit_reque
 		fprintf(f, "no %s node", r->scheme);
 }
 
+char *model_reason_text(const struct model *m, const struct fit_request *r, const struct fit_result *res)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	write_reasons(f, m, r, res);
+	if (fclose(f) != 0) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+bool model_pod_request(const struct model_pod *p, struct fit_request *r)
+{
+	if (!p->ask.gpus || !p->scheme)
+		return false;
+	*r = (struct fit_request){.scheme = p->scheme->name, .mem = p->ask.mem, .core = p->ask.core,
+				  .gpus = p->ask.gpus, .node_selector = &p->node_selector, .terms = p->node_terms,
+				  .nterms = p->nnode_terms, .tols = p->tolerations, .ntols = p->ntolerations};
+	return true;
+}
+
+char *model_waiting_on_node(const struct model_pod *p)
+{
+	char *s = NULL;
+
+	return asprintf(&s, "on node %s, waiting for its GPU to be chosen", p->node) < 0 ? NULL : s;
+}
+
 /* Why a pod waits, in one line: for a pod on no node, fit's reasons for
  * its request, nodeSelector, required node affinity and tolerations (kept
  * with opts.scheduling); for a pod on a node without a GPU, that.  NULL
  * when there is nothing to say or out of memory. */
 static char *pending_reason(const struct model *m, const struct model_pod *p)
 {
-	struct fit_request r = {.mem = p->ask.mem, .core = p->ask.core, .gpus = p->ask.gpus,
-				.node_selector = &p->node_selector, .terms = p->node_terms, .nterms = p->nnode_terms,
-				.tols = p->tolerations, .ntols = p->ntolerations};
+	struct fit_request r;
 	struct fit_result res;
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *s;
 
 	if (p->node)
-		return asprintf(&s, "on node %s, waiting for its GPU to be chosen", p->node) < 0 ? NULL : s;
-	if (!p->ask.gpus || !p->scheme)
+		return model_waiting_on_node(p);
+	if (!model_pod_request(p, &r) || fit_check(m, &r, &res) < 0)
 		return NULL;
-	r.scheme = p->scheme->name;
-	if (fit_check(m, &r, &res) < 0)
-		return NULL;
-	if ((f = open_memstream(&s, &len))) {
-		write_reasons(f, m, &r, &res);
-		if (fclose(f) != 0) {
-			free(s);
-			s = NULL;
-		}
-	}
+	s = model_reason_text(m, &r, &res);
 	fit_result_release(&res);
 	return s;
+}
+
+void model_derive_frag(struct model *m)
+{
+	for (int u = 0; u < UNIT_SLOTS; u++)
+		fragmentation(m, (enum mem_unit)u, &m->frag[u]);
+}
+
+/* The pods that wait, in the model's (namespace/name) order; none when out
+ * of memory. */
+static void list_waiting(struct model *m)
+{
+	size_t n = 0;
+
+	free(m->waiting);
+	m->waiting = NULL;
+	m->nwaiting = 0;
+	for (size_t i = 0; i < m->npods; i++)
+		n += model_pod_waits(&m->pods[i]);
+	if (!n || !(m->waiting = malloc(n * sizeof(*m->waiting))))
+		return;
+	for (size_t i = 0; i < m->npods; i++)
+		if (model_pod_waits(&m->pods[i]))
+			m->waiting[m->nwaiting++] = i;
 }
 
 void model_derive(struct model *m)
 {
 	for (size_t i = 0; i < m->nnodes; i++)
-		node_status(&m->nodes[i]);
-	for (int u = 0; u < UNIT_SLOTS; u++)
-		fragmentation(m, (enum mem_unit)u, &m->frag[u]);
+		model_derive_node(&m->nodes[i]);
+	model_derive_frag(m);
 	for (size_t i = 0; i < m->npods; i++) {
 		struct model_pod *p = &m->pods[i];
 
 		free(p->pending_reason);
-		p->pending_reason = pod_waits(p) ? pending_reason(m, p) : NULL;
+		p->pending_reason = model_pod_waits(p) ? pending_reason(m, p) : NULL;
 	}
+	list_waiting(m);
 }
 
 void model_derived_release(struct model *m)
@@ -176,4 +219,7 @@ void model_derived_release(struct model *m)
 		free(m->pods[i].pending_reason);
 		m->pods[i].pending_reason = NULL;
 	}
+	free(m->waiting);
+	m->waiting = NULL;
+	m->nwaiting = 0;
 }

@@ -76,9 +76,7 @@ static bool same_warning(const struct warning *x, const struct warning *y)
 	       strcmp(x->message, y->message) == 0;
 }
 
-/* Warnings in a stable order, whatever order the objects came in, each once
- * (an object read twice, a list that started over, says the same again). */
-static int sort_warnings(struct warnings *w)
+int model_sort_warnings(struct warnings *w)
 {
 	struct sortable_warning *s;
 	size_t n = 0;
@@ -105,28 +103,63 @@ static int sort_warnings(struct warnings *w)
 	return 0;
 }
 
-static void append_warnings(struct warnings *dst, const struct warnings *src)
+void model_append_warnings(struct warnings *dst, const struct warnings *src)
 {
 	for (size_t i = 0; i < src->len; i++)
 		warnings_add(dst, src->items[i].code, src->items[i].object, "%s", src->items[i].message);
 }
 
-/* Claims that named a device rather than an index, folded into the GPU of
- * that id now that the node's GPUs are known. */
-static int join_devices(struct model *m, const struct model_node *n, struct node_acc *a, const char *obj)
+static void release_resolved(const struct node_acc *used, struct node_acc *tmp)
 {
+	if (used != tmp)
+		return;
+	free(tmp->gpu_mem);
+	free(tmp->gpu_core);
+	free(tmp->gpu_pods);
+}
+
+static void *dup_array(const void *p, size_t n, size_t size)
+{
+	void *d = n ? malloc(n * size) : NULL;
+
+	if (d)
+		memcpy(d, p, n * size);
+	return d;
+}
+
+/* The node's sums with the claims that named a device rather than an index
+ * folded into the GPU of that id, now that the node's GPUs are known: a
+ * itself when there are none, else *tmp, a copy (freed by the caller with
+ * release_resolved); the accumulator stays as the pods left it.  NULL when
+ * out of memory. */
+static const struct node_acc *resolve_devices(const struct model_node *n, const struct node_acc *a,
+					      struct node_acc *tmp, struct warnings *w, const char *obj)
+{
+	if (!a->ndevs)
+		return a;
+	*tmp = *a;
+	tmp->devs = NULL;
+	tmp->ndevs = tmp->devs_cap = 0;
+	tmp->gpu_mem = dup_array(a->gpu_mem, a->nslots, sizeof(*a->gpu_mem));
+	tmp->gpu_core = dup_array(a->gpu_core, a->nslots, sizeof(*a->gpu_core));
+	tmp->gpu_pods = dup_array(a->gpu_pods, a->nslots, sizeof(*a->gpu_pods));
+	if (a->nslots && (!tmp->gpu_mem || !tmp->gpu_core || !tmp->gpu_pods))
+		goto fail;
 	for (size_t i = 0; i < a->ndevs; i++) {
 		int gi = model_gpu_by_id(&n->info, a->devs[i].id);
 
 		if (gi < 0)
-			warnings_add(&m->warnings, "UnknownDevice", obj,
+			warnings_add(w, "UnknownDevice", obj,
 				     "node %s: a pod holds %lld %s on device %s, which the node does not list", n->name,
 				     (long long)convert(a->devs[i].mem, n->info.unit, n->unit), mem_unit_name(n->unit),
 				     a->devs[i].id);
-		if (model_fold_claim(a, gi, a->devs[i].mem, a->devs[i].core, a->devs[i].first_on_gpu) < 0)
-			return -1;
+		if (model_fold_claim(tmp, gi, a->devs[i].mem, a->devs[i].core, 1) < 0)
+			goto fail;
 	}
-	return 0;
+	return tmp;
+fail:
+	release_resolved(tmp, tmp);
+	return NULL;
 }
 
 /* The node's GPUs: what the scheme read of each and what the pods hold on
@@ -160,24 +193,24 @@ static int64_t join_gpus(struct model *m, struct model_node *n, const struct nod
 }
 
 /* What the pods hold on GPUs that cannot take it. */
-static void gpu_warnings(struct model *m, const struct model_node *n, const char *obj)
+static void gpu_warnings(struct warnings *w, const struct model_node *n, const char *obj)
 {
 	for (int i = 0; i < n->ngpus; i++) {
 		const struct model_gpu *g = &n->gpus[i];
 
 		if (g->npods && g->unhealthy)
-			warnings_add(&m->warnings, "AllocatedOnUnhealthy", obj, "node %s: %zu %s GPU%d, which is unhealthy",
+			warnings_add(w, "AllocatedOnUnhealthy", obj, "node %s: %zu %s GPU%d, which is unhealthy",
 				     n->name, g->npods, pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->npods && g->cordoned)
-			warnings_add(&m->warnings, "AllocatedOnCordoned", obj,
+			warnings_add(w, "AllocatedOnCordoned", obj,
 				     "node %s: %zu %s GPU%d, which is cordoned (no new pods)", n->name, g->npods,
 				     pods_verb(g->npods, "pod holds", "pods hold"), g->index);
 		if (g->slots > 0 && g->npods > (size_t)g->slots)
-			warnings_add(&m->warnings, "TooManyVGPUs", obj,
+			warnings_add(w, "TooManyVGPUs", obj,
 				     "node %s: %zu pods share GPU%d, which offers %lld vGPU slots", n->name, g->npods,
 				     g->index, (long long)g->slots);
 		if (g->mem_total > 0 && g->mem_allocated > g->mem_total)
-			warnings_add(&m->warnings, "OverAllocated", obj,
+			warnings_add(w, "OverAllocated", obj,
 				     "node %s: GPU%d has %lld/%lld %s allocated, more than it offers", n->name, i,
 				     (long long)g->mem_allocated, (long long)g->mem_total, mem_unit_name(n->unit));
 	}
@@ -185,22 +218,22 @@ static void gpu_warnings(struct model *m, const struct model_node *n, const char
 
 /* Pods that name a GPU index the node does not have: said, and added to
  * *mem and *core (in the scheme's unit). */
-static void beyond_warnings(struct model *m, const struct model_node *n, const struct node_acc *a, const char *obj,
-			    int64_t *mem, int64_t *core)
+static void beyond_warnings(struct warnings *w, const struct model_node *n, const struct node_acc *a,
+			    const char *obj, int64_t *mem, int64_t *core)
 {
 	for (size_t i = (size_t)n->ngpus; i < a->nslots; i++) {
 		if (!a->gpu_pods[i])
 			continue;
 		*mem += a->gpu_mem[i];
 		*core += a->gpu_core[i];
-		warnings_add(&m->warnings, "IndexBeyondCount", obj,
+		warnings_add(w, "IndexBeyondCount", obj,
 			     "node %s: %zu %s %lld %s on GPU%zu, but the node has %d GPU%s", n->name, a->gpu_pods[i],
 			     pods_verb(a->gpu_pods[i], "pod holds", "pods hold"),
 			     (long long)convert(a->gpu_mem[i], n->info.unit, n->unit), mem_unit_name(n->unit), i, n->ngpus,
 			     n->ngpus == 1 ? "" : "s");
 	}
 	if (a->beyond_pods)
-		warnings_add(&m->warnings, "IndexBeyondCount", obj, "node %s: %zu %s a GPU index beyond %d", n->name,
+		warnings_add(w, "IndexBeyondCount", obj, "node %s: %zu %s a GPU index beyond %d", n->name,
 			     a->beyond_pods, pods_verb(a->beyond_pods, "pod names", "pods name"), MAX_GPU_SLOTS - 1);
 }
 
@@ -237,34 +270,52 @@ static void node_figures(struct model *m, struct model_node *n, const struct nod
 	n->core_total = n->info.core_total;
 }
 
-static int join_node(struct model *m, struct model_node *n, struct node_acc *a)
+int model_join_node(struct model *m, struct model_node *n, const struct node_acc *acc, struct warnings *w)
 {
-	int64_t beyond_mem = a->beyond_mem, beyond_core = a->beyond_core, gpu_native;
+	struct node_acc tmp;
+	const struct node_acc *a;
+	int64_t beyond_mem, beyond_core, gpu_native;
 	char *obj;
 
 	if (asprintf(&obj, "node/%s", n->name) < 0)
 		return -1;
 	n->ngpus = n->info.ngpus > 0 ? n->info.ngpus : 0;
+	n->mem_allocated = n->core_allocated = 0;
 	if ((n->ngpus && !(n->gpus = calloc((size_t)n->ngpus, sizeof(*n->gpus)))) ||
-	    join_devices(m, n, a, obj) < 0) {
+	    !(a = resolve_devices(n, acc, &tmp, w, obj))) {
 		free(obj);
 		return -1;
 	}
+	beyond_mem = a->beyond_mem;
+	beyond_core = a->beyond_core;
 	gpu_native = join_gpus(m, n, a);
-	gpu_warnings(m, n, obj);
-	beyond_warnings(m, n, a, obj, &beyond_mem, &beyond_core);
+	gpu_warnings(w, n, obj);
+	beyond_warnings(w, n, a, obj, &beyond_mem, &beyond_core);
 	node_figures(m, n, a, gpu_native, beyond_mem, beyond_core);
 	if (a->npods && n->info.exclusive)
-		warnings_add(&m->warnings, "ModeMismatch", obj,
+		warnings_add(w, "ModeMismatch", obj,
 			     "node %s: %zu %s GPU memory but the node's mode is default (exclusive GPUs)", n->name,
 			     a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
+	release_resolved(a, &tmp);
 	free(obj);
 	return 0;
 }
 
-/* The unit a pod on no node counts in: the one the nodes of its scheme use
- * (GiB when they disagree, the ACK default), else the scheme's own. */
-static enum mem_unit scheme_unit(const struct model *m, const struct scheme *sc)
+int model_acc_warning(const struct node_acc *a, struct warnings *w)
+{
+	char *obj;
+
+	if (!a->have_node || a->shares || !a->npods)
+		return 0;
+	if (asprintf(&obj, "node/%s", a->name) < 0)
+		return -1;
+	warnings_add(w, "ModeMismatch", obj, "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory",
+		     a->name, a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
+	free(obj);
+	return 0;
+}
+
+enum mem_unit model_scheme_unit(const struct model *m, const struct scheme *sc)
 {
 	bool gib = false, mib = false, slots = false;
 
@@ -282,17 +333,70 @@ static enum mem_unit scheme_unit(const struct model *m, const struct scheme *sc)
 	return sc ? sc->pod_unit : UNIT_GIB;
 }
 
-static void add_node_totals(struct model_totals *t, const struct model_node *n, const struct node_acc *a)
+/* A node's figures added to a set of totals (sign 1), or taken out (-1). */
+static void add_node_totals(struct model_totals *t, const struct model_node *n, int sign)
 {
-	t->mem_total += convert(n->mem_total, n->unit, t->unit);
-	t->mem_allocated += convert(n->mem_allocated, n->unit, t->unit);
-	t->mem_unassigned += convert(n->mem_pending, n->unit, t->unit);
-	t->mem_unhealthy += convert(n->mem_unhealthy, n->unit, t->unit);
-	t->core_total += n->core_total;
-	t->core_allocated += n->core_allocated;
-	t->gpus += (size_t)n->ngpus;
-	t->pods += a->npods;
-	t->nodes++;
+	t->mem_total += sign * convert(n->mem_total, n->unit, t->unit);
+	t->mem_allocated += sign * convert(n->mem_allocated, n->unit, t->unit);
+	t->mem_unassigned += sign * convert(n->mem_pending, n->unit, t->unit);
+	t->mem_unhealthy += sign * convert(n->mem_unhealthy, n->unit, t->unit);
+	t->core_total += sign * n->core_total;
+	t->core_allocated += sign * n->core_allocated;
+	t->gpus += (size_t)(sign * n->ngpus);
+	t->pods += (size_t)sign * n->pods_held;
+	t->nodes += (size_t)sign;
+}
+
+void model_count_node(struct model *m, const struct model_node *n, int sign)
+{
+	add_node_totals(&m->units[n->unit].totals, n, sign);
+	if (n->unit != UNIT_SLOTS) {
+		add_node_totals(&m->totals, n, sign);
+	} else {
+		/* slots are not memory: they stay out of the memory totals */
+		struct model_totals t = {.unit = UNIT_SLOTS};
+
+		add_node_totals(&t, n, sign);
+		m->totals.core_total += t.core_total;
+		m->totals.core_allocated += t.core_allocated;
+		m->totals.gpus += t.gpus;
+		m->totals.pods += t.pods;
+	}
+}
+
+void model_count_unscheduled(struct model *m, const struct model_pod *mp, int sign)
+{
+	struct model_totals *ut = &m->units[mp->unit].totals;
+
+	if (mp->unit != UNIT_SLOTS)
+		m->totals.mem_pending += sign * convert(mp->mem, mp->unit, m->totals.unit);
+	ut->mem_pending += sign * mp->mem;
+	ut->unscheduled += (size_t)sign;
+}
+
+bool model_node_pods_core(const struct model *m, const struct model_node *n)
+{
+	for (size_t i = 0; i < n->npods; i++)
+		if (m->pods[n->pods[i]].core)
+			return true;
+	return false;
+}
+
+void model_node_flags(struct model *m, const struct model_node *n, const struct node_acc *a, bool pods_core)
+{
+	struct model_unit_group *ug = &m->units[n->unit];
+
+	if (a->pending_pods)
+		m->any_pending = ug->any_pending = true;
+	if (n->core_total > 0 || n->core_allocated > 0)
+		m->any_core = ug->any_core = true;
+	if (n->ngpus > m->max_gpus)
+		m->max_gpus = n->ngpus;
+	/* a unit's table has per-GPU columns only for nodes that publish the split */
+	if (n->info.per_gpu && n->ngpus > ug->max_gpus)
+		ug->max_gpus = n->ngpus;
+	if (pods_core)
+		m->any_core = ug->any_core = true;
 }
 
 struct pod_share {
@@ -316,7 +420,7 @@ static int cmp_shares(const void *x, const void *y)
  * then the GiB the rounding lost given back one by one to the largest
  * remainders, so that the pods on a GPU add up to the GPU's (rounded-down)
  * sum, and a pod is the sum of its shares. */
-static int round_node_pods(struct model *m, struct model_node *n)
+int model_round_node_pods(struct model *m, struct model_node *n)
 {
 	struct pod_share *s;
 	size_t ns = 0, k = 0;
@@ -366,7 +470,7 @@ static int round_node_pods(struct model *m, struct model_node *n)
 /* Each node keeps the unit it counts in (or the one forced); the cluster
  * totals take the unit every memory node agrees on, MiB where GiB and MiB
  * meet.  The tables print one block per unit rather than convert. */
-static void decide_units(struct model *m)
+void model_decide_units(struct model *m)
 {
 	bool have_gib = false, have_mib = false, have_slots = false;
 	enum mem_unit natural;
@@ -403,37 +507,24 @@ static int join_nodes(struct model *m)
 		struct node_acc *a = model_acc_find(p, m->nodes[i].name);
 
 		a->node = i;
-		if (join_node(m, &m->nodes[i], a) < 0)
+		if (model_join_node(m, &m->nodes[i], a, &m->warnings) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < p->naccs; i++) {
-		struct node_acc *a = &p->accs[i];
-		char *obj;
-
-		if (!a->have_node || a->shares || !a->npods)
-			continue;
-		if (asprintf(&obj, "node/%s", a->name) < 0)
+	for (size_t i = 0; i < p->naccs; i++)
+		if (model_acc_warning(&p->accs[i], &m->warnings) < 0)
 			return -1;
-		warnings_add(&m->warnings, "ModeMismatch", obj,
-			     "node %s: %zu %s GPU memory, but the node no longer offers shared GPU memory", a->name,
-			     a->npods, pods_verb(a->npods, "pod holds", "pods hold"));
-		free(obj);
-	}
 	return 0;
 }
 
-/* One kept pod in the unit it is shown in: its node's, or for a pod on no
- * node its scheme's; the GPUs it names by device found by index. */
-static void settle_pod(struct model *m, struct model_pod *mp, const struct node_acc *a)
+void model_settle_pod(struct model *m, struct model_pod *mp, const struct model_node *n)
 {
-	const struct model_node *n = a ? &m->nodes[a->node] : NULL;
 	enum mem_unit from, to;
 
 	if (n) {
 		from = n->info.unit;
 		to = n->unit;
 	} else {
-		from = to = scheme_unit(m, mp->scheme);
+		from = to = model_scheme_unit(m, mp->scheme);
 		if (from != UNIT_SLOTS && (m->opts.force_unit == UNIT_GIB || m->opts.force_unit == UNIT_MIB))
 			to = (enum mem_unit)m->opts.force_unit;
 	}
@@ -443,7 +534,7 @@ static void settle_pod(struct model *m, struct model_pod *mp, const struct node_
 			mp->gpus[g].gpu = model_gpu_by_id(&n->info, mp->gpus[g].device_id);
 	mp->mem = convert_m(m, mp->mem, from, to);
 	/* a pod's share of a GPU is rounded with the other pods on that
-	 * GPU (round_node_pods), so that they add up to the GPU */
+	 * GPU (model_round_node_pods), so that they add up to the GPU */
 	for (size_t g = 0; !(n && from == UNIT_MIB && to == UNIT_GIB) && g < mp->ngpus; g++)
 		mp->gpus[g].mem = convert_m(m, mp->gpus[g].mem, from, to);
 	for (size_t c = 0; c < mp->ncontainers; c++)
@@ -461,10 +552,10 @@ static void settle_pods(struct model *m)
 		struct node_acc *a = mp->node ? model_acc_find(p, mp->node) : NULL;
 
 		if (mp->node && !(a && a->shares)) {
-			model_pod_free_fields(mp);
+			model_pod_release(m, mp);
 			continue;
 		}
-		settle_pod(m, mp, a);
+		model_settle_pod(m, mp, a ? &m->nodes[a->node] : NULL);
 		if (kept != i)
 			m->pods[kept] = *mp;
 		kept++;
@@ -486,17 +577,12 @@ static int attach_pods(struct model *m)
 		size_t *np;
 
 		if (!mp->node) {
-			struct model_totals *ut = &m->units[mp->unit].totals;
-
 			np = kube_array_grow(m->unscheduled, &p->unscheduled_cap, m->nunscheduled + 1, sizeof(*np), 8);
 			if (!np)
 				return -1;
 			m->unscheduled = np;
 			m->unscheduled[m->nunscheduled++] = i;
-			if (mp->unit != UNIT_SLOTS)
-				m->totals.mem_pending += convert(mp->mem, mp->unit, m->totals.unit);
-			ut->mem_pending += mp->mem;
-			ut->unscheduled++;
+			model_count_unscheduled(m, mp, 1);
 			continue;
 		}
 		a = model_acc_find(p, mp->node);
@@ -506,8 +592,6 @@ static int attach_pods(struct model *m)
 			return -1;
 		n->pods = np;
 		n->pods[n->npods++] = i;
-		if (mp->core)
-			m->any_core = m->units[n->unit].any_core = true;
 	}
 	return 0;
 }
@@ -520,31 +604,10 @@ static void add_totals(struct model *m)
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct model_node *n = &m->nodes[i];
 		const struct node_acc *a = model_acc_find(p, n->name);
-		struct model_unit_group *ug = &m->units[n->unit];
 
 		n->pods_held = a->npods;
-		add_node_totals(&ug->totals, n, a);
-		if (n->unit != UNIT_SLOTS) {
-			add_node_totals(&m->totals, n, a);
-		} else {
-			/* slots are not memory: they stay out of the memory totals */
-			struct model_totals t = {.unit = UNIT_SLOTS};
-
-			add_node_totals(&t, n, a);
-			m->totals.core_total += t.core_total;
-			m->totals.core_allocated += t.core_allocated;
-			m->totals.gpus += t.gpus;
-			m->totals.pods += t.pods;
-		}
-		if (a->pending_pods)
-			m->any_pending = ug->any_pending = true;
-		if (n->core_total > 0 || n->core_allocated > 0)
-			m->any_core = ug->any_core = true;
-		if (n->ngpus > m->max_gpus)
-			m->max_gpus = n->ngpus;
-		/* a unit's table has per-GPU columns only for nodes that publish the split */
-		if (n->info.per_gpu && n->ngpus > ug->max_gpus)
-			ug->max_gpus = n->ngpus;
+		model_count_node(m, n, 1);
+		model_node_flags(m, n, a, model_node_pods_core(m, n));
 	}
 	m->totals.nodes = m->nnodes;
 	m->totals.unscheduled = m->nunscheduled;
@@ -557,7 +620,7 @@ int model_finish(struct model *m, struct kerr *err)
 	if (p->finished)
 		return kerr_set(err, KERR_OTHER, "model finished twice");
 	p->finished = true;
-	decide_units(m);
+	model_decide_units(m);
 	if (join_nodes(m) < 0)
 		return oom(err);
 	settle_pods(m);
@@ -565,12 +628,12 @@ int model_finish(struct model *m, struct kerr *err)
 		return oom(err);
 	for (size_t i = 0; i < m->nnodes; i++)
 		if (m->nodes[i].info.unit == UNIT_MIB && m->nodes[i].unit == UNIT_GIB &&
-		    round_node_pods(m, &m->nodes[i]) < 0)
+		    model_round_node_pods(m, &m->nodes[i]) < 0)
 			return oom(err);
 	add_totals(m);
-	append_warnings(&m->warnings, &p->node_warnings);
-	append_warnings(&m->warnings, &p->pod_warnings);
-	if (sort_warnings(&m->warnings) < 0)
+	model_append_warnings(&m->warnings, &p->node_warnings);
+	model_append_warnings(&m->warnings, &p->pod_warnings);
+	if (model_sort_warnings(&m->warnings) < 0)
 		return oom(err);
 	model_derive(m);
 	return 0;

@@ -66,18 +66,9 @@ static void tui_pod_reason(struct tui_lines *ls, const struct model *m, const st
 	}
 }
 
-bool tui_pod_waits(const struct model_pod *p)
-{
-	return !p->node || tui_pod_pending(p);
-}
-
 size_t tui_pending_pods(const struct model *m)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->npods; i++)
-		n += tui_pod_waits(&m->pods[i]);
-	return n;
+	return m->nwaiting;
 }
 
 void tui_pending_pane(struct tui_lines *ls, const struct model *m)
@@ -89,11 +80,9 @@ void tui_pending_pane(struct tui_lines *ls, const struct model *m)
 		return;
 	tui_putf(l, ls->cols, ls->oom, 0, TUI_ROLE_HEADER, -1, "%zu pending pod%s: not scheduled, or no GPU chosen yet (u or Esc: back)",
 		 n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < m->npods; i++) {
-		const struct model_pod *p = &m->pods[i];
+	for (size_t i = 0; i < m->nwaiting; i++) {
+		const struct model_pod *p = &m->pods[m->waiting[i]];
 
-		if (!tui_pod_waits(p))
-			continue;
 		tui_pod_line(ls, p, p->mem, p->core, p->unit, p->core > 0);
 		tui_pod_reason(ls, m, p);
 	}

@@ -15,9 +15,8 @@
 
 /* Does the pod hold anything without a GPU index? */
 bool tui_pod_pending(const struct model_pod *p);
-/* Is the pod on no node, or without a GPU index on its node? */
-bool tui_pod_waits(const struct model_pod *p);
-/* Pods that wait so, in the model. */
+/* Pods that wait, on no node or without a GPU index on their node (the
+ * model's derived list). */
 size_t tui_pending_pods(const struct model *m);
 /* Those pods, each with the reason it waits. */
 void tui_pending_pane(struct tui_lines *ls, const struct model *m);
