@@ -99,7 +99,9 @@ long tui_layout_rows(const struct model *m, const struct tui_state *s, const cha
 	for (size_t i = 0; i < m->nnodes; i++)
 		if (tui_node_matches(&m->nodes[i], s->filter))
 			nodes[n++] = &m->nodes[i];
-	qsort_r(nodes, n, sizeof(*nodes), cmp_nodes, (void *)s);
+	/* the model keeps its nodes in name order already */
+	if (s->group_pools || s->sort != TUI_SORT_NAME)
+		qsort_r(nodes, n, sizeof(*nodes), cmp_nodes, (void *)s);
 	names = calloc(n ? n : 1, sizeof(*names));
 	if (!names) {
 		free(nodes);
@@ -150,8 +152,9 @@ static int spare_room(int maxg)
 	return maxg * 5 > 16 ? maxg * 5 : 16;
 }
 
-/* Each column as wide as its widest cell or its header. */
-static void column_widths(struct tui_frame *f, struct list_geom *g)
+/* Each column as wide as its widest cell or its header, over every node
+ * of the list (so that scrolling does not move the columns). */
+static void column_widths(struct tui_frame *f, struct list_geom *g, const struct model_node *const *nodes)
 {
 	for (size_t c = 0; c < column_live_count; c++) {
 		char *t;
@@ -161,9 +164,7 @@ static void column_widths(struct tui_frame *f, struct list_geom *g)
 		g->w[c] = (t = live_header(f, g, c)) ? (int)strlen(t) : 6;
 		free(t);
 		for (size_t i = 0; i < f->s->nrows; i++) {
-			const struct model_node *n = tui_find_node(f->m, f->s->rows[i]);
-
-			if (n && (t = live_cell(f, g, c, n))) {
+			if (nodes[i] && (t = live_cell(f, g, c, nodes[i]))) {
 				if (tui_screen_width(t, f->st->utf8) > g->w[c])
 					g->w[c] = tui_screen_width(t, f->st->utf8);
 				free(t);
@@ -172,7 +173,7 @@ static void column_widths(struct tui_frame *f, struct list_geom *g)
 	}
 }
 
-static void list_geometry(struct tui_frame *f, struct list_geom *g)
+static void list_geometry(struct tui_frame *f, struct list_geom *g, const struct model_node *const *nodes)
 {
 	int cols = f->scr->cols, right = -1, avail, maxg = f->m->max_gpus, x;
 
@@ -180,13 +181,12 @@ static void list_geometry(struct tui_frame *f, struct list_geom *g)
 	g->unit_in_cell = f->m->totals.mixed_units;
 	g->name_w = (int)strlen(columns[COL_NAME].live_header);
 	for (size_t i = 0; i < f->s->nrows; i++) {
-		const struct model_node *n = tui_find_node(f->m, f->s->rows[i]);
-		int w = n ? tui_screen_width(n->name, f->st->utf8) : 0;
+		int w = nodes[i] ? tui_screen_width(nodes[i]->name, f->st->utf8) : 0;
 
 		if (w > g->name_w)
 			g->name_w = w;
 	}
-	column_widths(f, g);
+	column_widths(f, g, nodes);
 	if (g->name_w > cols * 2 / 5)
 		g->name_w = cols * 2 / 5 > 8 ? cols * 2 / 5 : 8;
 	if (maxg < 1)
@@ -335,7 +335,8 @@ struct dline {
 	size_t row;
 };
 
-static struct dline *display_lines(struct tui_frame *f, size_t *ret_n, size_t *ret_sel)
+static struct dline *display_lines(struct tui_frame *f, const struct model_node *const *nodes, size_t *ret_n,
+				   size_t *ret_sel)
 {
 	struct dline *d = calloc(f->s->nrows * 2 + 1, sizeof(*d));
 	size_t n = 0;
@@ -345,7 +346,7 @@ static struct dline *display_lines(struct tui_frame *f, size_t *ret_n, size_t *r
 	if (!d)
 		return NULL;
 	for (size_t i = 0; i < f->s->nrows; i++) {
-		const struct model_node *node = tui_find_node(f->m, f->s->rows[i]);
+		const struct model_node *node = nodes[i];
 
 		if (!node)
 			continue;
@@ -390,29 +391,46 @@ static void pool_heading(struct tui_frame *f, struct tui_line *l, const struct d
 	}
 }
 
+/* The model's node of each row, looked up once (NULL: gone since). */
+static const struct model_node **row_nodes(const struct tui_frame *f)
+{
+	const struct model_node **nodes = calloc(f->s->nrows ? f->s->nrows : 1, sizeof(*nodes));
+
+	for (size_t i = 0; nodes && i < f->s->nrows; i++)
+		nodes[i] = tui_find_node(f->m, f->s->rows[i]);
+	return nodes;
+}
+
 void tui_list_draw(struct tui_frame *f, int y0, int height)
 {
+	const struct model_node **nodes = row_nodes(f);
 	struct list_geom g;
 	struct dline *d;
 	size_t n, sel, top;
 
-	list_geometry(f, &g);
+	if (!nodes) {
+		f->scr->oom = true;
+		return;
+	}
+	list_geometry(f, &g, nodes);
 	list_header(f, &g, y0);
 	y0++;
 	height--;
-	if (height < 1)
-		return;
-	f->scr->page = (size_t)height;
-	if (!f->s->nrows) {
-		struct tui_line *l = tui_frame_row(f, y0);
+	if (height < 1 || !f->s->nrows) {
+		struct tui_line *l = height < 1 ? NULL : tui_frame_row(f, y0);
 
 		if (l)
 			tui_put(l, f->scr->cols, &f->scr->oom, 1, TUI_ROLE_DIM,
 			    f->s->filter ? "no node matches the filter (Esc clears it)"
 					 : "no node offers shared GPU resources", -1);
+		if (height >= 1)
+			f->scr->page = (size_t)height;
+		free(nodes);
 		return;
 	}
-	d = display_lines(f, &n, &sel);
+	f->scr->page = (size_t)height;
+	d = display_lines(f, nodes, &n, &sel);
+	free(nodes);
 	if (!d) {
 		f->scr->oom = true;
 		return;

@@ -43,6 +43,28 @@ void tui_line_release(struct tui_line *l)
 	memset(l, 0, sizeof(*l));
 }
 
+static bool same_line(const struct tui_line *a, const struct tui_line *b)
+{
+	if (a->nspans != b->nspans || a->fill != b->fill || a->selected != b->selected || a->utf8 != b->utf8)
+		return false;
+	for (size_t i = 0; i < a->nspans; i++)
+		if (a->spans[i].x != b->spans[i].x || a->spans[i].role != b->spans[i].role ||
+		    strcmp(a->spans[i].text, b->spans[i].text) != 0)
+			return false;
+	return true;
+}
+
+bool tui_screen_same(const struct tui_screen *a, const struct tui_screen *b)
+{
+	if (a->cols != b->cols || a->lines != b->lines || a->cursor_x != b->cursor_x || a->cursor_y != b->cursor_y ||
+	    !a->line != !b->line)
+		return false;
+	for (int y = 0; a->line && y < a->lines; y++)
+		if (!same_line(&a->line[y], &b->line[y]))
+			return false;
+	return true;
+}
+
 /* The text as the screen shows it: its visible form (termsafe.h), and on a
  * terminal that is not UTF-8 each other non-ASCII character as '?', so that
  * one character is one column.  malloc'd. */
@@ -73,7 +95,15 @@ static char *screen_text(const char *text, bool utf8)
 /* Columns the screen gives a text. */
 int tui_screen_width(const char *text, bool utf8)
 {
-	char *e = screen_text(text, utf8);
+	size_t n = 0;
+	char *e;
+
+	/* printable ASCII shows as it is, a column a byte: most cells */
+	while (text[n] >= 0x20 && text[n] < 0x7f)
+		n++;
+	if (!text[n])
+		return n > 100000 ? 100000 : (int)n;
+	e = screen_text(text, utf8);
 	size_t w = e ? termsafe_width(e, strlen(e)) : strlen(text);
 
 	free(e);

@@ -85,6 +85,9 @@ enum tui_role tui_level(int64_t allocated, int64_t total);
 int tui_bar_fill(int64_t allocated, int64_t total, int width);
 
 void tui_screen_release(struct tui_screen *scr);
+/* Do the two screens read the same (text, roles, selection, cursor)?
+ * A screen that does needs no drawing. */
+bool tui_screen_same(const struct tui_screen *a, const struct tui_screen *b);
 /* The text of line y as it would appear (spaces between spans), for tests
  * and for the golden screen.  malloc'd. */
 char *tui_screen_line_text(const struct tui_screen *scr, int y);

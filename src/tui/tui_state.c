@@ -92,10 +92,28 @@ static void select_row(struct tui_state *s, size_t i)
 	s->dirty = true;
 }
 
+static bool same_rows(const struct tui_state *s, const char *const *rows, size_t n)
+{
+	if (n != s->nrows)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i], s->rows[i]) != 0)
+			return false;
+	return true;
+}
+
 static void take_rows(struct tui_state *s, const char *const *rows, size_t n)
 {
-	char **copy = n ? calloc(n, sizeof(*copy)) : NULL;
+	char **copy;
 	size_t sel = s->sel;
+
+	if (same_rows(s, rows, n)) {
+		/* the figures changed, not the list: only drawn again */
+		s->relayout = false;
+		s->dirty = true;
+		return;
+	}
+	copy = n ? calloc(n, sizeof(*copy)) : NULL;
 
 	if (n && !copy) {
 		s->oom = true;
