@@ -1,12 +1,16 @@
 /* `kubectl inspect cgpu top`: the live view.
  *
  * Nodes and pods are listed once (concurrently), then followed with watch
- * streams from the lists' resourceVersions; every object is kept by uid in a
- * small hash, and the model is rebuilt from that store at most once per
- * refresh interval when something changed.  All waiting happens in
- * kube_client_poll(), which also wakes for the keyboard, so a slow server
- * never freezes the screen.  Signal handlers only set a flag; the terminal is
- * given back on every way out, and an error is printed (by main) only after.
+ * streams from the lists' resourceVersions (top_feed.c); every object goes
+ * into the live model as it arrives, which takes the old copy's share out
+ * and puts the new one in.  The model is settled (the touched nodes joined
+ * again, the figures over all nodes derived) and the screen laid out at
+ * most once a quarter of the refresh interval while objects change, and
+ * drawn only when it reads otherwise than the one on the terminal.  All
+ * waiting happens in kube_client_poll(), which also wakes for the keyboard,
+ * so a slow server never freezes the screen.  Signal handlers only set a
+ * flag; the terminal is given back on every way out, and an error is
+ * printed (by main) only after.
  */
 #include <langinfo.h>
 #include <signal.h>
@@ -15,26 +19,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "termsafe.h"
 #include "kube.h"
 #include "load.h"
-#include "model.h"
+#include "model_live.h"
 #include "nodesel.h"
-#include "top_store.h"
+#include "top_feed.h"
 #include "tui_draw.h"
 #include "tui_layout.h"
 #include "tui_state.h"
+#include "usage.h"
 #include "usage_source.h"
 
 enum { F_UNIT, F_REFRESH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag top_flags[] = {
 	[F_UNIT] = { "unit", 0, "UNIT", "show GPU memory in this unit (GiB or MiB)", "GiB MiB" },
-	[F_REFRESH] = { "refresh", 'r', "DURATION", "redraw interval, e.g. 500ms, 2s (default 1s)", NULL },
+	[F_REFRESH] = { "refresh", 'r', "DURATION",
+			"redraw interval, e.g. 500ms, 2s (default 1s); changes show within a quarter of it", NULL },
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = { 0 },
 };
@@ -42,11 +46,8 @@ const struct flag top_flags[] = {
 /* Memory in use is asked for again this often (exporters are scraped every
  * 15 to 60 seconds): each answer is a few queries over the whole cluster. */
 #define USAGE_REFRESH_MS 15000
-
-/* Watches that fail this many times in a row give way to periodic lists. */
-#define WATCH_MAX_FAILURES 3
-/* A watch that ends sooner than this without an event counts as failed. */
-#define WATCH_MIN_LIFE_MS 1000
+/* Changes are drawn at most this often, however fast they come. */
+#define SETTLE_MIN_MS 50
 
 static volatile sig_atomic_t got_signal;
 
@@ -54,45 +55,6 @@ static void on_signal(int sig)
 {
 	got_signal = sig;
 }
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* --- lists and watches -------------------------------------------------------- */
-
-struct top;
-
-struct feed {
-	struct top *t;
-	enum obj_kind kind;
-	struct store *live;
-	const char *path, *label_selector, *field_selector;
-	const struct decode_filter *filter;
-
-	struct kube_list list;
-	struct kube_async_list *alist;
-	struct store fresh; /* what the running list has delivered */
-	bool list_finished;
-	struct kerr list_err;
-
-	struct kube_watch *watch;
-	long long watch_started;
-	bool watch_ended, watch_events, expired;
-	struct kerr watch_err;
-	char *rv;
-	int watch_failures;
-	bool polling; /* the watch was refused or keeps failing: list every interval */
-
-	long long next_list; /* when to list again; 0 = not scheduled */
-	bool loaded;	     /* one list has completed */
-	long long ok_since;  /* data known good at this time */
-	char *error;	     /* last error, for the status line */
-};
 
 struct top {
 	struct cluster cluster;
@@ -102,324 +64,83 @@ struct top {
 	bool filter_model_set;
 	struct decode_filter node_filter;
 	bool node_filter_set;
-	struct store nodes, pods;
-	struct feed feeds[2];
-	long refresh_ms;
-	bool changed;
-	struct model model;
-	bool have_model;
-	long long built;
+	struct model_live live;
+	bool live_set;
+	struct top_feed feeds[2];
+	long refresh_ms, settle_ms;
+	bool have_model;     /* settled once both lists were in */
+	long long settled;   /* when */
 	char *model_error;
-	struct kerr fatal;
+	struct tui_screen shown; /* what the terminal shows */
+	bool have_shown;
 	/* memory in use: fetched on a thread of its own, never waited for */
 	struct usage_source usage;
 	struct usage_fetch *fetch;
 	struct usage_data usage_data;
 	char *usage_error;
-	bool have_usage;
+	bool have_usage, usage_fresh;
 	long long next_usage;
 	struct cli_ctx ctx; /* the command's, quiet: logs would scribble over the screen */
 	FILE *devnull;
 };
 
-static void feed_set_error(struct feed *f, const struct kerr *err)
-{
-	/* the same words kubectl would print, on one line, in the visible form */
-	char *text = cli_error_line(err);
-	size_t len = text ? strlen(text) : 0;
-
-	while (len && text[len - 1] == ' ')
-		text[--len] = '\0';
-	free(f->error);
-	f->error = text;
-}
-
-static void feed_clear_error(struct feed *f)
-{
-	free(f->error);
-	f->error = NULL;
-}
-
-/* The error an asynchronous list or watch ended with, kept for feed_step;
- * none when it ended well. */
-static void keep_end_error(struct kerr *dst, const struct kerr *err)
-{
-	if (err && err->kind != KERR_NONE)
-		kerr_copy(dst, err);
-	else
-		kerr_release(dst);
-}
-
-/* store_put, said as an error for the list or the watch to stop on. */
-static int keep(struct store *s, void *obj, struct kerr *err)
-{
-	if (store_put(s, obj) < 0)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	return 0;
-}
-
-static int sink_node(void *ud, struct k8s_node *node, struct kerr *err)
-{
-	return keep(&((struct feed *)ud)->fresh, node, err);
-}
-
-static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
-{
-	return keep(&((struct feed *)ud)->fresh, pod, err);
-}
-
-static void sink_meta(void *ud, const char *rv, const char *cont)
-{
-	struct feed *f = ud;
-
-	/* (NULL, NULL): the list starts over after 410 Expired */
-	if (!rv && !cont)
-		store_release(&f->fresh);
-}
-
-static void list_done(void *ud, const struct kerr *err)
-{
-	struct feed *f = ud;
-
-	f->list_finished = true;
-	keep_end_error(&f->list_err, err);
-}
-
-static int list_start(struct feed *f, struct kerr *err)
-{
-	kube_list_release(&f->list);
-	memset(&f->list, 0, sizeof(f->list));
-	f->list.path = f->path;
-	f->list.label_selector = f->label_selector;
-	f->list.field_selector = f->field_selector;
-	f->list.kind = f->kind;
-	f->list.from_cache = true; /* then watched from the list's resourceVersion */
-	f->list.filter = f->filter;
-	f->list.sink = (struct decode_sink){
-		.node = sink_node, .pod = sink_pod, .list_meta = sink_meta, .ud = f,
-	};
-	store_release(&f->fresh);
-	f->list_finished = false;
-	f->next_list = 0;
-	return kube_list_start(f->t->cluster.client, &f->list, list_done, f, &f->alist, err);
-}
-
-static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
-{
-	struct feed *f = ud;
-	void *obj = f->kind == OBJ_NODE ? (void *)ev->node : (void *)ev->pod;
-	/* taken first: the event's resourceVersion may point into the object */
-	char *rv = ev->resource_version && *ev->resource_version ? strdup(ev->resource_version) : NULL;
-
-	ev->node = NULL;
-	ev->pod = NULL;
-	switch (ev->type) {
-	case WATCH_ADDED:
-	case WATCH_MODIFIED:
-		if (obj && keep(f->live, obj, err) < 0) {
-			free(rv);
-			return -1;
-		}
-		f->t->changed = true;
-		break;
-	case WATCH_DELETED:
-		if (obj)
-			store_del(f->live, obj);
-		f->t->changed = true;
-		break;
-	case WATCH_BOOKMARK:
-		break;
-	case WATCH_ERROR:
-		free(rv);
-		if (obj)
-			top_obj_free(f->kind, obj);
-		if (ev->error_code == 410) {
-			f->expired = true;
-		} else {
-			struct kerr e = KERR_INIT;
-
-			kerr_set_status(&e, ev->error_code, ev->error_reason, ev->error_message);
-			feed_set_error(f, &e);
-			kerr_release(&e);
-		}
-		return 0;
-	}
-	if (rv) {
-		free(f->rv);
-		f->rv = rv;
-	}
-	f->watch_events = true;
-	f->watch_failures = 0;
-	return 0;
-}
-
-static void watch_end(void *ud, const struct kerr *err)
-{
-	struct feed *f = ud;
-
-	f->watch_ended = true;
-	keep_end_error(&f->watch_err, err);
-}
-
-static int watch_start(struct feed *f, struct kerr *err)
-{
-	struct kube_watch_spec spec = {
-		.path = f->path,
-		.label_selector = f->label_selector,
-		.field_selector = f->field_selector,
-		.kind = f->kind,
-		.filter = f->filter,
-		.resource_version = f->rv,
-		.on_event = watch_event,
-		.ud = f,
-		.on_end = watch_end,
-	};
-
-	f->watch_ended = f->watch_events = f->expired = false;
-	f->watch_started = now_ms();
-	return kube_watch_start(f->t->cluster.client, &spec, &f->watch, err);
-}
-
-/* Errors that retrying will not mend: stop at once when no data came yet. */
-static bool fatal_error(const struct kerr *err)
-{
-	if (err->kind == KERR_CONFIG || err->kind == KERR_CREDENTIALS || err->kind == KERR_USAGE)
-		return true;
-	return err->kind == KERR_STATUS && (err->code == 401 || err->code == 403 || err->code == 404);
-}
-
-/* Show the error (when there is one) and list again after an interval. */
-static void retry_later(struct feed *f, const struct kerr *err, long long now)
-{
-	if (err)
-		feed_set_error(f, err);
-	f->next_list = now + f->t->refresh_ms;
-}
-
-/* Move one feed on after the client ran.  -1 only for a fatal error. */
-static int feed_step(struct feed *f, long long now)
-{
-	struct top *t = f->t;
-	struct kerr err = KERR_INIT;
-
-	if (f->alist && f->list_finished) {
-		kube_async_list_free(f->alist);
-		f->alist = NULL;
-		if (f->list_err.kind != KERR_NONE) {
-			if (!f->loaded && fatal_error(&f->list_err)) {
-				kerr_copy(&t->fatal, &f->list_err);
-				return -1;
-			}
-			retry_later(f, &f->list_err, now);
-		} else {
-			/* the new list replaces the old store in one go, so the
-			 * screen never shows half a list */
-			store_release(f->live);
-			*f->live = f->fresh;
-			store_init(&f->fresh, f->kind);
-			free(f->rv);
-			f->rv = f->list.resource_version ? strdup(f->list.resource_version) : NULL;
-			f->loaded = true;
-			f->ok_since = now;
-			t->changed = true;
-			feed_clear_error(f);
-			if (f->polling) {
-				retry_later(f, NULL, now);
-			} else if (watch_start(f, &err) < 0) {
-				f->polling = true;
-				retry_later(f, &err, now);
-			}
-		}
-	}
-	if (f->watch && f->expired) {
-		/* 410: the resourceVersion is too old; list again, then watch anew */
-		kube_watch_free(f->watch);
-		f->watch = NULL;
-		f->next_list = now;
-	} else if (f->watch && f->watch_ended) {
-		bool failed = f->watch_err.kind != KERR_NONE ||
-			      (!f->watch_events && now - f->watch_started < WATCH_MIN_LIFE_MS);
-
-		kube_watch_free(f->watch);
-		f->watch = NULL;
-		if (f->watch_err.kind == KERR_STATUS && f->watch_err.code == 410) {
-			/* the same as an ERROR event 410, said with the HTTP status */
-			f->next_list = now;
-		} else if (f->watch_err.kind == KERR_STATUS && (f->watch_err.code == 403 || f->watch_err.code == 405)) {
-			f->polling = true;
-			retry_later(f, &f->watch_err, now);
-		} else if (failed) {
-			if (++f->watch_failures >= WATCH_MAX_FAILURES)
-				f->polling = true;
-			retry_later(f, f->watch_err.kind != KERR_NONE ? &f->watch_err : NULL, now);
-		} else if (watch_start(f, &err) < 0) {
-			/* a stream that ended in time (timeoutSeconds): go on from where it was */
-			retry_later(f, &err, now);
-		}
-	}
-	if (f->watch && !f->watch_ended)
-		f->ok_since = now;
-	if (!f->alist && !f->watch && f->next_list && now >= f->next_list) {
-		if (list_start(f, &err) < 0)
-			retry_later(f, &err, now);
-	}
-	kerr_release(&err);
-	return 0;
-}
-
-static void feed_release(struct feed *f)
-{
-	kube_async_list_free(f->alist);
-	kube_watch_free(f->watch);
-	kube_list_release(&f->list);
-	store_release(&f->fresh);
-	kerr_release(&f->list_err);
-	kerr_release(&f->watch_err);
-	free(f->rv);
-	free(f->error);
-}
-
 /* --- the model ------------------------------------------------------------------ */
 
-static void rebuild(struct top *t, long long now)
+static void set_model_error(struct top *t, const struct kerr *err)
 {
-	struct model m;
-	struct kerr err = KERR_INIT;
-	int rc;
-
-	t->changed = false;
-	t->built = now;
-	if (model_init(&m, &t->mopts) < 0)
-		return;
-	rc = 0;
-	for (size_t i = 0; rc == 0 && i < t->nodes.nb; i++)
-		for (struct entry *e = t->nodes.b[i]; rc == 0 && e; e = e->next)
-			rc = model_add_node(&m, e->obj, &err);
-	for (size_t i = 0; rc == 0 && i < t->pods.nb; i++)
-		for (struct entry *e = t->pods.b[i]; rc == 0 && e; e = e->next)
-			rc = model_add_pod(&m, e->obj, &err);
-	if (rc == 0)
-		rc = model_finish(&m, &err);
-	if (rc == 0 && t->usage.configured) {
-		if (t->have_usage)
-			rc = usage_apply(&m, &t->usage_data, NULL, t->usage_error, &err);
-		else
-			m.usage.configured = true; /* "unknown" until the first answer */
-	}
 	free(t->model_error);
-	t->model_error = NULL;
-	if (rc < 0) {
-		/* keep the last good model on screen */
-		t->model_error = strdup(err.message ? err.message : "cannot build the model");
-		model_release(&m);
-		kerr_release(&err);
-		return;
-	}
-	if (t->have_model)
-		model_release(&t->model);
-	t->model = m;
-	t->have_model = true;
+	t->model_error = err ? strdup(err->message ? err->message : "cannot build the model") : NULL;
+}
+
+/* The live model built again from nothing (it ran out of memory): both
+ * lists again. */
+static void rebuild_live(struct top *t, long long now)
+{
+	struct kerr err = KERR_INIT;
+
+	model_live_release(&t->live);
+	t->live_set = model_live_init(&t->live, &t->mopts) == 0;
+	t->live.m.usage.configured = t->usage.configured;
+	t->usage_fresh = t->have_usage;
+	for (int i = 0; i < 2; i++)
+		top_feed_restart(&t->feeds[i], now);
+	t->have_model = false;
+	kerr_set(&err, KERR_OTHER, "out of memory: reading the cluster again");
+	set_model_error(t, &err);
 	kerr_release(&err);
+}
+
+/* Memory in use, applied to the settled model as the last answer says it. */
+static void apply_usage(struct top *t)
+{
+	struct kerr err = KERR_INIT;
+
+	model_live_forget_usage(&t->live);
+	if (usage_apply(&t->live.m, &t->usage_data, NULL, t->usage_error, &err) < 0)
+		set_model_error(t, &err);
+	t->usage_fresh = false;
+	kerr_release(&err);
+}
+
+/* What changed since the last settle, derived; true when the model moved. */
+static bool settle(struct top *t, long long now)
+{
+	struct kerr err = KERR_INIT;
+	bool moved = model_live_pending(&t->live) || t->usage_fresh;
+
+	if (model_live_settle(&t->live, &err) < 0) {
+		set_model_error(t, &err);
+		kerr_release(&err);
+		rebuild_live(t, now);
+		return false;
+	}
+	if (t->model_error && !t->feeds[0].broken && !t->feeds[1].broken)
+		set_model_error(t, NULL);
+	if (t->usage_fresh)
+		apply_usage(t);
+	t->have_model = true;
+	t->settled = now;
+	return moved;
 }
 
 /* --- setup ------------------------------------------------------------------------ */
@@ -435,6 +156,8 @@ static int parse_options(struct top *t, const char **vals, struct kerr *err)
 					vals[F_REFRESH]);
 		t->refresh_ms = ms < 100 ? 100 : ms;
 	}
+	/* a burst of changes is drawn a few times a second, not once each */
+	t->settle_ms = t->refresh_ms / 4 > SETTLE_MIN_MS ? t->refresh_ms / 4 : SETTLE_MIN_MS;
 	t->mopts.force_unit = -1;
 	if (vals[F_UNIT]) {
 		if (strcasecmp(vals[F_UNIT], "GiB") == 0)
@@ -454,7 +177,7 @@ static void status_of(struct top *t, long long now, struct tui_status *st, char 
 
 	st->error = NULL;
 	for (int i = 0; i < 2; i++) {
-		struct feed *f = &t->feeds[i];
+		struct top_feed *f = &t->feeds[i];
 
 		if (!st->error && f->error)
 			st->error = f->error;
@@ -474,10 +197,15 @@ static void status_of(struct top *t, long long now, struct tui_status *st, char 
 	st->mode = t->have_model ? mode : NULL;
 }
 
+static const struct model *shown_model(const struct top *t)
+{
+	return t->have_model ? &t->live.m : NULL;
+}
+
 static void sync_rows(struct top *t, struct tui_state *s)
 {
 	const char **names = NULL;
-	long n = t->have_model ? tui_layout_rows(&t->model, s, &names) : 0;
+	long n = t->have_model ? tui_layout_rows(&t->live.m, s, &names) : 0;
 	struct tui_event ev = { .type = TUI_EV_ROWS };
 
 	if (n < 0)
@@ -488,6 +216,8 @@ static void sync_rows(struct top *t, struct tui_state *s)
 	free(names);
 }
 
+/* The screen laid out, and drawn where it reads otherwise than the one the
+ * terminal shows. */
 static void draw(struct top *t, struct tui_state *s, const char *context, long long now)
 {
 	const char *codeset = nl_langinfo(CODESET);
@@ -497,15 +227,84 @@ static void draw(struct top *t, struct tui_state *s, const char *context, long l
 	char mode[64];
 
 	status_of(t, now, &st, mode, sizeof(mode));
-	if (tui_layout_screen(&scr, s, t->have_model ? &t->model : NULL, &st) < 0)
+	if (tui_layout_screen(&scr, s, shown_model(t), &st) < 0)
 		return;
-	tui_draw_screen(&scr);
 	ev.top = scr.top;
 	ev.detail_top = scr.detail_top;
 	tui_reduce(s, &ev);
 	tui_state_set_page(s, scr.page);
 	s->dirty = false;
-	tui_screen_release(&scr);
+	if (t->have_shown && tui_screen_same(&scr, &t->shown)) {
+		tui_screen_release(&scr);
+		return;
+	}
+	tui_draw_screen(&scr);
+	if (t->have_shown)
+		tui_screen_release(&t->shown);
+	t->shown = scr;
+	t->have_shown = true;
+}
+
+/* Memory in use asked for when due, and taken when it came. */
+static int usage_step(struct top *t, long long now, struct kerr *err)
+{
+	if (!t->usage.configured)
+		return 0;
+	if (!t->fetch && now >= t->next_usage &&
+	    usage_fetch_start(&t->usage, &t->cluster.cfg, &t->ctx, true, &t->fetch, err) < 0)
+		return -1;
+	if (t->fetch && usage_fetch_done(t->fetch)) {
+		usage_data_release(&t->usage_data);
+		free(t->usage_error);
+		usage_fetch_finish(t->fetch, &t->usage_data, &t->usage_error);
+		t->fetch = NULL;
+		t->have_usage = t->usage_fresh = true;
+		t->next_usage = now + (t->refresh_ms > USAGE_REFRESH_MS ? t->refresh_ms : USAGE_REFRESH_MS);
+	}
+	return 0;
+}
+
+/* The feeds moved on; the model built again where it ran out of memory,
+ * settled where changes are due.  -1 for a fatal error (*err). */
+static int data_step(struct top *t, struct tui_state *s, long long now, struct kerr *err)
+{
+	struct tui_event ev = { .type = TUI_EV_DATA };
+
+	for (int i = 0; i < 2; i++) {
+		if (top_feed_step(&t->feeds[i], now) < 0) {
+			*err = t->feeds[i].fatal;
+			memset(&t->feeds[i].fatal, 0, sizeof(t->feeds[i].fatal));
+			return -1;
+		}
+	}
+	if (t->feeds[0].broken || t->feeds[1].broken || !t->live_set) {
+		rebuild_live(t, now);
+		return 0;
+	}
+	if (!t->feeds[0].loaded || !t->feeds[1].loaded)
+		return 0;
+	if ((model_live_pending(&t->live) || t->usage_fresh) &&
+	    (!t->have_model || now - t->settled >= t->settle_ms) && settle(t, now))
+		tui_reduce(s, &ev);
+	return 0;
+}
+
+/* How long the loop may wait: until the clock's redraw, a settle or a list
+ * is due, and never long, so that a signal is seen soon. */
+static long long wait_ms(const struct top *t, long long now, long long last_tick)
+{
+	long long wait = last_tick + t->refresh_ms - now;
+
+	if (t->have_model && (model_live_pending(&t->live) || t->usage_fresh) &&
+	    t->settled + t->settle_ms - now < wait)
+		wait = t->settled + t->settle_ms - now;
+	for (int i = 0; i < 2; i++)
+		if (t->feeds[i].next_list && t->feeds[i].next_list - now < wait)
+			wait = t->feeds[i].next_list - now;
+	/* a signal may land between the check and the wait */
+	if (wait > 250)
+		wait = 250;
+	return wait < 1 ? 1 : wait;
 }
 
 static int loop(struct top *t, struct tui_state *s, const char *context, struct kerr *err)
@@ -514,8 +313,7 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 
 	for (;;) {
 		struct tui_event ev;
-		long long now, wait;
-		int r;
+		long long now;
 
 		if (got_signal)
 			return 0;
@@ -524,32 +322,9 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 			if (s->quit)
 				return 0;
 		}
-		now = now_ms();
-		if (t->usage.configured && !t->fetch && now >= t->next_usage &&
-		    usage_fetch_start(&t->usage, &t->cluster.cfg, &t->ctx, true, &t->fetch, err) < 0)
+		now = top_now_ms();
+		if (usage_step(t, now, err) < 0 || data_step(t, s, now, err) < 0)
 			return -1;
-		if (t->fetch && usage_fetch_done(t->fetch)) {
-			usage_data_release(&t->usage_data);
-			free(t->usage_error);
-			usage_fetch_finish(t->fetch, &t->usage_data, &t->usage_error);
-			t->fetch = NULL;
-			t->have_usage = true;
-			t->changed = true;
-			t->next_usage = now + (t->refresh_ms > USAGE_REFRESH_MS ? t->refresh_ms : USAGE_REFRESH_MS);
-		}
-		for (int i = 0; i < 2; i++) {
-			if (feed_step(&t->feeds[i], now) < 0) {
-				*err = t->fatal;
-				memset(&t->fatal, 0, sizeof(t->fatal));
-				return -1;
-			}
-		}
-		if (t->changed && t->feeds[0].loaded && t->feeds[1].loaded &&
-		    (!t->have_model || now - t->built >= t->refresh_ms)) {
-			rebuild(t, now);
-			ev = (struct tui_event){ .type = TUI_EV_DATA };
-			tui_reduce(s, &ev);
-		}
 		if (now - last_tick >= t->refresh_ms) {
 			ev = (struct tui_event){ .type = TUI_EV_TICK };
 			tui_reduce(s, &ev);
@@ -559,21 +334,7 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 			sync_rows(t, s);
 		if (s->dirty)
 			draw(t, s, context, now);
-
-		wait = last_tick + t->refresh_ms - now;
-		if (t->changed && t->have_model && t->built + t->refresh_ms - now < wait)
-			wait = t->built + t->refresh_ms - now;
-		for (int i = 0; i < 2; i++)
-			if (t->feeds[i].next_list && t->feeds[i].next_list - now < wait)
-				wait = t->feeds[i].next_list - now;
-		/* a signal may land between the check above and the wait: keep the
-		 * wait short enough that it is seen soon anyway */
-		if (wait > 250)
-			wait = 250;
-		if (wait < 1)
-			wait = 1;
-		r = kube_client_poll(t->cluster.client, STDIN_FILENO, (int)wait, err);
-		if (r < 0)
+		if (kube_client_poll(t->cluster.client, STDIN_FILENO, (int)wait_ms(t, now, last_tick), err) < 0)
 			return -1;
 	}
 }
@@ -597,6 +358,11 @@ static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, 
 	/* the pending pods' reasons need what each asks of a node and where it
 	 * may go, as -d's "Why pending" */
 	t->mopts.scheduling = true;
+	if (model_live_init(&t->live, &t->mopts) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	t->live_set = true;
+	/* "unknown" until the first answer */
+	t->live.m.usage.configured = t->usage.configured;
 	/* -v logs and server warnings would scribble over the screen */
 	t->devnull = fopen("/dev/null", "w");
 	t->ctx = *ctx;
@@ -620,17 +386,17 @@ static int feeds_start(struct top *t, struct kerr *err)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	t->node_filter_set = true;
 	for (int i = 0; i < 2; i++) {
-		struct feed *f = &t->feeds[i];
+		struct top_feed *f = &t->feeds[i];
 
-		f->t = t;
+		f->client = t->cluster.client;
+		f->live = &t->live;
+		f->refresh_ms = t->refresh_ms;
 		f->kind = i == 0 ? OBJ_NODE : OBJ_POD;
-		f->live = i == 0 ? &t->nodes : &t->pods;
-		store_init(&f->fresh, f->kind);
 		f->path = i == 0 ? "/api/v1/nodes" : "/api/v1/pods";
 		f->label_selector = i == 0 ? t->sel.label_selector : NULL;
 		f->field_selector = i == 0 ? NULL : CLUSTER_ACTIVE_PODS;
 		f->filter = i == 0 ? &t->node_filter : model_pod_filter(&t->filter_model);
-		if (list_start(f, err) < 0)
+		if (top_feed_start(f, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -672,14 +438,13 @@ static void top_release(struct top *t)
 	usage_fetch_free(t->fetch);
 	usage_data_release(&t->usage_data);
 	free(t->usage_error);
-	feed_release(&t->feeds[0]);
-	feed_release(&t->feeds[1]);
-	if (t->have_model)
-		model_release(&t->model);
+	top_feed_release(&t->feeds[0]);
+	top_feed_release(&t->feeds[1]);
+	if (t->live_set)
+		model_live_release(&t->live);
+	if (t->have_shown)
+		tui_screen_release(&t->shown);
 	free(t->model_error);
-	kerr_release(&t->fatal);
-	store_release(&t->nodes);
-	store_release(&t->pods);
 	if (t->node_filter_set)
 		decode_filter_release(&t->node_filter);
 	if (t->filter_model_set)
@@ -697,8 +462,6 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	int rc = -1;
 
 	memset(&t, 0, sizeof(t));
-	store_init(&t.nodes, OBJ_NODE);
-	store_init(&t.pods, OBJ_POD);
 	if (top_setup(&t, ctx, argc, argv, err) == 0 && feeds_start(&t, err) == 0)
 		rc = show(&t, err);
 	top_release(&t);
