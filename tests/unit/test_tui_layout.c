@@ -743,3 +743,41 @@ Test(tui_layout, u_lists_the_pending_pods_with_their_reasons)
 	cr_assert_eq(s.view, TUI_VIEW_NODES);
 	tui_state_release(&s);
 }
+
+Test(tui_layout, a_screen_laid_out_again_reads_the_same_until_something_shown_changes)
+{
+	struct tui_state s;
+	struct tui_screen a, b;
+	struct tui_status older = status_ok;
+
+	seed002();
+	open_state(&s, 80, 24);
+	cr_assert_eq(layout(&a, &s, &status_ok), 0);
+	cr_assert_eq(layout(&b, &s, &status_ok), 0);
+	cr_assert(tui_screen_same(&a, &b), "nothing changed: nothing to draw");
+	tui_screen_release(&b);
+
+	/* one more GiB allocated on the GPU */
+	fx->nodes[0].gpus[0].mem_allocated = 9;
+	fx->nodes[0].mem_allocated = 9;
+	fx->m.totals.mem_allocated = 9;
+	cr_assert_eq(layout(&b, &s, &status_ok), 0);
+	cr_assert_not(tui_screen_same(&a, &b), "the totals and the bar moved");
+	tui_screen_release(&b);
+	fx->nodes[0].gpus[0].mem_allocated = 8;
+	fx->nodes[0].mem_allocated = 8;
+	fx->m.totals.mem_allocated = 8;
+
+	older.age_s = 4;
+	cr_assert_eq(layout(&b, &s, &older), 0);
+	cr_assert_not(tui_screen_same(&a, &b), "the age on the status line");
+	tui_screen_release(&b);
+
+	key(&s, 'j');
+	key(&s, TUI_KEY_ENTER);
+	cr_assert_eq(layout(&b, &s, &status_ok), 0);
+	cr_assert_not(tui_screen_same(&a, &b), "the node's pane opened");
+	tui_screen_release(&b);
+	tui_screen_release(&a);
+	tui_state_release(&s);
+}

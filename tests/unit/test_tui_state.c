@@ -312,3 +312,23 @@ Test(tui_state, rows_are_copied)
 	name[0] = 'X';
 	cr_assert_str_eq(tui_state_selected(&st), "node-1");
 }
+
+Test(tui_state, the_same_rows_again_are_not_copied_again)
+{
+	char **before;
+
+	rows(&st, abc, 5);
+	key(&st, 'j');
+	key(&st, 'j'); /* c */
+	before = st.rows;
+	st.dirty = false;
+	st.relayout = true;
+	rows(&st, abc, 5);
+	cr_assert_eq(st.rows, before, "figures changed, not the list");
+	cr_assert_str_eq(tui_state_selected(&st), "c");
+	cr_assert(st.dirty, "drawn again");
+	cr_assert_not(st.relayout);
+	rows(&st, abc, 4);
+	cr_assert_neq(st.rows, before, "a row went");
+	cr_assert_str_eq(tui_state_selected(&st), "c");
+}
