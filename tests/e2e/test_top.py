@@ -296,6 +296,60 @@ class TopTest(unittest.TestCase):
 		self.assertEqual(len(watches), 2, "and watched again")
 		self.assertNotEqual(watches[0]["query"].get("resourceVersion"), watches[1]["query"].get("resourceVersion"))
 
+	def test_list_after_expired_watch_replaces_in_place(self):
+		# While the pods watch waits, a pod is deleted and two are added: the watch answers 410, and the
+		# list that follows is taken into the same model, which drops the pod it no longer delivers and
+		# counts the pods it delivers again once.
+		p = self.start("seed002", watch_window=1,
+			faults=[({"path_prefix": "/api/v1/pods", "query_contains": "watch=1"}, {"type": "delay", "seconds": 2})])
+		p.wait_text("8/15 GiB (53%)")
+		self.api.delete_object("pods", "default", "app-3g-v1-0")
+		self.api.put_object(pod("again-0", "cn-hangzhou.192.168.2.167", 1, 0))
+		self.api.put_object(pod("again-1", "cn-hangzhou.192.168.2.167", 2, 0))
+		p.wait_text("7/15 GiB (46%)", timeout=8)
+		p.keys("Enter")
+		s = p.wait_text("default/again-1")
+		self.assertIn("default/app-3g-v1-1", s)
+		self.assertIn("default/again-0", s)
+		self.assertNotIn("app-3g-v1-0", s)
+		self.api.put_object(pod("after-0", "cn-hangzhou.192.168.2.167", 2, 0))
+		p.wait_text("9/15 GiB (60%)", timeout=5)
+		self.quit(p)
+		lists = [r for r in self.api.requests() if r["path"] == "/api/v1/pods" and "watch" not in r["query"]]
+		self.assertEqual(len(lists), 2, "listed again after 410")
+
+	def test_a_burst_of_events_is_drawn_a_few_times(self):
+		# 61 pod events, each of which changes the totals shown, come 40 ms apart; the terminal gets a
+		# few updates a second (the default refresh of 1 s settles at most every 250 ms, and the clock
+		# ticks once a second), not one per event.  Updates are told apart by the pauses between the
+		# pane's writes, timed as they reach tmux.
+		p = self.start("seed002")
+		p.wait_text("8/15 GiB (53%)")
+		stamps = os.path.join(p.dir, "stamps")
+		stamper = os.path.join(p.dir, "stamp.py")
+		with open(stamper, "w") as f:
+			f.write("import os, sys, time\nout = open(sys.argv[1], 'w', buffering=1)\n"
+				"while True:\n\tb = os.read(0, 65536)\n\tif not b:\n\t\tbreak\n"
+				"\tout.write('%.4f %d\\n' % (time.monotonic(), len(b)))\n")
+		p.tmux("pipe-pane", "-o", "-t", "top", "python3 -u %s %s" % (shlex.quote(stamper), shlex.quote(stamps)))
+		time.sleep(0.5)
+		t0 = time.monotonic()
+		for i in range(30):
+			self.api.put_object(pod("burst-%d" % i, "cn-hangzhou.192.168.2.167", 1, 0))
+			time.sleep(0.04)
+			self.api.delete_object("pods", "default", "burst-%d" % i)
+			time.sleep(0.04)
+		self.api.put_object(pod("burst-last", "cn-hangzhou.192.168.2.167", 3, 0))
+		p.wait_text("11/15 GiB (73%)", timeout=5)
+		t1 = time.monotonic()
+		with open(stamps) as f:
+			times = [float(l.split()[0]) for l in f if l.strip()]
+		times = [t for t in times if t0 <= t <= t1]
+		updates = sum(1 for i, t in enumerate(times) if i == 0 or t - times[i - 1] > 0.015)
+		self.assertGreater(updates, 0)
+		self.assertLessEqual(updates, int(5 * (t1 - t0)) + 3, "%d updates in %.2f s for 61 events" % (updates, t1 - t0))
+		self.quit(p)
+
 	def test_refused_watch_falls_back_to_polling(self):
 		p = self.start("seed002", args=["-r", "500ms"],
 			faults=[({"query_contains": "watch=1"}, {"type": "status", "code": 403})])
