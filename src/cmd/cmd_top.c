@@ -13,6 +13,7 @@
  * printed (by main) only after.
  */
 #include <langinfo.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,9 @@ const struct flag top_flags[] = {
 #define USAGE_REFRESH_MS 15000
 /* Changes are drawn at most this often, however fast they come. */
 #define SETTLE_MIN_MS 50
+/* Reads of what the server sent while changes waited, at most, before they
+ * are settled: the rest waits for the next settle. */
+#define DRAIN_MAX_ROUNDS 64
 
 static volatile sig_atomic_t got_signal;
 
@@ -264,6 +268,33 @@ static int usage_step(struct top *t, long long now, struct kerr *err)
 	return 0;
 }
 
+/* Changes wait for their settle while both feeds watch: the server's
+ * events are left to gather meanwhile, and read in one go when the settle
+ * is due, instead of a wakeup for each (a busy cluster sends a hundred a
+ * second).  Lists are read as they come, and keys at once either way. */
+static bool holding(const struct top *t, long long now)
+{
+	for (int i = 0; i < 2; i++)
+		if (!t->feeds[i].watch || t->feeds[i].watch_ended || t->feeds[i].alist)
+			return false;
+	return t->have_model && model_live_pending(&t->live) && now - t->settled < t->settle_ms;
+}
+
+/* What the server sent while changes waited, read before they are settled:
+ * round after round while rounds bring objects. */
+static int drain(struct top *t, struct kerr *err)
+{
+	for (int k = 0; k < DRAIN_MAX_ROUNDS; k++) {
+		unsigned long before = t->feeds[0].received + t->feeds[1].received;
+
+		if (kube_client_poll(t->cluster.client, -1, 0, err) < 0)
+			return -1;
+		if (t->feeds[0].received + t->feeds[1].received == before)
+			break;
+	}
+	return 0;
+}
+
 /* The feeds moved on; the model built again where it ran out of memory,
  * settled where changes are due.  -1 for a fatal error (*err). */
 static int data_step(struct top *t, struct tui_state *s, long long now, struct kerr *err)
@@ -284,8 +315,12 @@ static int data_step(struct top *t, struct tui_state *s, long long now, struct k
 	if (!t->feeds[0].loaded || !t->feeds[1].loaded)
 		return 0;
 	if ((model_live_pending(&t->live) || t->usage_fresh) &&
-	    (!t->have_model || now - t->settled >= t->settle_ms) && settle(t, now))
-		tui_reduce(s, &ev);
+	    (!t->have_model || now - t->settled >= t->settle_ms)) {
+		if (t->have_model && drain(t, err) < 0)
+			return -1;
+		if (settle(t, now))
+			tui_reduce(s, &ev);
+	}
 	return 0;
 }
 
@@ -334,8 +369,13 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 			sync_rows(t, s);
 		if (s->dirty)
 			draw(t, s, context, now);
-		if (kube_client_poll(t->cluster.client, STDIN_FILENO, (int)wait_ms(t, now, last_tick), err) < 0)
+		if (holding(t, now)) {
+			struct pollfd keys = { .fd = STDIN_FILENO, .events = POLLIN };
+
+			poll(&keys, 1, (int)wait_ms(t, now, last_tick));
+		} else if (kube_client_poll(t->cluster.client, STDIN_FILENO, (int)wait_ms(t, now, last_tick), err) < 0) {
 			return -1;
+		}
 	}
 }
 

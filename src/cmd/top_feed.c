@@ -62,6 +62,7 @@ static int sink_node(void *ud, struct k8s_node *node, struct kerr *err)
 	struct top_feed *f = ud;
 	int rc = taken(f, model_live_put_node(f->live, node, err));
 
+	f->received++;
 	k8s_node_free(node);
 	return rc;
 }
@@ -71,6 +72,7 @@ static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 	struct top_feed *f = ud;
 	int rc = taken(f, model_live_put_pod(f->live, pod, err));
 
+	f->received++;
 	k8s_pod_free(pod);
 	return rc;
 }
@@ -112,6 +114,7 @@ static int watch_event(void *ud, struct watch_event *ev, struct kerr *err)
 
 	ev->node = NULL;
 	ev->pod = NULL;
+	f->received++;
 	if (ev->type == WATCH_ADDED || ev->type == WATCH_MODIFIED)
 		rc = f->kind == OBJ_NODE ? model_live_put_node(f->live, obj, err) : model_live_put_pod(f->live, obj, err);
 	else if (ev->type == WATCH_DELETED)

@@ -37,6 +37,7 @@ struct top_feed {
 
 	long long next_list; /* when to list again; 0 = not scheduled */
 	bool loaded;	     /* one list has completed */
+	unsigned long received; /* objects and events taken, ever */
 	long long ok_since;  /* data known good at this time */
 	char *error;	     /* last error, in the visible form, for the status line */
 	bool broken;	     /* the live model ran out of memory: to be built again */
