@@ -408,6 +408,8 @@ int decode_put_str(struct decode_state *s, const struct decode_frame *f, const s
 		return -1;
 	if (!base)
 		return 0;
+	if (row->flags & DECODE_MARK)
+		*(bool *)(base + row->count_at) = true;
 	switch (row->type) {
 	case D_MATCH:
 		*(bool *)(base + row->at) = len == row->match_len && memcmp(str, row->match, len) == 0;
@@ -419,6 +421,7 @@ int decode_put_str(struct decode_state *s, const struct decode_frame *f, const s
 		return strs_add(base, row, str, len, err);
 	case D_STR:
 	case D_TIME:
+	case D_QUANTITY:
 		if (!(len == 0 && empty_is_absent && (row->flags & DECODE_OMIT_EMPTY)) &&
 		    !(c = kube_strdup_len(str, len)))
 			return oom(err);
@@ -431,16 +434,27 @@ int decode_put_str(struct decode_state *s, const struct decode_frame *f, const s
 	}
 }
 
+/* A scalar of row arrived in target: recorded where the row says. */
+static void mark(char *target, const struct decode_field *row)
+{
+	if (row->flags & DECODE_MARK)
+		*(bool *)(target + row->count_at) = true;
+}
+
 void decode_put_bool(const struct decode_frame *f, const struct decode_field *row, bool v)
 {
-	if (f->target && row->type == D_BOOL)
+	if (f->target && row->type == D_BOOL) {
 		*(bool *)((char *)f->target + row->at) = v;
+		mark(f->target, row);
+	}
 }
 
 void decode_put_int(const struct decode_frame *f, const struct decode_field *row, int64_t v)
 {
-	if (f->target && row->type == D_INT)
+	if (f->target && row->type == D_INT) {
 		*(int64_t *)(void *)((char *)f->target + row->at) = v;
+		mark(f->target, row);
+	}
 }
 
 void decode_put_present(const struct decode_frame *f, const struct decode_field *row)
@@ -497,4 +511,26 @@ int decode_entry_add(const struct decode_frame *f, const void *key, size_t klen,
 		return 0;
 	l = (struct kvlist *)(void *)((char *)f->target + f->row->at);
 	return kvlist_add(l, key, klen, value, vlen) < 0 ? oom(err) : 0;
+}
+
+int decode_entry_open(const struct decode_frame *f, const void *key, size_t len, struct decode_frame *ret,
+		      struct kerr *err)
+{
+	const struct decode_field *row = f->row;
+	char *base = f->target, *name;
+	void *elem;
+
+	*ret = (struct decode_frame){row, NULL, row->child};
+	if (!base || (row->max && *(size_t *)(void *)(base + row->count_at) >= row->max))
+		return 0;
+	if (!(name = kube_strdup_len(key, len)))
+		return oom(err);
+	if (!(elem = array_add(base, row, row->size))) {
+		free(name);
+		return oom(err);
+	}
+	/* the key is the element's first member */
+	memcpy(elem, &name, sizeof(name));
+	ret->target = elem;
+	return 0;
 }

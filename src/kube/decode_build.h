@@ -110,6 +110,12 @@ int decode_entry_key(struct decode_state *s, const struct decode_frame *f, const
 int decode_entry_add(const struct decode_frame *f, const void *key, size_t klen, const void *value, size_t vlen,
 		     struct kerr *err);
 
+/* An entry of the D_ENTRIES map whose frame is f opens with its key: *ret
+ * is the frame of its value's message, which fills a new element of the
+ * array (its target NULL, read past, beyond the row's cap). */
+int decode_entry_open(const struct decode_frame *f, const void *key, size_t len, struct decode_frame *ret,
+		      struct kerr *err);
+
 /* The code of the Status read: an HTTP status, else 0. */
 long decode_status_code(const struct decode_state *s);
 

@@ -16,6 +16,8 @@
 #define MAX_TERMS 8
 #define MAX_EXPRS 16
 #define MAX_VALUES 32
+/* A pod's claims, a container's, and the requests the scheduler mapped */
+#define MAX_POD_CLAIMS 64
 
 #define OMIT DECODE_OMIT_EMPTY
 #define SCHED_ONLY DECODE_SCHED_ONLY
@@ -43,6 +45,14 @@
 #define PICK_FLAG(key, num, msg, T, m) {ROW(key, num, D_PICK_FLAG), .child = msg, AT(T, m)}
 #define PICK_STR(key, num, msg, T, m) {ROW(key, num, D_PICK_STR), .child = msg, AT(T, m)}
 #define ITEMS(key, num) {ROW(key, num, D_ITEMS)}
+/* a scalar that also sets the bool member has when it arrives */
+#define MARKED(key, num, t, T, m, has) {ROW(key, num, t), AT(T, m), .count_at = offsetof(T, has), .flags = DECODE_MARK}
+#define QUANTITIES_ALL(key, num, T, m) {ROW(key, num, D_QUANTITIES), AT(T, m), .keep = KEEP_ALL}
+#define QUANTITY(key, num, T, m) {ROW(key, num, D_QUANTITY), AT(T, m)}
+#define ENTRIES(key, num, msg, T, m, n, cap)                                                            \
+	{ROW(key, num, D_ENTRIES), .child = msg, AT(T, m), .count_at = offsetof(T, n),                 \
+	 .size = sizeof(*((T *)0)->m), .keep = KEEP_ALL, .max = cap}
+#define RAW(key, num, msg) {ROW(key, num, D_RAW), .child = msg}
 #define OBJECT(key, num) {ROW(key, num, D_OBJECT)}
 #define BODY(num) {ROW("", num, D_BODY)}
 #define END {.json = NULL}
@@ -174,6 +184,13 @@ static const struct decode_field pod_spec_fields[] = {
 	MSG("affinity", 18, M_AFFINITY, 0),
 	STR("schedulerName", 19, struct k8s_pod, scheduler_name, OMIT),
 	LIST("tolerations", 22, M_TOLERATION, struct k8s_pod, tolerations, ntolerations, KEEP_ALL, 0, SCHED_ONLY),
+	LIST("resourceClaims", 39, M_POD_CLAIM, struct k8s_pod, claims, nclaims, KEEP_ALL, MAX_POD_CLAIMS, 0),
+	END,
+};
+static const struct decode_field pod_claim_fields[] = {
+	STR("name", 1, struct k8s_pod_claim, name, 0),
+	STR("resourceClaimName", 3, struct k8s_pod_claim, claim_name, 0),
+	STR("resourceClaimTemplateName", 4, struct k8s_pod_claim, template_name, 0),
 	END,
 };
 static const struct decode_field container_fields[] = {
@@ -183,6 +200,12 @@ static const struct decode_field container_fields[] = {
 };
 static const struct decode_field resources_fields[] = {
 	QUANTITIES("limits", 1, struct k8s_container, limits),
+	LIST("claims", 3, M_CONTAINER_CLAIM, struct k8s_container, claims, nclaims, KEEP_ALL, MAX_POD_CLAIMS, 0),
+	END,
+};
+static const struct decode_field container_claim_fields[] = {
+	STR("name", 1, struct k8s_container_claim, name, 0),
+	STR("request", 2, struct k8s_container_claim, request, OMIT),
 	END,
 };
 /* tolerationSeconds (5) is not kept */
@@ -220,6 +243,310 @@ static const struct decode_field node_selector_req_fields[] = {
 static const struct decode_field pod_status_fields[] = {
 	STR("phase", 1, struct k8s_pod, phase, OMIT),
 	PICK_FLAG("conditions", 2, M_CONDITION, struct k8s_pod, ready),
+	LIST("resourceClaimStatuses", 15, M_POD_CLAIM_STATUS, struct k8s_pod, claim_statuses, nclaim_statuses,
+	     KEEP_ALL, MAX_POD_CLAIMS, 0),
+	MSG("extendedResourceClaimStatus", 18, M_EXT_CLAIM_STATUS, 0),
+	END,
+};
+static const struct decode_field pod_claim_status_fields[] = {
+	STR("name", 1, struct k8s_pod_claim, name, 0),
+	STR("resourceClaimName", 2, struct k8s_pod_claim, claim_name, 0),
+	END,
+};
+static const struct decode_field ext_claim_status_fields[] = {
+	LIST("requestMappings", 1, M_EXT_REQUEST, struct k8s_pod, extended_requests, nextended_requests, KEEP_ALL,
+	     MAX_POD_CLAIMS, 0),
+	STR("resourceClaimName", 2, struct k8s_pod, extended_claim, OMIT),
+	END,
+};
+static const struct decode_field ext_request_fields[] = {
+	STR("containerName", 1, struct k8s_extended_request, container, 0),
+	STR("resourceName", 2, struct k8s_extended_request, resource, 0),
+	STR("requestName", 3, struct k8s_extended_request, request, 0),
+	END,
+};
+
+/* --- resource.k8s.io: ResourceSlice ------------------------------------------------- */
+
+/* A device's or a slice's maps and lists, bounded against hostile input
+ * (the API allows 32 attributes and capacities a device, 8 counter sets). */
+#define MAX_DEVICE_VALUES 64
+#define MAX_COUNTER_SETS 32
+#define MAX_SELECTORS 32
+#define MAX_CONFIG_REQUESTS 32
+
+#define SLICE struct k8s_resource_slice
+#define DEVICE struct k8s_dra_device
+#define VALUE struct k8s_dra_value
+#define CLAIM struct k8s_resource_claim
+#define REQUEST struct k8s_dra_request
+#define CONFIG struct k8s_dra_config
+#define CLASS struct k8s_device_class
+
+static const struct decode_field slice_fields[] = {
+	MSG("metadata", 1, M_SLICE_META, 0),
+	MSG("spec", 2, M_SLICE_SPEC, 0),
+	END,
+};
+static const struct decode_field slice_b1_fields[] = {
+	MSG("metadata", 1, M_SLICE_META, 0),
+	MSG("spec", 2, M_SLICE_SPEC_B1, 0),
+	END,
+};
+static const struct decode_field slice_meta_fields[] = {
+	OBJECT_META(SLICE),
+	END,
+};
+/* The same in every version but for the device's message. */
+#define SLICE_SPEC(device_msg)                                                                  \
+	STR("driver", 1, SLICE, driver, 0),                                                     \
+	MSG("pool", 2, M_POOL, 0),                                                              \
+	STR("nodeName", 3, SLICE, node_name, OMIT),                                             \
+	MSG("nodeSelector", 4, M_SLICE_NODE_SELECTOR, 0),                                       \
+	BOOL("allNodes", 5, SLICE, all_nodes),                                                  \
+	LIST("devices", 6, device_msg, SLICE, devices, ndevices, KEEP_ALL, 0, 0),               \
+	BOOL("perDeviceNodeSelection", 7, SLICE, per_device_nodes),                             \
+	LIST("sharedCounters", 8, M_COUNTERS, SLICE, counter_sets, ncounter_sets, KEEP_ALL, MAX_COUNTER_SETS, 0)
+static const struct decode_field slice_spec_fields[] = {
+	SLICE_SPEC(M_DEVICE),
+	END,
+};
+static const struct decode_field slice_spec_b1_fields[] = {
+	SLICE_SPEC(M_DEVICE_B1),
+	END,
+};
+static const struct decode_field pool_fields[] = {
+	STR("name", 1, SLICE, pool, 0),
+	INT("generation", 2, SLICE, generation),
+	INT("resourceSliceCount", 3, SLICE, slice_count),
+	END,
+};
+/* Its terms' matchExpressions are those of a pod's node affinity. */
+static const struct decode_field slice_node_selector_fields[] = {
+	LIST("nodeSelectorTerms", 1, M_NODE_SELECTOR_TERM, SLICE, node_terms, nnode_terms, KEEP_SCHEDULING,
+	     MAX_TERMS, 0),
+	END,
+};
+/* A device's fields from number n on: v1 has them on the device from 2,
+ * v1beta1 in its BasicDevice from 1. */
+#define DEVICE_FIELDS(n)                                                                                  \
+	ENTRIES("attributes", n, M_ATTRIBUTE, DEVICE, attrs, nattrs, MAX_DEVICE_VALUES),                   \
+	ENTRIES("capacity", n + 1, M_CAPACITY, DEVICE, capacity, ncapacity, MAX_DEVICE_VALUES),            \
+	LIST("consumesCounters", n + 2, M_COUNTERS, DEVICE, consumes, nconsumes, KEEP_ALL, MAX_COUNTER_SETS, 0), \
+	STR("nodeName", n + 3, DEVICE, node_name, OMIT),                                                   \
+	BOOL("allNodes", n + 5, DEVICE, all_nodes),                                                        \
+	LIST("taints", n + 6, M_TAINT, DEVICE, taints, ntaints, KEEP_ALL, MAX_DEVICE_VALUES, 0),           \
+	BOOL("allowMultipleAllocations", n + 10, DEVICE, allow_multiple)
+static const struct decode_field device_fields[] = {
+	STR("name", 1, DEVICE, name, 0),
+	DEVICE_FIELDS(2),
+	END,
+};
+static const struct decode_field device_b1_fields[] = {
+	STR("name", 1, DEVICE, name, 0),
+	MSG("basic", 2, M_BASIC, 0),
+	END,
+};
+static const struct decode_field basic_fields[] = {
+	DEVICE_FIELDS(1),
+	END,
+};
+static const struct decode_field attribute_fields[] = {
+	MARKED("int", 2, D_INT, VALUE, i, has_int),
+	MARKED("bool", 3, D_BOOL, VALUE, b, has_bool),
+	MARKED("string", 4, D_STR, VALUE, str, has_str),
+	MARKED("version", 5, D_STR, VALUE, version, has_version),
+	END,
+};
+/* DeviceCapacity and Counter: a value, in the same place */
+static const struct decode_field capacity_fields[] = {
+	QUANTITY("value", 1, VALUE, quantity),
+	END,
+};
+/* DeviceCounterConsumption names its set "counterSet", CounterSet "name" */
+static const struct decode_field counters_fields[] = {
+	STR("counterSet", 1, struct k8s_dra_counters, name, 0),
+	STR("name", 1, struct k8s_dra_counters, name, 0),
+	ENTRIES("counters", 2, M_CAPACITY, struct k8s_dra_counters, counters, ncounters, MAX_DEVICE_VALUES),
+	END,
+};
+
+/* --- ResourceClaim --------------------------------------------------------------------- */
+
+static const struct decode_field claim_fields[] = {
+	MSG("metadata", 1, M_CLAIM_META, 0),
+	MSG("spec", 2, M_CLAIM_SPEC, 0),
+	MSG("status", 3, M_CLAIM_STATUS, 0),
+	END,
+};
+static const struct decode_field claim_b1_fields[] = {
+	MSG("metadata", 1, M_CLAIM_META, 0),
+	MSG("spec", 2, M_CLAIM_SPEC_B1, 0),
+	MSG("status", 3, M_CLAIM_STATUS, 0),
+	END,
+};
+static const struct decode_field claim_meta_fields[] = {
+	OBJECT_META(CLAIM),
+	STR("namespace", 3, CLAIM, namespace, OMIT),
+	PRESENT("deletionTimestamp", 9, CLAIM, deleting),
+	LIST("ownerReferences", 13, M_OWNER, CLAIM, owners, nowners, KEEP_ALL, 0, 0),
+	END,
+};
+static const struct decode_field claim_spec_fields[] = {
+	MSG("devices", 1, M_DEVICE_CLAIM, 0),
+	END,
+};
+static const struct decode_field claim_spec_b1_fields[] = {
+	MSG("devices", 1, M_DEVICE_CLAIM_B1, 0),
+	END,
+};
+static const struct decode_field device_claim_fields[] = {
+	LIST("requests", 1, M_REQUEST, CLAIM, requests, nrequests, KEEP_ALL, 0, 0),
+	LIST("config", 3, M_CLAIM_CONFIG, CLAIM, configs, nconfigs, KEEP_ALL, 0, 0),
+	END,
+};
+static const struct decode_field device_claim_b1_fields[] = {
+	LIST("requests", 1, M_REQUEST_B1, CLAIM, requests, nrequests, KEEP_ALL, 0, 0),
+	LIST("config", 3, M_CLAIM_CONFIG, CLAIM, configs, nconfigs, KEEP_ALL, 0, 0),
+	END,
+};
+/* firstAvailable (the sub-requests to choose from) is not kept */
+static const struct decode_field request_fields[] = {
+	STR("name", 1, REQUEST, name, 0),
+	MSG("exactly", 2, M_EXACT, 0),
+	END,
+};
+/* An exact request from number n on: v1 in exactly from 1, v1beta1 flat from 2. */
+#define EXACT_FIELDS(n)                                                                               \
+	STR("deviceClassName", n, REQUEST, class_name, 0),                                             \
+	LIST("selectors", n + 1, M_SELECTOR, REQUEST, selectors, nselectors, KEEP_ALL, MAX_SELECTORS, 0), \
+	STR("allocationMode", n + 2, REQUEST, allocation_mode, OMIT),                                  \
+	INT("count", n + 3, REQUEST, count),                                                           \
+	BOOL("adminAccess", n + 4, REQUEST, admin_access)
+static const struct decode_field exact_fields[] = {
+	EXACT_FIELDS(1),
+	MSG("capacity", 7, M_CAPACITY_REQS, 0),
+	END,
+};
+static const struct decode_field request_b1_fields[] = {
+	STR("name", 1, REQUEST, name, 0),
+	EXACT_FIELDS(2),
+	MSG("capacity", 9, M_CAPACITY_REQS, 0),
+	END,
+};
+static const struct decode_field selector_fields[] = {
+	MSG("cel", 1, M_CEL, 0),
+	END,
+};
+static const struct decode_field cel_fields[] = {
+	STR("expression", 1, struct k8s_dra_selector, expression, 0),
+	END,
+};
+static const struct decode_field capacity_reqs_fields[] = {
+	QUANTITIES_ALL("requests", 1, REQUEST, capacity),
+	END,
+};
+/* The DeviceConfiguration in a claim's, an allocation's and a class's
+ * configuration: JSON inlines it (opaque is their own key), protobuf
+ * keeps it a message of its own. */
+static const struct decode_field claim_config_fields[] = {
+	STRS("requests", 1, CONFIG, requests, nrequests, MAX_CONFIG_REQUESTS, 0),
+	MSG("", 2, M_DEVICE_CONFIG, 0),
+	MSG("opaque", 0, M_OPAQUE, 0),
+	END,
+};
+static const struct decode_field device_config_fields[] = {
+	MSG("", 1, M_OPAQUE, 0),
+	END,
+};
+static const struct decode_field opaque_fields[] = {
+	STR("driver", 1, CONFIG, driver, 0),
+	RAW("parameters", 2, M_PARAMETERS),
+	END,
+};
+/* The parameters, JSON in either encoding: their type and the sharing
+ * settings a driver's configuration may carry. */
+static const struct decode_field parameters_fields[] = {
+	STR("apiVersion", 0, CONFIG, api_version, 0),
+	STR("kind", 0, CONFIG, kind, 0),
+	MSG("sharing", 0, M_SHARING, 0),
+	END,
+};
+static const struct decode_field sharing_fields[] = {
+	STR("strategy", 0, CONFIG, strategy, 0),
+	MSG("timeSlicingConfig", 0, M_TIME_SLICING, 0),
+	MSG("mpsConfig", 0, M_MPS, 0),
+	END,
+};
+static const struct decode_field time_slicing_fields[] = {
+	STR("interval", 0, CONFIG, interval, 0),
+	END,
+};
+static const struct decode_field mps_fields[] = {
+	MARKED("defaultActiveThreadPercentage", 0, D_INT, CONFIG, mps_threads, has_mps_threads),
+	STR("defaultPinnedDeviceMemoryLimit", 0, CONFIG, mps_memory_limit, 0),
+	END,
+};
+static const struct decode_field claim_status_fields[] = {
+	MSG("allocation", 1, M_ALLOCATION, 0),
+	LIST("reservedFor", 2, M_CONSUMER, CLAIM, reserved, nreserved, KEEP_ALL, 0, 0),
+	END,
+};
+static const struct decode_field allocation_fields[] = {
+	MSG("devices", 1, M_ALLOC_DEVICES, 0),
+	TIME("allocationTimestamp", 5, CLAIM, allocation_timestamp),
+	END,
+};
+static const struct decode_field alloc_devices_fields[] = {
+	LIST("results", 1, M_RESULT, CLAIM, results, nresults, KEEP_ALL, 0, 0),
+	LIST("config", 2, M_ALLOC_CONFIG, CLAIM, alloc_configs, nalloc_configs, KEEP_ALL, 0, 0),
+	END,
+};
+static const struct decode_field result_fields[] = {
+	STR("request", 1, struct k8s_dra_result, request, 0),
+	STR("driver", 2, struct k8s_dra_result, driver, 0),
+	STR("pool", 3, struct k8s_dra_result, pool, 0),
+	STR("device", 4, struct k8s_dra_result, device, 0),
+	BOOL("adminAccess", 5, struct k8s_dra_result, admin_access),
+	STR("shareID", 9, struct k8s_dra_result, share_id, 0),
+	QUANTITIES_ALL("consumedCapacity", 10, struct k8s_dra_result, consumed),
+	END,
+};
+static const struct decode_field alloc_config_fields[] = {
+	STR("source", 1, CONFIG, source, 0),
+	STRS("requests", 2, CONFIG, requests, nrequests, MAX_CONFIG_REQUESTS, 0),
+	MSG("", 3, M_DEVICE_CONFIG, 0),
+	MSG("opaque", 0, M_OPAQUE, 0),
+	END,
+};
+static const struct decode_field consumer_fields[] = {
+	STR("apiGroup", 1, struct k8s_dra_consumer, api_group, OMIT),
+	STR("resource", 3, struct k8s_dra_consumer, resource, 0),
+	STR("name", 4, struct k8s_dra_consumer, name, 0),
+	STR("uid", 5, struct k8s_dra_consumer, uid, 0),
+	END,
+};
+
+/* --- DeviceClass ---------------------------------------------------------------------- */
+
+static const struct decode_field class_fields[] = {
+	MSG("metadata", 1, M_CLASS_META, 0),
+	MSG("spec", 2, M_CLASS_SPEC, 0),
+	END,
+};
+static const struct decode_field class_meta_fields[] = {
+	OBJECT_META(CLASS),
+	END,
+};
+static const struct decode_field class_spec_fields[] = {
+	LIST("selectors", 1, M_SELECTOR, CLASS, selectors, nselectors, KEEP_ALL, MAX_SELECTORS, 0),
+	LIST("config", 2, M_CLASS_CONFIG, CLASS, configs, nconfigs, KEEP_ALL, 0, 0),
+	STR("extendedResourceName", 4, CLASS, extended_resource, OMIT),
+	END,
+};
+static const struct decode_field class_config_fields[] = {
+	MSG("", 1, M_DEVICE_CONFIG, 0),
+	MSG("opaque", 0, M_OPAQUE, 0),
 	END,
 };
 
@@ -251,6 +578,54 @@ const struct decode_field *const decode_messages[M_COUNT] = {
 	[M_NODE_SELECTOR_TERM] = node_selector_term_fields,
 	[M_NODE_SELECTOR_REQ] = node_selector_req_fields,
 	[M_POD_STATUS] = pod_status_fields,
+	[M_CONTAINER_CLAIM] = container_claim_fields,
+	[M_POD_CLAIM] = pod_claim_fields,
+	[M_POD_CLAIM_STATUS] = pod_claim_status_fields,
+	[M_EXT_CLAIM_STATUS] = ext_claim_status_fields,
+	[M_EXT_REQUEST] = ext_request_fields,
+	[M_SLICE] = slice_fields,
+	[M_SLICE_B1] = slice_b1_fields,
+	[M_SLICE_META] = slice_meta_fields,
+	[M_SLICE_SPEC] = slice_spec_fields,
+	[M_SLICE_SPEC_B1] = slice_spec_b1_fields,
+	[M_POOL] = pool_fields,
+	[M_SLICE_NODE_SELECTOR] = slice_node_selector_fields,
+	[M_DEVICE] = device_fields,
+	[M_DEVICE_B1] = device_b1_fields,
+	[M_BASIC] = basic_fields,
+	[M_ATTRIBUTE] = attribute_fields,
+	[M_CAPACITY] = capacity_fields,
+	[M_COUNTERS] = counters_fields,
+	[M_CLAIM] = claim_fields,
+	[M_CLAIM_B1] = claim_b1_fields,
+	[M_CLAIM_META] = claim_meta_fields,
+	[M_CLAIM_SPEC] = claim_spec_fields,
+	[M_CLAIM_SPEC_B1] = claim_spec_b1_fields,
+	[M_DEVICE_CLAIM] = device_claim_fields,
+	[M_DEVICE_CLAIM_B1] = device_claim_b1_fields,
+	[M_REQUEST] = request_fields,
+	[M_REQUEST_B1] = request_b1_fields,
+	[M_EXACT] = exact_fields,
+	[M_SELECTOR] = selector_fields,
+	[M_CEL] = cel_fields,
+	[M_CAPACITY_REQS] = capacity_reqs_fields,
+	[M_CLAIM_CONFIG] = claim_config_fields,
+	[M_DEVICE_CONFIG] = device_config_fields,
+	[M_OPAQUE] = opaque_fields,
+	[M_PARAMETERS] = parameters_fields,
+	[M_SHARING] = sharing_fields,
+	[M_TIME_SLICING] = time_slicing_fields,
+	[M_MPS] = mps_fields,
+	[M_CLAIM_STATUS] = claim_status_fields,
+	[M_ALLOCATION] = allocation_fields,
+	[M_ALLOC_DEVICES] = alloc_devices_fields,
+	[M_RESULT] = result_fields,
+	[M_ALLOC_CONFIG] = alloc_config_fields,
+	[M_CONSUMER] = consumer_fields,
+	[M_CLASS] = class_fields,
+	[M_CLASS_META] = class_meta_fields,
+	[M_CLASS_SPEC] = class_spec_fields,
+	[M_CLASS_CONFIG] = class_config_fields,
 };
 
 /* --- kinds ------------------------------------------------------------------------- */
@@ -291,11 +666,40 @@ static void pod_to_event(struct watch_event *ev, void *obj)
 	ev->pod = obj;
 }
 
+/* The three functions of a resource.k8s.io kind, k8s_FN_free its free. */
+#define DRA_KIND(fn, member)                                                                     \
+	static void fn##_free(void *obj)                                                            \
+	{                                                                                           \
+		k8s_##fn##_free(obj);                                                               \
+	}                                                                                           \
+	static int fn##_to_sink(const struct decode_sink *sink, void *obj, struct kerr *err)         \
+	{                                                                                           \
+		if (sink->member)                                                                   \
+			return sink->member(sink->ud, obj, err);                                    \
+		k8s_##fn##_free(obj);                                                               \
+		return 0;                                                                           \
+	}                                                                                           \
+	static void fn##_to_event(struct watch_event *ev, void *obj)                                \
+	{                                                                                           \
+		ev->member = obj;                                                                   \
+	}
+
+DRA_KIND(resource_slice, resource_slice)
+DRA_KIND(resource_claim, resource_claim)
+DRA_KIND(device_class, device_class)
+
+#define KIND_OF(msg, T, fn) {msg, sizeof(T), offsetof(T, resource_version), fn##_free, fn##_to_sink, fn##_to_event}
+
 static const struct decode_kind kinds[] = {
 	[OBJ_NODE] = {M_NODE, sizeof(struct k8s_node), offsetof(struct k8s_node, resource_version), node_free,
 		      node_to_sink, node_to_event},
 	[OBJ_POD] = {M_POD, sizeof(struct k8s_pod), offsetof(struct k8s_pod, resource_version), pod_free,
 		     pod_to_sink, pod_to_event},
+	[OBJ_RESOURCE_SLICE] = KIND_OF(M_SLICE, struct k8s_resource_slice, resource_slice),
+	[OBJ_RESOURCE_SLICE_V1BETA1] = KIND_OF(M_SLICE_B1, struct k8s_resource_slice, resource_slice),
+	[OBJ_RESOURCE_CLAIM] = KIND_OF(M_CLAIM, struct k8s_resource_claim, resource_claim),
+	[OBJ_RESOURCE_CLAIM_V1BETA1] = KIND_OF(M_CLAIM_B1, struct k8s_resource_claim, resource_claim),
+	[OBJ_DEVICE_CLASS] = KIND_OF(M_CLASS, struct k8s_device_class, device_class),
 };
 
 const struct decode_kind *decode_kind_of(enum obj_kind kind)

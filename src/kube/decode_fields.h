@@ -49,6 +49,57 @@ enum decode_msg {
 	M_NODE_SELECTOR_TERM,
 	M_NODE_SELECTOR_REQ,
 	M_POD_STATUS,
+	M_CONTAINER_CLAIM, /* resources.claims[] */
+	M_POD_CLAIM,	   /* spec.resourceClaims[] */
+	M_POD_CLAIM_STATUS,
+	M_EXT_CLAIM_STATUS,
+	M_EXT_REQUEST,
+	/* resource.k8s.io: ResourceSlice */
+	M_SLICE,
+	M_SLICE_B1,
+	M_SLICE_META,
+	M_SLICE_SPEC,
+	M_SLICE_SPEC_B1,
+	M_POOL,
+	M_SLICE_NODE_SELECTOR,
+	M_DEVICE,    /* v1, v1beta2: the fields on the device */
+	M_DEVICE_B1, /* v1beta1: name, and basic */
+	M_BASIC,     /* v1beta1's BasicDevice */
+	M_ATTRIBUTE,
+	M_CAPACITY,  /* DeviceCapacity, and Counter: a value */
+	M_COUNTERS,  /* DeviceCounterConsumption, CounterSet */
+	/* ResourceClaim */
+	M_CLAIM,
+	M_CLAIM_B1,
+	M_CLAIM_META,
+	M_CLAIM_SPEC,
+	M_CLAIM_SPEC_B1,
+	M_DEVICE_CLAIM,
+	M_DEVICE_CLAIM_B1,
+	M_REQUEST,
+	M_REQUEST_B1,
+	M_EXACT,
+	M_SELECTOR,
+	M_CEL,
+	M_CAPACITY_REQS,
+	M_CLAIM_CONFIG, /* DeviceClaimConfiguration */
+	M_DEVICE_CONFIG, /* DeviceConfiguration: inlined in JSON, a message in protobuf */
+	M_OPAQUE,
+	M_PARAMETERS,	/* the opaque parameters: JSON, in protobuf too */
+	M_SHARING,
+	M_TIME_SLICING,
+	M_MPS,
+	M_CLAIM_STATUS,
+	M_ALLOCATION,
+	M_ALLOC_DEVICES,
+	M_RESULT,
+	M_ALLOC_CONFIG,
+	M_CONSUMER,
+	/* DeviceClass */
+	M_CLASS,
+	M_CLASS_META,
+	M_CLASS_SPEC,
+	M_CLASS_CONFIG,
 	M_COUNT
 };
 
@@ -70,6 +121,11 @@ enum decode_type {
 	D_ITEMS,       /* a list's items: objects of the kind asked for */
 	D_OBJECT,      /* an object of the kind asked for: a watch event's, in JSON */
 	D_BODY,	       /* what protobuf's envelope holds: a Status, or the list or object asked for */
+	D_ENTRIES,     /* map<string,message>: an array of structs whose first member (char *) is
+			* the key, the rest filled by the value's message */
+	D_QUANTITY,    /* a Quantity: a string in JSON, a message in protobuf; char * */
+	D_RAW,	       /* a RawExtension holding JSON: an object in JSON, its text in protobuf;
+			* its fields those of the child message */
 };
 
 /* Which part of the filter decides what of a map (each key) or of a list
@@ -84,6 +140,8 @@ enum decode_keep { KEEP_ALL, KEEP_LABELS, KEEP_ANNOTATIONS, KEEP_RESOURCES, KEEP
  * selector; a map's keys, or a string, name node labels the pod needs
  * (struct k8s_pod.has_node_selector and node_keys). */
 #define DECODE_NODE_SELECTION 4
+/* A scalar whose arrival is recorded: count_at is where a bool says so. */
+#define DECODE_MARK 8
 
 struct decode_field {
 	const char *json; /* its key in JSON ("" where JSON has none); NULL ends a message */

@@ -59,6 +59,8 @@ struct json_decoder {
 
 	struct prefilter pf;
 	bool pf_on;
+	/* a fragment (decode_json_fragment): the message its top object is */
+	struct decode_frame fragment;
 
 	/* input held back while a long token is being read */
 	size_t events, run;
@@ -135,6 +137,8 @@ static int open_root(struct json_decoder *d)
 	unsigned msg = mode == DEC_LIST ? M_LIST : mode == DEC_WATCH ? M_EVENT : d->base.kind->root;
 	struct decode_frame f;
 
+	if (d->fragment.msg)
+		return push(d, &d->fragment, J_OBJECT, false);
 	if (decode_enter_root(&d->base, msg, &f, d->err) < 0)
 		return failed(d);
 	return push(d, &f, J_OBJECT, msg == M_LIST);
@@ -152,6 +156,19 @@ static int open_message(struct json_decoder *d, const struct decode_frame *in, c
 	return push(d, &f, J_OBJECT, row->type == D_OBJECT);
 }
 
+/* The value of a kept entry of a D_ENTRIES map opens: a message that
+ * fills a new element, whose first member is the key. */
+static int open_entry(struct json_decoder *d, const struct jframe *t)
+{
+	struct decode_frame f;
+
+	if (full(d))
+		return too_deep(d);
+	if (decode_entry_open(&t->f, d->keybuf, d->keylen, &f, d->err) < 0)
+		return failed(d);
+	return push(d, &f, J_OBJECT, false);
+}
+
 /* The JSON container a field's value is: an object (a message, J_OBJECT,
  * or a map, J_MAP), an array (a repeated field), or -1 for a scalar. */
 static int json_shape(const struct decode_field *row)
@@ -159,9 +176,11 @@ static int json_shape(const struct decode_field *row)
 	switch (row->type) {
 	case D_MSG:
 	case D_OBJECT:
+	case D_RAW:
 		return J_OBJECT;
 	case D_MAP:
 	case D_QUANTITIES:
+	case D_ENTRIES:
 		return J_MAP;
 	case D_LIST:
 	case D_PICK_FLAG:
@@ -218,8 +237,8 @@ static int on_start(struct json_decoder *d, bool obj)
 		return obj ? open_root(d) : not_an_object(d);
 	if (t->kind == J_OBJECT)
 		return open_field(d, obj);
-	if (t->kind != J_ARRAY)
-		return skip(d);
+	if (t->kind == J_MAP)
+		return obj && d->entry && t->f.row->type == D_ENTRIES ? open_entry(d, t) : skip(d);
 	if (t->f.row->type == D_ITEMS && !obj)
 		return bad_items(d, true);
 	return obj && t->f.row->type != D_STRS ? open_message(d, &t->f, t->f.row) : skip(d);
@@ -304,6 +323,8 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 static int entry_value(struct json_decoder *d, const struct jframe *t, const void *s, size_t len)
 {
 	d->entry = false;
+	if (t->f.row->type == D_ENTRIES) /* a message was due */
+		return 1;
 	if (decode_entry_add(&t->f, d->keybuf, d->keylen, s, len, d->err) < 0)
 		return failed(d);
 	return 1;
@@ -351,7 +372,8 @@ static const struct decode_field *scalar_field(struct json_decoder *d, enum scal
 
 static bool is_string_field(const struct decode_field *row)
 {
-	return row->type == D_STR || row->type == D_MATCH || row->type == D_TIME || row->type == D_PRESENT;
+	return row->type == D_STR || row->type == D_MATCH || row->type == D_TIME || row->type == D_PRESENT ||
+	       row->type == D_QUANTITY;
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
@@ -610,3 +632,31 @@ static struct decode_state *json_state(void *dec)
 }
 
 const struct decode_reader decode_json_reader = {json_create, json_feed, json_finish, json_state, json_destroy};
+
+int decode_json_fragment(const struct decode_state *s, const struct decode_frame *f, const void *buf, size_t len,
+			 struct kerr *err)
+{
+	struct decode_spec spec = s->spec;
+	struct kerr mine = {0};
+	struct json_decoder *d;
+	int r = 0;
+
+	/* the text is whole: no prefilter, nothing held back */
+	spec.mode = DEC_SINGLE;
+	if (!(d = json_create(&spec)))
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	d->pf_on = false;
+	d->fragment = *f;
+	d->err = &mine;
+	if (yajl_parse(d->h, buf, len) == yajl_status_ok)
+		yajl_complete_parse(d->h);
+	d->err = NULL;
+	/* what is not JSON reads as absent; running out of memory stops */
+	if (d->failed && mine.kind == KERR_OTHER) {
+		kerr_copy(err, &mine);
+		r = -1;
+	}
+	kerr_release(&mine);
+	json_destroy(d);
+	return r;
+}

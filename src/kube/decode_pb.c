@@ -18,6 +18,8 @@
  */
 #include "decode_pb.h"
 
+#include "decode_json.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,10 +36,10 @@
 /* The messages protobuf writes a table's value in, beside the table's own:
  * a map's entry (1 key, 2 value), a Quantity (1 string) and a Time (1
  * seconds).  Their frame's row is the field the value is of. */
-enum { PB_ENTRY = M_COUNT, PB_QUANTITY, PB_TIME };
+enum { PB_ENTRY = M_COUNT, PB_QUANTITY, PB_TIME, PB_RAW };
 
-/* The fields of those. */
-enum pb_part { PART_NONE, PART_KEY, PART_VALUE, PART_QUANTITY, PART_SECONDS };
+/* The fields of those; a RawExtension's (1 raw) holds JSON. */
+enum pb_part { PART_NONE, PART_KEY, PART_VALUE, PART_QUANTITY, PART_SECONDS, PART_RAW };
 
 enum phase {
 	PH_TAG,	   /* a field's key (varint) */
@@ -144,13 +146,22 @@ static int take_entry_str(struct pb_decoder *d, char **dst, size_t *len)
 static int on_string(struct pb_decoder *d)
 {
 	struct pb_frame *f = pb_top(d);
+	struct decode_frame inside;
 
 	switch (d->part) {
 	case PART_KEY:
 		d->has_key = true;
 		return take_entry_str(d, &d->ekey, &d->ekeylen);
-	case PART_VALUE:
+	case PART_RAW:
+		inside = (struct decode_frame){f->f.row, f->f.target, f->f.row->child};
+		return decode_json_fragment(&d->base, &inside, d->buf, d->len, d->err) < 0 ? failed(d) : 0;
 	case PART_QUANTITY:
+		/* a Quantity of its own, not a map's */
+		if (f->f.row->type == D_QUANTITY)
+			return decode_put_str(&d->base, &f->f, f->f.row, d->buf, d->len, false, d->err) < 0 ? failed(d)
+													     : 0;
+		/* fall through */
+	case PART_VALUE:
 		d->has_value = true;
 		return take_entry_str(d, &d->evalue, &d->evaluelen);
 	default:
@@ -194,11 +205,16 @@ static int on_varint(struct pb_decoder *d, uint64_t v)
  * selection counts an entry and records its key whatever the filter keeps. */
 static int entry_end(struct pb_decoder *d, const struct pb_frame *f)
 {
+	struct decode_frame elem;
 	int r;
 
 	decode_put_nonempty(&d->base, f->f.row);
 	if (!d->has_key)
 		return 0;
+	/* an entry of messages without its value: the element with its key */
+	if (f->f.row->type == D_ENTRIES)
+		return d->has_value || decode_entry_open(&f->f, d->ekey, d->ekeylen, &elem, d->err) == 0 ? 0
+													 : failed(d);
 	r = decode_entry_key(&d->base, &f->f, d->ekey, d->ekeylen, d->err);
 	if (r <= 0 || d->key_unwanted)
 		return r < 0 ? failed(d) : 0;
@@ -217,6 +233,7 @@ static int pb_leave(struct pb_decoder *d)
 		return entry_end(d, &f);
 	case PB_QUANTITY:
 	case PB_TIME:
+	case PB_RAW:
 		return 0;
 	default:
 		return decode_leave(&d->base, &f.f, d->err) < 0 ? failed(d) : 0;
@@ -253,18 +270,34 @@ static int open_value(struct pb_decoder *d, const struct pb_frame *f, const stru
 	return pb_push(d, &v, end);
 }
 
+/* The value of an entry of a D_ENTRIES map in f, a message of n bytes,
+ * opens: it fills a new element named by the key read before it. */
+static int open_entry(struct pb_decoder *d, const struct pb_frame *f, uint64_t n)
+{
+	struct decode_frame child;
+
+	d->has_value = true;
+	if (decode_entry_open(&f->f, d->has_key ? d->ekey : "", d->has_key ? d->ekeylen : 0, &child, d->err) < 0)
+		return failed(d);
+	d->phase = PH_TAG;
+	return pb_push(d, &child, d->pos + n);
+}
+
 /* A part of an entry, a Quantity or a Time, of n bytes, starts. */
 static int part_start(struct pb_decoder *d, const struct pb_frame *f, uint64_t n)
 {
 	switch (d->part) {
 	case PART_KEY:
 	case PART_QUANTITY:
+	case PART_RAW:
 		return copy_bytes(d, n);
 	case PART_VALUE:
 		if (d->has_key && !decode_entry_kept(&d->base, f->f.row, d->ekey, d->ekeylen)) {
 			d->key_unwanted = true;
 			return skip_bytes(d, n);
 		}
+		if (f->f.row->type == D_ENTRIES)
+			return open_entry(d, f, n);
 		/* a string in string maps, a Quantity message in resource maps */
 		if (f->f.row->type == D_QUANTITIES)
 			return open_value(d, f, f->f.row, PB_QUANTITY, d->pos + n);
@@ -317,8 +350,13 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 	case D_PRESENT:
 		decode_put_present(&f->f, row);
 		return skip_bytes(d, n);
+	case D_QUANTITY:
+		return open_value(d, f, row, PB_QUANTITY, d->pos + n);
+	case D_RAW:
+		return open_value(d, f, row, PB_RAW, d->pos + n);
 	case D_MAP:
 	case D_QUANTITIES:
+	case D_ENTRIES:
 		d->has_key = d->has_value = d->key_unwanted = false;
 		d->ekeylen = d->evaluelen = 0;
 		return open_value(d, f, row, PB_ENTRY, d->pos + n);
@@ -370,6 +408,7 @@ static void find_field(struct pb_decoder *d, const struct pb_frame *f, uint64_t 
 		[PB_ENTRY - M_COUNT] = {PART_NONE, PART_KEY, PART_VALUE},
 		[PB_QUANTITY - M_COUNT] = {PART_NONE, PART_QUANTITY, PART_NONE},
 		[PB_TIME - M_COUNT] = {PART_NONE, PART_SECONDS, PART_NONE},
+		[PB_RAW - M_COUNT] = {PART_NONE, PART_RAW, PART_NONE},
 	};
 
 	unsigned i;

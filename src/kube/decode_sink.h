@@ -9,13 +9,27 @@
 #include "kerr.h"
 #include "objects.h"
 
-enum obj_kind { OBJ_NODE, OBJ_POD };
+/* resource.k8s.io kinds come in two shapes: v1 (and v1beta2, the same
+ * messages) and v1beta1's; both fill the same struct. */
+enum obj_kind {
+	OBJ_NODE,
+	OBJ_POD,
+	OBJ_RESOURCE_SLICE,
+	OBJ_RESOURCE_SLICE_V1BETA1,
+	OBJ_RESOURCE_CLAIM,
+	OBJ_RESOURCE_CLAIM_V1BETA1,
+	OBJ_DEVICE_CLASS,
+	OBJ_KIND_COUNT
+};
 
 /* Callbacks receive ownership of the object; return 0 to go on, -1 to stop
  * (the feed call then fails with the error the callback put in *err). */
 struct decode_sink {
 	int (*node)(void *ud, struct k8s_node *node, struct kerr *err);
 	int (*pod)(void *ud, struct k8s_pod *pod, struct kerr *err);
+	int (*resource_slice)(void *ud, struct k8s_resource_slice *slice, struct kerr *err);
+	int (*resource_claim)(void *ud, struct k8s_resource_claim *claim, struct kerr *err);
+	int (*device_class)(void *ud, struct k8s_device_class *dc, struct kerr *err);
 	/* List metadata as soon as it has been read (it comes before "items" in
 	 * what the API server writes, so the next page can be requested before
 	 * this one is decoded).  continue_token is NULL on the last page. */
@@ -30,6 +44,9 @@ struct watch_event {
 	enum obj_kind kind;
 	struct k8s_node *node;	  /* set for node events other than BOOKMARK/ERROR; owned by receiver */
 	struct k8s_pod *pod;	  /* same, for pods */
+	struct k8s_resource_slice *resource_slice; /* same, for the resource.k8s.io kinds */
+	struct k8s_resource_claim *resource_claim;
+	struct k8s_device_class *device_class;
 	char *resource_version;	  /* object's metadata.resourceVersion (also for BOOKMARK) */
 	long error_code;	  /* WATCH_ERROR: Status.code (410 = list again) */
 	char *error_reason, *error_message;

@@ -139,6 +139,43 @@ static int sink_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 	return sink_object(ud, NULL, pod, err);
 }
 
+/* The resource.k8s.io kinds, the same way. */
+static int sink_resource_slice(void *ud, struct k8s_resource_slice *o, struct kerr *err)
+{
+	struct page *p = ud;
+	const struct decode_sink *s = &p->run->l->sink;
+	int r = count_object(p, NULL, o->name, err);
+
+	if (r == 0 && s->resource_slice)
+		return s->resource_slice(s->ud, o, err);
+	k8s_resource_slice_free(o);
+	return r;
+}
+
+static int sink_resource_claim(void *ud, struct k8s_resource_claim *o, struct kerr *err)
+{
+	struct page *p = ud;
+	const struct decode_sink *s = &p->run->l->sink;
+	int r = count_object(p, o->namespace, o->name, err);
+
+	if (r == 0 && s->resource_claim)
+		return s->resource_claim(s->ud, o, err);
+	k8s_resource_claim_free(o);
+	return r;
+}
+
+static int sink_device_class(void *ud, struct k8s_device_class *o, struct kerr *err)
+{
+	struct page *p = ud;
+	const struct decode_sink *s = &p->run->l->sink;
+	int r = count_object(p, NULL, o->name, err);
+
+	if (r == 0 && s->device_class)
+		return s->device_class(s->ud, o, err);
+	k8s_device_class_free(o);
+	return r;
+}
+
 /* The page's metadata has been read: ask for the next page right away, so it
  * downloads while this one is decoded. */
 static void sink_meta(void *ud, const char *rv, const char *cont)
@@ -378,7 +415,12 @@ static void page_done(void *ud, struct xfer *x, const struct kerr *err);
 static int page_start(struct list_run *r, const char *cont, struct kerr *err)
 {
 	struct page *p = calloc(1, sizeof(*p));
-	struct decode_sink sink = {sink_node, sink_pod, sink_meta, NULL};
+	struct decode_sink sink = {.node = sink_node,
+				   .pod = sink_pod,
+				   .resource_slice = sink_resource_slice,
+				   .resource_claim = sink_resource_claim,
+				   .device_class = sink_device_class,
+				   .list_meta = sink_meta};
 	char *q;
 
 	if (!p)

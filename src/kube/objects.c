@@ -281,6 +281,29 @@ void k8s_node_free(struct k8s_node *n)
 	free(n);
 }
 
+static void pod_claims_free(struct k8s_pod_claim *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].name);
+		free(c[i].claim_name);
+		free(c[i].template_name);
+	}
+	free(c);
+}
+
+static void pod_dra_release(struct k8s_pod *p)
+{
+	pod_claims_free(p->claims, p->nclaims);
+	pod_claims_free(p->claim_statuses, p->nclaim_statuses);
+	free(p->extended_claim);
+	for (size_t i = 0; i < p->nextended_requests; i++) {
+		free(p->extended_requests[i].container);
+		free(p->extended_requests[i].resource);
+		free(p->extended_requests[i].request);
+	}
+	free(p->extended_requests);
+}
+
 void k8s_pod_free(struct k8s_pod *p)
 {
 	if (!p)
@@ -299,8 +322,14 @@ void k8s_pod_free(struct k8s_pod *p)
 	for (size_t i = 0; i < p->ncontainers; i++) {
 		free(p->containers[i].name);
 		kvlist_release(&p->containers[i].limits);
+		for (size_t j = 0; j < p->containers[i].nclaims; j++) {
+			free(p->containers[i].claims[j].name);
+			free(p->containers[i].claims[j].request);
+		}
+		free(p->containers[i].claims);
 	}
 	free(p->containers);
+	pod_dra_release(p);
 	for (size_t i = 0; i < p->nowners; i++) {
 		free(p->owners[i].kind);
 		free(p->owners[i].name);

@@ -118,9 +118,27 @@ struct k8s_node {
 	size_t ntaints;
 };
 
+/* resources.claims[] of a container: a pod claim's name and one of its requests. */
+struct k8s_container_claim {
+	char *name, *request;
+};
+
 struct k8s_container {
 	char *name;
 	struct kvlist limits; /* resources.limits */
+	struct k8s_container_claim *claims;
+	size_t nclaims;
+};
+
+/* spec.resourceClaims[] of a pod: its name in the pod and the claim it
+ * names, or the template a claim is made from. */
+struct k8s_pod_claim {
+	char *name, *claim_name, *template_name;
+};
+
+/* status.extendedResourceClaimStatus.requestMappings[]. */
+struct k8s_extended_request {
+	char *container, *resource, *request;
 };
 
 struct k8s_owner {
@@ -154,7 +172,20 @@ struct k8s_pod {
 	size_t ntolerations;
 	struct k8s_node_term *node_terms; /* requiredDuringSchedulingIgnoredDuringExecution */
 	size_t nnode_terms;
+	/* Dynamic Resource Allocation: spec.resourceClaims, the claims made
+	 * for them (status.resourceClaimStatuses) and the claim the scheduler
+	 * made for extended resources a DeviceClass serves
+	 * (status.extendedResourceClaimStatus). */
+	struct k8s_pod_claim *claims;
+	size_t nclaims;
+	struct k8s_pod_claim *claim_statuses; /* name and the claim made (template_name unused) */
+	size_t nclaim_statuses;
+	char *extended_claim; /* extendedResourceClaimStatus.resourceClaimName */
+	struct k8s_extended_request *extended_requests;
+	size_t nextended_requests;
 };
+
+#include "objects_dra.h"
 
 void k8s_node_free(struct k8s_node *n);
 void k8s_pod_free(struct k8s_pod *p);

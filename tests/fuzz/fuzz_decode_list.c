@@ -81,7 +81,7 @@ static void on_meta(void *ud, const char *rv, const char *cont)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t sum = 0, chunk, off = 0;
-	struct decode_sink sink = {on_node, on_pod, on_meta, &sum};
+	struct decode_sink sink = {.node = on_node, .pod = on_pod, .list_meta = on_meta, .ud = &sum};
 	const struct decode_filter *f;
 	enum obj_kind kind;
 	struct list_decoder *d;

@@ -77,7 +77,7 @@ static int on_event(void *ud, struct watch_event *ev, struct kerr *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct decode_sink sink = {on_node, on_pod, NULL, NULL};
+	struct decode_sink sink = {.node = on_node, .pod = on_pod};
 	enum obj_kind kind;
 	size_t sum = 0, chunk, off = 0;
 	struct kerr err = KERR_INIT;

@@ -106,7 +106,7 @@ static int list_feed(void *d, const void *buf, size_t n, struct kerr *err)
 static int feed_list(enum obj_kind kind, const struct decode_filter *f, const char *buf, size_t len,
 		     unsigned chunk, struct collect *c, struct kerr *err)
 {
-	struct decode_sink sink = {sink_node, sink_pod, sink_meta, c};
+	struct decode_sink sink = {.node = sink_node, .pod = sink_pod, .list_meta = sink_meta, .ud = c};
 	struct list_decoder *d = list_decoder_new(kind, f, &sink);
 	int r;
 

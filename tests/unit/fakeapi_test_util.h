@@ -342,7 +342,7 @@ static inline struct kube_list list_of(const char *path, enum obj_kind kind, str
 {
 	struct kube_list l = {.path = path, .kind = kind};
 
-	l.sink = (struct decode_sink){got_node, got_pod, got_meta, g};
+	l.sink = (struct decode_sink){.node = got_node, .pod = got_pod, .list_meta = got_meta, .ud = g};
 	return l;
 }
 

@@ -114,7 +114,7 @@ static const struct decode_filter *const filters[] = {&cgpu_filter, &all_filter,
 static int feed_list(enum obj_kind kind, const struct decode_filter *f, const char *buf, size_t len,
 		     unsigned chunk, size_t split, struct text *t, struct kerr *err)
 {
-	struct decode_sink sink = {sink_node, sink_pod, sink_meta, t};
+	struct decode_sink sink = {.node = sink_node, .pod = sink_pod, .list_meta = sink_meta, .ud = t};
 	struct list_decoder *d = list_decoder_new(kind, f, &sink);
 	size_t off = 0;
 	int r = 0;

@@ -1,0 +1,166 @@
+/* Freeing the resource.k8s.io objects (objects_dra.h). */
+#include "objects.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void values_free(struct k8s_dra_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].str);
+		free(v[i].version);
+		free(v[i].quantity);
+	}
+	free(v);
+}
+
+static void counters_free(struct k8s_dra_counters *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].name);
+		values_free(c[i].counters, c[i].ncounters);
+	}
+	free(c);
+}
+
+static void strs_free(char **s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i]);
+	free(s);
+}
+
+static void selectors_free(struct k8s_dra_selector *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].expression);
+	free(s);
+}
+
+static void configs_free(struct k8s_dra_config *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].source);
+		strs_free(c[i].requests, c[i].nrequests);
+		free(c[i].driver);
+		free(c[i].api_version);
+		free(c[i].kind);
+		free(c[i].strategy);
+		free(c[i].interval);
+		free(c[i].mps_memory_limit);
+	}
+	free(c);
+}
+
+static void device_release(struct k8s_dra_device *d)
+{
+	free(d->name);
+	values_free(d->attrs, d->nattrs);
+	values_free(d->capacity, d->ncapacity);
+	counters_free(d->consumes, d->nconsumes);
+	k8s_taints_free(d->taints, d->ntaints);
+	free(d->node_name);
+}
+
+void k8s_resource_slice_free(struct k8s_resource_slice *s)
+{
+	if (!s)
+		return;
+	free(s->name);
+	free(s->uid);
+	free(s->resource_version);
+	free(s->creation_timestamp);
+	kvlist_release(&s->labels);
+	kvlist_release(&s->annotations);
+	free(s->driver);
+	free(s->pool);
+	free(s->node_name);
+	k8s_node_terms_free(s->node_terms, s->nnode_terms);
+	for (size_t i = 0; i < s->ndevices; i++)
+		device_release(&s->devices[i]);
+	free(s->devices);
+	counters_free(s->counter_sets, s->ncounter_sets);
+	free(s);
+}
+
+static void requests_free(struct k8s_dra_request *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].name);
+		free(r[i].class_name);
+		free(r[i].allocation_mode);
+		selectors_free(r[i].selectors, r[i].nselectors);
+		kvlist_release(&r[i].capacity);
+	}
+	free(r);
+}
+
+static void results_free(struct k8s_dra_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].request);
+		free(r[i].driver);
+		free(r[i].pool);
+		free(r[i].device);
+		free(r[i].share_id);
+		kvlist_release(&r[i].consumed);
+	}
+	free(r);
+}
+
+void k8s_resource_claim_free(struct k8s_resource_claim *c)
+{
+	if (!c)
+		return;
+	free(c->namespace);
+	free(c->name);
+	free(c->uid);
+	free(c->resource_version);
+	free(c->creation_timestamp);
+	kvlist_release(&c->labels);
+	kvlist_release(&c->annotations);
+	for (size_t i = 0; i < c->nowners; i++) {
+		free(c->owners[i].kind);
+		free(c->owners[i].name);
+		free(c->owners[i].uid);
+	}
+	free(c->owners);
+	requests_free(c->requests, c->nrequests);
+	configs_free(c->configs, c->nconfigs);
+	results_free(c->results, c->nresults);
+	configs_free(c->alloc_configs, c->nalloc_configs);
+	free(c->allocation_timestamp);
+	for (size_t i = 0; i < c->nreserved; i++) {
+		free(c->reserved[i].api_group);
+		free(c->reserved[i].resource);
+		free(c->reserved[i].name);
+		free(c->reserved[i].uid);
+	}
+	free(c->reserved);
+	free(c);
+}
+
+void k8s_device_class_free(struct k8s_device_class *c)
+{
+	if (!c)
+		return;
+	free(c->name);
+	free(c->uid);
+	free(c->resource_version);
+	free(c->creation_timestamp);
+	kvlist_release(&c->labels);
+	kvlist_release(&c->annotations);
+	selectors_free(c->selectors, c->nselectors);
+	configs_free(c->configs, c->nconfigs);
+	free(c->extended_resource);
+	free(c);
+}
+
+const struct k8s_dra_value *k8s_dra_value_get(const struct k8s_dra_value *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].name && strcmp(v[i].name, name) == 0)
+			return &v[i];
+	return NULL;
+}

@@ -1,0 +1,143 @@
+/* Plain C views of the resource.k8s.io kinds (Dynamic Resource
+ * Allocation): ResourceSlice, ResourceClaim and DeviceClass, in the shape
+ * of v1 whichever version they were read in (v1beta1 keeps a device's
+ * fields under "basic" and a request's without "exactly"; the decoders
+ * fold both into these structs).
+ *
+ * Included by objects.h, after the types these build on; every string is
+ * owned by the object and freed by its *_free().
+ */
+#ifndef OBJECTS_DRA_H
+#define OBJECTS_DRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A named value: a device attribute (one of int, bool, string, version,
+ * has_* telling which), or a capacity or a counter (quantity, as the API
+ * wrote it).  name is the map's key and must stay the first member: the
+ * decoders put a map entry's key there. */
+struct k8s_dra_value {
+	char *name;
+	char *str, *version, *quantity;
+	int64_t i;
+	bool b;
+	bool has_int, has_bool, has_str, has_version;
+};
+
+/* consumesCounters[] of a device, and sharedCounters[] of a slice. */
+struct k8s_dra_counters {
+	char *name; /* the counter set's name */
+	struct k8s_dra_value *counters;
+	size_t ncounters;
+};
+
+struct k8s_dra_device {
+	char *name;
+	struct k8s_dra_value *attrs;
+	size_t nattrs;
+	struct k8s_dra_value *capacity;
+	size_t ncapacity;
+	struct k8s_dra_counters *consumes;
+	size_t nconsumes;
+	struct k8s_taint *taints;
+	size_t ntaints;
+	bool allow_multiple; /* allowMultipleAllocations: shared by capacity */
+	char *node_name;     /* with the slice's perDeviceNodeSelection */
+	bool all_nodes;
+};
+
+struct k8s_resource_slice {
+	char *name, *uid, *resource_version, *creation_timestamp;
+	struct kvlist labels, annotations;
+	char *driver, *pool;
+	int64_t generation, slice_count; /* pool.generation, pool.resourceSliceCount */
+	char *node_name;
+	bool all_nodes, per_device_nodes;
+	struct k8s_node_term *node_terms; /* spec.nodeSelector's terms (their matchExpressions) */
+	size_t nnode_terms;
+	struct k8s_dra_device *devices;
+	size_t ndevices;
+	struct k8s_dra_counters *counter_sets;
+	size_t ncounter_sets;
+};
+
+/* A CEL device selector. */
+struct k8s_dra_selector {
+	char *expression;
+};
+
+/* A request of a claim: v1's exactly, or v1beta1's flat request. */
+struct k8s_dra_request {
+	char *name, *class_name, *allocation_mode;
+	int64_t count;
+	bool admin_access;
+	struct k8s_dra_selector *selectors;
+	size_t nselectors;
+	struct kvlist capacity; /* capacity.requests: quantities as written */
+};
+
+/* An opaque configuration (a claim's, an allocation's or a class's), with
+ * the type of its parameters and what they say of sharing, where they
+ * carry sharing.strategy, a time-slicing interval, an MPS thread
+ * percentage and pinned memory limit. */
+struct k8s_dra_config {
+	char *source; /* an allocation's: "FromClass" or "FromClaim" */
+	char **requests;
+	size_t nrequests;
+	char *driver;
+	char *api_version, *kind;
+	char *strategy, *interval, *mps_memory_limit;
+	int64_t mps_threads;
+	bool has_mps_threads;
+};
+
+/* status.allocation.devices.results[] */
+struct k8s_dra_result {
+	char *request, *driver, *pool, *device, *share_id;
+	bool admin_access;
+	struct kvlist consumed; /* consumedCapacity */
+};
+
+/* status.reservedFor[] */
+struct k8s_dra_consumer {
+	char *api_group, *resource, *name, *uid;
+};
+
+struct k8s_resource_claim {
+	char *namespace, *name, *uid, *resource_version, *creation_timestamp;
+	struct kvlist labels, annotations;
+	struct k8s_owner *owners;
+	size_t nowners;
+	bool deleting;
+	struct k8s_dra_request *requests;
+	size_t nrequests;
+	struct k8s_dra_config *configs;
+	size_t nconfigs;
+	struct k8s_dra_result *results;
+	size_t nresults;
+	struct k8s_dra_config *alloc_configs;
+	size_t nalloc_configs;
+	char *allocation_timestamp;
+	struct k8s_dra_consumer *reserved;
+	size_t nreserved;
+};
+
+struct k8s_device_class {
+	char *name, *uid, *resource_version, *creation_timestamp;
+	struct kvlist labels, annotations;
+	struct k8s_dra_selector *selectors;
+	size_t nselectors;
+	struct k8s_dra_config *configs;
+	size_t nconfigs;
+	char *extended_resource; /* extendedResourceName */
+};
+
+void k8s_resource_slice_free(struct k8s_resource_slice *s);
+void k8s_resource_claim_free(struct k8s_resource_claim *c);
+void k8s_device_class_free(struct k8s_device_class *c);
+/* The value named name in a list of them; NULL when absent. */
+const struct k8s_dra_value *k8s_dra_value_get(const struct k8s_dra_value *v, size_t n, const char *name);
+
+#endif
