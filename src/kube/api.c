@@ -186,6 +186,47 @@ int kube_get_json(struct kube_client *c, const char *path, const char *query, js
 	return r;
 }
 
+/* Whether the group document lists version v. */
+static bool group_serves(json_t *group, const char *v)
+{
+	size_t i;
+	json_t *gv;
+
+	json_array_foreach(json_object_get(group, "versions"), i, gv) {
+		const char *s = json_string_value(json_object_get(gv, "version"));
+
+		if (s && strcmp(s, v) == 0)
+			return true;
+	}
+	return false;
+}
+
+int kube_group_version(struct kube_client *c, const char *group, const char *const *versions, const char **ret,
+		       struct kerr *err)
+{
+	char *path = NULL;
+	json_t *doc = NULL;
+	int r;
+
+	*ret = NULL;
+	if (asprintf(&path, "/apis/%s", group) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	r = kube_get_json(c, path, NULL, &doc, err);
+	free(path);
+	if (r < 0) {
+		/* a server without the group says so with 404 */
+		if (err->kind != KERR_STATUS || err->code != 404)
+			return -1;
+		kerr_release(err);
+		return 0;
+	}
+	for (size_t i = 0; versions[i] && !*ret; i++)
+		if (group_serves(doc, versions[i]))
+			*ret = versions[i];
+	json_decref(doc);
+	return 0;
+}
+
 int kube_get_json_all(struct kube_client *c, struct kube_get *reqs, size_t n, struct kerr *err)
 {
 	struct sync_req *s;

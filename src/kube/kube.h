@@ -130,6 +130,13 @@ void kube_clients_prefetch_credentials(struct kube_client **cs, size_t n, struct
 int kube_get_json(struct kube_client *c, const char *path, const char *query, json_t **ret,
 		  struct kerr *err);
 
+/* API discovery: the first of versions (newest first, NULL-terminated) that
+ * GET /apis/GROUP says the server serves, *ret pointing into versions; NULL
+ * when the server has no such group (404) or serves none of them, which is
+ * not an error. */
+int kube_group_version(struct kube_client *c, const char *group, const char *const *versions, const char **ret,
+		       struct kerr *err);
+
 /* Several GETs at once: each request's result is its decoded 2xx body, or
  * NULL with err set.  They run concurrently on the client's connections
  * (one HTTP/2 connection where the server offers it), each with the

@@ -276,3 +276,34 @@ Test(api, write_outcomes_tell_unsent_from_unanswered)
 	kube_client_free(c);
 	free(cfg.server);
 }
+
+/* Discovery picks the newest version of a group the server serves; a
+ * server without the group is no error. */
+Test(api, group_version_newest_served)
+{
+	static const char *const dra[] = {"v1", "v1beta2", "v1beta1", NULL};
+	struct fake_session s;
+	const char *v = "unset";
+
+	session_open_opts(&s, 1, 0, "--resource-versions v1beta2,v1beta1", "admin",
+			  (struct kube_client_options){0});
+	cr_assert_eq(kube_group_version(s.cl.c, "resource.k8s.io", dra, &v, &s.err), 0, "%s", s.err.message);
+	cr_assert_str_eq(v, "v1beta2");
+	session_close(&s);
+
+	session_open_opts(&s, 1, 0, "--resource-versions v1,v1beta2,v1beta1", "admin",
+			  (struct kube_client_options){0});
+	cr_assert_eq(kube_group_version(s.cl.c, "resource.k8s.io", dra, &v, &s.err), 0, "%s", s.err.message);
+	cr_assert_str_eq(v, "v1");
+	session_close(&s);
+
+	session_open(&s, 1, 0, "admin");
+	cr_assert_eq(kube_group_version(s.cl.c, "resource.k8s.io", dra, &v, &s.err), 0, "%s", s.err.message);
+	cr_assert_null(v);
+	cr_assert_eq(s.err.kind, KERR_NONE);
+	/* a refusal is an error */
+	client_close(&s.cl);
+	client_open(&s.cl, &s.f, "badtoken");
+	cr_assert_eq(kube_group_version(s.cl.c, "resource.k8s.io", dra, &v, &s.err), -1);
+	session_close(&s);
+}
