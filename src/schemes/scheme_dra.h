@@ -1,0 +1,80 @@
+/* Dynamic Resource Allocation: the devices of a node as its ResourceSlices
+ * publish them, and what the ResourceClaims allocated on each.
+ *
+ * Unlike the other schemes, a node's devices come from objects other than
+ * the node: an inventory takes the slices, claims and classes as they are
+ * listed, resolves the pools once (dra_inventory_finish), and then answers,
+ * per node, which devices it has (dra_node_devices): driver, typed
+ * attributes and capacities as published, whether it is a GPU, a MIG
+ * device's parent, its taints, and the claims allocated on it with the
+ * pods they are reserved for, the sharing strategy their configuration
+ * sets, and the memory they consume.
+ *
+ * Uses the client's object structs and quantities (kube.h) and warnings.h; no I/O.
+ */
+#ifndef SCHEME_DRA_H
+#define SCHEME_DRA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kube.h"
+#include "warnings.h"
+
+/* One allocation of a device: a claim's result, and the configuration
+ * that applies to it (FromClaim before FromClass), or NULL. */
+struct dra_use {
+	const struct k8s_resource_claim *claim;
+	const struct k8s_dra_result *result;
+	const struct k8s_dra_config *config;
+	int64_t mem_bytes; /* consumedCapacity memory where shared by capacity, else 0 */
+};
+
+struct dra_device {
+	const struct k8s_resource_slice *slice; /* driver, pool */
+	const struct k8s_dra_device *dev;	/* name, attributes, capacity, taints */
+	bool gpu;				/* of a GPU driver, or with a memory capacity */
+	bool incomplete;			/* its pool lacks slices of its generation */
+	const char *parent;			/* a MIG device's GPU (device name), or NULL */
+	int64_t mem_bytes;			/* its memory capacity, 0 when none */
+	int64_t mem_allocated;			/* consumed shares, or all of it when held whole */
+	struct dra_use *uses;
+	size_t nuses;
+};
+
+struct dra_inventory {
+	struct k8s_resource_slice **slices;
+	size_t nslices, cap_slices;
+	struct k8s_resource_claim **claims;
+	size_t nclaims, cap_claims;
+	struct k8s_device_class **classes;
+	size_t nclasses, cap_classes;
+	const char *const *gpu_drivers; /* more drivers whose devices are GPUs (--dra-driver), or NULL */
+	/* per slice, after dra_inventory_finish: an older generation of its
+	 * pool (ignored), or of a pool missing slices */
+	bool *stale, *incomplete;
+};
+
+/* Take an object as a list delivers it (owned from then on).  -1 when out of memory. */
+int dra_inventory_add_slice(struct dra_inventory *inv, struct k8s_resource_slice *s);
+int dra_inventory_add_claim(struct dra_inventory *inv, struct k8s_resource_claim *c);
+int dra_inventory_add_class(struct dra_inventory *inv, struct k8s_device_class *c);
+/* Every object has arrived: the pools' completeness, with a warning
+ * (IncompletePool) per pool that lacks slices of its newest generation. */
+int dra_inventory_finish(struct dra_inventory *inv, struct warnings *w);
+void dra_inventory_release(struct dra_inventory *inv);
+
+/* The devices of node name with labels (for slices placed by a node
+ * selector): those of the newest generation of each pool its slices
+ * place there (nodeName, nodeSelector or allNodes), each with its uses.
+ * *ret (malloc'd, with each uses array) for dra_devices_free. */
+int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
+		     struct dra_device **ret, size_t *ret_n);
+void dra_devices_free(struct dra_device *d, size_t n);
+
+/* An attribute of a device by its name, with or without the driver's domain
+ * ("uuid" or "gpu.nvidia.com/uuid"); NULL when absent. */
+const struct k8s_dra_value *dra_attribute(const struct k8s_resource_slice *s, const struct k8s_dra_device *d,
+					  const char *name);
+
+#endif

@@ -1,0 +1,158 @@
+/* The devices of Dynamic Resource Allocation nodes, from the slices and
+ * claims of the DRA scenarios (fixtures/scenarios/dra-*): pools at their
+ * newest generation, incomplete pools, MIG devices under their GPU, shares
+ * of consumable memory, and the strategy a claim's configuration sets. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheme_dra.h"
+#include "t_read_file.h"
+
+static int take_slice(void *ud, struct k8s_resource_slice *s, struct kerr *err)
+{
+	return dra_inventory_add_slice(ud, s);
+}
+
+static int take_claim(void *ud, struct k8s_resource_claim *c, struct kerr *err)
+{
+	return dra_inventory_add_claim(ud, c);
+}
+
+static void load_list(struct dra_inventory *inv, const char *scenario, const char *file, enum obj_kind kind)
+{
+	static const struct decode_filter filter = {.scheduling = true};
+	struct decode_sink sink = {.resource_slice = take_slice, .resource_claim = take_claim, .ud = inv};
+	struct kerr err = {0};
+	struct list_decoder *d = list_decoder_new(kind, &filter, &sink);
+	char path[4096];
+	size_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/scenarios/%s/%s", FIXTURES_DIR, scenario, file);
+	buf = t_read_file(path, &len);
+	cr_assert_eq(list_decoder_feed(d, buf, len, &err), 0, "%s", err.message);
+	cr_assert_eq(list_decoder_finish(d, &err), 0, "%s", err.message);
+	list_decoder_free(d);
+	free(buf);
+}
+
+static void load(struct dra_inventory *inv, struct warnings *w, const char *scenario)
+{
+	memset(inv, 0, sizeof(*inv));
+	load_list(inv, scenario, "resourceslices.json", OBJ_RESOURCE_SLICE);
+	load_list(inv, scenario, "resourceclaims.json", OBJ_RESOURCE_CLAIM);
+	cr_assert_eq(dra_inventory_finish(inv, w), 0);
+}
+
+static const struct dra_device *find(const struct dra_device *d, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].dev->name, name) == 0)
+			return &d[i];
+	cr_assert_fail("no device %s", name);
+	return NULL;
+}
+
+Test(scheme_dra, incomplete_pool_newest_generation)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct dra_device *d;
+	size_t n;
+
+	load(&inv, &w, "dra-incomplete");
+	cr_assert_eq(w.len, 1);
+	cr_assert_str_eq(w.items[0].code, "IncompletePool");
+	cr_assert(strstr(w.items[0].message, "pool dra-pool-1 of driver gpu.nvidia.com: 1 of 2 slices of generation 2"),
+		  "%s", w.items[0].message);
+	/* generation 1 (gpu-0..3) is ignored; the slice of generation 2 is marked */
+	cr_assert_eq(dra_node_devices(&inv, "dra-pool-1", NULL, &d, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert(d[0].incomplete && d[1].incomplete && d[0].gpu);
+	cr_assert_eq(find(d, n, "gpu-0")->nuses, 1);
+	cr_assert_eq(find(d, n, "gpu-1")->nuses, 0);
+	dra_devices_free(d, n);
+	cr_assert_eq(dra_node_devices(&inv, "dra-pool-2", NULL, &d, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert(!d[0].incomplete);
+	cr_assert_eq(find(d, n, "gpu-0")->nuses, 1);
+	cr_assert_eq(find(d, n, "gpu-0")->mem_allocated, find(d, n, "gpu-0")->mem_bytes);
+	dra_devices_free(d, n);
+	cr_assert_eq(dra_node_devices(&inv, "elsewhere", NULL, &d, &n), 0);
+	cr_assert_eq(n, 0);
+	dra_devices_free(d, n);
+	warnings_release(&w);
+	dra_inventory_release(&inv);
+}
+
+Test(scheme_dra, mig_devices_under_their_gpu)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct dra_device *d;
+	const struct dra_device *mig;
+	size_t n, under = 0, used = 0;
+
+	load(&inv, &w, "dra-mig");
+	cr_assert_eq(w.len, 0);
+	cr_assert_eq(dra_node_devices(&inv, "dra-mig-1", NULL, &d, &n), 0);
+	cr_assert_eq(n, 11);
+	cr_assert_null(find(d, n, "gpu-0")->parent);
+	for (size_t i = 0; i < n; i++) {
+		under += d[i].parent && strcmp(d[i].parent, "gpu-0") == 0;
+		used += d[i].nuses;
+	}
+	cr_assert_eq(under, 10);
+	cr_assert_eq(used, 3);
+	mig = find(d, n, "gpu-0-mig-3g20gb-9-4");
+	cr_assert_eq(mig->nuses, 1);
+	cr_assert_str_eq(mig->uses[0].claim->namespace, "ml");
+	cr_assert_eq(mig->uses[0].claim->nreserved, 1);
+	cr_assert_str_eq(mig->uses[0].claim->reserved[0].name, "mig-large-0");
+	dra_devices_free(d, n);
+	dra_inventory_release(&inv);
+}
+
+Test(scheme_dra, consumable_memory_shares)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct dra_device *d;
+	size_t n;
+
+	load(&inv, &w, "dra-consumable");
+	cr_assert_eq(dra_node_devices(&inv, "dra-share-1", NULL, &d, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert(d[0].dev->allow_multiple);
+	cr_assert_eq(d[0].nuses, 3);
+	cr_assert_eq(d[0].mem_bytes, 80LL << 30);
+	cr_assert_eq(d[0].mem_allocated, 60LL << 30);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_not_null(d[0].uses[i].result->share_id);
+	dra_devices_free(d, n);
+	dra_inventory_release(&inv);
+}
+
+Test(scheme_dra, strategy_from_the_claims_config)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct dra_device *d;
+	const struct dra_device *g;
+	size_t n;
+
+	load(&inv, &w, "dra-mps");
+	cr_assert_eq(dra_node_devices(&inv, "dra-mps-1", NULL, &d, &n), 0);
+	g = find(d, n, "gpu-0");
+	cr_assert_eq(g->nuses, 1);
+	cr_assert_not_null(g->uses[0].config);
+	cr_assert_str_eq(g->uses[0].config->strategy, "MPS");
+	cr_assert_eq(g->uses[0].config->mps_threads, 50);
+	cr_assert_eq(g->uses[0].claim->nreserved, 2);
+	cr_assert_eq(find(d, n, "gpu-1")->nuses, 0);
+	dra_devices_free(d, n);
+	dra_inventory_release(&inv);
+}
