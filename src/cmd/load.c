@@ -123,6 +123,27 @@ struct list_ud {
 	enum obj_kind kind;
 };
 
+static int on_resource_slice(void *ud, struct k8s_resource_slice *s, struct kerr *err)
+{
+	struct attempt *a = ((struct list_ud *)ud)->a;
+
+	return dra_inventory_add_slice(&a->l->dra, s) < 0 ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
+}
+
+static int on_resource_claim(void *ud, struct k8s_resource_claim *c, struct kerr *err)
+{
+	struct attempt *a = ((struct list_ud *)ud)->a;
+
+	return dra_inventory_add_claim(&a->l->dra, c) < 0 ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
+}
+
+static int on_device_class(void *ud, struct k8s_device_class *c, struct kerr *err)
+{
+	struct attempt *a = ((struct list_ud *)ud)->a;
+
+	return dra_inventory_add_class(&a->l->dra, c) < 0 ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
+}
+
 static int on_node(void *ud, struct k8s_node *node, struct kerr *err)
 {
 	struct attempt *a = ((struct list_ud *)ud)->a;
@@ -206,6 +227,48 @@ static void plan_list(struct plan *p, struct attempt *a, enum obj_kind kind, con
 	l->filter = kind == OBJ_NODE ? model_node_filter(a->m) : model_pod_filter(a->m);
 	l->sink = (struct decode_sink){ .node = on_node, .pod = on_pod, .list_meta = on_meta, .ud = ud };
 	p->n++;
+}
+
+/* What the DRA lists keep: the node selectors of slices. */
+static const struct decode_filter dra_filter = {.scheduling = true};
+
+/* The resource.k8s.io lists, in the version the server serves: the whole
+ * cluster's, as a node's devices may be published for many nodes at once. */
+static int plan_dra_lists(struct plan *p, struct attempt *a, struct kerr *err)
+{
+	static const char *const resources[] = {"resourceslices", "resourceclaims", "deviceclasses"};
+	bool beta1 = strcmp(a->l->dra_version, "v1beta1") == 0;
+	const enum obj_kind kinds[] = {beta1 ? OBJ_RESOURCE_SLICE_V1BETA1 : OBJ_RESOURCE_SLICE,
+				       beta1 ? OBJ_RESOURCE_CLAIM_V1BETA1 : OBJ_RESOURCE_CLAIM, OBJ_DEVICE_CLASS};
+
+	p->lists = calloc(3, sizeof(*p->lists));
+	p->uds = calloc(3, sizeof(*p->uds));
+	p->selectors = calloc(3, sizeof(*p->selectors));
+	if (!p->lists || !p->uds || !p->selectors)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < 3; i++) {
+		struct kube_list *l = &p->lists[p->n];
+		struct list_ud *ud = &p->uds[p->n];
+		char *path = NULL;
+
+		if (asprintf(&path, "/apis/resource.k8s.io/%s/%s", a->l->dra_version, resources[i]) < 0 ||
+		    !plan_keep(p, path))
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		ud->a = a;
+		ud->kind = kinds[i];
+		memset(l, 0, sizeof(*l));
+		l->path = path;
+		l->kind = kinds[i];
+		l->from_cache = a->l->from_cache;
+		l->filter = &dra_filter;
+		l->sink = (struct decode_sink){.resource_slice = on_resource_slice,
+					       .resource_claim = on_resource_claim,
+					       .device_class = on_device_class,
+					       .list_meta = on_meta,
+					       .ud = ud};
+		p->n++;
+	}
+	return 0;
 }
 
 /* Named nodes: one node list and one pod list per name (field selectors, so
@@ -307,6 +370,9 @@ static void loading_settle(struct loading *g, struct kerr *set_err, int round)
 		l->model = g->m;
 		l->have_model = true;
 		g->a.m = NULL;
+		for (size_t i = 0; i < l->dra_warnings.len; i++)
+			warnings_add(&l->model.warnings, l->dra_warnings.items[i].code, l->dra_warnings.items[i].object, "%s",
+				     l->dra_warnings.items[i].message);
 		return;
 	}
 	err_take(&l->err, set_err);
@@ -351,6 +417,107 @@ static int loading_round(struct loading *gs, size_t n, int round, struct kerr *e
 	return rc;
 }
 
+/* --- Dynamic Resource Allocation, before the nodes and pods ----------------- */
+
+/* Whether the server serves Dynamic Resource Allocation, and in which
+ * version (newest first), unless the load is for another scheme. */
+static int dra_discover(struct cluster_load *l, struct kerr *err)
+{
+	static const char *const versions[] = {"v1", "v1beta2", "v1beta1", NULL};
+
+	l->dra_version = NULL;
+	if (l->mo.scheme && strcmp(l->mo.scheme, scheme_dra.name) != 0)
+		return 0;
+	if (kube_group_version(l->cluster.client, "resource.k8s.io", versions, &l->dra_version, err) < 0)
+		return -1;
+	l->objects.dra = &l->dra;
+	l->mo.objects = l->dra_version ? &l->objects : NULL;
+	return 0;
+}
+
+/* A DRA list the user may not read does not stop the rest: said in a
+ * warning, the cluster is read without it.  Whether that was the case. */
+static bool dra_forbidden(struct cluster_load *l, struct kerr *err)
+{
+	if (err->kind != KERR_STATUS || err->code != 403 || !err->message || !strstr(err->message, "resource.k8s.io"))
+		return false;
+	warnings_add(&l->dra_warnings, "DRAForbidden", NULL, "%s; Dynamic Resource Allocation devices are not shown",
+		     err->message);
+	kerr_release(err);
+	l->dra_version = NULL;
+	l->mo.objects = NULL;
+	dra_inventory_release(&l->dra);
+	return true;
+}
+
+/* The end of a DRA round for one cluster: its inventory complete, to run
+ * again (a list started over), or failed. */
+static bool dra_settle(struct loading *g, struct kerr *set_err)
+{
+	struct cluster_load *l = g->a.l;
+
+	plan_release(&g->p);
+	if (set_err->kind != KERR_NONE && !dra_forbidden(l, set_err)) {
+		err_take(&l->err, set_err);
+		g->active = false;
+		return false;
+	}
+	if (!l->dra_version || g->a.restarted)
+		return !l->dra_version ? false : true;
+	if (dra_inventory_finish(&l->dra, &l->dra_warnings) < 0) {
+		kerr_set(&l->err, KERR_OTHER, "out of memory");
+		g->active = false;
+	}
+	return false;
+}
+
+/* The DRA lists of every cluster that serves it, all at once, before the
+ * nodes and pods: a node's devices and a pod's share are then read from
+ * them as each node and pod arrives, as the other schemes read theirs, and
+ * nothing waits in memory for the other lists. */
+static int dra_rounds(struct loading *gs, size_t n, struct kerr *err)
+{
+	struct kube_list_set *sets = calloc(n, sizeof(*sets));
+	size_t *of = calloc(n, sizeof(*of));
+	bool *again = calloc(n, sizeof(*again));
+	int rc = 0;
+
+	if (!sets || !of || !again)
+		rc = kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		again[i] = gs[i].active && gs[i].a.l->dra_version;
+	for (int round = 0; rc == 0 && round < 3; round++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct kerr e = KERR_INIT;
+
+			if (!again[i])
+				continue;
+			dra_inventory_release(&gs[i].a.l->dra);
+			gs[i].a.multi = true;
+			gs[i].a.restarted = false;
+			if (plan_dra_lists(&gs[i].p, &gs[i].a, &e) < 0) {
+				again[i] = dra_settle(&gs[i], &e);
+				continue;
+			}
+			sets[k] = (struct kube_list_set){.client = gs[i].a.l->cluster.client, .lists = gs[i].p.lists,
+							 .n = gs[i].p.n};
+			of[k++] = i;
+		}
+		if (k && kube_list_run_sets(sets, k, err) < 0)
+			rc = -1;
+		for (size_t j = 0; j < k; j++) {
+			again[of[j]] = dra_settle(&gs[of[j]], &sets[j].err);
+			kerr_release(&sets[j].err);
+		}
+	}
+	free(sets);
+	free(of);
+	free(again);
+	return rc;
+}
+
 int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 {
 	struct loading *gs = calloc(n ? n : 1, sizeof(*gs));
@@ -371,8 +538,11 @@ int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 			kerr_set(&l->err, KERR_OTHER, "out of memory");
 			continue;
 		}
+		if (dra_discover(l, &l->err) < 0)
+			continue;
 		gs[i].active = true;
 	}
+	rc = dra_rounds(gs, n, err);
 	for (int round = 0; any && rc == 0; round++) {
 		rc = loading_round(gs, n, round, err);
 		any = false;
@@ -405,6 +575,8 @@ void cluster_load_release(struct cluster_load *l)
 		model_release(&l->model);
 	l->have_model = false;
 	kerr_release(&l->err);
+	dra_inventory_release(&l->dra);
+	warnings_release(&l->dra_warnings);
 	cluster_release(&l->cluster);
 }
 

@@ -20,6 +20,7 @@
 #include "kube.h"
 #include "model.h"
 #include "nodesel.h"
+#include "scheme_dra.h"
 
 /* The pods that may hold GPUs, as a field selector: those not ended. */
 #define CLUSTER_ACTIVE_PODS "status.phase!=Succeeded,status.phase!=Failed"
@@ -57,6 +58,13 @@ struct cluster_load {
 	size_t nodes_seen;   /* nodes the server listed, shared or not */
 	const char *missing; /* the named node that does not exist, or NULL */
 	struct kerr err;     /* in a fleet: why this cluster gave no model */
+	/* Dynamic Resource Allocation: the resource.k8s.io version the server
+	 * serves (NULL: none, or not asked), its objects, which the model's
+	 * options point to (mo.objects), and what reading them found */
+	const char *dra_version;
+	struct dra_inventory dra;
+	struct scheme_objects objects;
+	struct warnings dra_warnings;
 };
 
 /* List the nodes sel chose (those named, those its label selector matches,

@@ -468,7 +468,7 @@ int fit_request_from_pod(const struct k8s_pod *pod, const char *only, struct fit
 			 const struct scheme **ret_sc, struct warnings *w)
 {
 	struct scheme_pod sp;
-	int rc = scheme_detect_pod(only, pod, &sp, w, ret_sc);
+	int rc = scheme_detect_pod(only, NULL, pod, &sp, w, ret_sc);
 
 	if (rc <= 0)
 		return rc;

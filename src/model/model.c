@@ -183,7 +183,7 @@ int model_read_node(struct model *m, const struct k8s_node *node, struct model_n
 	const struct scheme *sc = NULL;
 
 	memset(n, 0, sizeof(*n));
-	if (scheme_detect_node(m->opts.scheme, node, &n->info, w, &sc) < 0)
+	if (scheme_detect_node(m->opts.scheme, m->opts.objects, node, &n->info, w, &sc) < 0)
 		return -1;
 	if (!sc)
 		return 0;

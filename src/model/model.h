@@ -32,6 +32,9 @@ struct model_options {
 	bool scheduling;	    /* keep every node label and the taints (for fit checks) */
 	bool owners;		    /* remember each kept pod's controlling workload (--by owner) */
 	bool no_containers;	    /* kept pods without each container's name and share (the live view) */
+	/* what the load gathered beside nodes and pods (Dynamic Resource
+	 * Allocation), for the schemes that read it; NULL = nothing */
+	const struct scheme_objects *objects;
 	/* With keep_pods, which pods on a node to keep (NULL = all); the
 	 * others count in the per-GPU figures all the same.  MAYBE keeps a pod
 	 * for now: at the first YES or NO, the pods kept on a MAYBE are asked

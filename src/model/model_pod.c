@@ -112,7 +112,7 @@ int model_read_pod(struct model *m, const struct k8s_pod *pod, struct pod_readin
 	/* as the original: every pod except the finished ones holds its share */
 	if (!pod || (pod->phase && (strcmp(pod->phase, "Succeeded") == 0 || strcmp(pod->phase, "Failed") == 0)))
 		return 0;
-	rc = scheme_detect_pod(m->opts.scheme, pod, &r->sp, w, &r->sc);
+	rc = scheme_detect_pod(m->opts.scheme, m->opts.objects, pod, &r->sp, w, &r->sc);
 	if (rc <= 0 || !r->sc) {
 		r->sc = NULL;
 		return rc < 0 ? -1 : 0;

@@ -9,15 +9,18 @@
 
 /* Each scheme lives in its own scheme_*.c file. */
 extern const struct scheme scheme_cgpu;
-extern const struct scheme scheme_cce, scheme_vgpu, scheme_hami, scheme_nvidia;
+extern const struct scheme scheme_cce, scheme_vgpu, scheme_hami, scheme_nvidia, scheme_dra;
 
 /* Detection order: the first scheme whose node_decode accepts a node owns
- * it.  cGPU comes first because its resources are the most specific. */
+ * it.  cGPU comes first because its resources are the most specific; DRA
+ * before the whole-GPU scheme, whose nvidia.com/gpu a DeviceClass may
+ * serve through a claim. */
 const struct scheme *const schemes[] = {
 	&scheme_cgpu,
 	&scheme_cce,
 	&scheme_vgpu,
 	&scheme_hami,
+	&scheme_dra,
 	&scheme_nvidia,
 	NULL,
 };
@@ -59,8 +62,8 @@ const struct scheme_modes *scheme_modes_find(void)
 }
 
 /* One walk for both detections: node is NULL when a pod is decoded. */
-static int scheme_detect(const char *only, const struct k8s_node *node, const struct k8s_pod *pod, void *out,
-			 struct warnings *w, const struct scheme **ret_sc)
+static int scheme_detect(const char *only, const struct scheme_objects *objs, const struct k8s_node *node,
+			 const struct k8s_pod *pod, void *out, struct warnings *w, const struct scheme **ret_sc)
 {
 	*ret_sc = NULL;
 	for (size_t i = 0; schemes[i]; i++) {
@@ -69,7 +72,10 @@ static int scheme_detect(const char *only, const struct k8s_node *node, const st
 
 		if (only && strcmp(only, sc->name) != 0)
 			continue;
-		rc = node ? sc->node_decode(node, out, w) : sc->pod_decode(pod, out, w);
+		if (node)
+			rc = sc->node_decode ? sc->node_decode(node, out, w) : sc->node_decode_in(objs, node, out, w);
+		else
+			rc = sc->pod_decode ? sc->pod_decode(pod, out, w) : sc->pod_decode_in(objs, pod, out, w);
 		if (rc > 0)
 			*ret_sc = sc;
 		if (rc != 0)
@@ -107,10 +113,10 @@ static int read_card(const struct k8s_node *node, struct scheme_node *out)
 	return 0;
 }
 
-int scheme_detect_node(const char *only, const struct k8s_node *node, struct scheme_node *out,
-		       struct warnings *w, const struct scheme **ret_sc)
+int scheme_detect_node(const char *only, const struct scheme_objects *objs, const struct k8s_node *node,
+		       struct scheme_node *out, struct warnings *w, const struct scheme **ret_sc)
 {
-	int rc = scheme_detect(only, node, NULL, out, w, ret_sc);
+	int rc = scheme_detect(only, objs, node, NULL, out, w, ret_sc);
 
 	if (rc > 0 && read_card(node, out) < 0) {
 		scheme_node_release(out);
@@ -120,10 +126,10 @@ int scheme_detect_node(const char *only, const struct k8s_node *node, struct sch
 	return rc;
 }
 
-int scheme_detect_pod(const char *only, const struct k8s_pod *pod, struct scheme_pod *out,
-		      struct warnings *w, const struct scheme **ret_sc)
+int scheme_detect_pod(const char *only, const struct scheme_objects *objs, const struct k8s_pod *pod,
+		      struct scheme_pod *out, struct warnings *w, const struct scheme **ret_sc)
 {
-	return scheme_detect(only, NULL, pod, out, w, ret_sc);
+	return scheme_detect(only, objs, NULL, pod, out, w, ret_sc);
 }
 
 void scheme_node_release(struct scheme_node *n)

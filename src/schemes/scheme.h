@@ -178,6 +178,14 @@ struct scheme_modes {
 	const char *const *pod_resources; /* every resource of the modes' pods, NULL-terminated */
 };
 
+/* What a load gathered beside nodes and pods, for the schemes whose devices
+ * and allocations live in objects of their own: Dynamic Resource
+ * Allocation's slices, claims and classes (scheme_dra.h), or NULL. */
+struct dra_inventory;
+struct scheme_objects {
+	const struct dra_inventory *dra;
+};
+
 struct scheme {
 	const char *name;  /* "cgpu", "cce", "hami", "volcano-vgpu", "nvidia" */
 	const char *title; /* "Alibaba cGPU / gpushare" */
@@ -192,6 +200,14 @@ struct scheme {
 	/* 1 and *out filled (the ask too) when the pod asks for this scheme's
 	 * resources, else 0. */
 	int (*pod_decode)(const struct k8s_pod *pod, struct scheme_pod *out, struct warnings *w);
+	/* A scheme whose devices are published in other objects than the node
+	 * and whose allocations in other objects than the pod has these instead
+	 * of node_decode and pod_decode: the same, reading those objects too
+	 * (objs may be NULL: a cluster without them, where they answer 0). */
+	int (*node_decode_in)(const struct scheme_objects *objs, const struct k8s_node *node, struct scheme_node *out,
+			      struct warnings *w);
+	int (*pod_decode_in)(const struct scheme_objects *objs, const struct k8s_pod *pod, struct scheme_pod *out,
+			     struct warnings *w);
 	/* The placement rule: where the ask (memory converted to the node's
 	 * unit) goes on a node of this scheme, or why it cannot.  0, or -1
 	 * when out of memory.  The rules the schemes share are in scheme_place.h. */
@@ -219,11 +235,12 @@ const struct scheme_modes *scheme_modes_find(void);
 
 /* Detection: the first scheme in schemes[] (only the one named only, when
  * only is not NULL) whose decoder accepts the node or pod fills *out and is
- * *ret_sc.  1 when one did, 0 when none did (*ret_sc NULL), -1 on error. */
-int scheme_detect_node(const char *only, const struct k8s_node *node, struct scheme_node *out,
-		       struct warnings *w, const struct scheme **ret_sc);
-int scheme_detect_pod(const char *only, const struct k8s_pod *pod, struct scheme_pod *out,
-		      struct warnings *w, const struct scheme **ret_sc);
+ * *ret_sc.  1 when one did, 0 when none did (*ret_sc NULL), -1 on error.
+ * objs: what the load gathered beside nodes and pods, or NULL. */
+int scheme_detect_node(const char *only, const struct scheme_objects *objs, const struct k8s_node *node,
+		       struct scheme_node *out, struct warnings *w, const struct scheme **ret_sc);
+int scheme_detect_pod(const char *only, const struct scheme_objects *objs, const struct k8s_pod *pod,
+		      struct scheme_pod *out, struct warnings *w, const struct scheme **ret_sc);
 
 void scheme_node_release(struct scheme_node *n);
 void scheme_pod_release(struct scheme_pod *p);

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheme.h"
+#include "scheme_place.h"
+
 /* NVIDIA's GPU DRA driver, and the names it gives its devices' attributes */
 #define DRA_GPU_DRIVER "gpu.nvidia.com"
 #define DRA_ATTR_UUID "uuid"
@@ -58,6 +61,7 @@ void dra_inventory_release(struct dra_inventory *inv)
 	free(inv->classes);
 	free(inv->stale);
 	free(inv->incomplete);
+	free(inv->index);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -95,6 +99,28 @@ static bool pool_seen(const struct dra_inventory *inv, size_t i)
 	return false;
 }
 
+static int index_build(struct dra_inventory *inv);
+
+/* A claim allocated but reserved for no pod holds its devices for nobody:
+ * the pod that used it is gone and whoever made it did not delete it. */
+static void leaked_claims(const struct dra_inventory *inv, struct warnings *w)
+{
+	for (size_t i = 0; i < inv->nclaims; i++) {
+		const struct k8s_resource_claim *c = inv->claims[i];
+		char obj[512];
+
+		if (!c->nresults || c->nreserved || c->deleting)
+			continue;
+		snprintf(obj, sizeof(obj), "resourceclaim/%s/%s", c->namespace ? c->namespace : "",
+			 c->name ? c->name : "");
+		warnings_add(w, "LeakedClaim", obj,
+			     "claim %s/%s holds %zu device%s (first %s/%s) and is reserved for no pod",
+			     c->namespace ? c->namespace : "", c->name ? c->name : "", c->nresults,
+			     c->nresults == 1 ? "" : "s", c->results[0].pool ? c->results[0].pool : "",
+			     c->results[0].device ? c->results[0].device : "");
+	}
+}
+
 int dra_inventory_finish(struct dra_inventory *inv, struct warnings *w)
 {
 	size_t n = inv->nslices ? inv->nslices : 1;
@@ -120,6 +146,9 @@ int dra_inventory_finish(struct dra_inventory *inv, struct warnings *w)
 				     s->pool ? s->pool : "", s->driver ? s->driver : "", (long long)count,
 				     (long long)want, (long long)gen);
 	}
+	if (index_build(inv) < 0)
+		return -1;
+	leaked_claims(inv, w);
 	return 0;
 }
 
@@ -249,8 +278,8 @@ static void parents_find(struct dra_device *devs, size_t n)
 	}
 }
 
-int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
-		     struct dra_device **ret, size_t *ret_n)
+int dra_node_devices_only(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
+			  struct dra_device **ret, size_t *ret_n)
 {
 	struct dra_device *devs = NULL;
 	size_t n = 0, cap = 0;
@@ -280,12 +309,20 @@ int dra_node_devices(const struct dra_inventory *inv, const char *name, const st
 		}
 	}
 	parents_find(devs, n);
-	if (uses_join(inv, devs, n) < 0) {
-		dra_devices_free(devs, n);
-		return -1;
-	}
 	*ret = devs;
 	*ret_n = n;
+	return 0;
+}
+
+int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
+		     struct dra_device **ret, size_t *ret_n)
+{
+	if (dra_node_devices_only(inv, name, labels, ret, ret_n) < 0)
+		return -1;
+	if (uses_join(inv, *ret, *ret_n) < 0) {
+		dra_devices_free(*ret, *ret_n);
+		return -1;
+	}
 	return 0;
 }
 
@@ -295,3 +332,276 @@ void dra_devices_free(struct dra_device *d, size_t n)
 		free(d[i].uses);
 	free(d);
 }
+
+/* --- the indexes of dra_inventory_finish ------------------------------------ */
+
+static int strcmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int claim_cmp(const void *x, const void *y)
+{
+	const struct k8s_resource_claim *a = *(const struct k8s_resource_claim *const *)x;
+	const struct k8s_resource_claim *b = *(const struct k8s_resource_claim *const *)y;
+	int c = strcmp0(a->namespace, b->namespace);
+
+	return c ? c : strcmp0(a->name, b->name);
+}
+
+static int entry_key_cmp(const char *driver, const char *pool, const char *device, const struct dra_index_entry *e)
+{
+	int c = strcmp0(driver, e->slice->driver);
+
+	if (!c)
+		c = strcmp0(pool, e->slice->pool);
+	return c ? c : strcmp0(device, e->dev->name);
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+	const struct dra_index_entry *a = x, *b = y;
+
+	return entry_key_cmp(a->slice->driver, a->slice->pool, a->dev->name, b);
+}
+
+const struct k8s_resource_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name)
+{
+	struct k8s_resource_claim key = {.namespace = (char *)ns, .name = (char *)name}, *kp = &key;
+	struct k8s_resource_claim **hit;
+
+	if (!inv->nclaims)
+		return NULL;
+	hit = bsearch(&kp, inv->claims, inv->nclaims, sizeof(*inv->claims), claim_cmp);
+	return hit ? *hit : NULL;
+}
+
+const struct dra_index_entry *dra_device_find(const struct dra_inventory *inv, const char *driver, const char *pool,
+					      const char *device)
+{
+	size_t lo = 0, hi = inv->nindex;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = entry_key_cmp(driver, pool, device, &inv->index[mid]);
+
+		if (!c)
+			return &inv->index[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* The MIG parents within each pool (its entries are next to each other). */
+static void index_parents(struct dra_inventory *inv)
+{
+	for (size_t i = 0; i < inv->nindex; i++) {
+		struct dra_index_entry *e = &inv->index[i];
+		const struct k8s_dra_value *p = dra_attribute(e->slice, e->dev, DRA_ATTR_PARENT_UUID);
+		size_t lo = i, hi = i;
+
+		if (!p || !p->str)
+			continue;
+		while (lo > 0 && same_pool(inv->index[lo - 1].slice, e->slice))
+			lo--;
+		while (hi + 1 < inv->nindex && same_pool(inv->index[hi + 1].slice, e->slice))
+			hi++;
+		for (size_t j = lo; j <= hi && !e->parent; j++) {
+			const struct k8s_dra_value *u = dra_attribute(inv->index[j].slice, inv->index[j].dev, DRA_ATTR_UUID);
+
+			if (j != i && u && str_eq(u->str, p->str))
+				e->parent = inv->index[j].dev->name;
+		}
+	}
+}
+
+static int index_build(struct dra_inventory *inv)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->nslices; i++)
+		n += inv->stale[i] ? 0 : inv->slices[i]->ndevices;
+	free(inv->index);
+	inv->nindex = 0;
+	if (!(inv->index = calloc(n ? n : 1, sizeof(*inv->index))))
+		return -1;
+	for (size_t i = 0; i < inv->nslices; i++)
+		for (size_t j = 0; !inv->stale[i] && j < inv->slices[i]->ndevices; j++)
+			inv->index[inv->nindex++] = (struct dra_index_entry){
+				inv->slices[i], &inv->slices[i]->devices[j], NULL, inv->incomplete[i]};
+	qsort(inv->index, inv->nindex, sizeof(*inv->index), entry_cmp);
+	index_parents(inv);
+	if (inv->nclaims)
+		qsort(inv->claims, inv->nclaims, sizeof(*inv->claims), claim_cmp);
+	return 0;
+}
+
+/* --- the scheme: a node's GPUs and a pod's claims ------------------------------ */
+
+#define DRA_ATTR_PRODUCT "productName"
+#define MIB (INT64_C(1) << 20)
+
+/* A taint that keeps new claims off the device. */
+static bool device_tainted(const struct k8s_dra_device *d)
+{
+	for (size_t i = 0; i < d->ntaints; i++)
+		if (str_eq(d->taints[i].effect, "NoSchedule") || str_eq(d->taints[i].effect, "NoExecute"))
+			return true;
+	return false;
+}
+
+static int gpus_fill(struct scheme_node *out, const struct dra_device *devs, size_t n)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		out->ngpus += devs[i].gpu && !devs[i].parent;
+	if (!(out->gpus = calloc((size_t)out->ngpus, sizeof(*out->gpus))))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct k8s_dra_value *model = dra_attribute(devs[i].slice, devs[i].dev, DRA_ATTR_PRODUCT);
+		struct scheme_gpu *g = &out->gpus[k];
+
+		if (!devs[i].gpu || devs[i].parent)
+			continue;
+		g->index = k++;
+		g->id = strdup(devs[i].dev->name);
+		g->type = model && model->str ? strdup(model->str) : NULL;
+		g->mem_total = out->unit == UNIT_MIB ? devs[i].mem_bytes / MIB : 1;
+		g->cordoned = device_tainted(devs[i].dev);
+		out->mem_total += g->mem_total;
+		if (!g->id || (model && model->str && !g->type))
+			return -1;
+	}
+	return 0;
+}
+
+static int dra_node_decode(const struct scheme_objects *objs, const struct k8s_node *node, struct scheme_node *out,
+			   struct warnings *w)
+{
+	struct dra_device *devs = NULL;
+	size_t n = 0, ngpus = 0;
+	bool memory = false, incomplete = false;
+	int rc;
+
+	if (!objs || !objs->dra || !node->name)
+		return 0;
+	if (dra_node_devices_only(objs->dra, node->name, &node->labels, &devs, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		ngpus += devs[i].gpu && !devs[i].parent;
+		memory |= devs[i].gpu && devs[i].mem_bytes > 0;
+		incomplete |= devs[i].incomplete;
+	}
+	if (!ngpus) {
+		dra_devices_free(devs, n);
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	out->unit = memory ? UNIT_MIB : UNIT_SLOTS;
+	out->unit_from_label = true;
+	out->per_gpu = true;
+	rc = gpus_fill(out, devs, n);
+	out->mem_capacity = out->mem_total;
+	/* the mark of a pool that lacks slices: its devices may be more */
+	if (rc == 0 && !(out->mode = strdup(incomplete ? "dra,incomplete-pool" : "dra")))
+		rc = -1;
+	dra_devices_free(devs, n);
+	if (rc < 0) {
+		scheme_node_release(out);
+		return -1;
+	}
+	return 1;
+}
+
+/* A result of claim c on a GPU, as the pod holds it: the device (a MIG
+ * device's GPU), and the memory (its share where shared by capacity, the
+ * whole device else), counted for the first pod the claim is reserved for
+ * only: a claim several pods share is held once. */
+static int claim_result_add(const struct k8s_resource_claim *c, const struct k8s_pod *pod,
+			    const struct dra_index_entry *e, const struct k8s_dra_result *r, struct scheme_pod *out)
+{
+	struct scheme_claim *sc;
+	bool first = !c->nreserved || str_eq(c->reserved[0].uid, pod->uid) || str_eq(c->reserved[0].name, pod->name);
+	const struct k8s_dra_value *mem = k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY);
+	int64_t m = 0;
+
+	if (first && e->dev->allow_multiple)
+		m = quantity_bytes(kvlist_get(&r->consumed, DRA_CAPACITY_MEMORY)) / MIB;
+	else if (first)
+		m = mem ? quantity_bytes(mem->quantity) / MIB : 1;
+	if (!(sc = realloc(out->claims, (out->nclaims + 1) * sizeof(*sc))))
+		return -1;
+	out->claims = sc;
+	out->claims[out->nclaims++] = (struct scheme_claim){-1, -1, e->parent ? e->parent : e->dev->name, m, 0};
+	out->mem += m;
+	return 0;
+}
+
+/* The claims of the pod: by the names its statuses give them, as it names
+ * them itself, and the one the scheduler made for an extended resource. */
+static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod, struct scheme_pod *out, bool *any)
+{
+	size_t n = pod->nclaim_statuses + pod->nclaims + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = i < pod->nclaim_statuses ? pod->claim_statuses[i].claim_name
+				   : i + 1 < n		? pod->claims[i - pod->nclaim_statuses].claim_name
+							: pod->extended_claim;
+		const struct k8s_resource_claim *c = name ? dra_claim_find(inv, pod->namespace, name) : NULL;
+
+		*any |= name != NULL || (i + 1 < n && i >= pod->nclaim_statuses);
+		for (size_t j = 0; c && j < c->nresults; j++) {
+			const struct k8s_dra_result *r = &c->results[j];
+			const struct dra_index_entry *e = dra_device_find(inv, r->driver, r->pool, r->device);
+
+			if (e && (e->parent || k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
+				  gpu_driver(inv, r->driver)) &&
+			    claim_result_add(c, pod, e, r, out) < 0)
+				return -1;
+		}
+		for (size_t j = 0; c && j < c->nrequests; j++)
+			out->ask.gpus += c->requests[j].count > 0 ? (int)c->requests[j].count : 1;
+	}
+	return 0;
+}
+
+static int dra_pod_decode(const struct scheme_objects *objs, const struct k8s_pod *pod, struct scheme_pod *out,
+			  struct warnings *w)
+{
+	bool any = false;
+
+	if (!objs || !objs->dra || !(pod->nclaims || pod->nclaim_statuses || pod->extended_claim))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	if (pod_claims(objs->dra, pod, out, &any) < 0) {
+		scheme_pod_release(out);
+		return -1;
+	}
+	/* a pod whose claims hold no GPU is not this scheme's */
+	if (!out->nclaims && !any) {
+		scheme_pod_release(out);
+		return 0;
+	}
+	out->node = pod->node_name;
+	out->assigned = out->nclaims > 0;
+	if (out->ask.gpus < 1)
+		out->ask.gpus = 1;
+	if (out->ask.gpus > SCHEME_MAX_ASK_GPUS)
+		out->ask.gpus = SCHEME_MAX_ASK_GPUS;
+	return 1;
+}
+
+const struct scheme scheme_dra = {
+	.name = "dra",
+	.title = "Dynamic Resource Allocation (ResourceSlices and ResourceClaims)",
+	.help = "devices published in ResourceSlices and held through ResourceClaims, per device",
+	.pod_unit = UNIT_MIB,
+	.node_decode_in = dra_node_decode,
+	.pod_decode_in = dra_pod_decode,
+	.place = scheme_place_shares,
+	.whole_card_by_default = true,
+};

@@ -19,7 +19,17 @@
 #include <stdint.h>
 
 #include "kube.h"
+#include "scheme.h"
 #include "warnings.h"
+
+/* A device of the newest generation of its pool, for finding a claim's
+ * result: its MIG parent's name where it has one. */
+struct dra_index_entry {
+	const struct k8s_resource_slice *slice;
+	const struct k8s_dra_device *dev;
+	const char *parent;
+	bool incomplete;
+};
 
 /* One allocation of a device: a claim's result, and the configuration
  * that applies to it (FromClaim before FromClass), or NULL. */
@@ -53,6 +63,10 @@ struct dra_inventory {
 	/* per slice, after dra_inventory_finish: an older generation of its
 	 * pool (ignored), or of a pool missing slices */
 	bool *stale, *incomplete;
+	/* after dra_inventory_finish: the claims sorted by namespace and name,
+	 * and the devices of the newest generations by driver, pool and name */
+	struct dra_index_entry *index;
+	size_t nindex;
 };
 
 /* Take an object as a list delivers it (owned from then on).  -1 when out of memory. */
@@ -71,6 +85,17 @@ void dra_inventory_release(struct dra_inventory *inv);
 int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 		     struct dra_device **ret, size_t *ret_n);
 void dra_devices_free(struct dra_device *d, size_t n);
+/* The same without the claims (uses empty): what a node has. */
+int dra_node_devices_only(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
+			  struct dra_device **ret, size_t *ret_n);
+
+/* The scheme's row (scheme.c lists it). */
+extern const struct scheme scheme_dra;
+
+/* The claim namespace/name, and the device a result names; NULL when absent. */
+const struct k8s_resource_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name);
+const struct dra_index_entry *dra_device_find(const struct dra_inventory *inv, const char *driver, const char *pool,
+					      const char *device);
 
 /* An attribute of a device by its name, with or without the driver's domain
  * ("uuid" or "gpu.nvidia.com/uuid"); NULL when absent. */

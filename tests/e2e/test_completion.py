@@ -195,10 +195,10 @@ class CompletionTest(unittest.TestCase):
 		self.assertEqual(self.plugin(["mode", "--placement", ""])[0], ["binpack", "spread"])
 		self.assertEqual(self.plugin(["mode", "--edition", ""])[0], ["basic", "opensource", "pro"])
 		self.assertEqual(self.plugin(["restart", "--dry-run", ""])[0], ["client", "none", "server"])
-		self.assertEqual(self.plugin(["top", "--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
+		self.assertEqual(self.plugin(["top", "--scheme", ""])[0], ["cce", "cgpu", "dra", "hami", "nvidia", "volcano-vgpu"])
 		for cmd in ([], ["fit"]):
-			self.assertEqual(self.plugin(cmd + ["--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
-		self.assertEqual(self.plugin(["usage", "--scheme", ""])[0], ["cce", "cgpu", "hami", "nvidia", "volcano-vgpu"])
+			self.assertEqual(self.plugin(cmd + ["--scheme", ""])[0], ["cce", "cgpu", "dra", "hami", "nvidia", "volcano-vgpu"])
+		self.assertEqual(self.plugin(["usage", "--scheme", ""])[0], ["cce", "cgpu", "dra", "hami", "nvidia", "volcano-vgpu"])
 		self.assertEqual(self.plugin(["usage", "--pool", ""])[0], self.pools)
 
 	def test_pools(self):

@@ -211,7 +211,7 @@ class UsageTest(unittest.TestCase):
 	def test_node_selection_refused(self):
 		for args, msg in [
 			(["usage", SVC, "--scheme", "mig"], 'invalid argument "mig" for "--scheme" flag: must be cgpu, cce, '
-				"volcano-vgpu, hami or nvidia"),
+				"volcano-vgpu, hami, dra or nvidia"),
 			(["usage", SVC, "cn-hangzhou.192.168.2.167", "--pool", "np-gpu"],
 				"name cannot be provided when a selector is specified"),
 			(["usage", SVC, "--pool", "a=b=c"], 'invalid --pool "a=b=c"'),

@@ -97,6 +97,9 @@ static void run(const struct scheme *sc, const struct k8s_node *n, const struct 
 	struct scheme_pod sp;
 	struct warnings w = {0};
 
+	/* a scheme that reads objects of its own has its own target */
+	if (!sc->node_decode || !sc->pod_decode)
+		return;
 	if (sc->node_decode(n, &sn, &w) > 0) {
 		/* what the model relies on */
 		if (sn.ngpus < 0 || (sn.per_gpu && sn.ngpus && !sn.gpus))

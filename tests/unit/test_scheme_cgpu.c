@@ -15,7 +15,7 @@ Test(scheme_cgpu, table_has_cgpu_first)
 	{
 		char *names = scheme_names_text();
 
-		cr_assert_str_eq(names, "cgpu, cce, volcano-vgpu, hami or nvidia");
+		cr_assert_str_eq(names, "cgpu, cce, volcano-vgpu, hami, dra or nvidia");
 		free(names);
 	}
 }

@@ -156,3 +156,18 @@ Test(scheme_dra, strategy_from_the_claims_config)
 	dra_devices_free(d, n);
 	dra_inventory_release(&inv);
 }
+
+Test(scheme_dra, leaked_claim_is_a_finding)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+
+	load(&inv, &w, "dra-leaked");
+	cr_assert_eq(w.len, 1);
+	cr_assert_str_eq(w.items[0].code, "LeakedClaim");
+	cr_assert_str_eq(w.items[0].object, "resourceclaim/ml/orphan-gpu");
+	cr_assert_str_eq(w.items[0].message, "claim ml/orphan-gpu holds 1 device (first dra-leak-1/gpu-1) and is reserved "
+					     "for no pod");
+	warnings_release(&w);
+	dra_inventory_release(&inv);
+}

@@ -1,0 +1,166 @@
+"""Dynamic Resource Allocation (resource.k8s.io) through `kubectl inspect cgpu`, against the fake API
+server's DRA scenarios (fixtures/README.md): each node's GPUs from its ResourceSlices, the claims that hold
+them joined to their pods, side by side with the other schemes; the version discovery picks; and a cluster
+without the group, or a user who may not read it.
+
+Golden files live in golden/dra/ (stdout NAME.txt, stderr NAME.err when not empty); regenerate them with
+UPDATE_GOLDEN=1 and read them by eye before keeping them.
+"""
+
+import json
+import os
+import unittest
+
+from harness import APIServer, fake_only, plugin_path, run_plugin
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "golden", "dra")
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
+
+# name: (scenario, arguments)
+CASES = {
+	"whole": ("dra-whole", []),
+	"whole-details": ("dra-whole", ["-d"]),
+	"timeslicing-details": ("dra-timeslicing", ["-d"]),
+	"mps-details": ("dra-mps", ["-d"]),
+	"consumable-details": ("dra-consumable", ["-d"]),
+	"mig-details": ("dra-mig", ["-d"]),
+	"taint": ("dra-taint", []),
+	"incomplete": ("dra-incomplete", []),
+	"bridged-details": ("dra-bridged", ["-d"]),
+	"pending": ("dra-pending", []),
+	"mixed": ("dra-mixed", []),
+	"leaked": ("dra-leaked", []),
+}
+
+
+def golden(name, ext):
+	return os.path.join(GOLDEN, name + ext)
+
+
+def read(path, default):
+	if not os.path.exists(path):
+		return default
+	with open(path, encoding="utf-8") as f:
+		return f.read()
+
+
+def inspect(api, args, env=None):
+	return run_plugin(["--kubeconfig", api.kubeconfig] + list(args), env=dict(ENV, **(env or {})))
+
+
+def inspect_json(api, args=(), env=None):
+	r = inspect(api, list(args) + ["-o", "json"], env)
+	if r.returncode != 0:
+		raise AssertionError("exit %d: %s" % (r.returncode, r.stderr))
+	return json.loads(r.stdout)
+
+
+def nodes_of(doc):
+	return {n["name"]: n for n in doc.get("nodes", [])}
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+@fake_only("the DRA scenarios need a server with resource.k8s.io")
+class Golden(unittest.TestCase):
+	maxDiff = None
+
+	def test_golden(self):
+		if UPDATE:
+			os.makedirs(GOLDEN, exist_ok=True)
+		scenarios = {}
+		for name, (scenario, args) in sorted(CASES.items()):
+			scenarios.setdefault(scenario, []).append((name, args))
+		for scenario, cases in sorted(scenarios.items()):
+			with APIServer(scenario) as api:
+				for name, args in cases:
+					with self.subTest(case=name):
+						r = inspect(api, args)
+						self.assertEqual(r.returncode, 0, r.stderr)
+						if UPDATE:
+							with open(golden(name, ".txt"), "w", encoding="utf-8") as f:
+								f.write(r.stdout)
+							if r.stderr:
+								with open(golden(name, ".err"), "w", encoding="utf-8") as f:
+									f.write(r.stderr)
+							elif os.path.exists(golden(name, ".err")):
+								os.unlink(golden(name, ".err"))
+							continue
+						self.assertEqual(r.stdout, read(golden(name, ".txt"), ""), name)
+						self.assertEqual(r.stderr, read(golden(name, ".err"), ""), name)
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+@fake_only("the DRA scenarios need a server with resource.k8s.io")
+class Discovery(unittest.TestCase):
+	maxDiff = None
+
+	def test_every_version_and_encoding_gives_the_same_answer(self):
+		"""v1 (1.34), v1beta2 (1.33) and v1beta1 (1.32, its own shape), in protobuf and in JSON."""
+		want = None
+		for scenario, version in (("dra-whole", "v1"), ("dra-versions-v1beta2", "v1beta2"),
+				("dra-versions-v1beta1", "v1beta1")):
+			with APIServer(scenario) as api:
+				for proto in ("true", "false"):
+					r = inspect(api, ["-v=6"], env={"KUBECTL_INSPECT_CGPU_PROTOBUF": proto})
+					self.assertEqual(r.returncode, 0, r.stderr)
+					self.assertIn("/apis/resource.k8s.io/%s/resourceslices" % version, r.stderr)
+					self.assertIn("/apis/resource.k8s.io/%s/resourceclaims" % version, r.stderr)
+					want = want or r.stdout
+					self.assertEqual(r.stdout, want, (scenario, proto))
+		self.assertIn("163840/327680", want)
+
+	def test_no_group_is_no_error(self):
+		with APIServer("dra-versions-none") as api:
+			r = inspect(api, ["-v=6"])
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertIn("/apis/resource.k8s.io", r.stderr)
+			self.assertNotIn("resourceslices", r.stderr)
+
+	def test_forbidden_lists_are_a_warning(self):
+		"""viewer may list nodes and pods, not resource.k8s.io: the rest of the answer stands."""
+		with APIServer("dra-mixed") as api:
+			r = run_plugin(["--kubeconfig", api.kubeconfig, "--context", "viewer"], env=ENV)
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertIn("Dynamic Resource Allocation devices are not shown", r.stderr)
+			self.assertIn("cgpu-v100-1", r.stdout)
+			self.assertNotIn("dra-a100-1", r.stdout)
+
+	def test_another_scheme_does_not_ask(self):
+		with APIServer("dra-mixed") as api:
+			r = inspect(api, ["-v=6", "--scheme", "hami"])
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertNotIn("resource.k8s.io", r.stderr)
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+@fake_only("the DRA scenarios need a server with resource.k8s.io")
+class Model(unittest.TestCase):
+	maxDiff = None
+
+	def test_consumable_shares_and_timeslicing_claim_counted_once(self):
+		with APIServer("dra-consumable") as api:
+			n = nodes_of(inspect_json(api))["dra-share-1"]
+			self.assertEqual(n["scheme"], "dra")
+			self.assertEqual((n["memory"]["allocated"], n["memory"]["total"]), (61440, 81920))
+		with APIServer("dra-timeslicing") as api:
+			doc = inspect_json(api, ["-d"])
+			n = nodes_of(doc)["dra-ts-1"]
+			# one claim shared by three pods holds the GPU once
+			self.assertEqual((n["memory"]["allocated"], n["memory"]["total"]), (81559, 163118))
+
+	def test_mig_devices_count_under_their_gpu(self):
+		with APIServer("dra-mig") as api:
+			n = nodes_of(inspect_json(api))["dra-mig-1"]
+			self.assertEqual(len(n["gpus"]), 1)
+			self.assertEqual(n["gpus"][0]["memory"]["allocated"], 29696)
+
+	def test_tainted_devices_are_cordoned(self):
+		with APIServer("dra-taint") as api:
+			n = nodes_of(inspect_json(api))["dra-taint-1"]
+			self.assertEqual([g.get("cordoned", False) for g in n["gpus"]], [True, True, False])
+
+
+if __name__ == "__main__":
+	unittest.main()
