@@ -328,6 +328,19 @@ static int check_missing(struct attempt *a, struct kerr *err)
 	return 0;
 }
 
+static const char *const dra_versions[] = {"v1", "v1beta2", "v1beta1", NULL};
+static const char *const dra_group_versions[] = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+						 "resource.k8s.io/v1beta1"};
+
+/* "resource.k8s.io/VERSION" of the version read, or NULL. */
+static const char *dra_group_version(const char *version)
+{
+	for (size_t i = 0; version && dra_versions[i]; i++)
+		if (strcmp(version, dra_versions[i]) == 0)
+			return dra_group_versions[i];
+	return NULL;
+}
+
 /* One cluster's load under way: its attempt, the model it fills, its lists. */
 struct loading {
 	struct attempt a;
@@ -370,6 +383,7 @@ static void loading_settle(struct loading *g, struct kerr *set_err, int round)
 		l->model = g->m;
 		l->have_model = true;
 		g->a.m = NULL;
+		l->model.dra_api_version = dra_group_version(l->dra_version);
 		for (size_t i = 0; i < l->dra_warnings.len; i++)
 			warnings_add(&l->model.warnings, l->dra_warnings.items[i].code, l->dra_warnings.items[i].object, "%s",
 				     l->dra_warnings.items[i].message);
@@ -423,7 +437,7 @@ static int loading_round(struct loading *gs, size_t n, int round, struct kerr *e
  * version (newest first), unless the load is for another scheme. */
 static int dra_discover(struct cluster_load *l, struct kerr *err)
 {
-	static const char *const versions[] = {"v1", "v1beta2", "v1beta1", NULL};
+	const char *const *versions = dra_versions;
 
 	l->dra_version = NULL;
 	if (l->mo.scheme && strcmp(l->mo.scheme, scheme_dra.name) != 0)

@@ -188,6 +188,9 @@ struct model {
 		size_t gpus_known, gpus_unknown;
 		struct warnings findings; /* OverUse, Idle, Unaccounted */
 	} usage;
+	/* the API version Dynamic Resource Allocation was read in
+	 * ("resource.k8s.io/v1"), or NULL when it was not; static */
+	const char *dra_api_version;
 	struct model_private *priv;
 	struct model_unit_group units[UNIT_SLOTS + 1]; /* indexed by enum mem_unit */
 	struct model_frag frag[UNIT_SLOTS];	       /* derived, per unit of memory */

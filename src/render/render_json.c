@@ -202,6 +202,13 @@ static int walk_document(const struct model *m, struct doc_writer *w)
 		if (w->member(w, "usage", u) < 0)
 			return -1;
 	}
+	if (m->dra_api_version) {
+		json_t *o = json_object();
+
+		doc_set(d, o, "apiVersion", json_string(m->dra_api_version));
+		if (w->member(w, "dynamicResourceAllocation", o) < 0)
+			return -1;
+	}
 	return 0;
 }
 

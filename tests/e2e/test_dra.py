@@ -12,6 +12,7 @@ import os
 import unittest
 
 from harness import APIServer, fake_only, plugin_path, run_plugin
+from test_inspect import load_schema, schema_errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden", "dra")
@@ -55,6 +56,11 @@ def inspect_json(api, args=(), env=None):
 	if r.returncode != 0:
 		raise AssertionError("exit %d: %s" % (r.returncode, r.stderr))
 	return json.loads(r.stdout)
+
+
+def validate(test, doc):
+	"""doc holds to the published schema (tests/e2e/inspect.schema.json)."""
+	test.assertEqual(schema_errors(load_schema(), doc), [])
 
 
 def nodes_of(doc):
@@ -111,12 +117,20 @@ class Discovery(unittest.TestCase):
 					self.assertEqual(r.stdout, want, (scenario, proto))
 		self.assertIn("163840/327680", want)
 
+	def test_the_version_read_is_in_the_report(self):
+		for scenario, version in (("dra-whole", "v1"), ("dra-versions-v1beta1", "v1beta1")):
+			with APIServer(scenario) as api:
+				doc = inspect_json(api)
+				self.assertEqual(doc["dynamicResourceAllocation"], {"apiVersion": "resource.k8s.io/" + version})
+				validate(self, doc)
+
 	def test_no_group_is_no_error(self):
 		with APIServer("dra-versions-none") as api:
 			r = inspect(api, ["-v=6"])
 			self.assertEqual(r.returncode, 0, r.stderr)
 			self.assertIn("/apis/resource.k8s.io", r.stderr)
 			self.assertNotIn("resourceslices", r.stderr)
+			self.assertNotIn("dynamicResourceAllocation", inspect_json(api))
 
 	def test_forbidden_lists_are_a_warning(self):
 		"""viewer may list nodes and pods, not resource.k8s.io: the rest of the answer stands."""
