@@ -41,6 +41,7 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->container_core);
 	kvlist_release(&mp->node_selector);
 	free(mp->owner);
+	free(mp->via);
 	k8s_tolerations_free(mp->tolerations, mp->ntolerations);
 	k8s_node_terms_free(mp->node_terms, mp->nnode_terms);
 	free(mp->pending_reason);
@@ -215,12 +216,13 @@ int model_fill_pod(struct model *m, struct model_pod *mp, const struct k8s_pod *
 	mp->mem = sp->mem;
 	mp->core = sp->core;
 	mp->assigned = sp->assigned;
+	mp->via = xstrdup(sp->via);
 	if (r->ngpus && (mp->gpus = malloc(r->ngpus * sizeof(*mp->gpus)))) {
 		memcpy(mp->gpus, r->gpus, r->ngpus * sizeof(*mp->gpus));
 		mp->ngpus = r->ngpus;
 	}
 	if (!mp->namespace || !mp->name || (pod->uid && !p->strings && !mp->uid) || (pod->phase && !mp->phase) ||
-	    (r->node && !mp->node) || (r->ngpus && !mp->gpus) ||
+	    (r->node && !mp->node) || (r->ngpus && !mp->gpus) || (sp->via && !mp->via) ||
 	    (!r->node && m->opts.scheduling && keep_ask(mp, pod, sp) < 0) ||
 	    (m->opts.owners && pod_owner(pod, &mp->owner) < 0) ||
 	    (!m->opts.no_containers && keep_containers(mp, pod, sp) < 0)) {

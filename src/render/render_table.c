@@ -345,9 +345,19 @@ static bool node_has_core(const struct model *m, const struct model_node *n)
 	return false;
 }
 
+/* Whether a pod on the node names what it holds its devices through. */
+static bool node_has_via(const struct model *m, const struct model_node *n)
+{
+	for (size_t i = 0; i < n->npods; i++)
+		if (m->pods[n->pods[i]].via)
+			return true;
+	return false;
+}
+
 static int node_details(struct tabwriter *tw, const struct model *m, const struct model_node *n,
 			size_t ngroups, bool headers, size_t *rule, bool *marked)
 {
+	bool via = node_has_via(m, n);
 	bool per_gpu = n->info.per_gpu;
 	bool pending = per_gpu && node_has_pending(m, n);
 	bool core = node_has_core(m, n);
@@ -364,7 +374,7 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	if (rc < 0)
 		return -1;
 	if (headers) {
-		if (tabwriter_puts(tw, "NAME\tNAMESPACE\t") < 0)
+		if (tabwriter_puts(tw, via ? "NAME\tNAMESPACE\tHELD THROUGH\t" : "NAME\tNAMESPACE\t") < 0)
 			return -1;
 		/* where the scheme does not publish which GPU a pod holds, one
 		 * column for the node rather than GPU columns it cannot fill */
@@ -397,6 +407,10 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 		fprintf(f, "%s\t", unassigned ? "*" : "");
 		termsafe_fputs(p->namespace, f);
 		fputc('\t', f);
+		if (via) {
+			termsafe_fputs(p->via ? p->via : "-", f);
+			fputc('\t', f);
+		}
 		*marked |= unassigned;
 		if (!per_gpu)
 			fprintf(f, "%lld\t", (long long)p->mem);

@@ -155,6 +155,7 @@ void scheme_pod_release(struct scheme_pod *p)
 	free(p->container_mem);
 	free(p->container_core);
 	free(p->claims);
+	free(p->via);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -90,6 +90,9 @@ struct scheme_pod {
 	size_t nclaims;
 	bool assigned;	      /* the device plugin confirmed the allocation */
 	struct scheme_ask ask; /* what it asks of a node it is not on yet */
+	/* What the pod holds its devices through, as the views name it beside
+	 * the pod (DRA: its claims, with how each is shared), or NULL; owned. */
+	char *via;
 };
 
 /* One GPU as a placement rule sees it, in its node's unit. */

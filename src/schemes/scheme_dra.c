@@ -442,6 +442,7 @@ static int index_build(struct dra_inventory *inv)
 /* --- the scheme: a node's GPUs and a pod's claims ------------------------------ */
 
 #define DRA_ATTR_PRODUCT "productName"
+#define DRA_ATTR_PROFILE "profile"
 #define MIB (INT64_C(1) << 20)
 
 /* A taint that keeps new claims off the device. */
@@ -541,6 +542,35 @@ static int claim_result_add(const struct k8s_resource_claim *c, const struct k8s
 	return 0;
 }
 
+/* "NAME (how it is shared)" of a claim a pod holds a device through,
+ * appended to *via (", " between claims): the strategy its configuration
+ * sets, the MIG profile of the device, or the extended resource the claim
+ * stands for.  -1 when out of memory. */
+static int via_add(char **via, const struct k8s_resource_claim *c, const struct k8s_dra_config *k,
+		   const struct dra_index_entry *e, const char *resource)
+{
+	const struct k8s_dra_value *profile = e && e->parent ? dra_attribute(e->slice, e->dev, DRA_ATTR_PROFILE) : NULL;
+	char how[160] = "", *s = NULL;
+	int n;
+
+	if (k && str_eq(k->strategy, "MPS"))
+		snprintf(how, sizeof(how), " (MPS%s%lld%s%s%s)", k->has_mps_threads ? " " : "",
+			 (long long)(k->has_mps_threads ? k->mps_threads : 0), k->has_mps_threads ? "%" : "",
+			 k->mps_memory_limit ? " " : "", k->mps_memory_limit ? k->mps_memory_limit : "");
+	else if (k && k->strategy)
+		snprintf(how, sizeof(how), " (%s%s%s)", k->strategy, k->interval ? " " : "", k->interval ? k->interval : "");
+	else if (profile && profile->str)
+		snprintf(how, sizeof(how), " (MIG %s)", profile->str);
+	else if (resource) /* made by the scheduler for an extended resource */
+		snprintf(how, sizeof(how), " (%s)", resource);
+	n = *via ? asprintf(&s, "%s, %s%s", *via, c->name, how) : asprintf(&s, "%s%s", c->name, how);
+	if (n < 0)
+		return -1;
+	free(*via);
+	*via = s;
+	return 0;
+}
+
 /* The claims of the pod: by the names its statuses give them, as it names
  * them itself, and the one the scheduler made for an extended resource. */
 static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod, struct scheme_pod *out, bool *any)
@@ -552,16 +582,20 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 				   : i + 1 < n		? pod->claims[i - pod->nclaim_statuses].claim_name
 							: pod->extended_claim;
 		const struct k8s_resource_claim *c = name ? dra_claim_find(inv, pod->namespace, name) : NULL;
+		bool said = false; /* a claim of several devices is named once */
+		const char *resource = i + 1 == n && pod->nextended_requests ? pod->extended_requests[0].resource : NULL;
 
 		*any |= name != NULL || (i + 1 < n && i >= pod->nclaim_statuses);
 		for (size_t j = 0; c && j < c->nresults; j++) {
 			const struct k8s_dra_result *r = &c->results[j];
 			const struct dra_index_entry *e = dra_device_find(inv, r->driver, r->pool, r->device);
 
-			if (e && (e->parent || k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
-				  gpu_driver(inv, r->driver)) &&
-			    claim_result_add(c, pod, e, r, out) < 0)
+			if (!e || !(e->parent || k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
+				    gpu_driver(inv, r->driver)))
+				continue;
+			if (claim_result_add(c, pod, e, r, out) < 0 || (!said && via_add(&out->via, c, config_of(c, r), e, resource) < 0))
 				return -1;
+			said = true;
 		}
 		for (size_t j = 0; c && j < c->nrequests; j++)
 			out->ask.gpus += c->requests[j].count > 0 ? (int)c->requests[j].count : 1;

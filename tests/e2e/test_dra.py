@@ -170,6 +170,16 @@ class Model(unittest.TestCase):
 			self.assertEqual(len(n["gpus"]), 1)
 			self.assertEqual(n["gpus"][0]["memory"]["allocated"], 29696)
 
+	def test_bridged_pod_is_shown_as_dra(self):
+		"""a pod asking nvidia.com/gpu that a DeviceClass serves is DRA's, held through the scheduler's claim"""
+		with APIServer("dra-bridged") as api:
+			doc = inspect_json(api, ["-d"])
+			validate(self, doc)
+			pods = {p["name"]: p for p in doc["pods"]}
+			self.assertEqual(pods["legacy-app-0"]["scheme"], "dra")
+			self.assertRegex(pods["legacy-app-0"]["heldThrough"], r"^legacy-app-0-extended-resources-\w+ \(nvidia.com/gpu\)$")
+			self.assertEqual(pods["legacy-app-0"]["gpus"][0]["deviceId"], "gpu-0")
+
 	def test_tainted_devices_are_cordoned(self):
 		with APIServer("dra-taint") as api:
 			n = nodes_of(inspect_json(api))["dra-taint-1"]
