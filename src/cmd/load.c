@@ -229,9 +229,6 @@ static void plan_list(struct plan *p, struct attempt *a, enum obj_kind kind, con
 	p->n++;
 }
 
-/* What the DRA lists keep: the node selectors of slices. */
-static const struct decode_filter dra_filter = {.scheduling = true};
-
 /* The resource.k8s.io lists, in the version the server serves: the whole
  * cluster's, as a node's devices may be published for many nodes at once. */
 static int plan_dra_lists(struct plan *p, struct attempt *a, struct kerr *err)
@@ -260,7 +257,10 @@ static int plan_dra_lists(struct plan *p, struct attempt *a, struct kerr *err)
 		l->path = path;
 		l->kind = kinds[i];
 		l->from_cache = a->l->from_cache;
-		l->filter = &dra_filter;
+		/* fit asks what claims ask, and of every attribute */
+		l->filter = i == 0   ? (a->l->mo.scheduling ? &dra_slice_fields_full : &dra_slice_fields)
+			    : i == 1 ? (a->l->mo.scheduling ? &dra_claim_fields_full : &dra_claim_fields)
+				     : &dra_claim_fields;
 		l->sink = (struct decode_sink){.resource_slice = on_resource_slice,
 					       .resource_claim = on_resource_claim,
 					       .device_class = on_device_class,

@@ -44,6 +44,7 @@ void decode_state_init(struct decode_state *s, const struct decode_spec *spec, c
 	s->keeps[KEEP_ANNOTATIONS] = f->all_annotations || f->annotation_keys;
 	s->keeps[KEEP_RESOURCES] = f->all_resources || f->resource_names;
 	s->keeps[KEEP_SCHEDULING] = f->scheduling;
+	s->keeps[KEEP_ATTRIBUTES] = f->all_attributes || f->attribute_keys;
 }
 
 static void object_clear(struct decode_state *s)
@@ -83,7 +84,7 @@ static bool wanted(const struct decode_state *s, const struct decode_field *f)
 	if ((f->flags & DECODE_SCHED_ONLY) && !s->spec.filter->scheduling)
 		return false;
 	/* a map of which nothing is kept is read past, unless its keys count */
-	if ((f->type == D_MAP || f->type == D_QUANTITIES) && !s->keeps[f->keep] &&
+	if ((f->type == D_MAP || f->type == D_QUANTITIES || f->type == D_ENTRIES) && !s->keeps[f->keep] &&
 	    !(f->flags & DECODE_NODE_SELECTION))
 		return false;
 	return true;
@@ -486,6 +487,8 @@ bool decode_entry_kept(const struct decode_state *s, const struct decode_field *
 		return f->all_resources || decode_filter_match(f->resource_names, key, len);
 	case KEEP_SCHEDULING:
 		return f->scheduling;
+	case KEEP_ATTRIBUTES:
+		return f->all_attributes || decode_filter_match(f->attribute_keys, key, len);
 	default:
 		return true;
 	}

@@ -49,9 +49,9 @@
 #define MARKED(key, num, t, T, m, has) {ROW(key, num, t), AT(T, m), .count_at = offsetof(T, has), .flags = DECODE_MARK}
 #define QUANTITIES_ALL(key, num, T, m) {ROW(key, num, D_QUANTITIES), AT(T, m), .keep = KEEP_ALL}
 #define QUANTITY(key, num, T, m) {ROW(key, num, D_QUANTITY), AT(T, m)}
-#define ENTRIES(key, num, msg, T, m, n, cap)                                                            \
+#define ENTRIES(key, num, msg, T, m, n, k, cap)                                                         \
 	{ROW(key, num, D_ENTRIES), .child = msg, AT(T, m), .count_at = offsetof(T, n),                 \
-	 .size = sizeof(*((T *)0)->m), .keep = KEEP_ALL, .max = cap}
+	 .size = sizeof(*((T *)0)->m), .keep = k, .max = cap}
 #define RAW(key, num, msg) {ROW(key, num, D_RAW), .child = msg}
 #define OBJECT(key, num) {ROW(key, num, D_OBJECT)}
 #define BODY(num) {ROW("", num, D_BODY)}
@@ -330,8 +330,8 @@ static const struct decode_field slice_node_selector_fields[] = {
 /* A device's fields from number n on: v1 has them on the device from 2,
  * v1beta1 in its BasicDevice from 1. */
 #define DEVICE_FIELDS(n)                                                                                  \
-	ENTRIES("attributes", n, M_ATTRIBUTE, DEVICE, attrs, nattrs, MAX_DEVICE_VALUES),                   \
-	ENTRIES("capacity", n + 1, M_CAPACITY, DEVICE, capacity, ncapacity, MAX_DEVICE_VALUES),            \
+	ENTRIES("attributes", n, M_ATTRIBUTE, DEVICE, attrs, nattrs, KEEP_ATTRIBUTES, MAX_DEVICE_VALUES),  \
+	ENTRIES("capacity", n + 1, M_CAPACITY, DEVICE, capacity, ncapacity, KEEP_ALL, MAX_DEVICE_VALUES),  \
 	LIST("consumesCounters", n + 2, M_COUNTERS, DEVICE, consumes, nconsumes, KEEP_ALL, MAX_COUNTER_SETS, 0), \
 	STR("nodeName", n + 3, DEVICE, node_name, OMIT),                                                   \
 	BOOL("allNodes", n + 5, DEVICE, all_nodes),                                                        \
@@ -367,7 +367,7 @@ static const struct decode_field capacity_fields[] = {
 static const struct decode_field counters_fields[] = {
 	STR("counterSet", 1, struct k8s_dra_counters, name, 0),
 	STR("name", 1, struct k8s_dra_counters, name, 0),
-	ENTRIES("counters", 2, M_CAPACITY, struct k8s_dra_counters, counters, ncounters, MAX_DEVICE_VALUES),
+	ENTRIES("counters", 2, M_CAPACITY, struct k8s_dra_counters, counters, ncounters, KEEP_ALL, MAX_DEVICE_VALUES),
 	END,
 };
 
@@ -386,10 +386,13 @@ static const struct decode_field claim_b1_fields[] = {
 	END,
 };
 static const struct decode_field claim_meta_fields[] = {
-	OBJECT_META(CLAIM),
+	/* a claim is found by its name; there are as many as pods hold, and
+	 * nothing watches them: no resourceVersion */
+	STR("name", 1, CLAIM, name, OMIT),
 	STR("namespace", 3, CLAIM, namespace, OMIT),
 	PRESENT("deletionTimestamp", 9, CLAIM, deleting),
-	LIST("ownerReferences", 13, M_OWNER, CLAIM, owners, nowners, KEEP_ALL, 0, 0),
+	MAP("labels", 11, CLAIM, labels, KEEP_LABELS, 0),
+	MAP("annotations", 12, CLAIM, annotations, KEEP_ANNOTATIONS, 0),
 	END,
 };
 static const struct decode_field claim_spec_fields[] = {
@@ -401,13 +404,13 @@ static const struct decode_field claim_spec_b1_fields[] = {
 	END,
 };
 static const struct decode_field device_claim_fields[] = {
-	LIST("requests", 1, M_REQUEST, CLAIM, requests, nrequests, KEEP_ALL, 0, 0),
-	LIST("config", 3, M_CLAIM_CONFIG, CLAIM, configs, nconfigs, KEEP_ALL, 0, 0),
+	LIST("requests", 1, M_REQUEST, CLAIM, requests, nrequests, KEEP_SCHEDULING, 0, SCHED_ONLY),
+	LIST("config", 3, M_CLAIM_CONFIG, CLAIM, configs, nconfigs, KEEP_SCHEDULING, 0, SCHED_ONLY),
 	END,
 };
 static const struct decode_field device_claim_b1_fields[] = {
-	LIST("requests", 1, M_REQUEST_B1, CLAIM, requests, nrequests, KEEP_ALL, 0, 0),
-	LIST("config", 3, M_CLAIM_CONFIG, CLAIM, configs, nconfigs, KEEP_ALL, 0, 0),
+	LIST("requests", 1, M_REQUEST_B1, CLAIM, requests, nrequests, KEEP_SCHEDULING, 0, SCHED_ONLY),
+	LIST("config", 3, M_CLAIM_CONFIG, CLAIM, configs, nconfigs, KEEP_SCHEDULING, 0, SCHED_ONLY),
 	END,
 };
 /* firstAvailable (the sub-requests to choose from) is not kept */
@@ -419,7 +422,8 @@ static const struct decode_field request_fields[] = {
 /* An exact request from number n on: v1 in exactly from 1, v1beta1 flat from 2. */
 #define EXACT_FIELDS(n)                                                                               \
 	STR("deviceClassName", n, REQUEST, class_name, 0),                                             \
-	LIST("selectors", n + 1, M_SELECTOR, REQUEST, selectors, nselectors, KEEP_ALL, MAX_SELECTORS, 0), \
+	LIST("selectors", n + 1, M_SELECTOR, REQUEST, selectors, nselectors, KEEP_SCHEDULING, MAX_SELECTORS, \
+	     SCHED_ONLY),                                                                              \
 	STR("allocationMode", n + 2, REQUEST, allocation_mode, OMIT),                                  \
 	INT("count", n + 3, REQUEST, count),                                                           \
 	BOOL("adminAccess", n + 4, REQUEST, admin_access)
@@ -520,8 +524,7 @@ static const struct decode_field alloc_config_fields[] = {
 	END,
 };
 static const struct decode_field consumer_fields[] = {
-	STR("apiGroup", 1, struct k8s_dra_consumer, api_group, OMIT),
-	STR("resource", 3, struct k8s_dra_consumer, resource, 0),
+	/* resource (3) is "pods" */
 	STR("name", 4, struct k8s_dra_consumer, name, 0),
 	STR("uid", 5, struct k8s_dra_consumer, uid, 0),
 	END,

@@ -130,7 +130,15 @@ enum decode_type {
 
 /* Which part of the filter decides what of a map (each key) or of a list
  * (all or nothing) is kept. */
-enum decode_keep { KEEP_ALL, KEEP_LABELS, KEEP_ANNOTATIONS, KEEP_RESOURCES, KEEP_SCHEDULING, KEEP_COUNT };
+enum decode_keep {
+	KEEP_ALL,
+	KEEP_LABELS,
+	KEEP_ANNOTATIONS,
+	KEEP_RESOURCES,
+	KEEP_SCHEDULING,
+	KEEP_ATTRIBUTES,
+	KEEP_COUNT
+};
 
 /* Protobuf has no empty string: JSON leaves such a field out (omitempty). */
 #define DECODE_OMIT_EMPTY 1

@@ -213,8 +213,10 @@ static int entry_end(struct pb_decoder *d, const struct pb_frame *f)
 		return 0;
 	/* an entry of messages without its value: the element with its key */
 	if (f->f.row->type == D_ENTRIES)
-		return d->has_value || decode_entry_open(&f->f, d->ekey, d->ekeylen, &elem, d->err) == 0 ? 0
-													 : failed(d);
+		return d->has_value || !decode_entry_kept(&d->base, f->f.row, d->ekey, d->ekeylen) ||
+				       decode_entry_open(&f->f, d->ekey, d->ekeylen, &elem, d->err) == 0
+			       ? 0
+			       : failed(d);
 	r = decode_entry_key(&d->base, &f->f, d->ekey, d->ekeylen, d->err);
 	if (r <= 0 || d->key_unwanted)
 		return r < 0 ? failed(d) : 0;

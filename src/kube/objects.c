@@ -239,13 +239,15 @@ int decode_filter_union(struct decode_filter *ret, const struct decode_filter *a
 	if (union_patterns(&f.label_keys, a->label_keys, b->label_keys) < 0 ||
 	    union_patterns(&f.annotation_keys, a->annotation_keys, b->annotation_keys) < 0 ||
 	    union_patterns(&f.resource_names, a->resource_names, b->resource_names) < 0 ||
-	    union_patterns(&f.node_keys, a->node_keys, b->node_keys) < 0) {
+	    union_patterns(&f.node_keys, a->node_keys, b->node_keys) < 0 ||
+	    union_patterns(&f.attribute_keys, a->attribute_keys, b->attribute_keys) < 0) {
 		decode_filter_release(&f);
 		return -1;
 	}
 	f.all_labels = a->all_labels || b->all_labels;
 	f.all_annotations = a->all_annotations || b->all_annotations;
 	f.all_resources = a->all_resources || b->all_resources;
+	f.all_attributes = a->all_attributes || b->all_attributes;
 	f.scheduling = a->scheduling || b->scheduling;
 	*ret = f;
 	return 0;
@@ -261,6 +263,7 @@ void decode_filter_release(struct decode_filter *f)
 	free((void *)f->annotation_keys);
 	free((void *)f->resource_names);
 	free((void *)f->node_keys);
+	free((void *)f->attribute_keys);
 	memset(f, 0, sizeof(*f));
 }
 

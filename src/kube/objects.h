@@ -71,9 +71,13 @@ struct decode_filter {
 	const char *const *resource_names; /* node capacity/allocatable, container limits */
 	const char *const *node_keys;	   /* node label keys a pod's nodeSelector or required
 					    * node affinity names (struct k8s_pod.node_keys) */
-	bool all_labels, all_annotations, all_resources;
+	/* the attributes of a ResourceSlice's devices (by name, unqualified or
+	 * with the driver's domain) */
+	const char *const *attribute_keys;
+	bool all_labels, all_annotations, all_resources, all_attributes;
 	bool scheduling; /* node taints; pod tolerations, nodeSelector and required node
-			  * affinity terms (where a pod may go) */
+			  * affinity terms (where a pod may go); a claim's selectors and
+			  * configurations (what it asks) */
 };
 
 bool decode_filter_match(const char *const *patterns, const char *key, size_t keylen);

@@ -115,25 +115,15 @@ void k8s_resource_claim_free(struct k8s_resource_claim *c)
 		return;
 	free(c->namespace);
 	free(c->name);
-	free(c->uid);
 	free(c->resource_version);
-	free(c->creation_timestamp);
 	kvlist_release(&c->labels);
 	kvlist_release(&c->annotations);
-	for (size_t i = 0; i < c->nowners; i++) {
-		free(c->owners[i].kind);
-		free(c->owners[i].name);
-		free(c->owners[i].uid);
-	}
-	free(c->owners);
 	requests_free(c->requests, c->nrequests);
 	configs_free(c->configs, c->nconfigs);
 	results_free(c->results, c->nresults);
 	configs_free(c->alloc_configs, c->nalloc_configs);
 	free(c->allocation_timestamp);
 	for (size_t i = 0; i < c->nreserved; i++) {
-		free(c->reserved[i].api_group);
-		free(c->reserved[i].resource);
 		free(c->reserved[i].name);
 		free(c->reserved[i].uid);
 	}

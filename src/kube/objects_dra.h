@@ -100,20 +100,23 @@ struct k8s_dra_result {
 	struct kvlist consumed; /* consumedCapacity */
 };
 
-/* status.reservedFor[] */
+/* status.reservedFor[]: the pods */
 struct k8s_dra_consumer {
-	char *api_group, *resource, *name, *uid;
+	char *name, *uid;
 };
 
+/* What is kept of a claim is what the views need of each of a cluster's
+ * claims (as many as the pods that hold devices); what it asks in detail
+ * (the requests' selectors, its own configuration) is kept when the filter
+ * asks for scheduling fields. */
 struct k8s_resource_claim {
-	char *namespace, *name, *uid, *resource_version, *creation_timestamp;
+	char *namespace, *name;
+	char *resource_version; /* not read: NULL */
 	struct kvlist labels, annotations;
-	struct k8s_owner *owners;
-	size_t nowners;
 	bool deleting;
-	struct k8s_dra_request *requests;
+	struct k8s_dra_request *requests; /* with scheduling fields */
 	size_t nrequests;
-	struct k8s_dra_config *configs;
+	struct k8s_dra_config *configs; /* spec.devices.config */
 	size_t nconfigs;
 	struct k8s_dra_result *results;
 	size_t nresults;

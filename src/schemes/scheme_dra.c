@@ -12,6 +12,15 @@
 #define DRA_ATTR_UUID "uuid"
 #define DRA_ATTR_PARENT_UUID "parentUUID"
 #define DRA_CAPACITY_MEMORY "memory"
+#define DRA_ATTR_PRODUCT "productName"
+#define DRA_ATTR_PROFILE "profile"
+
+static const char *const read_attributes[] = {DRA_ATTR_UUID, DRA_ATTR_PARENT_UUID, DRA_ATTR_PRODUCT, DRA_ATTR_PROFILE,
+					       NULL};
+const struct decode_filter dra_slice_fields = {.attribute_keys = read_attributes, .scheduling = true};
+const struct decode_filter dra_slice_fields_full = {.all_attributes = true, .scheduling = true};
+const struct decode_filter dra_claim_fields = {0};
+const struct decode_filter dra_claim_fields_full = {.scheduling = true};
 
 static int add_ptr(void ***items, size_t *n, size_t *cap, void *p)
 {
@@ -62,6 +71,8 @@ void dra_inventory_release(struct dra_inventory *inv)
 	free(inv->stale);
 	free(inv->incomplete);
 	free(inv->index);
+	free(inv->by_node);
+	free(inv->elsewhere);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -75,28 +86,42 @@ static bool same_pool(const struct k8s_resource_slice *a, const struct k8s_resou
 	return str_eq(a->driver, b->driver) && str_eq(a->pool, b->pool);
 }
 
-/* Slice i's pool: its newest generation, and how many slices of it are there. */
-static void pool_of(const struct dra_inventory *inv, size_t i, int64_t *gen, int64_t *count, int64_t *want)
+static int strcmp0(const char *a, const char *b);
+
+/* Slices by driver, pool and generation: a pool's slices side by side,
+ * its newest generation last. */
+static int slice_cmp(const void *x, const void *y)
 {
-	*gen = inv->slices[i]->generation;
-	for (size_t j = 0; j < inv->nslices; j++)
-		if (same_pool(inv->slices[i], inv->slices[j]) && inv->slices[j]->generation > *gen)
-			*gen = inv->slices[j]->generation;
-	*count = *want = 0;
-	for (size_t j = 0; j < inv->nslices; j++)
-		if (same_pool(inv->slices[i], inv->slices[j]) && inv->slices[j]->generation == *gen) {
-			(*count)++;
-			*want = inv->slices[j]->slice_count;
-		}
+	const struct k8s_resource_slice *a = *(const struct k8s_resource_slice *const *)x;
+	const struct k8s_resource_slice *b = *(const struct k8s_resource_slice *const *)y;
+	int c = strcmp0(a->driver, b->driver);
+
+	if (!c)
+		c = strcmp0(a->pool, b->pool);
+	if (!c)
+		c = a->generation < b->generation ? -1 : a->generation > b->generation;
+	return c ? c : strcmp0(a->name, b->name);
 }
 
-/* Whether an earlier slice is of the same pool (its warning said once). */
-static bool pool_seen(const struct dra_inventory *inv, size_t i)
+/* The pool of slices lo..hi-1 (its newest generation last): the older
+ * generations are stale, the newest incomplete when slices of it are
+ * missing (warned once). */
+static void pool_mark(struct dra_inventory *inv, size_t lo, size_t hi, struct warnings *w)
 {
-	for (size_t j = 0; j < i; j++)
-		if (same_pool(inv->slices[i], inv->slices[j]))
-			return true;
-	return false;
+	const struct k8s_resource_slice *s = inv->slices[hi - 1];
+	int64_t count = 0;
+
+	for (size_t i = lo; i < hi; i++) {
+		inv->stale[i] = inv->slices[i]->generation < s->generation;
+		count += !inv->stale[i];
+	}
+	for (size_t i = lo; i < hi; i++)
+		inv->incomplete[i] = !inv->stale[i] && count < s->slice_count;
+	if (count < s->slice_count)
+		warnings_add(w, "IncompletePool", NULL,
+			     "pool %s of driver %s: %lld of %lld slices of generation %lld are published",
+			     s->pool ? s->pool : "", s->driver ? s->driver : "", (long long)count,
+			     (long long)s->slice_count, (long long)s->generation);
 }
 
 static int index_build(struct dra_inventory *inv);
@@ -131,20 +156,12 @@ int dra_inventory_finish(struct dra_inventory *inv, struct warnings *w)
 	inv->incomplete = calloc(n, sizeof(bool));
 	if (!inv->stale || !inv->incomplete)
 		return -1;
-	/* quadratic in the slices: a thousand slices are a million cheap
-	 * comparisons, against the minutes of the lists themselves */
-	for (size_t i = 0; i < inv->nslices; i++) {
-		const struct k8s_resource_slice *s = inv->slices[i];
-		int64_t gen, count, want;
-
-		pool_of(inv, i, &gen, &count, &want);
-		inv->stale[i] = s->generation < gen;
-		inv->incomplete[i] = count < want;
-		if (inv->incomplete[i] && !pool_seen(inv, i))
-			warnings_add(w, "IncompletePool", NULL,
-				     "pool %s of driver %s: %lld of %lld slices of generation %lld are published",
-				     s->pool ? s->pool : "", s->driver ? s->driver : "", (long long)count,
-				     (long long)want, (long long)gen);
+	if (inv->nslices)
+		qsort(inv->slices, inv->nslices, sizeof(*inv->slices), slice_cmp);
+	for (size_t lo = 0, hi; lo < inv->nslices; lo = hi) {
+		for (hi = lo + 1; hi < inv->nslices && same_pool(inv->slices[lo], inv->slices[hi]); hi++)
+			;
+		pool_mark(inv, lo, hi, w);
 	}
 	if (index_build(inv) < 0)
 		return -1;
@@ -278,16 +295,36 @@ static void parents_find(struct dra_device *devs, size_t n)
 	}
 }
 
+/* The first of the slices named for one node whose node is name or after. */
+static size_t by_node_first(const struct dra_inventory *inv, const char *name)
+{
+	size_t lo = 0, hi = inv->nby_node;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp0(inv->by_node[mid].node, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int dra_node_devices_only(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 			  struct dra_device **ret, size_t *ret_n)
 {
 	struct dra_device *devs = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, first = by_node_first(inv, name), named = 0;
 
-	for (size_t i = 0; i < inv->nslices; i++) {
+	/* the slices named for the node, then those placed by selector or on all nodes */
+	while (first + named < inv->nby_node && str_eq(inv->by_node[first + named].node, name))
+		named++;
+	for (size_t k = 0; k < named + inv->nelsewhere; k++) {
+		size_t i = k < named ? inv->by_node[first + k].slice : inv->elsewhere[k - named];
 		const struct k8s_resource_slice *s = inv->slices[i];
 
-		if ((inv->stale && inv->stale[i]) || !slice_on_node(s, name, labels))
+		if (k >= named && !slice_on_node(s, name, labels))
 			continue;
 		for (size_t j = 0; j < s->ndevices; j++) {
 			struct dra_device *d;
@@ -418,6 +455,39 @@ static void index_parents(struct dra_inventory *inv)
 	}
 }
 
+/* By node, and in the slices' order for one node. */
+static int by_node_cmp(const void *x, const void *y)
+{
+	const struct dra_node_slice *a = x, *b = y;
+	int c = strcmp0(a->node, b->node);
+
+	return c ? c : (a->slice > b->slice) - (a->slice < b->slice);
+}
+
+/* The newest slices by the node they name, and the others. */
+static int nodes_index(struct dra_inventory *inv)
+{
+	size_t n = inv->nslices ? inv->nslices : 1;
+
+	free(inv->by_node);
+	free(inv->elsewhere);
+	inv->nby_node = inv->nelsewhere = 0;
+	inv->by_node = malloc(n * sizeof(*inv->by_node));
+	inv->elsewhere = malloc(n * sizeof(size_t));
+	if (!inv->by_node || !inv->elsewhere)
+		return -1;
+	for (size_t i = 0; i < inv->nslices; i++) {
+		if (inv->stale[i])
+			continue;
+		if (inv->slices[i]->node_name)
+			inv->by_node[inv->nby_node++] = (struct dra_node_slice){inv->slices[i]->node_name, i};
+		else
+			inv->elsewhere[inv->nelsewhere++] = i;
+	}
+	qsort(inv->by_node, inv->nby_node, sizeof(*inv->by_node), by_node_cmp);
+	return 0;
+}
+
 static int index_build(struct dra_inventory *inv)
 {
 	size_t n = 0;
@@ -434,6 +504,8 @@ static int index_build(struct dra_inventory *inv)
 				inv->slices[i], &inv->slices[i]->devices[j], NULL, inv->incomplete[i]};
 	qsort(inv->index, inv->nindex, sizeof(*inv->index), entry_cmp);
 	index_parents(inv);
+	if (nodes_index(inv) < 0)
+		return -1;
 	if (inv->nclaims)
 		qsort(inv->claims, inv->nclaims, sizeof(*inv->claims), claim_cmp);
 	return 0;
@@ -441,8 +513,6 @@ static int index_build(struct dra_inventory *inv)
 
 /* --- the scheme: a node's GPUs and a pod's claims ------------------------------ */
 
-#define DRA_ATTR_PRODUCT "productName"
-#define DRA_ATTR_PROFILE "profile"
 #define MIB (INT64_C(1) << 20)
 
 /* A taint that keeps new claims off the device. */

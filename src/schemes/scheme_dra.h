@@ -31,6 +31,12 @@ struct dra_index_entry {
 	bool incomplete;
 };
 
+/* A slice named for one node, by the node's name. */
+struct dra_node_slice {
+	const char *node;
+	size_t slice;
+};
+
 /* One allocation of a device: a claim's result, and the configuration
  * that applies to it (FromClaim before FromClass), or NULL. */
 struct dra_use {
@@ -67,6 +73,11 @@ struct dra_inventory {
 	 * and the devices of the newest generations by driver, pool and name */
 	struct dra_index_entry *index;
 	size_t nindex;
+	/* the slices of the newest generations: those named for one node,
+	 * by node name, and those placed by selector or on all nodes */
+	struct dra_node_slice *by_node;
+	size_t *elsewhere;
+	size_t nby_node, nelsewhere;
 };
 
 /* Take an object as a list delivers it (owned from then on).  -1 when out of memory. */
@@ -88,6 +99,12 @@ void dra_devices_free(struct dra_device *d, size_t n);
 /* The same without the claims (uses empty): what a node has. */
 int dra_node_devices_only(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 			  struct dra_device **ret, size_t *ret_n);
+
+/* What the lists of slices and claims keep: for the views, the attributes
+ * the scheme reads and the slices' node selectors; for fit (full), every
+ * attribute and what each claim asks in detail. */
+extern const struct decode_filter dra_slice_fields, dra_slice_fields_full;
+extern const struct decode_filter dra_claim_fields, dra_claim_fields_full;
 
 /* The scheme's row (scheme.c lists it). */
 extern const struct scheme scheme_dra;

@@ -133,12 +133,9 @@ static void out_selectors(struct text *t, const struct k8s_dra_selector *s, size
 
 static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 {
-	out(t, "claim %s/%s uid=%s rv=%s deleting=%d allocated=%s\n", S(c->namespace), S(c->name), S(c->uid),
-	    S(c->resource_version), c->deleting, S(c->allocation_timestamp));
+	out(t, "claim %s/%s deleting=%d allocated=%s\n", S(c->namespace), S(c->name), c->deleting,
+	    S(c->allocation_timestamp));
 	out_kv(t, "annotation", &c->annotations);
-	for (size_t i = 0; i < c->nowners; i++)
-		out(t, " owner %s %s %s %d\n", S(c->owners[i].kind), S(c->owners[i].name), S(c->owners[i].uid),
-		    c->owners[i].controller);
 	for (size_t i = 0; i < c->nrequests; i++) {
 		const struct k8s_dra_request *r = &c->requests[i];
 
@@ -157,8 +154,7 @@ static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 	}
 	out_configs(t, "allocconfig", c->alloc_configs, c->nalloc_configs);
 	for (size_t i = 0; i < c->nreserved; i++)
-		out(t, " reserved %s %s %s %s\n", S(c->reserved[i].api_group), S(c->reserved[i].resource),
-		    S(c->reserved[i].name), S(c->reserved[i].uid));
+		out(t, " reserved %s %s\n", S(c->reserved[i].name), S(c->reserved[i].uid));
 }
 
 static void out_class(struct text *t, const struct k8s_device_class *c)
@@ -334,12 +330,9 @@ static void ref_claim(struct text *t, json_t *j)
 	json_t *st = jget(j, "status"), *x;
 	size_t i;
 
-	out(t, "claim %s/%s uid=%s rv=%s deleting=%d allocated=%s\n", S(js(j, "metadata.namespace")),
-	    S(js(j, "metadata.name")), S(js(j, "metadata.uid")), S(js(j, "metadata.resourceVersion")),
+	out(t, "claim %s/%s deleting=%d allocated=%s\n", S(js(j, "metadata.namespace")), S(js(j, "metadata.name")),
 	    jget(j, "metadata.deletionTimestamp") != NULL, S(js(st, "allocation.allocationTimestamp")));
 	ref_kv(t, "annotation", jget(j, "metadata.annotations"));
-	json_array_foreach(jget(j, "metadata.ownerReferences"), i, x)
-		out(t, " owner %s %s %s %d\n", S(js(x, "kind")), S(js(x, "name")), S(js(x, "uid")), jb(x, "controller"));
 	json_array_foreach(jget(j, "spec.devices.requests"), i, x) {
 		/* v1 and v1beta2 put an exact request under exactly */
 		json_t *r = jget(x, "exactly") ? jget(x, "exactly") : x;
@@ -357,8 +350,7 @@ static void ref_claim(struct text *t, json_t *j)
 	}
 	ref_configs(t, "allocconfig", jget(st, "allocation.devices.config"));
 	json_array_foreach(jget(st, "reservedFor"), i, x)
-		out(t, " reserved %s %s %s %s\n", S(js(x, "apiGroup")), S(js(x, "resource")), S(js(x, "name")),
-		    S(js(x, "uid")));
+		out(t, " reserved %s %s\n", S(js(x, "name")), S(js(x, "uid")));
 }
 
 static void ref_class(struct text *t, json_t *j)
@@ -390,7 +382,8 @@ static void ref_pod(struct text *t, json_t *j)
 
 /* --- feeding a fixture as a list's one item ------------------------------- */
 
-static const struct decode_filter dra_filter = {.all_labels = true, .all_annotations = true, .scheduling = true};
+static const struct decode_filter dra_filter = {
+	.all_labels = true, .all_annotations = true, .all_attributes = true, .scheduling = true};
 
 static int got_slice(void *ud, struct k8s_resource_slice *s, struct kerr *err)
 {
@@ -525,7 +518,8 @@ static char *pb_list_of(const unsigned char *body, size_t blen, size_t *len)
 
 /* buf decoded as a list of kind, fed in reads of: chunk 0 everything, 1
  * one byte, else random sizes from that seed; what it held as text. */
-static char *decode_text(enum obj_kind kind, const char *buf, size_t len, unsigned chunk)
+static char *decode_text_with(const struct decode_filter *filter, enum obj_kind kind, const char *buf, size_t len,
+			      unsigned chunk)
 {
 	struct text t = {0};
 	struct decode_sink sink = {.pod = got_pod,
@@ -533,7 +527,7 @@ static char *decode_text(enum obj_kind kind, const char *buf, size_t len, unsign
 				   .resource_claim = got_claim,
 				   .device_class = got_class,
 				   .ud = &t};
-	struct list_decoder *d = list_decoder_new(kind, &dra_filter, &sink);
+	struct list_decoder *d = list_decoder_new(kind, filter, &sink);
 	struct kerr err = {0};
 	size_t off = 0;
 	int r = 0;
@@ -553,6 +547,11 @@ static char *decode_text(enum obj_kind kind, const char *buf, size_t len, unsign
 	list_decoder_free(d);
 	out(&t, "%s", "");
 	return t.s;
+}
+
+static char *decode_text(enum obj_kind kind, const char *buf, size_t len, unsigned chunk)
+{
+	return decode_text_with(&dra_filter, kind, buf, len, chunk);
 }
 
 /* The fixture NAME.json and NAME.pb, each in every split, hold what
@@ -617,16 +616,12 @@ Test(decode_dra, pod_claims)
 	check_fixture("core.v1.Pod", OBJ_POD, ref_pod);
 }
 
-/* The sharing settings of NVIDIA's GpuConfig, from the claims of the
- * repository's MPS and time-slicing scenarios. */
-static char *scenario_claims(const char *scenario, size_t *len)
+static char *t_slurp(const char *path, size_t *len)
 {
-	char path[4096];
 	FILE *f;
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/scenarios/%s/resourceclaims.json", FIXTURES_DIR, scenario);
 	f = fopen(path, "rb");
 	cr_assert_not_null(f, "%s", path);
 	fseek(f, 0, SEEK_END);
@@ -637,6 +632,16 @@ static char *scenario_claims(const char *scenario, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return buf;
+}
+
+/* The sharing settings of NVIDIA's GpuConfig, from the claims of the
+ * repository's MPS and time-slicing scenarios. */
+static char *scenario_claims(const char *scenario, size_t *len)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/scenarios/%s/resourceclaims.json", FIXTURES_DIR, scenario);
+	return t_slurp(path, len);
 }
 
 Test(decode_dra, gpu_config_sharing)
@@ -657,4 +662,43 @@ Test(decode_dra, gpu_config_sharing)
 	cr_assert(strstr(got, "kind=GpuConfig strategy=TimeSlicing interval=Long mem=-"), "%s", got);
 	free(got);
 	free(buf);
+}
+
+/* What a claim asks in detail is kept for scheduling only, and of a
+ * device's attributes those the filter names: a cluster's claims are as
+ * many as its pods, and its devices' attributes many. */
+Test(decode_dra, filter_keeps_what_is_asked)
+{
+	static const char *const attrs[] = {"uuid", "productName", NULL};
+	static const struct decode_filter lean = {.attribute_keys = attrs};
+	size_t len, plen, llen;
+	char *buf = scenario_claims("dra-mps", &len), *got, *pb, *list;
+	char path[4096];
+
+	got = decode_text_with(&lean, OBJ_RESOURCE_CLAIM, buf, len, 0);
+	cr_assert(strstr(got, "allocconfig source=FromClaim"), "%s", got);
+	cr_assert_null(strstr(got, " request "), "%s", got);
+	cr_assert_null(strstr(got, " config source"), "%s", got);
+	free(got);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/scenarios/dra-whole/resourceslices.json", FIXTURES_DIR);
+	buf = t_slurp(path, &len);
+	got = decode_text_with(&lean, OBJ_RESOURCE_SLICE, buf, len, 1);
+	cr_assert(strstr(got, " attribute uuid string=GPU-"), "%s", got);
+	cr_assert(strstr(got, " attribute productName string=NVIDIA A100-SXM4-80GB"), "%s", got);
+	cr_assert_null(strstr(got, " attribute index"), "%s", got);
+	cr_assert(strstr(got, " capacity memory value=80Gi"), "%s", got);
+	free(got);
+	free(buf);
+	/* the same of protobuf: the upstream slice's one attribute is not asked for */
+	pb = fixture("resource.k8s.io.v1.ResourceSlice.pb", &plen);
+	list = pb_list_of((unsigned char *)pb, plen, &llen);
+	for (unsigned chunk = 0; chunk < 6; chunk++) {
+		got = decode_text_with(&lean, OBJ_RESOURCE_SLICE, list, llen, chunk);
+		cr_assert_null(strstr(got, " attribute "), "%s", got);
+		cr_assert(strstr(got, " capacity capacityKey value=0"), "%s", got);
+		free(got);
+	}
+	free(list);
+	free(pb);
 }

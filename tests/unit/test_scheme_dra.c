@@ -23,10 +23,11 @@ static int take_claim(void *ud, struct k8s_resource_claim *c, struct kerr *err)
 
 static void load_list(struct dra_inventory *inv, const char *scenario, const char *file, enum obj_kind kind)
 {
-	static const struct decode_filter filter = {.scheduling = true};
+	/* what the load keeps for the views */
+	const struct decode_filter *filter = kind == OBJ_RESOURCE_SLICE ? &dra_slice_fields : &dra_claim_fields;
 	struct decode_sink sink = {.resource_slice = take_slice, .resource_claim = take_claim, .ud = inv};
 	struct kerr err = {0};
-	struct list_decoder *d = list_decoder_new(kind, &filter, &sink);
+	struct list_decoder *d = list_decoder_new(kind, filter, &sink);
 	char path[4096];
 	size_t len;
 	char *buf;
