@@ -12,9 +12,11 @@ UPDATE_GOLDEN=1 and read them by eye before keeping them.
 
 import json
 import os
+import shutil
+import tempfile
 import unittest
 
-from harness import APIServer, fake_only, plugin_path, run_plugin
+from harness import ROOT, SCENARIOS, APIServer, fake_only, plugin_path, run_plugin
 from test_inspect import load_schema, schema_errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -144,6 +146,28 @@ class Discovery(unittest.TestCase):
 			self.assertIn("Dynamic Resource Allocation devices are not shown", r.stderr)
 			self.assertIn("cgpu-v100-1", r.stdout)
 			self.assertNotIn("dra-a100-1", r.stdout)
+
+	@fake_only("users from an RBAC manifest")
+	def test_the_readonly_role_reads_dra(self):
+		"""man/rbac-readonly.yaml grants the DRA lists: its user sees the devices, without a warning."""
+		try:
+			from test_mode import rbac_user  # pylint: disable=import-outside-toplevel
+			import yaml  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+		except ImportError:
+			self.skipTest("PyYAML is not installed")
+		with tempfile.TemporaryDirectory() as d:
+			scen = os.path.join(d, "s")
+			shutil.copytree(os.path.join(SCENARIOS, "dra-whole"), scen)
+			with open(os.path.join(scen, "scenario.json")) as f:
+				conf = json.load(f)
+			conf.setdefault("users", {})["cgpu-readonly"] = rbac_user(os.path.join(ROOT, "man", "rbac-readonly.yaml"))
+			with open(os.path.join(scen, "scenario.json"), "w") as f:
+				json.dump(conf, f)
+			with APIServer(scen) as api:
+				r = run_plugin(["--kubeconfig", api.kubeconfig, "--as", "cgpu-readonly"], env=ENV)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stderr, "")
+				self.assertIn("163840/327680", r.stdout)
 
 	def test_another_scheme_does_not_ask(self):
 		with APIServer("dra-mixed") as api:
