@@ -14,9 +14,11 @@
 #define DRA_CAPACITY_MEMORY "memory"
 #define DRA_ATTR_PRODUCT "productName"
 #define DRA_ATTR_PROFILE "profile"
+#define DRA_ATTR_TYPE "type" /* "gpu", "mig" */
+#define DRA_TYPE_GPU "gpu"
 
 static const char *const read_attributes[] = {DRA_ATTR_UUID, DRA_ATTR_PARENT_UUID, DRA_ATTR_PRODUCT, DRA_ATTR_PROFILE,
-					       NULL};
+					       DRA_ATTR_TYPE, NULL};
 const struct decode_filter dra_slice_fields = {.attribute_keys = read_attributes, .scheduling = true};
 const struct decode_filter dra_slice_fields_full = {.all_attributes = true, .scheduling = true};
 const struct decode_filter dra_claim_fields = {0};
@@ -273,26 +275,38 @@ static int uses_join(const struct dra_inventory *inv, struct dra_device *devs, s
 	return 0;
 }
 
-/* A MIG device's GPU: the device whose uuid is its parentUUID, else the
- * GPU consuming the same counter set. */
+/* Whether device pd of slice ps is the GPU of the MIG device d of slice
+ * s: the device whose uuid is d's parentUUID, or, where d names none, the
+ * device of the same counter set that is a GPU (its type attribute says
+ * so, or without one it consumes more of the set: a GPU consumes all of
+ * it, a partition a part). */
+static bool is_parent(const struct k8s_resource_slice *ps, const struct k8s_dra_device *pd,
+		      const struct k8s_resource_slice *s, const struct k8s_dra_device *d)
+{
+	const struct k8s_dra_value *p = dra_attribute(s, d, DRA_ATTR_PARENT_UUID), *u;
+	const struct k8s_dra_value *ptype = dra_attribute(ps, pd, DRA_ATTR_TYPE), *dtype = dra_attribute(s, d, DRA_ATTR_TYPE);
+
+	if (pd == d || !same_pool(ps, s))
+		return false;
+	if (p) {
+		u = dra_attribute(ps, pd, DRA_ATTR_UUID);
+		return p->str && u && str_eq(u->str, p->str);
+	}
+	if (!d->nconsumes || !pd->nconsumes || dra_attribute(ps, pd, DRA_ATTR_PARENT_UUID) ||
+	    !str_eq(pd->consumes[0].name, d->consumes[0].name) || (dtype && str_eq(dtype->str, DRA_TYPE_GPU)))
+		return false;
+	if (ptype)
+		return str_eq(ptype->str, DRA_TYPE_GPU);
+	return pd->consumes[0].ncounters > d->consumes[0].ncounters;
+}
+
+/* The MIG devices' GPUs among a node's devices. */
 static void parents_find(struct dra_device *devs, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct k8s_dra_value *p = dra_attribute(devs[i].slice, devs[i].dev, DRA_ATTR_PARENT_UUID);
-
-		for (size_t j = 0; j < n && p && p->str && !devs[i].parent; j++) {
-			const struct k8s_dra_value *u = dra_attribute(devs[j].slice, devs[j].dev, DRA_ATTR_UUID);
-
-			if (j != i && u && str_eq(u->str, p->str))
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n && !devs[i].parent; j++)
+			if (is_parent(devs[j].slice, devs[j].dev, devs[i].slice, devs[i].dev))
 				devs[i].parent = devs[j].dev->name;
-		}
-		for (size_t j = 0; j < n && !p && !devs[i].parent && devs[i].dev->nconsumes; j++)
-			if (j != i && devs[j].dev->nconsumes && devs[j].gpu &&
-			    !dra_attribute(devs[j].slice, devs[j].dev, DRA_ATTR_PARENT_UUID) &&
-			    str_eq(devs[j].dev->consumes[0].name, devs[i].dev->consumes[0].name) &&
-			    devs[j].dev->consumes[0].ncounters > devs[i].dev->consumes[0].ncounters)
-				devs[i].parent = devs[j].dev->name;
-	}
 }
 
 /* The first of the slices named for one node whose node is name or after. */
@@ -437,21 +451,17 @@ static void index_parents(struct dra_inventory *inv)
 {
 	for (size_t i = 0; i < inv->nindex; i++) {
 		struct dra_index_entry *e = &inv->index[i];
-		const struct k8s_dra_value *p = dra_attribute(e->slice, e->dev, DRA_ATTR_PARENT_UUID);
 		size_t lo = i, hi = i;
 
-		if (!p || !p->str)
+		if (!e->dev->nconsumes && !dra_attribute(e->slice, e->dev, DRA_ATTR_PARENT_UUID))
 			continue;
 		while (lo > 0 && same_pool(inv->index[lo - 1].slice, e->slice))
 			lo--;
 		while (hi + 1 < inv->nindex && same_pool(inv->index[hi + 1].slice, e->slice))
 			hi++;
-		for (size_t j = lo; j <= hi && !e->parent; j++) {
-			const struct k8s_dra_value *u = dra_attribute(inv->index[j].slice, inv->index[j].dev, DRA_ATTR_UUID);
-
-			if (j != i && u && str_eq(u->str, p->str))
+		for (size_t j = lo; j <= hi && !e->parent; j++)
+			if (is_parent(inv->index[j].slice, inv->index[j].dev, e->slice, e->dev))
 				e->parent = inv->index[j].dev->name;
-		}
 	}
 }
 

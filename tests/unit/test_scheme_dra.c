@@ -172,3 +172,31 @@ Test(scheme_dra, leaked_claim_is_a_finding)
 	warnings_release(&w);
 	dra_inventory_release(&inv);
 }
+
+/* Without parentUUID, a MIG device's GPU is the device that consumes more
+ * of the same counter set: the driver's devices on Kubernetes 1.34. */
+Test(scheme_dra, mig_parent_by_counter_set)
+{
+	struct dra_inventory inv = {0};
+	struct warnings w = {0};
+	struct dra_device *d;
+	size_t n, under = 0;
+
+	load_list(&inv, "dra-mig", "resourceslices.json", OBJ_RESOURCE_SLICE);
+	load_list(&inv, "dra-mig", "resourceclaims.json", OBJ_RESOURCE_CLAIM);
+	for (size_t i = 0; i < inv.nslices; i++)
+		for (size_t j = 0; j < inv.slices[i]->ndevices; j++)
+			for (size_t k = 0; k < inv.slices[i]->devices[j].nattrs; k++)
+				if (strcmp(inv.slices[i]->devices[j].attrs[k].name, "parentUUID") == 0)
+					inv.slices[i]->devices[j].attrs[k].name[0] = 'X';
+	cr_assert_eq(dra_inventory_finish(&inv, &w), 0);
+	cr_assert_eq(dra_node_devices(&inv, "dra-mig-1", NULL, &d, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		under += d[i].parent && strcmp(d[i].parent, "gpu-0") == 0;
+	cr_assert_eq(under, 10);
+	cr_assert_null(find(d, n, "gpu-0")->parent);
+	cr_assert_str_eq(dra_device_find(&inv, "gpu.nvidia.com", "dra-mig-1", "gpu-0-mig-3g20gb-9-4")->parent, "gpu-0");
+	cr_assert_null(dra_device_find(&inv, "gpu.nvidia.com", "dra-mig-1", "gpu-0")->parent);
+	dra_devices_free(d, n);
+	dra_inventory_release(&inv);
+}
