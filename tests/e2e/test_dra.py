@@ -16,12 +16,12 @@ import shutil
 import tempfile
 import unittest
 
+from goldens import check_cases
 from harness import ROOT, SCENARIOS, APIServer, fake_only, plugin_path, run_plugin
 from test_inspect import load_schema, schema_errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden", "dra")
-UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
 
 # name: (scenario, arguments)
@@ -39,17 +39,6 @@ CASES = {
 	"mixed": ("dra-mixed", []),
 	"leaked": ("dra-leaked", []),
 }
-
-
-def golden(name, ext):
-	return os.path.join(GOLDEN, name + ext)
-
-
-def read(path, default):
-	if not os.path.exists(path):
-		return default
-	with open(path, encoding="utf-8") as f:
-		return f.read()
 
 
 def inspect(api, args, env=None):
@@ -77,28 +66,7 @@ class Golden(unittest.TestCase):
 	maxDiff = None
 
 	def test_golden(self):
-		if UPDATE:
-			os.makedirs(GOLDEN, exist_ok=True)
-		scenarios = {}
-		for name, (scenario, args) in sorted(CASES.items()):
-			scenarios.setdefault(scenario, []).append((name, args))
-		for scenario, cases in sorted(scenarios.items()):
-			with APIServer(scenario) as api:
-				for name, args in cases:
-					with self.subTest(case=name):
-						r = inspect(api, args)
-						self.assertEqual(r.returncode, 0, r.stderr)
-						if UPDATE:
-							with open(golden(name, ".txt"), "w", encoding="utf-8") as f:
-								f.write(r.stdout)
-							if r.stderr:
-								with open(golden(name, ".err"), "w", encoding="utf-8") as f:
-									f.write(r.stderr)
-							elif os.path.exists(golden(name, ".err")):
-								os.unlink(golden(name, ".err"))
-							continue
-						self.assertEqual(r.stdout, read(golden(name, ".txt"), ""), name)
-						self.assertEqual(r.stderr, read(golden(name, ".err"), ""), name)
+		check_cases(self, GOLDEN, CASES, inspect)
 
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
