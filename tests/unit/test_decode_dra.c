@@ -13,35 +13,13 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "t_text.h"
 
 #ifndef DRA_TESTDATA
 #define DRA_TESTDATA "../shared/reference/dra/testdata"
 #endif
 
 /* --- text: what was decoded, and what the JSON holds ---------------------- */
-
-struct text {
-	char *s;
-	size_t len;
-};
-
-static void out(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void out(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	t->s = realloc(t->s, t->len + (size_t)n + 1);
-	cr_assert_not_null(t->s);
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-}
 
 #define S(x) ((x) ? (x) : "-")
 

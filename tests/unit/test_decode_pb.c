@@ -11,33 +11,9 @@
 #include "decode.h"
 #include "decode_filters.h"
 #include "t_read_file.h"
+#include "t_text.h"
 
 /* --- helpers ------------------------------------------------------------- */
-
-
-/* Everything decoded, as text: two decodings agree when their texts do. */
-struct text {
-	char *s;
-	size_t len;
-};
-
-static void out(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void out(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	t->s = realloc(t->s, t->len + (size_t)n + 1);
-	cr_assert_not_null(t->s);
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-}
 
 #define S(x) ((x) ? (x) : "(none)")
 
