@@ -582,6 +582,30 @@ class Proxied(faultproxy.FaultProxy):
 			self.kubeconfig = None
 
 
+
+class ProxiedCase(ClusterCase):
+	"""ClusterCase with the class's server behind one fault-injecting proxy (self.proxy), its faults and
+	log cleared before each test."""
+
+	@classmethod
+	def setUpClass(cls):
+		super().setUpClass()
+		try:
+			cls.proxy = Proxied(cls.api).start()
+		except BaseException:
+			cls.api.stop()
+			raise
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.proxy.stop()
+		super().tearDownClass()
+
+	def setUp(self):
+		super().setUp()
+		self.proxy.reset()
+
+
 # -- a real Prometheus scraping exporter fixtures ----------------------------------------------------------
 
 METRICS = os.path.join(ROOT, "fixtures", "metrics")

@@ -18,34 +18,16 @@ import unittest
 import urllib.error
 import urllib.request
 
-from harness import ClusterCase, Proxied, plugin_path, reaped, run_plugin, wait_for
+from harness import ClusterCase, Proxied, ProxiedCase, plugin_path, reaped, run_plugin, wait_for
 
 NODE = "cn-hangzhou.192.168.2.167"  # the one node of seed002
 KUBECTL = shutil.which("kubectl")
 
 
-class ProxyCase(ClusterCase):
+class ProxyCase(ProxiedCase):
 	"""seed002 on the backend, behind one proxy for the class; faults and the log cleared before each test."""
 
 	scenario = "seed002"
-
-	@classmethod
-	def setUpClass(cls):
-		super().setUpClass()
-		try:
-			cls.proxy = Proxied(cls.api).start()
-		except BaseException:
-			cls.api.stop()
-			raise
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.proxy.stop()
-		super().tearDownClass()
-
-	def setUp(self):
-		super().setUp()
-		self.proxy.reset()
 
 	def kubectl(self, *args, kubeconfig=None, timeout=30):
 		"""kubectl with args through the proxy (or kubeconfig); CompletedProcess with elapsed seconds."""

@@ -10,7 +10,7 @@ import time
 import unittest
 import urllib.parse
 
-from harness import ClusterCase, Proxied, plugin_path, reaped, run_plugin, wait_for
+from harness import ProxiedCase, plugin_path, reaped, run_plugin, wait_for
 
 # pools-pro, in the order mode writes them: two nodes in mode cgpu, two in mode share
 NODES = ["cn-shanghai.192.168.7.157", "cn-shanghai.192.168.7.158", "cn-shanghai.192.168.7.159",
@@ -20,26 +20,8 @@ MODE_KEY = "ack.node.gpu.schedule"
 DS = "gpushare-device-plugin-ds"  # opensource, on gpu-node-1 and gpu-node-2
 
 
-class ProxiedCase(ClusterCase):
-	"""The class's backend behind one proxy; faults and the proxy's log cleared before each test."""
-
-	@classmethod
-	def setUpClass(cls):
-		super().setUpClass()
-		try:
-			cls.proxy = Proxied(cls.api).start()
-		except BaseException:
-			cls.api.stop()
-			raise
-
-	@classmethod
-	def tearDownClass(cls):
-		cls.proxy.stop()
-		super().tearDownClass()
-
-	def setUp(self):
-		super().setUp()
-		self.proxy.reset()
+class WriteCase(ProxiedCase):
+	"""The plugin run through the class's proxy, a held request ending at request_timeout."""
 
 	request_timeout = "2s"  # where a held request ends
 
@@ -66,7 +48,7 @@ class ProxiedCase(ClusterCase):
 
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
-class ModeFaults(ProxiedCase):
+class ModeFaults(WriteCase):
 	"""mode core on the four nodes of pools-pro: four patches, the third one faulted."""
 
 	scenario = "pools-pro"
@@ -204,7 +186,7 @@ class ModeFaults(ProxiedCase):
 
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
-class RestartFaults(ProxiedCase):
+class RestartFaults(WriteCase):
 	"""restart on gpu-node-1 and gpu-node-2 of opensource: the first delete faulted."""
 
 	scenario = "opensource"
