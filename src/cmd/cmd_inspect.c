@@ -93,15 +93,17 @@ static int print_document(struct cli_ctx *ctx, const struct cluster_load *l, con
 	return rc;
 }
 
-static int print_groups(struct cli_ctx *ctx, const struct model *m, enum model_by by, struct kerr *err)
+static int print_groups(struct cli_ctx *ctx, const struct model *m, enum model_by by, bool no_headers,
+			struct kerr *err)
 {
 	struct model_groups g;
 	int rc;
 
 	if (model_group(m, by, &g) < 0)
 		return kerr_set(err, KERR_OTHER, "out of memory");
-	rc = fputc('\n', ctx->out) == EOF ? kerr_set(err, KERR_OTHER, "cannot write the table")
-					   : render_groups(ctx->out, &g, err);
+	/* --no-headers: rows only, no blank line between the tables either */
+	rc = !no_headers && fputc('\n', ctx->out) == EOF ? kerr_set(err, KERR_OTHER, "cannot write the table")
+							 : render_groups(ctx->out, &g, no_headers, err);
 	model_groups_release(&g);
 	return rc;
 }
@@ -150,9 +152,10 @@ static int print_tables(struct cli_ctx *ctx, const struct model *m, const struct
 {
 	int rc = o->details ? render_details_opts(ctx->out, m, table, err) : render_summary_opts(ctx->out, m, table, err);
 
-	if (rc == 0)
+	/* --no-headers: the rows alone, for scripts */
+	if (rc == 0 && !table->no_headers)
 		rc = render_unscheduled(ctx->out, m, err);
-	if (rc == 0 && o->details)
+	if (rc == 0 && o->details && !table->no_headers)
 		rc = render_pending_reasons(ctx->out, m, err);
 	return rc;
 }
@@ -180,7 +183,7 @@ static int print_report(struct cli_ctx *ctx, const struct cluster_load *l, const
 	} else {
 		rc = print_tables(ctx, m, o, &o->table, err);
 		if (rc == 0 && o->by != BY_NONE)
-			rc = print_groups(ctx, m, o->by, err);
+			rc = print_groups(ctx, m, o->by, o->table.no_headers, err);
 	}
 	if (rc < 0)
 		return -1;

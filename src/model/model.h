@@ -135,6 +135,7 @@ struct model_totals {
 	bool mixed_units;   /* nodes are shown in more than one unit; where GiB and MiB meet,
 			     * these cluster totals are in MiB (nodes keep their own unit) */
 	int64_t mem_total, mem_allocated;
+	int64_t mem_free;	/* the sum of the nodes' model_node_free */
 	int64_t mem_pending;	/* asked for by pods on no node (not in mem_allocated) */
 	int64_t mem_unassigned; /* held on nodes by pods without a GPU index (in mem_allocated) */
 	int64_t core_total, core_allocated;
@@ -218,6 +219,14 @@ void model_release(struct model *m);
  * made for lack of memory is left out, as a warning would be. */
 void model_derive(struct model *m);
 void model_derived_release(struct model *m);
+
+/* Free memory, by one rule everywhere: a GPU's is max(0, total - allocated),
+ * so that one allocated beyond its total takes nothing from the others; a
+ * node's is the sum of its GPUs' (plus any of its total no GPU accounts
+ * for), or max(0, total - allocated) where the split is not published;
+ * memory held without a GPU index is taken from no GPU's. */
+int64_t model_gpu_free(const struct model_gpu *g);
+int64_t model_node_free(const struct model_node *n);
 
 /* Is the GPU one a pod can be placed on? */
 static inline bool model_gpu_usable(const struct model_gpu *g)

@@ -10,11 +10,25 @@
 #include "model.h"
 #include "model_internal.h"
 
-static int64_t gpu_free(const struct model_gpu *g)
+int64_t model_gpu_free(const struct model_gpu *g)
 {
 	int64_t f = g->mem_total - g->mem_allocated;
 
 	return f > 0 ? f : 0;
+}
+
+int64_t model_node_free(const struct model_node *n)
+{
+	int64_t f = n->mem_total - n->mem_allocated, rest = n->mem_total;
+
+	if (!n->info.per_gpu || !n->ngpus)
+		return f > 0 ? f : 0;
+	f = 0;
+	for (int i = 0; i < n->ngpus; i++) {
+		f += model_gpu_free(&n->gpus[i]);
+		rest -= n->gpus[i].mem_total;
+	}
+	return f + (rest > 0 ? rest : 0);
 }
 
 static int64_t largest_free(const struct model_node *n)
@@ -30,8 +44,8 @@ static int64_t largest_free(const struct model_node *n)
 		return f > 0 ? f : 0;
 	}
 	for (int i = 0; i < n->ngpus; i++)
-		if (model_gpu_usable(&n->gpus[i]) && gpu_free(&n->gpus[i]) > best)
-			best = gpu_free(&n->gpus[i]);
+		if (model_gpu_usable(&n->gpus[i]) && model_gpu_free(&n->gpus[i]) > best)
+			best = model_gpu_free(&n->gpus[i]);
 	return best;
 }
 
@@ -64,10 +78,8 @@ static void fragmentation(const struct model *m, enum mem_unit unit, struct mode
 		if (n->unit != unit)
 			continue;
 		if (!n->schedulable) {
-			int64_t f = n->mem_total - n->mem_allocated;
-
 			ret->unschedulable_nodes++;
-			ret->free_unschedulable += f > 0 ? f : 0;
+			ret->free_unschedulable += model_node_free(n);
 			continue;
 		}
 		if (n->largest_free < 0)
@@ -81,7 +93,7 @@ static void fragmentation(const struct model *m, enum mem_unit unit, struct mode
 			continue;
 		}
 		for (int g = 0; g < n->ngpus; g++)
-			if (model_gpu_usable(&n->gpus[g]) && gpu_free(&n->gpus[g]) == ret->largest)
+			if (model_gpu_usable(&n->gpus[g]) && model_gpu_free(&n->gpus[g]) == ret->largest)
 				ret->gpus++;
 	}
 	if (ret->largest < 0)

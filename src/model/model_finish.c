@@ -338,6 +338,7 @@ static void add_node_totals(struct model_totals *t, const struct model_node *n, 
 {
 	t->mem_total += sign * convert(n->mem_total, n->unit, t->unit);
 	t->mem_allocated += sign * convert(n->mem_allocated, n->unit, t->unit);
+	t->mem_free += sign * convert(model_node_free(n), n->unit, t->unit);
 	t->mem_unassigned += sign * convert(n->mem_pending, n->unit, t->unit);
 	t->mem_unhealthy += sign * convert(n->mem_unhealthy, n->unit, t->unit);
 	t->core_total += sign * n->core_total;

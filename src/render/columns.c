@@ -249,9 +249,7 @@ static json_t *value_memory(struct doc *d, const struct model *m, const struct m
 
 static json_t *value_free(struct doc *d, const struct model *m, const struct model_node *n)
 {
-	int64_t f = n->mem_total - n->mem_allocated;
-
-	return doc_num(f > 0 ? f : 0);
+	return doc_num(model_node_free(n));
 }
 
 static json_t *value_pending(struct doc *d, const struct model *m, const struct model_node *n)
@@ -436,7 +434,7 @@ static int cmp_pool(const struct model_node *a, const struct model_node *b)
 
 static int cmp_free(const struct model_node *a, const struct model_node *b)
 {
-	return cmp_i64(a->mem_total - a->mem_allocated, b->mem_total - b->mem_allocated);
+	return cmp_i64(model_node_free(a), model_node_free(b));
 }
 
 static int cmp_status(const struct model_node *a, const struct model_node *b)

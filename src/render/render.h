@@ -43,8 +43,9 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 /* Lines that follow either table: pods asking for GPU memory that no node
  * holds yet.  Writes nothing when there are none. */
 int render_unscheduled(FILE *out, const struct model *m, struct kerr *err);
-/* --by: the allocation per group, one row per group and unit. */
-int render_groups(FILE *out, const struct model_groups *g, struct kerr *err);
+/* --by: the allocation per group, one row per group and unit; no_headers
+ * leaves out the header line. */
+int render_groups(FILE *out, const struct model_groups *g, bool no_headers, struct kerr *err);
 /* The same for several clusters: one table, a CLUSTER column first;
  * names[i] (any text: shown in its visible form) heads g[i]'s rows. */
 int render_groups_fleet(FILE *out, const char *const *names, const struct model_groups *g, size_t n,

@@ -24,26 +24,27 @@ json_t *doc_num(int64_t v)
 }
 
 /* unit, total, allocated and free, in that order */
-static json_t *figures(struct doc *d, const char *unit, int64_t total, int64_t allocated)
+static json_t *figures(struct doc *d, const char *unit, int64_t total, int64_t allocated, int64_t free_)
 {
 	json_t *o = json_object();
-	int64_t free_ = total - allocated;
 
 	doc_set(d, o, "unit", json_string(unit));
 	doc_set(d, o, "total", doc_num(total));
 	doc_set(d, o, "allocated", doc_num(allocated));
-	doc_set(d, o, "free", doc_num(free_ > 0 ? free_ : 0));
+	doc_set(d, o, "free", doc_num(free_));
 	return o;
 }
 
-json_t *doc_memory(struct doc *d, enum mem_unit u, int64_t total, int64_t allocated)
+json_t *doc_memory(struct doc *d, enum mem_unit u, int64_t total, int64_t allocated, int64_t free_)
 {
-	return figures(d, mem_unit_name(u), total, allocated);
+	return figures(d, mem_unit_name(u), total, allocated, free_);
 }
 
 json_t *doc_core(struct doc *d, int64_t total, int64_t allocated)
 {
-	return figures(d, "percent", total, allocated);
+	int64_t free_ = total - allocated;
+
+	return figures(d, "percent", total, allocated, free_ > 0 ? free_ : 0);
 }
 
 static json_t *pod_ref(struct doc *d, const struct model_pod *p, int64_t mem, int64_t core)
@@ -94,7 +95,7 @@ json_t *doc_node_gpus(struct doc *d, const struct model *m, const struct model_n
 		doc_set(d, go, "index", json_integer(mg->index));
 		doc_set(d, go, "id", doc_str_or_null(mg->id));
 		doc_set(d, go, "model", doc_str_or_null(mg->type));
-		doc_set(d, go, "memory", doc_memory(d, n->unit, mg->mem_total, mg->mem_allocated));
+		doc_set(d, go, "memory", doc_memory(d, n->unit, mg->mem_total, mg->mem_allocated, model_gpu_free(mg)));
 		doc_set(d, go, "core", doc_core(d, mg->core_total, mg->core_allocated));
 		doc_set(d, go, "podCount", json_integer((json_int_t)mg->npods));
 		doc_set(d, go, "pods", pods_on(d, m, n, g));

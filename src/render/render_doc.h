@@ -26,7 +26,8 @@ json_t *doc_str_or_null(const char *s);
 json_t *doc_num(int64_t v);
 
 /* {unit, total, allocated, free} */
-json_t *doc_memory(struct doc *d, enum mem_unit u, int64_t total, int64_t allocated);
+/* free_: the model's, by its one rule (model_node_free) */
+json_t *doc_memory(struct doc *d, enum mem_unit u, int64_t total, int64_t allocated, int64_t free_);
 /* {unit: "percent", total, allocated, free} */
 json_t *doc_core(struct doc *d, int64_t total, int64_t allocated);
 /* The node's GPUs, each with its figures and the pods on it. */

@@ -88,7 +88,7 @@ static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with
 	doc_set(d, o, "gpus", json_integer((json_int_t)t->gpus));
 	doc_set(d, o, "pods", json_integer((json_int_t)t->pods));
 	doc_set(d, o, "unscheduledPods", json_integer((json_int_t)t->unscheduled));
-	mem = doc_memory(d, t->unit, t->mem_total, t->mem_allocated);
+	mem = doc_memory(d, t->unit, t->mem_total, t->mem_allocated, t->mem_free);
 	/* pending: what pods on no node ask for, so that allocated + pending
 	 * is all the pods ask for; unassigned: the part of allocated held by
 	 * pods whose GPU is not chosen yet (each node's memory.pending) */

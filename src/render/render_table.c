@@ -38,9 +38,17 @@ static int put_dashes(struct tabwriter *tw, size_t n)
 	return rc;
 }
 
-/* One row: cells joined by tabs, the last one unterminated (not padded). */
+/* What an empty cell reads as where every row must have the same number
+ * of fields (--no-headers, for awk): 0 for a figure, - for anything else. */
+static const char *blank_cell(const struct column_ref *ref)
+{
+	return ref->id == COL_PENDING ? "0" : "-";
+}
+
+/* One row: cells joined by tabs, the last one unterminated (not padded);
+ * filled: no cell left empty. */
 static char *row_text(const struct model *m, const struct model_node *n, const struct column_ref *cols,
-		      size_t ncols)
+		      size_t ncols, bool filled)
 {
 	char *line = NULL;
 	size_t len = 0;
@@ -51,7 +59,7 @@ static char *row_text(const struct model *m, const struct model_node *n, const s
 		char *cell = n ? columns[cols[i].id].cell(m, n, cols[i].gpu) : column_header(m, &cols[i]);
 
 		/* a cell may hold outside text: no tab or newline of its own */
-		ok = cell && termsafe_fputs(cell, f) >= 0 && fputc(i + 1 < ncols ? '\t' : '\n', f) != EOF;
+		ok = cell && termsafe_fputs(filled && !*cell ? blank_cell(&cols[i]) : cell, f) >= 0 && fputc(i + 1 < ncols ? '\t' : '\n', f) != EOF;
 		free(cell);
 	}
 	if (f && fclose(f) != 0)
@@ -201,7 +209,7 @@ static int summary_table(FILE *out, const struct model *m, const struct render_t
 	cols = columns_select(m, wide, &ncols);
 	if (!cols)
 		goto oom;
-	line = o->no_headers ? strdup("") : row_text(m, NULL, cols, ncols);
+	line = o->no_headers ? strdup("") : row_text(m, NULL, cols, ncols, false);
 	if (!line || (o->cluster && !o->no_headers && tabwriter_printf(tw, "%-*s\t", (int)strlen(o->cluster),
 									 "CLUSTER") < 0) ||
 	    tabwriter_puts(tw, line) < 0) {
@@ -210,7 +218,7 @@ static int summary_table(FILE *out, const struct model *m, const struct render_t
 	}
 	free(line);
 	for (size_t i = 0; i < m->nnodes; i++) {
-		line = row_text(m, &m->nodes[i], cols, ncols);
+		line = row_text(m, &m->nodes[i], cols, ncols, o->no_headers);
 		if (!line || (o->cluster && tabwriter_printf(tw, "%s\t", o->cluster) < 0) ||
 		    tabwriter_puts(tw, line) < 0) {
 			free(line);
@@ -221,6 +229,11 @@ static int summary_table(FILE *out, const struct model *m, const struct render_t
 		if (i == 0)
 			rule = strlen(line) + 20;
 		free(line);
+	}
+	/* --no-headers: the rows alone, no footer under them */
+	if (o->no_headers) {
+		free(cols);
+		return flush(tw, out, err);
 	}
 	if (put_dashes(tw, rule) < 0)
 		goto oom;
@@ -279,7 +292,7 @@ int render_summary_opts(FILE *out, const struct model *m, const struct render_ta
 		return summary_table(out, m, o, err);
 	if (summary_tables(out, m, o, units, n, err) < 0)
 		return -1;
-	return rounded_note(out, m, err);
+	return o->no_headers ? 0 : rounded_note(out, m, err);
 }
 
 static int summary_tables(FILE *out, const struct model *m, const struct render_table_opts *o,
@@ -290,7 +303,7 @@ static int summary_tables(FILE *out, const struct model *m, const struct render_
 		struct model v;
 		int rc;
 
-		if (i > 0 && fputc('\n', out) == EOF)
+		if (i > 0 && !o->no_headers && fputc('\n', out) == EOF)
 			return fail(err);
 		if (unit_view(m, units[i], &v) < 0)
 			return fail(err);
@@ -433,6 +446,9 @@ static int node_details(struct tabwriter *tw, const struct model *m, const struc
 	free(rows);
 	if (rc < 0)
 		return -1;
+	/* --no-headers: the pod rows alone, no figures under them */
+	if (!headers)
+		return 0;
 	/* "over-allocated" is left out of the column, which it would widen */
 	if (tabwriter_printf(tw, "Allocated :\t%lld (%s)%s\nTotal :\t%lld \t\n", (long long)n->mem_allocated,
 			     column_use_text(use, n->mem_allocated, n->mem_total, false),
@@ -489,6 +505,8 @@ int render_details_opts(FILE *out, const struct model *m, const struct render_ta
 		}
 	free(order);
 	order = NULL;
+	if (o->no_headers)
+		return flush(tw, out, err);
 	if (m->nnodes && tabwriter_puts(tw, "\n") < 0)
 		goto oom;
 	if (ngroups == 0 && details_footer(tw, &m->totals, 1) < 0)
@@ -585,11 +603,14 @@ static bool group_rows(struct tabwriter *tw, const char *prefix, const struct mo
 
 	for (size_t i = 0; ok && i < g->n; i++) {
 		const struct model_group_row *r = &g->rows[i];
+		char use[32];
 
+		/* a group with allocations and no total is over-allocated, not 0% */
 		if (g->per_node)
-			ok = tabwriter_printf(tw, "%s%s\t%s\t%zu\t%zu\t%lld\t%lld\t%lld%%\t%lld\n", prefix, r->key,
+			ok = tabwriter_printf(tw, "%s%s\t%s\t%zu\t%zu\t%lld\t%lld\t%s\t%lld\n", prefix, r->key,
 					      mem_unit_name(r->unit), r->nodes, r->pods, (long long)r->mem_allocated,
-					      (long long)r->mem_total, column_percent(r->mem_allocated, r->mem_total),
+					      (long long)r->mem_total,
+					      column_use_text(use, r->mem_allocated, r->mem_total, false),
 					      (long long)r->core_allocated) >= 0;
 		else
 			ok = tabwriter_printf(tw, "%s%s\t%s\t-\t%zu\t%lld\t-\t-\t%lld\n", prefix, r->key,
@@ -600,9 +621,9 @@ static bool group_rows(struct tabwriter *tw, const char *prefix, const struct mo
 }
 
 /* n roll-ups of one kind in one table, each row after names[i] when names
- * is not NULL (a CLUSTER column). */
+ * is not NULL (a CLUSTER column); no_headers: the rows alone. */
 static int groups_table(FILE *out, const char *const *names, const struct model_groups *g, size_t n,
-			struct kerr *err)
+			bool no_headers, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	char head[32];
@@ -613,7 +634,7 @@ static int groups_table(FILE *out, const char *const *names, const struct model_
 	snprintf(head, sizeof(head), "%s", n ? model_by_name(g[0].by) : "");
 	for (char *c = head; *c; c++)
 		*c = (char)(*c - 'a' + 'A');
-	ok = tabwriter_printf(tw, "%s%s\tUNIT\tNODES\tPODS\tALLOCATED\tTOTAL\tUSE%%\tCORE(%%)\n",
+	ok = no_headers || tabwriter_printf(tw, "%s%s\tUNIT\tNODES\tPODS\tALLOCATED\tTOTAL\tUSE%%\tCORE(%%)\n",
 			      names ? "CLUSTER\t" : "", head) >= 0;
 	for (size_t i = 0; ok && i < n; i++) {
 		char *cell = NULL, *prefix = NULL;
@@ -631,15 +652,15 @@ static int groups_table(FILE *out, const char *const *names, const struct model_
 	return flush(tw, out, err);
 }
 
-int render_groups(FILE *out, const struct model_groups *g, struct kerr *err)
+int render_groups(FILE *out, const struct model_groups *g, bool no_headers, struct kerr *err)
 {
-	return groups_table(out, NULL, g, 1, err);
+	return groups_table(out, NULL, g, 1, no_headers, err);
 }
 
 int render_groups_fleet(FILE *out, const char *const *names, const struct model_groups *g, size_t n,
 			struct kerr *err)
 {
-	return groups_table(out, names, g, n, err);
+	return groups_table(out, names, g, n, false, err);
 }
 
 int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err)

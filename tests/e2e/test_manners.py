@@ -186,6 +186,22 @@ class MannersTest(unittest.TestCase):
 			self.assertEqual(t["memory"]["pending"], sum(p["memory"] for p in doc["unscheduledPods"] if p["unit"] == t["unit"]))
 			self.assertEqual(t["memory"]["unassigned"], sum(n["memory"]["pending"] for n in doc["nodes"] if n["unit"] == t["unit"]))
 
+	def test_free_memory_one_clamping_rule(self):
+		r = self.run_on("demo", ["-o", "json"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		doc = json.loads(r.stdout)
+		for n in doc["nodes"]:
+			with self.subTest(node=n["name"]):
+				if n.get("gpus"):
+					# a GPU allocated beyond its total takes nothing from the others
+					self.assertEqual(n["memory"]["free"], sum(g["memory"]["free"] for g in n["gpus"]))
+				self.assertGreaterEqual(n["memory"]["free"], 0)
+		eight = next(n for n in doc["nodes"] if n["name"] == "gpu-8x")
+		self.assertEqual(eight["memory"]["free"], 99)
+		self.assertEqual(doc["totals"]["memory"]["free"], sum(n["memory"]["free"] for n in doc["nodes"]))
+		for t in doc["totals"]["byUnit"]:
+			self.assertEqual(t["memory"]["free"], sum(n["memory"]["free"] for n in doc["nodes"] if n["unit"] == t["unit"]))
+
 	# ---- nothing to offer, yet allocated ------------------------------------------------------------
 
 	def test_allocations_on_a_node_of_total_zero_are_over_allocation(self):
@@ -194,6 +210,8 @@ class MannersTest(unittest.TestCase):
 		self.assertIn("gpu-zero  10.0.3.9   2/0 ", r.stdout)
 		self.assertIn("\n2/0 (over-allocated)\n", r.stdout)
 		self.assertNotIn("(0%)", r.stdout)
+		r = self.run_on("multi-gpu", ["--by", "node", "gpu-zero"])
+		self.assertRegex(r.stdout, r"\ngpu-zero +GiB +1 +1 +2 +0 +over-allocated +0\n")
 		r = self.run_on("multi-gpu", ["-d", "gpu-zero"])
 		self.assertIn("Allocated :  2 (over-allocated)\n", r.stdout)
 		self.assertIn("In Cluster:  2/0 (over-allocated)\n", r.stdout)
@@ -283,14 +301,28 @@ class MannersTest(unittest.TestCase):
 		r = self.run_on("multi-gpu", ["--no-headers"])
 		self.assertEqual(r.returncode, 0, r.stderr)
 		# as kubectl's: the columns are as wide as the rows need
-		self.assertEqual(len(r.stdout.splitlines()), len(plain.stdout.splitlines()) - 1)
+		self.assertEqual(len(r.stdout.splitlines()), len(self.node_order(plain.stdout)))
 		self.assertNotIn("IPADDRESS", r.stdout)
 		self.assertTrue(r.stdout.startswith("gpu-2x    10.0.3.2  2/15  8/15 "), r.stdout)
+		# every row has the same fields, for awk: an empty cell reads 0, no footer
+		rows = [line.split() for line in r.stdout.splitlines()]
+		self.assertEqual(len(set(len(f) for f in rows)), 1, r.stdout)
+		self.assertNotIn("---", r.stdout)
+		self.assertNotIn("In Cluster", r.stdout)
+		self.assertNotIn("Not scheduled yet", r.stdout)
+		r = self.run_on("multi-gpu", ["--by", "namespace", "--no-headers"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertNotIn("NAMESPACE", r.stdout)
+		self.assertNotIn("\n\n", r.stdout)
+		self.assertNotIn("ALLOCATED", r.stdout)
 		r = self.run_on("multi-gpu", ["-d", "--no-headers"])
 		self.assertNotIn("NAMESPACE", r.stdout)
 		self.assertNotIn("(Allocated)", r.stdout)
 		self.assertIn("NAME:       gpu-4x\n", r.stdout)
-		self.assertIn("\nno-index-0*    ml        0  0  0  0  5\n", r.stdout)
+		self.assertIn("\nno-index-0*    ml  0  0  0  0  5\n", r.stdout)
+		self.assertNotIn("Allocated :", r.stdout)
+		self.assertNotIn("In Cluster", r.stdout)
+		self.assertNotIn("---", r.stdout)
 		r = self.run_on("multi-gpu", ["--sort-by", "size"])
 		self.assertEqual(r.returncode, 2)
 		self.assertTrue(r.stderr.startswith('error: invalid argument "size" for "--sort-by" flag'), r.stderr)
