@@ -348,6 +348,28 @@ static int inspect_fleet(struct cli_ctx *ctx, const struct inspect_opts *o, cons
 	return rc;
 }
 
+/* kubectl get's manners for names that do not exist: what exists was
+ * shown, then an error for each name that does not, and exit 1.  Where no
+ * name exists, the first may be a command typed wrong. */
+static int report_missing(struct cli_ctx *ctx, const struct cluster_load *l, struct kerr *err)
+{
+	for (size_t i = 0; i < l->nmissing; i++) {
+		struct kerr e = {0};
+		char *msg = NULL;
+
+		if (asprintf(&msg, "nodes \"%s\" not found", l->missing_names[i]) < 0)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		kerr_set_status(&e, 404, "NotFound", msg);
+		free(msg);
+		/* the rest of the line is then that command's arguments */
+		if (i == 0 && l->nmissing == l->sel->nnames && suggest_command(ctx, l->missing_names[i], &e) == 1)
+			return 1;
+		kerr_print(ctx->errout, &e);
+		kerr_release(&e);
+	}
+	return 1;
+}
+
 int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct inspect_opts o = {0};
@@ -360,6 +382,8 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = inspect_fleet(ctx, &o, &l, err);
 		goto out;
 	}
+	/* one cluster: kubectl get's manners for names that do not exist */
+	l.partial = true;
 	if (cluster_connect(ctx, &l.cluster, err) < 0)
 		goto out;
 	/* memory in use, for -o wide and the documents, is asked for while the
@@ -368,10 +392,16 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		rc = usage_load(ctx, &o.usage, &l, o.out != OUTPUT_WIDE, false, NULL, err);
 	else
 		rc = cluster_load_model(&l, err);
-	if (rc < 0)
-		rc = suggest_command(ctx, l.missing, err);
-	else
+	if (rc == 0 && l.nmissing == o.sel.nnames && l.nmissing)
+		rc = report_missing(ctx, &l, err);
+	else if (rc == 0)
 		rc = print_report(ctx, &l, &o, err);
+	else
+		rc = suggest_command(ctx, l.missing, err);
+	if (rc == 0 && l.nmissing) {
+		fflush(ctx->out);
+		rc = report_missing(ctx, &l, err);
+	}
 out:
 	cluster_load_release(&l);
 	usage_source_release(&o.usage);

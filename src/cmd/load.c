@@ -308,7 +308,8 @@ static int plan_lists(struct plan *p, struct attempt *a, struct kerr *err)
 	return 0;
 }
 
-/* The first named node no list brought, as the server says NotFound. */
+/* The first named node no list brought, as the server says NotFound; with
+ * partial, every one of them, in l->missing_names. */
 static int check_missing(struct attempt *a, struct kerr *err)
 {
 	const struct nodesel *sel = a->l->sel;
@@ -318,6 +319,12 @@ static int check_missing(struct attempt *a, struct kerr *err)
 
 		if (a->seen[i])
 			continue;
+		if (a->l->partial) {
+			if (!a->l->missing_names && !(a->l->missing_names = calloc(sel->nnames, sizeof(char *))))
+				return kerr_set(err, KERR_OTHER, "out of memory");
+			a->l->missing_names[a->l->nmissing++] = sel->names[i];
+			continue;
+		}
 		if (asprintf(&msg, "nodes \"%s\" not found", sel->names[i]) < 0)
 			msg = NULL;
 		kerr_set_status(err, 404, "NotFound", msg ? msg : "node not found");
@@ -591,6 +598,9 @@ void cluster_load_release(struct cluster_load *l)
 	kerr_release(&l->err);
 	dra_inventory_release(&l->dra);
 	warnings_release(&l->dra_warnings);
+	free(l->missing_names);
+	l->missing_names = NULL;
+	l->nmissing = 0;
 	cluster_release(&l->cluster);
 }
 

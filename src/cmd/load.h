@@ -51,6 +51,10 @@ struct cluster_load {
 	const struct nodesel *sel; /* the names and the label selector; NULL = every node */
 	struct model_options mo;   /* how to fold; its node names are sel's */
 	bool from_cache;	   /* a view: the API server's watch cache will do */
+	/* named nodes that do not exist are listed in missing_names rather
+	 * than an error, as kubectl shows what exists and an error for each
+	 * name that does not */
+	bool partial;
 
 	/* what came of it */
 	struct model model; /* finished, when have_model */
@@ -65,6 +69,8 @@ struct cluster_load {
 	struct dra_inventory dra;
 	struct scheme_objects objects;
 	struct warnings dra_warnings;
+	const char **missing_names; /* with partial: each one, in the order named (sel's strings) */
+	size_t nmissing;
 };
 
 /* List the nodes sel chose (those named, those its label selector matches,

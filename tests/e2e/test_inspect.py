@@ -187,7 +187,7 @@ class InspectTest(unittest.TestCase):
 	def test_missing_node(self):
 		r, _ = self.run_case("selectors", ["node-01", "nosuch"])
 		self.assertEqual(r.returncode, 1)
-		self.assertEqual(r.stdout, "")
+		self.assertIn("\nnode-01 ", r.stdout)
 		self.assertEqual(r.stderr, 'Error from server (NotFound): nodes "nosuch" not found\n')
 
 	def test_forbidden_user(self):
