@@ -203,6 +203,8 @@ struct xfer {
 	const char *accept; /* NULL = application/json */
 	bool idempotent;
 	bool no_deadline; /* watches run until the server ends them */
+	bool tls_timeout; /* connected, but the TLS handshake did not end in time */
+	long long connected_at; /* when the TCP connection was first seen made (ms), 0 = not yet */
 	long long deadline; /* 0 = none */
 	long long started;
 	int retries;

@@ -26,6 +26,8 @@ static int transport_error(struct xfer *x, CURLcode rc, struct kerr *err)
 	long oserr = 0, verify = 0;
 
 	curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &oserr);
+	if (x->tls_timeout)
+		return kerr_set(err, KERR_TRANSPORT, "net/http: TLS handshake timeout");
 	switch (rc) {
 	case CURLE_COULDNT_CONNECT:
 		if (oserr == ECONNREFUSED || strstr(x->errbuf, "refused")) {

@@ -594,6 +594,30 @@ static int build_headers(struct xfer *x, const struct kube_credential *cred, str
 }
 
 /* Prepare the easy handle for one attempt and hand it to the multi handle. */
+/* Go's transport gives a TLS handshake 10 s once the connection is made,
+ * whatever --request-timeout says (0 included); curl counts the dial and
+ * the handshake as one, so the handshake is timed here, from the first
+ * call that finds the peer's address known (the TCP connection made). */
+#define TLS_HANDSHAKE_TIMEOUT_MS 10000
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct xfer *x = ud;
+	curl_off_t handshaken = 0;
+	char *scheme = NULL, *ip = NULL;
+
+	if (curl_easy_getinfo(x->easy, CURLINFO_APPCONNECT_TIME_T, &handshaken) != CURLE_OK || handshaken > 0 ||
+	    curl_easy_getinfo(x->easy, CURLINFO_SCHEME, &scheme) != CURLE_OK || !scheme ||
+	    strcasecmp(scheme, "https") != 0 || curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK ||
+	    !ip || !*ip)
+		return 0;
+	if (!x->connected_at)
+		x->connected_at = now_ms();
+	if (now_ms() - x->connected_at < TLS_HANDSHAKE_TIMEOUT_MS)
+		return 0;
+	x->tls_timeout = true;
+	return 1;
+}
+
 /* The options every request of the client shares: where it goes, its
  * headers and callbacks, HTTP/2 over TLS 1.2 or later, compression and
  * the proxy. */
@@ -615,7 +639,12 @@ static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 30000L + TLS_HANDSHAKE_TIMEOUT_MS);
+	x->connected_at = 0;
+	x->tls_timeout = false;
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	if (!cfg->disable_compression)
 		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
 	if (c->connect_to)

@@ -413,6 +413,21 @@ class BadInput(ClusterCase):
 		finally:
 			s.close()
 
+	def test_no_tls_answer_without_request_timeout(self):
+		# --request-timeout=0 is no limit, as kubectl's; the TLS handshake still has kubectl's 10 s
+		s = listen_no_accept()
+		try:
+			p = self.token_kubeconfig("no-tls.yaml", "    token: abc\n", "https://127.0.0.1:%d" % s.getsockname()[1])
+			# one request (the node read by mode), so that one handshake's time is measured
+			rc, out, err, secs = run(plugin_path(), ["--kubeconfig", p, "--request-timeout=0", "mode", "exclusive",
+				"node-a", "--dry-run=client"], clean_env(None))
+			self.assertEqual(rc, 1, err)
+			self.assertEqual(err.splitlines()[-1], "Unable to connect to the server: net/http: TLS handshake timeout")
+			self.assertGreater(secs, 9.5)
+			self.assertLess(secs, 16)
+		finally:
+			s.close()
+
 	def test_untrusted_ca(self):
 		# A real CA, but not the one that signed the server's certificate.
 		key, crt = os.path.join(self.dir, "other-ca.key"), os.path.join(self.dir, "other-ca.crt")
