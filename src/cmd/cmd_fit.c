@@ -33,7 +33,7 @@ const struct flag fit_flags[] = {
 		      NULL},
 	[F_GPUS] = {"gpus", 0, "N", "number of GPUs (default 1); alone, whole GPUs", NULL},
 	[F_CORE] = {"core", 0, "PCT", "compute share of each GPU, in percent", NULL},
-	[F_FILENAME] = {"filename", 'f', "FILE", "a Pod, Deployment, StatefulSet, Job or DaemonSet manifest (YAML or JSON; - for stdin)",
+	[F_FILENAME] = {"filename", 'f', "FILE", "a Pod, Deployment, ReplicaSet, StatefulSet, Job, CronJob or DaemonSet manifest (YAML or JSON; - for stdin)",
 			NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
 	[F_COUNT] = {0},

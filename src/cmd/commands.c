@@ -45,6 +45,12 @@ const struct command commands[] = {
 		.summary = "Show GPU memory in use (from Prometheus) beside the allocation",
 		.flags = { usage_flags, nodesel_scheme_flags },
 		.run = usage_run,
+		.examples = "# Memory in use per GPU, from the Prometheus of the cluster's monitoring\n"
+			    "--prometheus monitoring/prometheus-k8s:9090\n"
+			    "# Each pod's allocation beside its use, on one node pool\n"
+			    "-d --pool np-cgpu --prometheus-url http://127.0.0.1:9090\n"
+			    "# Pods that use less than a tenth of what they hold, for a script\n"
+			    "-d --idle-below 10 -o json --prometheus monitoring/prometheus-k8s:9090",
 	},
 	{
 		.name = "mode",
@@ -84,6 +90,14 @@ const struct command commands[] = {
 		.flags = { fit_flags, nodesel_scheme_flags },
 		.run = fit_run,
 		.first_arg_values = "namespaces",
+		.examples = "# Would a pod asking for 8 GiB on one GPU fit now, and where\n"
+			    "--memory 8Gi\n"
+			    "# Two GPUs of 12 GiB each, with half of each GPU's compute\n"
+			    "--memory 12Gi --gpus 2 --core 50\n"
+			    "# The pods of a Deployment, from its manifest\n"
+			    "-f deploy.yaml\n"
+			    "# Why a pending pod waits\n"
+			    "ml/train-0",
 	},
 	{
 		.name = "help",

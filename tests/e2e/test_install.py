@@ -212,9 +212,22 @@ class InstallTest(unittest.TestCase):
 	def test_man_page_groff(self):
 		if shutil.which("groff") is None:
 			self.skipTest("groff is not installed")
-		r = self.run_cmd(["groff", "-ww", "-man", "-z", self.man_page()])
-		self.assertEqual(r.returncode, 0, r.stderr)
-		self.assertEqual(r.stderr, "")
+		# the terminal's device too, where man shows it: no line it cannot adjust
+		for device in ([], ["-Tutf8"], ["-Tascii"]):
+			r = self.run_cmd(["groff", "-ww", "-man", "-z"] + device + [self.man_page()])
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertEqual(r.stderr, "", device)
+
+	def test_man_page_synopsis_and_paging(self):
+		text = self.rendered_man()
+		synopsis = text.split("\nSYNOPSIS\n")[1].split("\nDESCRIPTION\n")[0]
+		default = synopsis.split("kubectl inspect cgpu top")[0]
+		for flag in ("--no-headers", "--sort-by", "--by", "--unit", "--pool", "--scheme"):
+			self.assertIn(flag, default)
+		# lists are paged only where they are read from etcd
+		paged = re.sub(r"\s+", " ", text)
+		self.assertNotIn("Lists are read in pages of 500", paged)
+		self.assertRegex(paged, r"--consistent-read.{0,120}pages of 500")
 
 	def rendered_man(self):
 		if shutil.which("mandoc") is None:
