@@ -142,6 +142,11 @@ static int match_flag(const struct flag *const *tables, int argc, char **argv, i
 	return 1;
 }
 
+void cli_namespace_unused(struct cli_ctx *ctx, const char *why)
+{
+	fprintf(ctx->errout, "Warning: -n %s has no effect here: %s\n", ctx->g.ov.namespace, why);
+}
+
 int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err)
 {
 	if (!v || strcmp(v, "none") == 0)
@@ -150,8 +155,12 @@ int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err)
 		*ret = CLI_DRY_CLIENT;
 	else if (strcmp(v, "server") == 0)
 		*ret = CLI_DRY_SERVER;
-	else
-		return kerr_set(err, KERR_USAGE, "invalid --dry-run \"%s\": use none, client or server", v);
+	else {
+		/* kubectl's own sentence, which it prints without the usage hint */
+		kerr_set(err, KERR_USAGE, "Invalid dry-run value (%s). Must be \"none\", \"server\", or \"client\".", v);
+		err->reason = strdup(CLI_REASON_NO_HINT);
+		return -1;
+	}
 	return 0;
 }
 
@@ -162,7 +171,8 @@ int cli_parse_timeout(const char *v, long *ms, struct kerr *err)
 	if (!v)
 		return 0;
 	if (cli_parse_duration_ms(v, &t) < 0 || t <= 0)
-		return kerr_set(err, KERR_USAGE, "invalid --timeout \"%s\": use a duration such as 30s or 5m", v);
+		return kerr_set(err, KERR_USAGE,
+				"invalid argument \"%s\" for \"--timeout\" flag: want a duration above zero, such as 30s or 5m", v);
 	*ms = t;
 	return 0;
 }
@@ -295,6 +305,20 @@ int cli_take_global_flags(int argc, char **argv, struct global_opts *g, struct k
 	return out;
 }
 
+/* "--name" or "-x" of a flag that takes a value: the next word is it. */
+static bool takes_next_word(const struct flag *const *tables, const char *a, size_t *pos)
+{
+	const struct flag *f = NULL;
+
+	if (a[0] != '-' || !a[1])
+		return false;
+	if (a[1] == '-' && a[2] && !strchr(a, '='))
+		f = find_flag(tables, a + 2, strlen(a + 2), 0, pos);
+	else if (a[1] != '-' && !a[2])
+		f = find_flag(tables, NULL, 0, a[1], pos);
+	return f && f->arg;
+}
+
 int cli_split_short_groups(const struct command *cmd, int argc, char **argv, char ***ret_argv, char **ret_buf,
 			   struct kerr *err)
 {
@@ -319,10 +343,16 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 		free(buf);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	for (int i = 0; i < argc; i++) {
+	for (int i = 0, value_next = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const struct flag *f;
 
+		/* the value of the flag before it, as pflag takes it: "-1s" too */
+		if (value_next) {
+			out[n++] = argv[i];
+			value_next = 0;
+			continue;
+		}
 		if (strcmp(a, "--") == 0) {
 			while (i < argc)
 				out[n++] = argv[i++];
@@ -335,6 +365,7 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 			    : NULL;
 		if (i == 0 || a[0] != '-' || !a[1] || a[1] == '-' || !a[2] || a[2] == '=' || (f && f->arg)) {
 			out[n++] = argv[i];
+			value_next = i > 0 && takes_next_word(tables, a, &pos);
 			continue;
 		}
 		/* as pflag reads a group: booleans one by one; the first flag
@@ -352,10 +383,12 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 			if (f->arg || p[1] == '=') {
 				const char *rest = p[1] == '=' ? p + 2 : p + 1;
 
-				if (*rest || p[1] == '=')
+				if (*rest || p[1] == '=') {
 					used += (size_t)sprintf(piece, "-%c=%s", *p, rest) + 1;
-				else
+				} else {
 					used += (size_t)sprintf(piece, "-%c", *p) + 1;
+					value_next = 1;
+				}
 				out[n++] = piece;
 				break;
 			}

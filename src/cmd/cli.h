@@ -134,9 +134,15 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
+/* -n given where it changes nothing: said once on stderr, with why. */
+void cli_namespace_unused(struct cli_ctx *ctx, const char *why);
+
 /* --dry-run as kubectl spells it: none (also when v is NULL), client or
  * server; anything else is a usage error. */
 enum cli_dry_run { CLI_DRY_NONE, CLI_DRY_CLIENT, CLI_DRY_SERVER };
+/* The reason of a usage error after which kubectl prints no "See ...
+ * --help" line. */
+#define CLI_REASON_NO_HINT "NoUsageHint"
 int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err);
 
 /* --timeout DURATION of the commands that wait: a duration above zero in

@@ -20,7 +20,10 @@ enum { F_DETAILS, F_OUTPUT, F_UNIT, F_NO_HEADERS, F_SORT_BY, F_BY, F_USAGE, F_CO
 
 const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
-	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: wide, json or yaml", "wide json yaml"},
+	[F_OUTPUT] = {"output", 'o', "FORMAT",
+		      "output format: wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE, custom-columns=SPEC "
+		      "or custom-columns-file=FILE",
+		      "wide json yaml name"},
 	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
 	[F_NO_HEADERS] = {"no-headers", 0, NULL, "leave out the column headers of the tables", NULL},
 	[F_SORT_BY] = {"sort-by", 0, "KEY",
@@ -53,6 +56,8 @@ struct inspect_opts {
 	enum model_by by;
 	struct render_table_opts table;
 	struct usage_source usage;
+	const char *namespace; /* -n, where it narrows the pods shown */
+	const char *spec;      /* -o as given, for kubectl's forms */
 };
 
 /* The report of one cluster, with the roll-up when --by asks for one;
@@ -77,18 +82,20 @@ static json_t *report_json(const struct cluster_load *l, const struct inspect_op
 	return doc;
 }
 
-/* JSON and YAML: the report, with the roll-up when --by asks for one. */
+/* JSON and YAML: the report, with the roll-up when --by asks for one; or
+ * one of kubectl's forms of it. */
 static int print_document(struct cli_ctx *ctx, const struct cluster_load *l, const struct inspect_opts *o,
 			  struct kerr *err)
 {
 	json_t *doc;
 	int rc;
 
-	if (o->by == BY_NONE)
+	if (o->by == BY_NONE && !output_is_kubectl_form(o->out))
 		return output_report(ctx, &l->model, o->out, err);
 	if (!(doc = report_json(l, o)))
 		return kerr_set(err, KERR_OTHER, "cannot build the report");
-	rc = output_document(ctx, doc, o->out, err);
+	rc = output_is_kubectl_form(o->out) ? output_kubectl_form(ctx, doc, o->out, o->spec, o->table.no_headers, err)
+					    : output_document(ctx, doc, o->out, err);
 	json_decref(doc);
 	return rc;
 }
@@ -170,12 +177,15 @@ static int print_report(struct cli_ctx *ctx, const struct cluster_load *l, const
 	int rc;
 
 	/* a filter that left no node: kubectl prints no table, only that
-	 * nothing was found (a document still goes to scripts) */
+	 * nothing was found, and nothing else on stdout (a document still
+	 * goes to scripts) */
 	if (m->nnodes == 0 && filtered && !output_is_document(o->out)) {
-		if (render_unscheduled(ctx->out, m, err) < 0)
-			return -1;
-		fflush(ctx->out);
 		print_nothing_found(ctx->errout, &o->sel, nodes_seen);
+		return render_warnings(ctx->errout, m, err);
+	}
+	/* the pods of a namespace that holds none, as kubectl get pods -n says it */
+	if (o->details && o->namespace && m->npods == 0) {
+		fprintf(ctx->errout, "No resources found in %s namespace.\n", o->namespace);
 		return render_warnings(ctx->errout, m, err);
 	}
 	if (output_is_document(o->out)) {
@@ -210,6 +220,7 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct inspect
 	o->details = vals[F_DETAILS] != NULL;
 	if (output_parse(vals[F_OUTPUT], true, &o->out, err) < 0 || parse_unit(vals[F_UNIT], &mo->force_unit, err) < 0)
 		return -1;
+	o->spec = vals[F_OUTPUT];
 	if (o->details && o->out == OUTPUT_WIDE)
 		return kerr_set(err, KERR_USAGE, "--details cannot be combined with -o wide");
 	if (vals[F_SORT_BY] && !render_sort_key_valid(vals[F_SORT_BY]))
@@ -236,7 +247,10 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct inspect
 	/* -n narrows the pods listed (details, JSON, YAML); the sums always
 	 * count every pod */
 	if (mo->scheduling && !ctx->g.all_namespaces)
-		mo->pod_namespace = ctx->g.ov.namespace;
+		o->namespace = mo->pod_namespace = ctx->g.ov.namespace;
+	else if (ctx->g.ov.namespace && !ctx->g.all_namespaces)
+		cli_namespace_unused(ctx, "the summary counts the pods of every namespace (-d, -o json and -o yaml "
+					  "show one namespace's pods)");
 	return 0;
 }
 
@@ -317,7 +331,12 @@ static int print_fleet(struct cli_ctx *ctx, const struct fleet *f, const struct 
 	if (output_is_document(o->out)) {
 		json_t *doc = fleet_document(f, FLEET_KIND_REPORT, NULL, fleet_report_json, (void *)o);
 
-		rc = doc ? output_document(ctx, doc, o->out, err) : kerr_set(err, KERR_OTHER, "cannot build the report");
+		if (!doc)
+			rc = kerr_set(err, KERR_OTHER, "cannot build the report");
+		else if (output_is_kubectl_form(o->out))
+			rc = output_kubectl_form(ctx, doc, o->out, o->spec, o->table.no_headers, err);
+		else
+			rc = output_document(ctx, doc, o->out, err);
 		json_decref(doc);
 	} else {
 		for (size_t i = 0; rc == 0 && i < f->n; i++)

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -458,9 +459,13 @@ static int parse_args(int argc, char **argv, struct mode_run *r, struct kerr *er
 	if (np_mode_parse(argv[0], &r->target.mode, err) < 0)
 		return -1;
 	r->target.placement = vals[F_PLACEMENT];
-	if (r->target.placement && strcmp(r->target.placement, "binpack") != 0 &&
-	    strcmp(r->target.placement, "spread") != 0)
-		return kerr_set(err, KERR_USAGE, "unknown placement \"%s\": use binpack or spread", r->target.placement);
+	if (r->target.placement && strcasecmp(r->target.placement, "binpack") == 0)
+		r->target.placement = "binpack";
+	else if (r->target.placement && strcasecmp(r->target.placement, "spread") == 0)
+		r->target.placement = "spread";
+	else if (r->target.placement)
+		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--placement\" flag: must be binpack or spread",
+				r->target.placement);
 	if (r->target.placement && r->target.mode == NP_MODE_EXCLUSIVE)
 		return kerr_set(err, KERR_USAGE, "--placement applies only to the sharing modes, not to exclusive");
 	if (vals[F_EDITION] && np_edition_parse(vals[F_EDITION], &r->edition_given, err) < 0)
@@ -558,7 +563,11 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	struct mode_run r = { .ctx = ctx };
 	int nfailed, rc = -1;
 
-	if (parse_args(argc, argv, &r, err) < 0 || cluster_connect(ctx, &r.cluster, err) < 0 || plan(&r, err) < 0)
+	if (parse_args(argc, argv, &r, err) < 0)
+		goto out;
+	if (ctx->g.ov.namespace)
+		cli_namespace_unused(ctx, "nodes belong to no namespace");
+	if (cluster_connect(ctx, &r.cluster, err) < 0 || plan(&r, err) < 0)
 		goto out;
 	nfailed = (int)apply(&r, &r.tally);
 	if (nfailed && r.dry != CLI_DRY_CLIENT) {

@@ -891,7 +891,9 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		long v = strtol(vals[F_MAX_PARALLEL], &end, 10);
 
 		if (*end || v < 1 || v > 1000)
-			return kerr_set(err, KERR_USAGE, "--max-parallel must be a number from 1 to 1000");
+			return kerr_set(err, KERR_USAGE,
+					"invalid argument \"%s\" for \"--max-parallel\" flag: must be a number from 1 to 1000",
+					vals[F_MAX_PARALLEL]);
 		o.max_parallel = (int)v;
 	}
 	if (cli_parse_timeout(vals[F_TIMEOUT], &o.timeout_ms, err) < 0 || cli_parse_dry_run(vals[F_DRY_RUN], &dry, err) < 0 ||
@@ -921,6 +923,10 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	if (nodesel_parse(&sel, ctx->cmd, vals, argv, (size_t)npos, true, err) < 0)
 		goto out;
+	/* the device plugin's namespace comes from --daemonset or its labels */
+	if (ctx->g.ov.namespace)
+		cli_namespace_unused(ctx, "nodes belong to no namespace (--daemonset NAMESPACE/NAME names the "
+					  "device plugin's)");
 	if (cluster_connect(ctx, &cl, err) < 0)
 		goto out;
 	if (np_nodes_select(cl.client, &sel, &all, &chosen, err) < 0)

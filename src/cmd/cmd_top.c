@@ -156,7 +156,8 @@ static int parse_options(struct top *t, const char **vals, struct kerr *err)
 		long ms;
 
 		if (cli_parse_duration_ms(vals[F_REFRESH], &ms) < 0 || ms <= 0)
-			return kerr_set(err, KERR_USAGE, "invalid refresh interval \"%s\": want a duration such as 500ms or 2s",
+			return kerr_set(err, KERR_USAGE,
+					"invalid argument \"%s\" for \"-r, --refresh\" flag: want a duration such as 500ms or 2s",
 					vals[F_REFRESH]);
 		t->refresh_ms = ms < 100 ? 100 : ms;
 	}
@@ -169,7 +170,8 @@ static int parse_options(struct top *t, const char **vals, struct kerr *err)
 		else if (strcasecmp(vals[F_UNIT], "MiB") == 0)
 			t->mopts.force_unit = UNIT_MIB;
 		else
-			return kerr_set(err, KERR_USAGE, "invalid unit \"%s\": want GiB or MiB", vals[F_UNIT]);
+			return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--unit\" flag: must be GiB or MiB",
+					vals[F_UNIT]);
 	}
 	return 0;
 }

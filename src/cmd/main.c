@@ -102,7 +102,7 @@ static int report(struct cli_ctx *ctx, int rc, struct kerr *err)
 	/* one line: a line break inside a server's message is escaped too */
 	cli_word_error(err);
 	termsafe_kerr_print(ctx->errout, err);
-	if (err->kind == KERR_USAGE)
+	if (err->kind == KERR_USAGE && !(err->reason && strcmp(err->reason, CLI_REASON_NO_HINT) == 0))
 		fprintf(ctx->errout, "See '%s%s%s --help' for usage.\n", ctx->prog, cmd->name ? " " : "",
 			cmd->name ? cmd->name : "");
 	return err->kind == KERR_NONE ? 1 : kerr_exit_code(err);

@@ -116,7 +116,7 @@ int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *cons
 	if (nflags > NS_SCHEME && v[NS_SCHEME]) {
 		if (check_scheme(v[NS_SCHEME], err) < 0)
 			return -1;
-		s->scheme = v[NS_SCHEME];
+		s->scheme = scheme_find(v[NS_SCHEME])->name; /* as the table spells it */
 	}
 	if (join_selectors(s, err) < 0)
 		return -1;

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define NONE "<none>"
 
@@ -20,7 +21,7 @@ const char *model_by_name(enum model_by by)
 int model_by_parse(const char *s, enum model_by *ret)
 {
 	for (int i = BY_NAMESPACE; i <= BY_OWNER; i++)
-		if (strcmp(s, by_names[i]) == 0) {
+		if (strcasecmp(s, by_names[i]) == 0) {
 			*ret = (enum model_by)i;
 			return 0;
 		}

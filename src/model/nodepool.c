@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The scheme's table of editions and their labels. */
 static const struct scheme_modes *modes(void)
@@ -110,7 +111,7 @@ static bool streq(const char *a, const char *b)
 {
 	if (!a || !b)
 		return a == b;
-	return strcmp(a, b) == 0;
+	return strcasecmp(a, b) == 0;
 }
 
 /* --- editions and modes ------------------------------------------------------ */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columns.h"
 #include "tabwriter.h"
@@ -175,7 +176,7 @@ static const struct column *sort_column(const char *key)
 	};
 
 	for (size_t i = 0; key && i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strcmp(key, keys[i][0]) == 0)
+		if (strcasecmp(key, keys[i][0]) == 0)
 			return column_by_sort_key(keys[i][1]);
 	return NULL;
 }

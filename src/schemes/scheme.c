@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "scheme_keys.h"
 
@@ -30,7 +31,7 @@ const struct scheme *scheme_find(const char *name)
 	if (!name)
 		return NULL;
 	for (size_t i = 0; schemes[i]; i++)
-		if (strcmp(schemes[i]->name, name) == 0)
+		if (strcasecmp(schemes[i]->name, name) == 0) /* as --unit: HAMI is hami */
 			return schemes[i];
 	return NULL;
 }

@@ -188,7 +188,7 @@ class CompletionTest(unittest.TestCase):
 			self.assertNotIn("--scheme", cands, cmd)
 
 	def test_flag_values(self):
-		self.assertEqual(self.plugin(["-o", ""])[0], ["json", "wide", "yaml"])
+		self.assertEqual(self.plugin(["-o", ""])[0], ["json", "name", "wide", "yaml"])
 		self.assertEqual(self.plugin(["--output", "j"])[0], ["json"])
 		self.assertEqual(self.plugin(["mode", "-o", ""])[0], ["json", "yaml"])
 		self.assertEqual(self.plugin(["--unit", ""])[0], ["GiB", "MiB"])
@@ -264,7 +264,7 @@ class CompletionTest(unittest.TestCase):
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", ""])[0], sorted(["fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "mode", "share", ""])[0], self.nodes)
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "--context", ""])[0], CONTEXTS)
-		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "-o", ""])[0], ["json", "wide", "yaml"])
+		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "-o", ""])[0], ["json", "name", "wide", "yaml"])
 		# bash splits "--pool=np" at "=": the candidates replace only the last piece
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "--pool", "=", ""])[0], self.pools)
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "--pool", "=", "np-cgpu-"])[0], ["np-cgpu-no-isolation"])
@@ -294,7 +294,7 @@ class CompletionTest(unittest.TestCase):
 		self.assertEqual(self.kubectl([""])[0], sorted(["fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertEqual(self.kubectl(["--pool", ""])[0], self.pools)
 		self.assertEqual(self.kubectl(["mode", "share", ""])[0], self.nodes)
-		self.assertEqual(self.kubectl(["-o", ""])[0], ["json", "wide", "yaml"])
+		self.assertEqual(self.kubectl(["-o", ""])[0], ["json", "name", "wide", "yaml"])
 		self.assertEqual(self.kubectl(["-l", "cg"])[:2], (["cgpu.disable.isolation=", "cgpu="], 6))
 		# kubectl's own word: `inspect` is offered as a plugin command
 		r = subprocess.run(["kubectl", "__complete", "ins"], capture_output=True, text=True, env=self.env(), timeout=30)

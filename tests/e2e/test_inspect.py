@@ -318,11 +318,16 @@ class InspectTest(unittest.TestCase):
 		r_all, _ = self.run_case("seed002", ["-d"])
 		r_ns, _ = self.run_case("seed002", ["-d", "-n", "other"])
 		self.assertEqual(r_ns.returncode, 0, r_ns.stderr)
-		self.assertNotIn("app-3g-v1-0", r_ns.stdout)
-		self.assertIn("Allocated :  8 (53%)", r_ns.stdout)
+		# a namespace that holds no GPU pod: kubectl get pods' words, and nothing on stdout
+		self.assertEqual(r_ns.stdout, "")
+		self.assertIn("No resources found in other namespace.\n", r_ns.stderr)
 		self.assertIn("app-3g-v1-0", r_all.stdout)
+		r_ns, _ = self.run_case("seed002", ["-d", "-n", "default"])
+		self.assertIn("app-3g-v1-0", r_ns.stdout)
+		self.assertIn("Allocated :  8 (53%)", r_ns.stdout)
 		r_sum, _ = self.run_case("seed002", ["-n", "other"])
 		self.assertIn("8/15 (53%)", r_sum.stdout)
+		self.assertIn("-n other has no effect here", r_sum.stderr)
 
 	def test_pods_added_later_show_up(self):
 		with APIServer("seed002-empty") as api:

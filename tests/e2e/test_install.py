@@ -157,7 +157,7 @@ class InstallTest(unittest.TestCase):
 			self.assertEqual(cands, ["core", "exclusive", "isolate", "share"])
 			self.assertEqual(directive & 4, 4, "no file names")
 			cands, _ = self.helper_candidates(helper, ["-o", ""])
-			self.assertEqual(cands, ["json", "wide", "yaml"])
+			self.assertEqual(cands, ["json", "name", "wide", "yaml"])
 			cands, _ = self.helper_candidates(helper, ["--de"])
 			self.assertEqual(cands, ["--details"])
 

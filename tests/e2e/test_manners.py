@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import unittest
 
 from harness import FakeAPI, plugin_path, run_plugin
@@ -326,6 +327,125 @@ class MannersTest(unittest.TestCase):
 		r = self.run_on("multi-gpu", ["--sort-by", "size"])
 		self.assertEqual(r.returncode, 2)
 		self.assertTrue(r.stderr.startswith('error: invalid argument "size" for "--sort-by" flag'), r.stderr)
+
+	def test_enum_values_are_case_insensitive(self):
+		for args, same in ((["--by", "Namespace"], ["--by", "namespace"]), (["--by=NODE"], ["--by=node"]),
+				(["--sort-by", "Allocated"], ["--sort-by", "allocated"]), (["--scheme", "CGPU"], ["--scheme", "cgpu"]),
+				(["-o", "JSON"], ["-o", "json"]), (["-o", "Wide"], ["-o", "wide"]), (["--unit", "mib"], ["--unit", "MiB"])):
+			with self.subTest(args=args):
+				r, want = self.run_on("multi-gpu", args), self.run_on("multi-gpu", same)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stdout, want.stdout)
+
+	def test_flag_errors_in_kubectl_form(self):
+		hint = "See 'kubectl inspect cgpu%s --help' for usage.\n"
+		for args, line, cmd in (
+				(["restart", "gpu-2x", "--timeout", "-1s"], 'invalid argument "-1s" for "--timeout" flag', " restart"),
+				(["restart", "gpu-2x", "--timeout=-1s"], 'invalid argument "-1s" for "--timeout" flag', " restart"),
+				(["restart", "gpu-2x", "--max-parallel", "0"], 'invalid argument "0" for "--max-parallel" flag',
+					" restart"),
+				(["top", "-r", "-1s"], 'invalid argument "-1s" for "-r, --refresh" flag', " top"),
+				(["top", "--unit", "TiB"], 'invalid argument "TiB" for "--unit" flag', " top"),
+				(["mode", "share", "gpu-2x", "--placement", "tight"], 'invalid argument "tight" for "--placement" flag',
+					" mode"),
+				(["--sort-by", "size"], 'invalid argument "size" for "--sort-by" flag', "")):
+			with self.subTest(args=args):
+				r = self.run_on("multi-gpu", args)
+				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertTrue(r.stderr.startswith("error: " + line + ": "), r.stderr)
+				self.assertTrue(r.stderr.endswith(hint % cmd), r.stderr)
+		# kubectl's own sentence for --dry-run, after which it prints no usage hint
+		for args in (["mode", "share", "gpu-2x", "--dry-run=bogus"], ["restart", "gpu-2x", "--dry-run=bogus"]):
+			with self.subTest(args=args):
+				r = self.run_on("multi-gpu", args)
+				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.stderr, 'error: Invalid dry-run value (bogus). Must be "none", "server", or "client".\n')
+
+	def test_namespace_without_effect_is_said_once(self):
+		for args in (["-n", "ml"], ["--namespace=ml", "--by", "node"], ["mode", "share", "gpu-2x", "-n", "ml",
+				"--dry-run=client"]):
+			with self.subTest(args=args):
+				r = self.run_on("multi-gpu", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stderr.count("-n ml has no effect here: "), 1, r.stderr)
+		for args in (["-d", "-n", "ml"], ["-n", "ml", "-o", "json"], ["-A", "-d"]):
+			with self.subTest(args=args):
+				r = self.run_on("multi-gpu", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertNotIn("no effect", r.stderr)
+
+	# ---- kubectl's output forms ---------------------------------------------------------------------
+
+	def test_output_name_jsonpath_and_custom_columns(self):
+		doc = json.loads(self.run_on("multi-gpu", ["-o", "json"]).stdout)
+		names = [n["name"] for n in doc["nodes"]]
+		r = self.run_on("multi-gpu", ["-o", "name"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, "".join("node/%s\n" % n for n in names))
+		r = self.run_on("multi-gpu", ["-o", "jsonpath={.nodes[*].name}"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, " ".join(names))
+		r = self.run_on("multi-gpu", ["-o=jsonpath={range .nodes[?(@.memory.free>0)]}{.name}{\"\\t\"}{.memory.free}{\"\\n\"}{end}"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, "".join("%s\t%d\n" % (n["name"], n["memory"]["free"]) for n in doc["nodes"]
+			if n["memory"]["free"] > 0))
+		r = self.run_on("multi-gpu", ["-o", "jsonpath={.totals.memory.free}"])
+		self.assertEqual(r.stdout, str(doc["totals"]["memory"]["free"]))
+		spec = "NODE:.name,FREE:.memory.free,GPU0:.gpus[0].memory.free,POOL:.pool"
+		r = self.run_on("multi-gpu", ["-o", "custom-columns=" + spec])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		lines = r.stdout.splitlines()
+		self.assertEqual(lines[0].split(), ["NODE", "FREE", "GPU0", "POOL"])
+		self.assertEqual([l.split()[0] for l in lines[1:]], names)
+		self.assertEqual([l.split()[1] for l in lines[1:]], [str(n["memory"]["free"]) for n in doc["nodes"]])
+		r2 = self.run_on("multi-gpu", ["-o", "custom-columns=" + spec, "--no-headers"])
+		self.assertEqual([l.split() for l in r2.stdout.splitlines()], [l.split() for l in lines[1:]])
+		# the file forms read the same
+		d = tempfile.mkdtemp(prefix="cgpu-forms-")
+		try:
+			with open(os.path.join(d, "t.jsonpath"), "w") as f:
+				f.write("{.nodes[*].name}")
+			with open(os.path.join(d, "cols"), "w") as f:
+				f.write("NODE FREE GPU0 POOL\n.name .memory.free .gpus[0].memory.free .pool\n")
+			r = self.run_on("multi-gpu", ["-o", "jsonpath-file=" + os.path.join(d, "t.jsonpath")])
+			self.assertEqual(r.stdout, " ".join(names))
+			r = self.run_on("multi-gpu", ["-o", "custom-columns-file=" + os.path.join(d, "cols")])
+			self.assertEqual(r.stdout.splitlines(), lines)
+		finally:
+			shutil.rmtree(d)
+
+	def test_bad_templates_in_kubectl_words(self):
+		for args, line in ((["-o", "jsonpath={.nodes["], "error: error parsing jsonpath {.nodes[, unclosed action"),
+				(["-o", "jsonpath={.nodes[}"], "error: error parsing jsonpath {.nodes[}, unterminated array"),
+				(["-o", "custom-columns=NAME"],
+					"error: unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>"),
+				(["-o", "jsonpath"], "error: jsonpath format specified but no template given"),
+				(["-o", "go-template={{.}}"], 'error: unable to match a printer suitable for the output format '
+					'"go-template={{.}}", allowed formats are: '
+					'custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,name,wide,yaml')):
+			with self.subTest(args=args):
+				r = self.run_on("multi-gpu", args)
+				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.stderr.splitlines()[0], line)
+		# before any request is sent
+		before = len(self.api_requests("multi-gpu"))
+		self.run_on("multi-gpu", ["-o", "jsonpath={.nodes["])
+		self.assertEqual(len(self.api_requests("multi-gpu")), before)
+
+	@unittest.skipIf(shutil.which("kubectl") is None, "kubectl is not installed")
+	def test_template_syntax_reads_as_kubectls(self):
+		# the same templates on kubectl's own node list and on the report: the same node names
+		api = self.api("multi-gpu")
+		for ours, theirs in (("{.nodes[*].name}", "{.items[*].metadata.name}"),
+				("{range .nodes[1:3]}{.name}{\"\\n\"}{end}", "{range .items[1:3]}{.metadata.name}{\"\\n\"}{end}"),
+				("{.nodes[-1:].name}", "{.items[-1:].metadata.name}"),
+				("{.nodes[?(@.name==\"gpu-4x\")].name}", "{.items[?(@.metadata.name==\"gpu-4x\")].metadata.name}")):
+			with self.subTest(template=ours):
+				mine = self.run_on("multi-gpu", ["-o", "jsonpath=" + ours])
+				k = subprocess.run(["kubectl", "--kubeconfig", api.kubeconfig, "get", "nodes", "-o", "jsonpath=" + theirs],
+					capture_output=True, text=True, timeout=60)
+				self.assertEqual(k.returncode, 0, k.stderr)
+				self.assertEqual(mine.stdout, k.stdout)
 
 	# ---- one spelling per output ----------------------------------------------------------------------
 

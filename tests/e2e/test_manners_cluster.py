@@ -30,5 +30,24 @@ class NamesTest(ClusterCase):
 				'Error from server (NotFound): nodes "absent-2" not found\n')
 
 
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+class NothingFoundTest(ClusterCase):
+	scenario = "multi-gpu"
+
+	def test_namespace_that_holds_nothing(self):
+		r = self.run_command("-d", "-n", "nonexist")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout, "")
+		self.assertIn("No resources found in nonexist namespace.\n", r.stderr)
+
+	def test_filter_matching_nothing_prints_nothing_on_stdout(self):
+		for args in (["-l", "no-such-label=1"], ["-d", "-l", "no-such-label=1"], ["--pool", "no-such-pool"]):
+			with self.subTest(args=args):
+				r = self.run_command(*args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertEqual(r.stdout, "")
+				self.assertTrue(r.stderr.startswith("No resources found\n"), r.stderr)
+
+
 if __name__ == "__main__":
 	unittest.main()

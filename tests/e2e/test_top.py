@@ -408,7 +408,7 @@ class TopTest(unittest.TestCase):
 	def test_bad_flags_are_usage_errors(self):
 		p = self.start("seed002", args=["--refresh", "soon"])
 		s = self.assert_restored(p, 2)
-		self.assertIn('invalid refresh interval "soon"', s)
+		self.assertIn('invalid argument "soon" for "-r, --refresh" flag', s)
 
 	def test_colour_unless_no_color(self):
 		p = self.start("multi-gpu", unset=["NO_COLOR"], env={"TERM": "screen"})

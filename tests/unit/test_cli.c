@@ -179,6 +179,26 @@ Test(cli, node_selection_selector_pool_and_scheme)
 	free(buf);
 }
 
+Test(cli, a_value_after_its_flag_is_never_taken_apart)
+{
+	/* "-1s" after a flag that takes a value is that value, as pflag reads
+	 * it, not a group of shorthands '1' and 's' */
+	char *argv[] = { "picker", "-o", "-1s", "--pool", "-dx", "-do", "-2m", "-d", NULL };
+	char **split, *buf;
+	struct kerr err = KERR_INIT;
+	int n = cli_split_short_groups(&picker, 8, argv, &split, &buf, &err);
+
+	cr_assert_eq(n, 9, "%d %s", n, err.message);
+	cr_assert_str_eq(split[2], "-1s");
+	cr_assert_str_eq(split[4], "-dx");
+	cr_assert_str_eq(split[5], "-d");
+	cr_assert_str_eq(split[6], "-o");
+	cr_assert_str_eq(split[7], "-2m");
+	cr_assert_str_eq(split[8], "-d");
+	free(split);
+	free(buf);
+}
+
 Test(cli, node_selection_refused)
 {
 	char *both[] = { "picker", "-d", "n1", "--pool", "np-a", NULL };
@@ -271,9 +291,31 @@ Test(cli, output_formats)
 	cr_assert_str_eq(err.message,
 			 "unable to match a printer suitable for the output format \"wide\", allowed formats are: json,yaml");
 	kerr_release(&err);
-	cr_assert_eq(output_parse("name", true, &o, &err), -1);
+	cr_assert_eq(output_parse("go-template={{.}}", true, &o, &err), -1);
+	cr_assert_str_eq(err.message, "unable to match a printer suitable for the output format \"go-template={{.}}\", "
+				      "allowed formats are: custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,"
+				      "name,wide,yaml");
+	kerr_release(&err);
+	/* kubectl's forms, where the command prints the report; any case, as kubectl */
+	cr_assert_eq(output_parse("JSON", false, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_JSON);
+	cr_assert_eq(output_parse("name", true, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_NAME);
+	cr_assert_eq(output_parse("jsonpath={.nodes[*].name}", true, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_JSONPATH);
+	cr_assert_eq(output_parse("custom-columns=A:.a,B:.b", true, &o, &err), 0);
+	cr_assert_eq(o, OUTPUT_CUSTOM_COLUMNS);
+	cr_assert(output_is_document(o));
+	cr_assert_eq(output_parse("name", false, &o, &err), -1);
+	kerr_release(&err);
+	/* a bad template is found here, before any request, without the usage hint */
+	cr_assert_eq(output_parse("jsonpath={.a[}", true, &o, &err), -1);
+	cr_assert_str_eq(err.message, "error parsing jsonpath {.a[}, unterminated array");
+	cr_assert_str_eq(err.reason, CLI_REASON_NO_HINT);
+	kerr_release(&err);
+	cr_assert_eq(output_parse("jsonpath-file=/nonexistent/t", true, &o, &err), -1);
 	cr_assert_str_eq(err.message,
-			 "unable to match a printer suitable for the output format \"name\", allowed formats are: json,wide,yaml");
+			 "error reading template /nonexistent/t, open /nonexistent/t: no such file or directory");
 	kerr_release(&err);
 }
 
@@ -342,7 +384,8 @@ Test(cli, dry_run_and_timeout)
 		cr_assert_eq(dry, dry_runs[i].dry, "%s", dry_runs[i].text ? dry_runs[i].text : "(none)");
 	}
 	cr_assert_eq(cli_parse_dry_run("true", &dry, &err), -1);
-	cr_assert_str_eq(err.message, "invalid --dry-run \"true\": use none, client or server");
+	cr_assert_str_eq(err.message, "Invalid dry-run value (true). Must be \"none\", \"server\", or \"client\".");
+	cr_assert_str_eq(err.reason, CLI_REASON_NO_HINT, "kubectl prints no usage hint after it");
 	kerr_release(&err);
 
 	cr_assert_eq(cli_parse_timeout(NULL, &ms, &err), 0);
@@ -351,7 +394,8 @@ Test(cli, dry_run_and_timeout)
 	cr_assert_eq(ms, 120000);
 	cr_assert_eq(cli_parse_timeout("0", &ms, &err), -1);
 	cr_assert_eq(err.kind, KERR_USAGE);
-	cr_assert_str_eq(err.message, "invalid --timeout \"0\": use a duration such as 30s or 5m");
+	cr_assert_str_eq(err.message,
+			 "invalid argument \"0\" for \"--timeout\" flag: want a duration above zero, such as 30s or 5m");
 	kerr_release(&err);
 	cr_assert_eq(ms, 120000);
 }
