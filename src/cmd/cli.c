@@ -506,10 +506,15 @@ void cli_print_help(FILE *f, const char *prog, const struct command *table, cons
 		fprintf(f, "Show how the GPUs of a Kubernetes cluster are shared, and change how they are shared.\n\n");
 		fprintf(f, "Usage:\n  %s [NODE...] [flags]\n  %s COMMAND [flags]\n", prog, prog);
 		print_examples(f, prog, table);
+		int width = 11; /* cobra's padding of command names, at least 11 */
+
 		fprintf(f, "\nCommands:\n");
 		for (const struct command *c = table + 1; c->run; c++)
+			if ((int)strlen(c->name) > width)
+				width = (int)strlen(c->name);
+		for (const struct command *c = table + 1; c->run; c++)
 			if (strncmp(c->name, "__", 2) != 0)
-				fprintf(f, "  %-10s %s\n", c->name, c->summary);
+				fprintf(f, "  %-*s %s\n", width, c->name, c->summary);
 		print_flags(f, table);
 		fprintf(f, "\nUse \"%s COMMAND --help\" for more about a command.\n", prog);
 		fprintf(f, "Exit status: 0 success, 1 failure reaching or reading the cluster, 2 usage error.\n");

@@ -84,6 +84,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int help_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int version_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int completion_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 extern const struct flag inspect_flags[], top_flags[], usage_flags[], mode_flags[], restart_flags[], fit_flags[],
 	version_flags[];
 

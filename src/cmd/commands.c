@@ -118,6 +118,18 @@ const struct command commands[] = {
 		.examples = "# The version and the commit it was built from\n\n",
 	},
 	{
+		.name = "completion",
+		.usage = "SHELL",
+		.summary = "Print the completion script of bash, zsh or fish, as the package installs it",
+		.run = completion_run,
+		.first_arg_values = "bash zsh fish",
+		.examples = "# Complete the plugin's commands, flags and node names in every new bash\n"
+			    "bash > ~/.local/share/bash-completion/completions/kubectl-inspect-cgpu\n"
+			    "# The same for zsh (a folder of $fpath) and fish\n"
+			    "zsh > \"${fpath[1]}/_kubectl-inspect-cgpu\"\n"
+			    "fish > ~/.config/fish/completions/kubectl-inspect-cgpu.fish",
+	},
+	{
 		.name = "__complete",
 		.usage = "WORDS... CURRENT",
 		.summary = "Print completion candidates for the words typed so far (used by shells and kubectl)",

@@ -135,9 +135,35 @@ class CompletionTest(unittest.TestCase):
 
 	# -- candidates ------------------------------------------------------------------------------------
 
+	def test_completion_command_prints_the_installed_scripts(self):
+		plugin = os.path.join(self.bin, "kubectl-inspect-cgpu")
+		for shell, name in (("bash", "kubectl-inspect-cgpu.bash"), ("zsh", "_kubectl-inspect-cgpu"),
+				("fish", "kubectl-inspect-cgpu.fish"), ("BASH", "kubectl-inspect-cgpu.bash")):
+			with self.subTest(shell=shell):
+				r = subprocess.run([plugin, "completion", shell], capture_output=True, timeout=30)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				with open(os.path.join(ROOT, "completions", name), "rb") as f:
+					self.assertEqual(r.stdout, f.read())
+		for args, line in (([], "error: Shell not specified."), (["tcsh"], 'error: Unsupported shell type "tcsh".'),
+				(["bash", "zsh"], "error: Too many arguments. Expected only the shell type.")):
+			with self.subTest(args=args):
+				r = subprocess.run([plugin, "completion"] + args, capture_output=True, text=True, timeout=30)
+				self.assertEqual(r.returncode, 2)
+				self.assertEqual(r.stdout, "")
+				self.assertEqual(r.stderr.splitlines()[0], line)
+		# what it prints, sourced, completes the plugin's commands
+		script = ('source <("$1" completion bash); shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); '
+			'_kubectl_inspect_cgpu; printf "%s\\n" "${COMPREPLY[@]}"')
+		r = subprocess.run(["bash", "-c", script, "bash", plugin, plugin, "comp"], capture_output=True, text=True,
+			timeout=30, env=self.env(None))
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(r.stdout.split(), ["completion"])
+		self.assertIn("completion", self.plugin([""])[0])
+		self.assertEqual(self.plugin(["completion", ""])[0], ["bash", "fish", "zsh"])
+
 	def test_subcommands_and_nodes(self):
 		cands, directive, _ = self.plugin([""])
-		self.assertEqual(cands, sorted(["fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
+		self.assertEqual(cands, sorted(["completion", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertNotIn("__complete", cands)
 		self.assertEqual(directive, 4)
 		cands, _, _ = self.plugin(["mo"])
@@ -261,7 +287,7 @@ class CompletionTest(unittest.TestCase):
 
 	def test_bash_function(self):
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "mode", ""])[0], MODES)
-		self.assertEqual(self.bash(["kubectl-inspect-cgpu", ""])[0], sorted(["fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
+		self.assertEqual(self.bash(["kubectl-inspect-cgpu", ""])[0], sorted(["completion", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "mode", "share", ""])[0], self.nodes)
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "--context", ""])[0], CONTEXTS)
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "-o", ""])[0], ["json", "name", "wide", "yaml"])
@@ -291,7 +317,7 @@ class CompletionTest(unittest.TestCase):
 	def test_kubectl(self):
 		cands, directive, _ = self.kubectl(["mode", ""])
 		self.assertEqual((cands, directive), (MODES, 4))
-		self.assertEqual(self.kubectl([""])[0], sorted(["fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
+		self.assertEqual(self.kubectl([""])[0], sorted(["completion", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertEqual(self.kubectl(["--pool", ""])[0], self.pools)
 		self.assertEqual(self.kubectl(["mode", "share", ""])[0], self.nodes)
 		self.assertEqual(self.kubectl(["-o", ""])[0], ["json", "name", "wide", "yaml"])
@@ -320,7 +346,7 @@ class CompletionTest(unittest.TestCase):
 
 	def check_unreachable(self, kubeconfig):
 		for words, static in ((["mode", "share", ""], []), (["--pool", ""], []), (["-n", ""], []),
-				(["--context", "viewer", "restart", ""], []), ([""], ["fit", "help", "mode", "restart", "top", "usage", "version"])):
+				(["--context", "viewer", "restart", ""], []), ([""], ["completion", "fit", "help", "mode", "restart", "top", "usage", "version"])):
 			cands, directive, secs = self.plugin(words, kubeconfig)
 			self.assertEqual((cands, directive), (static, 4), words)
 			self.assertLess(secs, DEADLINE, words)

@@ -269,7 +269,7 @@ class MannersTest(unittest.TestCase):
 	# ---- help ---------------------------------------------------------------------------------------
 
 	def test_every_command_help_has_examples(self):
-		for cmd in ([], ["top"], ["usage"], ["mode"], ["restart"], ["fit"], ["help"], ["version"]):
+		for cmd in ([], ["top"], ["usage"], ["mode"], ["restart"], ["fit"], ["help"], ["version"], ["completion"]):
 			with self.subTest(cmd=cmd):
 				r = run_plugin(cmd + ["--help"], env=ENV)
 				self.assertEqual(r.returncode, 0, r.stderr)
