@@ -139,6 +139,30 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual((r.returncode, r.stdout, r.stderr), (0, want.stdout, ""))
 		r = run_plugin(["version", "extra"], env=ENV)
 		self.assertEqual(r.returncode, 2)
+		# kubectl version -o json's shape
+		version, commit = want.stdout.split()[1], want.stdout.split()[3].rstrip(")")
+		r = run_plugin(["version", "-o", "json"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		cv = json.loads(r.stdout)["clientVersion"]
+		self.assertEqual(cv["gitVersion"], version)
+		self.assertEqual(cv["gitCommit"], commit)
+		self.assertEqual("v%s.%s" % (cv["major"], cv["minor"]), ".".join(version.split(".")[:2]))
+		self.assertRegex(cv["platform"], r"^linux/\w+$")
+		if shutil.which("kubectl"):
+			k = subprocess.run(["kubectl", "version", "--client", "-o", "json"], capture_output=True, text=True,
+				timeout=30)
+			theirs = json.loads(k.stdout)["clientVersion"]
+			self.assertEqual(set(cv) - set(theirs), set(), "every key is one of kubectl's")
+			self.assertEqual([k for k in theirs if k in cv], list(cv), "in kubectl's order")
+		r = run_plugin(["version", "--client", "-o", "yaml"], env=ENV)
+		self.assertEqual(r.returncode, 0, r.stderr)
+		lines = r.stdout.splitlines()
+		self.assertEqual(lines[0], "clientVersion:")
+		self.assertEqual(lines[1:], sorted(lines[1:]), "keys sorted, as kubectl's YAML")
+		self.assertIn("  gitVersion: %s" % version, lines)
+		r = run_plugin(["version", "-o", "wide"], env=ENV)
+		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.stderr, "error: --output must be 'yaml' or 'json'\n")
 
 	# ---- filters that match nothing ----------------------------------------------------------------
 
