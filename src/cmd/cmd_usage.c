@@ -5,6 +5,7 @@
  * while the nodes and pods are listed. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "fleet.h"
@@ -16,13 +17,18 @@
 #include "render.h"
 #include "usage_source.h"
 
-enum { F_DETAILS, F_OUTPUT, F_IDLE, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
+enum { F_DETAILS, F_OUTPUT, F_IDLE, F_UNIT, F_SORT_BY, F_NO_HEADERS, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag usage_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "also show each pod's allocated and used GPU memory", NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
 	[F_IDLE] = {"idle-below", 0, "PERCENT",
 		    "report as Idle what uses less than this share of its allocation (default 25)", NULL},
+	[F_UNIT] = {"unit", 0, "UNIT", "show GPU memory in GiB or MiB (default: as the nodes count it)", "GiB MiB"},
+	[F_SORT_BY] = {"sort-by", 0, "KEY",
+		       "order of the nodes: name, allocated, free or pending (the figures largest first)",
+		       "name allocated free pending"},
+	[F_NO_HEADERS] = {"no-headers", 0, NULL, "the rows alone: no column headers, no findings under them", NULL},
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = {0},
 };
@@ -49,6 +55,8 @@ struct usage_args {
 	struct nodesel sel;
 	enum output out;
 	bool details;
+	int force_unit; /* --unit: enum mem_unit, -1 = as the nodes count */
+	struct render_table_opts table;
 	struct usage_options uo;
 	struct usage_source src;
 };
@@ -69,6 +77,19 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct usage_a
 				"(or set CGPU_PROMETHEUS or CGPU_PROMETHEUS_URL)");
 	a->details = vals[F_DETAILS] != NULL;
 	a->uo.unaccounted_bytes = USAGE_UNACCOUNTED_BYTES;
+	a->force_unit = -1;
+	if (vals[F_UNIT] && strcasecmp(vals[F_UNIT], "GiB") == 0)
+		a->force_unit = UNIT_GIB;
+	else if (vals[F_UNIT] && strcasecmp(vals[F_UNIT], "MiB") == 0)
+		a->force_unit = UNIT_MIB;
+	else if (vals[F_UNIT])
+		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--unit\" flag: must be GiB or MiB",
+				vals[F_UNIT]);
+	if (vals[F_SORT_BY] && !render_sort_key_valid(vals[F_SORT_BY]))
+		return kerr_set(err, KERR_USAGE,
+				"invalid argument \"%s\" for \"--sort-by\" flag: must be name, allocated, free or pending",
+				vals[F_SORT_BY]);
+	a->table = (struct render_table_opts){ .no_headers = vals[F_NO_HEADERS] != NULL, .sort_by = vals[F_SORT_BY] };
 	return 0;
 }
 
@@ -77,7 +98,7 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct usage_a
 static int print_report(struct cli_ctx *ctx, const struct model *m, const struct usage_args *a, struct kerr *err)
 {
 	int rc = output_is_document(a->out) ? output_report(ctx, m, a->out, err)
-					    : render_usage(ctx->out, m, a->details, err);
+					    : render_usage_opts(ctx->out, m, a->details, &a->table, err);
 
 	if (rc < 0)
 		return -1;
@@ -222,6 +243,7 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (!ctx->g.all_namespaces)
 		l.mo.pod_namespace = ctx->g.ov.namespace;
 	l.mo.scheme = a.sel.scheme;
+	l.mo.force_unit = a.force_unit;
 	/* The table without -d names pods only in findings, and only a pod
 	 * with a figure of its own can have one: the others are not kept once
 	 * the answers say which pods they name.  -d and documents show all. */

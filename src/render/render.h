@@ -32,6 +32,9 @@ struct render_table_opts {
 
 /* Is this a --sort-by the tables know? */
 bool render_sort_key_valid(const char *key);
+/* Shallow copies of the model's nodes in the order sort_by asks (NULL:
+ * the model's), for a renderer's view; malloc'd, NULL when out of memory. */
+struct model_node *render_nodes_in_order(const struct model *m, const char *sort_by);
 
 /* The summary table (`kubectl inspect cgpu`), in the published format;
  * wide adds the -o wide columns. */
@@ -59,6 +62,10 @@ int render_pending_reasons(FILE *out, const struct model *m, struct kerr *err);
 /* `usage`: one row per GPU (allocated, used, total, utilisation), with
  * details one row per pod, then the findings grouped by kind. */
 int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err);
+/* The same with the table options usage takes: sort_by, and no_headers
+ * (the rows alone: no header lines, no findings under them). */
+int render_usage_opts(FILE *out, const struct model *m, bool details, const struct render_table_opts *o,
+		      struct kerr *err);
 /* The same with a CLUSTER column first, cluster (in its visible form,
  * padded by the caller) in every row: one cluster of a fleet. */
 int render_usage_cluster(FILE *out, const struct model *m, bool details, const char *cluster, struct kerr *err);

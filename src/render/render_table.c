@@ -186,6 +186,21 @@ bool render_sort_key_valid(const char *key)
 	return sort_column(key) != NULL;
 }
 
+static int cmp_shown(const void *pa, const void *pb, void *ctx);
+
+struct model_node *render_nodes_in_order(const struct model *m, const char *sort_by)
+{
+	struct model_node *order = malloc((m->nnodes ? m->nnodes : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	if (m->nnodes)
+		memcpy(order, m->nodes, m->nnodes * sizeof(*order));
+	if (sort_by && m->nnodes > 1)
+		qsort_r(order, m->nnodes, sizeof(*order), cmp_shown, (void *)sort_column(sort_by));
+	return order;
+}
+
 /* name ascending; the figures largest first, as the live view sorts them */
 static int cmp_shown(const void *pa, const void *pb, void *ctx)
 {

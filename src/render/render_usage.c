@@ -55,6 +55,30 @@ static int table(struct tabwriter *tw, const struct model *m, const char *head_p
 	return 0;
 }
 
+/* Memory held without a GPU index (no GPU chosen yet) on its own row, GPU
+ * "-", so that a node's rows add up to its allocation. */
+static int pending_row(struct tabwriter *tw, const char *prefix, const struct model *m, const struct model_node *n)
+{
+	size_t pods = 0;
+	char a[48];
+
+	if (!n->info.per_gpu || n->mem_pending <= 0)
+		return 0;
+	for (size_t k = 0; k < n->npods; k++) {
+		const struct model_pod *p = &m->pods[n->pods[k]];
+		bool waiting = false;
+
+		for (size_t g = 0; g < p->ngpus; g++)
+			waiting |= p->gpus[g].gpu < 0;
+		pods += waiting;
+	}
+	amount_text(a, sizeof(a), n, n->mem_pending, 0);
+	/* the pods are counted where every one of the node's was kept (-d) */
+	if (n->npods < n->pods_held)
+		return tabwriter_printf(tw, "%s%s\t-\t%s\t-\t-\t-\t-\n", prefix, n->name, a) < 0 ? -1 : 0;
+	return tabwriter_printf(tw, "%s%s\t-\t%s\t-\t-\t-\t%zu\n", prefix, n->name, a, pods) < 0 ? -1 : 0;
+}
+
 static int gpu_rows(struct tabwriter *tw, const char *prefix, const struct model *m, const struct model_node *n)
 {
 	for (int g = 0; g < n->ngpus; g++) {
@@ -85,7 +109,7 @@ static int gpu_rows(struct tabwriter *tw, const char *prefix, const struct model
 				     gp->npods) < 0)
 			return -1;
 	}
-	return 0;
+	return pending_row(tw, prefix, m, n);
 }
 
 static int pod_rows(struct tabwriter *tw, const char *prefix, const struct model *m, const struct model_node *n)
@@ -181,4 +205,37 @@ int render_usage_cluster(FILE *out, const struct model *m, bool details, const c
 int render_usage(FILE *out, const struct model *m, bool details, struct kerr *err)
 {
 	return render_usage_cluster(out, m, details, NULL, err);
+}
+
+int render_usage_opts(FILE *out, const struct model *m, bool details, const struct render_table_opts *o,
+		      struct kerr *err)
+{
+	struct model v = *m;
+	struct tabwriter *tw;
+	int rc;
+
+	if (!o->no_headers && !o->sort_by)
+		return render_usage(out, m, details, err);
+	/* a view in the order asked: the nodes are copies, the pods shared */
+	if (!(v.nodes = render_nodes_in_order(m, o->sort_by)))
+		return fail(err);
+	if (!o->no_headers) {
+		rc = render_usage(out, &v, details, err);
+		free(v.nodes);
+		return rc;
+	}
+	/* the GPUs' rows, then with -d the pods', each table aligned on its own */
+	rc = 0;
+	for (int k = 0; k < (details ? 2 : 1) && rc == 0; k++) {
+		if (!(tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING))) {
+			rc = -1;
+			break;
+		}
+		rc = table(tw, &v, "", "", "", k ? pod_rows : gpu_rows);
+		if (rc == 0)
+			rc = tabwriter_flush_to(tw, out);
+		tabwriter_free(tw);
+	}
+	free(v.nodes);
+	return rc < 0 ? fail(err) : 0;
 }

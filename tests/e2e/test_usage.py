@@ -107,6 +107,35 @@ class UsageTest(unittest.TestCase):
 		self.assertTrue(all(q["status"] == 200 and q["user"] == "admin" for q in reqs), reqs)
 		self.assertTrue(any("max_over_time(DCGM_FI_DEV_FB_USED[5m])" in q["query"]["query"] for q in reqs))
 
+	def test_memory_without_gpu_index_has_its_own_row(self):
+		with open(os.path.join(os.environ.get("FIXTURES_DIR", os.path.join(os.path.dirname(__file__), "..", "..",
+				"fixtures")), "scenarios", "usage", "pods.json")) as f:
+			pod = json.load(f)["items"][0]
+		pod = json.loads(json.dumps(pod))
+		pod["metadata"]["name"] = "no-index-0"
+		pod["metadata"].pop("uid", None)
+		pod["metadata"].pop("resourceVersion", None)
+		pod["metadata"].pop("managedFields", None)
+		for k in ("ALIYUN_COM_GPU_MEM_IDX", "ALIYUN_COM_GPU_MEM_ASSIGNED", "ALIYUN_COM_GPU_MEM_ASSUME_TIME"):
+			pod["metadata"]["annotations"].pop(k, None)
+		pod.setdefault("kind", "Pod")
+		pod.setdefault("apiVersion", "v1")
+		self.api.put_object(pod)
+		try:
+			node = "cn-hangzhou.192.168.2.167"
+			r = self.usage_ok("usage", SVC, node)
+			mine = [x for x in rows(r.stdout) if x and x[0] == node]
+			# the GPUs' rows and the row of memory held without an index add up to the node's allocation
+			self.assertEqual(mine[-1][:7], [node, "-", "4", "GiB", "-", "-", "-"])
+			self.assertIn(mine[-1][7], ("1", "-"), "its pod counted, or - where not every pod was kept")
+			d = [x for x in rows(self.usage_ok("usage", SVC, node, "-d").stdout) if x and x[0] == node and x[1] == "-"]
+			self.assertEqual(d, [[node, "-", "4", "GiB", "-", "-", "-", "1"]])
+			j = json.loads(self.usage_ok("usage", SVC, node, "-o", "json").stdout)
+			total = j["nodes"][0]["memory"]["allocated"]
+			self.assertEqual(sum(int(x[2]) for x in mine), total)
+		finally:
+			self.api.delete_object("pods", "default", "no-index-0")
+
 	def test_details_per_pod(self):
 		r = self.usage_ok("usage", "-d", SVC, "--window=10m")
 		pods = {(x[0], x[1]): x for x in rows(r.stdout) if len(x) >= 7 and x[0] in ("default", "whole", "ml")}
@@ -207,6 +236,27 @@ class UsageTest(unittest.TestCase):
 		r = self.usage_ok("usage", SVC, "--scheme", "cgpu")
 		self.assertEqual(self.node_rows(r), ["cn-hangzhou.192.168.2.167", "cn-hangzhou.192.168.2.168",
 			"cn-hangzhou.192.168.2.170"])
+
+	def test_unit_sort_and_no_headers_as_inspect(self):
+		"""usage takes --unit, --sort-by and --no-headers as the default command does."""
+		plain = self.usage_ok("usage", SVC)
+		r = self.usage_ok("usage", SVC, "--unit", "mib")
+		self.assertEqual(self.gpu_row(r.stdout, "cn-hangzhou.192.168.2.167", 0)[2:4], ["8192", "MiB"])
+		want = self.usage_ok("usage", SVC, "-o", "json", "--unit", "MiB")
+		by_free = sorted(json.loads(want.stdout)["nodes"], key=lambda n: (-n["memory"]["free"], n["name"]))
+		r = self.usage_ok("usage", SVC, "--sort-by", "Free")
+		self.assertEqual(self.node_rows(r), [n["name"] for n in by_free])
+		self.assertNotEqual(self.node_rows(r), self.node_rows(plain))
+		r = self.usage_ok("usage", SVC, "--no-headers", "-d")
+		self.assertNotIn("NODE", r.stdout)
+		self.assertNotIn("NAMESPACE", r.stdout)
+		self.assertNotIn("OverUse", r.stdout)
+		self.assertNotIn("\n\n", r.stdout)
+		gpu_lines = [x for x in rows(r.stdout) if x[0].startswith("cn-hangzhou.")]
+		self.assertEqual(gpu_lines, [x for x in rows(plain.stdout) if x and x[0].startswith("cn-hangzhou.")])
+		r = self.run_usage("usage", SVC, "--sort-by", "size")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn('invalid argument "size" for "--sort-by" flag', r.stderr)
 
 	def test_node_selection_refused(self):
 		for args, msg in [
