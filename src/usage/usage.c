@@ -400,6 +400,46 @@ static void pod_add(struct join *j, long pod, double v)
 	j->pod[pod].used_known = true;
 }
 
+static int64_t to_bytes(double v);
+
+/* The node and the GPU of a flat GPU index. */
+static const struct model_node *node_of_gpu(const struct join *j, long g, const struct model_gpu **gp)
+{
+	for (size_t i = 0; i < j->m->nnodes; i++) {
+		const struct model_node *n = &j->m->nodes[i];
+
+		if ((size_t)g >= j->gpu_base[i] && (size_t)g < j->gpu_base[i] + (size_t)n->ngpus) {
+			*gp = &n->gpus[(size_t)g - j->gpu_base[i]];
+			return n;
+		}
+	}
+	return NULL;
+}
+
+/* A series labelled with one pod that cannot be the pod's own figure, and
+ * so is the GPU's: the only such series of a GPU several pods share (an
+ * exporter naming the first pod it finds), or more than the pod can hold
+ * where memory isolation caps it at its allocation (one unit of rounding
+ * allowed). */
+static bool gpu_figure_in_pod_series(const struct join *j, const struct gpu_acc *a, long g, long pod, double v)
+{
+	const struct model_gpu *gp = NULL;
+	const struct model_node *n = node_of_gpu(j, g, &gp);
+	const struct model_pod *p = &j->m->pods[pod];
+	int64_t cap = 0;
+
+	if (!n)
+		return false;
+	if (a->pod_series == 1 && gp->npods > 1)
+		return true;
+	if (!n->info.isolation || n->unit == UNIT_SLOTS)
+		return false;
+	for (size_t x = 0; x < p->ngpus; x++)
+		if (p->gpus[x].gpu == gp->index)
+			cap += p->gpus[x].mem;
+	return cap > 0 && to_bytes(v) > usage_unit_bytes(cap + 1, n->unit);
+}
+
 static void read_answers(struct join *j, const struct usage_data *d)
 {
 	for (int q = 0; q < UQ_COUNT; q++)
@@ -466,7 +506,7 @@ static void read_answers(struct join *j, const struct usage_data *d)
 		a = &j->acc[g];
 		if (a->vgpu_series)
 			continue;
-		if (copies(a))
+		if (copies(a) || gpu_figure_in_pod_series(j, a, g, pod, s->value))
 			continue;
 		pod_add(j, pod, s->value);
 	}

@@ -399,6 +399,35 @@ Test(usage, copies_and_hami)
 	model_release(&m);
 }
 
+/* A series labelled with one pod that cannot be the pod's figure is the
+ * GPU's, and judged per GPU: the only series of a GPU two pods share, or
+ * more than isolation lets the pod hold. */
+Test(usage, pod_label_on_a_gpu_figure)
+{
+	struct usage_data d = {0};
+	struct model m;
+
+	build(&m);
+	/* n1 GPU 0, shared by a and b: one series, labelled a, of 6 GiB */
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"node\":\"n1\",\"gpu\":\"0\",\"exported_pod\":\"a\",\"exported_namespace\":\"default\"},\"value\":[1,\"6144\"]},"
+	      "{\"metric\":{\"node\":\"n2\",\"gpu\":\"0\",\"exported_pod\":\"c\",\"exported_namespace\":\"default\"},\"value\":[1,\"7168\"]}");
+	/* c's node caps each pod at its allocation (4 GiB): 7 GiB is the GPU's */
+	((struct model_node *)model_find_node(&m, "n2"))->info.isolation = true;
+	apply(&m, &d, NULL);
+	cr_assert_not(pod(&m, "a")->used_known);
+	cr_assert_null(finding(&m, "OverUse", "pod/default/a"));
+	cr_assert_eq(model_find_node(&m, "n1")->gpus[0].used_bytes, 6 * GIB);
+	cr_assert_not(pod(&m, "c")->used_known);
+	cr_assert_null(finding(&m, "OverUse", "pod/default/c"));
+	/* judged per GPU: 7 GiB on a GPU with 4 GiB allocated */
+	cr_assert(finding(&m, "OverUse", "node/n2"));
+	cr_assert(strstr(finding(&m, "OverUse", "node/n2")->message, "GPU 0: the pods use 7.0 GiB"), "%s",
+		  finding(&m, "OverUse", "node/n2")->message);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
 /* HAMi's per-container limit: a finding where it is not the allocation. */
 Test(usage, hami_limit)
 {
