@@ -173,14 +173,6 @@ static int watch_start(struct top_feed *f, struct kerr *err)
 	return kube_watch_start(f->client, &spec, &f->watch, err);
 }
 
-/* Errors that retrying will not mend: stop at once when no data came yet. */
-static bool fatal_error(const struct kerr *err)
-{
-	if (err->kind == KERR_CONFIG || err->kind == KERR_CREDENTIALS || err->kind == KERR_USAGE)
-		return true;
-	return err->kind == KERR_STATUS && (err->code == 401 || err->code == 403 || err->code == 404);
-}
-
 /* Show the error (when there is one) and list again after an interval. */
 static void retry_later(struct top_feed *f, const struct kerr *err, long long now)
 {
@@ -198,7 +190,9 @@ static int list_finished(struct top_feed *f, long long now)
 	kube_async_list_free(f->alist);
 	f->alist = NULL;
 	if (f->list_err.kind != KERR_NONE) {
-		if (!f->loaded && fatal_error(&f->list_err)) {
+		/* a first list refused, whatever the reason, ends the view
+		 * with its error, as the other commands end */
+		if (!f->loaded) {
 			kerr_copy(&f->fatal, &f->list_err);
 			return -1;
 		}

@@ -251,8 +251,8 @@ class EndsBase(Base):
 			# the fake server pages slowly when the machine is busy: the commands above are timed, this
 			# checks what the status line says
 			pane.wait_text(self.words.decode(), timeout=15)
-			pane.keys("q")
-			self.assertEqual(pane.wait_exit(), 0)
+			# the first list broke a budget: top ends with the error, as the other commands end
+			self.assertEqual(pane.wait_exit(), 1)
 		finally:
 			pane.close()
 

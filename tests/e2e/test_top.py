@@ -371,6 +371,12 @@ class TopTest(unittest.TestCase):
 		self.assertRegex(s, r"cn-hangzhou\.192\.168\.2\.167 \[\|+ +\] +8/15 +53%", "the last good data stays")
 		self.quit(p)
 
+	def test_first_list_refused_exits_with_the_error(self):
+		p = self.start("seed002", faults=[({"path_prefix": "/api/v1/nodes"}, {"type": "status", "code": 500})])
+		s = self.assert_restored(p, 1)
+		self.assertIn("Error from server (InternalError)", s)
+		self.assertNotIn("loading...", s[s.index("MARK-AFTER-TOP") - 200:] if "MARK-AFTER-TOP" in s else s)
+
 	def test_slow_server_does_not_freeze_the_keyboard(self):
 		p = self.start("seed002", faults=[({"path_prefix": "/api/v1/pods"}, {"type": "delay", "seconds": 20})])
 		p.wait_text("loading...")
