@@ -34,12 +34,13 @@
 #include "usage.h"
 #include "usage_source.h"
 
-enum { F_UNIT, F_REFRESH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
+enum { F_UNIT, F_REFRESH, F_ONCE, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag top_flags[] = {
 	[F_UNIT] = { "unit", 0, "UNIT", "show GPU memory in this unit (GiB or MiB)", "GiB MiB" },
 	[F_REFRESH] = { "refresh", 'r', "DURATION",
 			"redraw interval, e.g. 500ms, 2s (default 1s); changes show within a quarter of it", NULL },
+	[F_ONCE] = { "once", 0, NULL, "print one frame as plain text and exit (also when stdout is not a terminal)", NULL },
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = { 0 },
 };
@@ -72,6 +73,7 @@ struct top {
 	bool live_set;
 	struct top_feed feeds[2];
 	long refresh_ms, settle_ms;
+	bool once;	     /* --once, or no terminal on stdout: one frame as text */
 	bool have_model;     /* settled once both lists were in */
 	long long settled;   /* when */
 	char *model_error;
@@ -393,6 +395,7 @@ static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, 
 	    nodesel_parse(&t->sel, ctx->cmd, vals, argv, (size_t)nargs, false, err) < 0 ||
 	    usage_source_init(&t->usage, vals + F_USAGE, err) < 0)
 		return -1;
+	t->once = vals[F_ONCE] != NULL || !isatty(STDOUT_FILENO);
 	t->mopts.scheme = t->sel.scheme;
 	t->mopts.keep_pods = true;
 	t->mopts.nodes = (const char *const *)t->sel.names;
@@ -498,6 +501,82 @@ static void top_release(struct top *t)
 	nodesel_release(&t->sel);
 }
 
+/* The frame's lines as plain text: up to the last one with text, without
+ * trailing blanks, and one blank line where the screen has several. */
+static int print_frame(FILE *out, const struct tui_screen *scr, struct kerr *err)
+{
+	int last = -1, rc = 0;
+
+	for (int y = 0; y < scr->lines; y++) {
+		char *line = tui_screen_line_text(scr, y);
+		size_t len = line ? strlen(line) : 0;
+
+		while (len && line[len - 1] == ' ')
+			len--;
+		if (len)
+			last = y;
+		free(line);
+	}
+	for (int y = 0, blank = 0; y <= last && rc == 0; y++) {
+		char *line = tui_screen_line_text(scr, y);
+		size_t len = line ? strlen(line) : 0;
+
+		while (len && line[len - 1] == ' ')
+			len--;
+		blank = len ? 0 : blank + 1;
+		if (!line || (blank < 2 && fprintf(out, "%.*s\n", (int)len, line) < 0))
+			rc = kerr_set(err, KERR_OTHER, "cannot write the frame");
+		free(line);
+	}
+	return rc;
+}
+
+/* --once, or no terminal on stdout: the first frame, once the lists (and
+ * the usage, when asked) are in, as wide as $COLUMNS (80 by default) and as
+ * tall as the nodes need, for logs and CI. */
+static int show_once(struct top *t, struct kerr *err)
+{
+	const char *env = getenv("COLUMNS"), *codeset = nl_langinfo(CODESET);
+	struct tui_status st = { .context = t->cluster.cfg.context_name,
+				 .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
+	struct tui_state s;
+	struct tui_screen scr;
+	char mode[64];
+	int cols = env && atoi(env) >= 40 ? atoi(env) : 80, rc;
+
+	tui_state_init(&s, cols, 24);
+	for (;;) {
+		long long now = top_now_ms();
+
+		if (usage_step(t, now, err) < 0 || data_step(t, &s, now, err) < 0) {
+			tui_state_release(&s);
+			return -1;
+		}
+		if (t->have_model && !t->fetch && (!t->usage.configured || t->have_usage))
+			break;
+		if (kube_client_poll(t->cluster.client, -1, 250, err) < 0) {
+			tui_state_release(&s);
+			return -1;
+		}
+	}
+	if (t->usage_fresh)
+		settle(t, top_now_ms());
+	tui_state_release(&s);
+	tui_state_init(&s, cols, (int)t->live.m.nnodes + 24);
+	sync_rows(t, &s);
+	status_of(t, top_now_ms(), &st, mode, sizeof(mode));
+	/* one frame, not a feed: no watching said */
+	st.mode = "one frame";
+	if (tui_layout_screen(&scr, &s, shown_model(t), &st) < 0) {
+		tui_state_release(&s);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	rc = print_frame(t->ctx.out, &scr, err);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+	return rc;
+}
+
 int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct top t;
@@ -505,7 +584,7 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 	memset(&t, 0, sizeof(t));
 	if (top_setup(&t, ctx, argc, argv, err) == 0 && feeds_start(&t, err) == 0)
-		rc = show(&t, err);
+		rc = t.once ? show_once(&t, err) : show(&t, err);
 	top_release(&t);
 	return rc;
 }

@@ -398,6 +398,26 @@ class MannersTest(unittest.TestCase):
 				self.assertEqual(r.returncode, 0, r.stderr)
 				self.assertNotIn("no effect", r.stderr)
 
+	# ---- top without a terminal ---------------------------------------------------------------------
+
+	def test_top_once_prints_one_frame_as_text(self):
+		for args in (["top", "--once"], ["top"]):
+			with self.subTest(args=args):
+				# stdout is a pipe here: no terminal, one frame either way
+				r = self.run_on("multi-gpu", args)
+				self.assertEqual(r.returncode, 0, r.stderr)
+				self.assertNotIn("\x1b", r.stdout)
+				lines = r.stdout.splitlines()
+				self.assertTrue(lines[0].startswith("cgpu top"), r.stdout)
+				for node in ("gpu-2x", "gpu-4x", "gpu-8x", "gpu-zero"):
+					self.assertTrue(any(l.startswith(node + " ") for l in lines), node)
+				self.assertTrue(lines[-1].startswith("data 0s old, one frame"), lines[-1])
+				self.assertNotIn("\n\n\n", r.stdout)
+				self.assertTrue(all(len(l) <= 200 for l in lines))
+		r = self.run_on("multi-gpu", ["top", "--once", "gpu-2x"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertFalse(any(l.startswith("gpu-4x ") for l in r.stdout.splitlines()))
+
 	# ---- kubectl's output forms ---------------------------------------------------------------------
 
 	def test_output_name_jsonpath_and_custom_columns(self):
