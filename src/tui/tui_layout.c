@@ -51,6 +51,57 @@ static int put_whole(struct tui_frame *f, struct tui_line *l, int x, enum tui_ro
 	return tui_put(l, f->scr->cols, &f->scr->oom, x, role, text, -1);
 }
 
+/* Columns of the first n bytes of text. */
+static int width_n(const char *text, size_t n, bool utf8)
+{
+	char *t = strndup(text, n);
+	int w = t ? tui_screen_width(t, utf8) : (int)n;
+
+	free(t);
+	return w;
+}
+
+/* How many bytes of p go on a line with room columns: up to the last space
+ * that fits, so that no word is cut; a word longer than the line is cut
+ * where the line ends. */
+static size_t wrap_cut(const char *p, int room, bool utf8)
+{
+	size_t n = strlen(p), cut = 0, i;
+
+	if (width_n(p, n, utf8) <= room)
+		return n;
+	for (i = 1; i <= n && width_n(p, i, utf8) <= room; i++)
+		if (p[i] == ' ')
+			cut = i;
+	return cut ? cut : (i > 1 ? i - 1 : 1);
+}
+
+/* text from x0 of line y on, broken at spaces into lines that start at
+ * indent, never below y_end; f NULL only counts the lines.  Returns the
+ * line after the last one written. */
+static int put_wrapped(struct tui_frame *f, int cols, bool utf8, int y, int y_end, int x0, int indent,
+		       enum tui_role role, const char *text)
+{
+	for (int x = x0; text && *text && y < y_end; y++, x = indent) {
+		size_t cut = wrap_cut(text, cols - x, utf8);
+		struct tui_line *l = f ? tui_frame_row(f, y) : NULL;
+
+		if (l) {
+			char *piece = strndup(text, cut);
+
+			if (!piece)
+				f->scr->oom = true;
+			else
+				tui_put(l, cols, &f->scr->oom, x, role, piece, -1);
+			free(piece);
+		}
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	return y;
+}
+
 /* What -o wide says under its tables (the model's frag), per unit that
  * counts memory: the largest request one GPU takes now, and the free memory
  * of nodes that cannot take pods, which no request can get. */
@@ -79,6 +130,48 @@ static void put_fragmentation(struct tui_frame *f, struct tui_line *l, int x)
 		x = put_whole(f, l, x, TUI_ROLE_MID, t);
 		free(t);
 	}
+}
+
+/* The counts line, abbreviated in a fixed order where it does not fit:
+ * first the memory without a GPU goes, then the words shorten; the keys
+ * (u) and (w) stay to the last. */
+static void put_counts(struct tui_frame *f, struct tui_line *l)
+{
+	const struct model *m = f->m;
+	size_t pend = tui_pending_pods(m), nw = m->warnings.len;
+	char *detail = m->totals.mem_unassigned ? tui_strf(" (%lld %s without a GPU)", (long long)m->totals.mem_unassigned,
+							    mem_unit_name(m->totals.unit))
+						: strdup("");
+	char *u = strdup(pend ? " (u)" : ""), *w = nw ? tui_strf("  warnings %zu (w)", nw) : strdup("");
+	char *ws = nw ? tui_strf(" warn %zu (w)", nw) : strdup("");
+	char *v[3];
+	int x = 0;
+
+	v[0] = tui_strf("nodes %zu  GPUs %zu  pods %zu  pending %zu%s%s", m->totals.nodes, m->totals.gpus, m->totals.pods,
+			pend, detail ? detail : "", u ? u : "");
+	v[1] = tui_strf("nodes %zu  GPUs %zu  pods %zu  pending %zu%s", m->totals.nodes, m->totals.gpus, m->totals.pods,
+			pend, u ? u : "");
+	v[2] = tui_strf("nodes %zu GPUs %zu pods %zu pend %zu%s", m->totals.nodes, m->totals.gpus, m->totals.pods, pend,
+			u ? u : "");
+	for (int i = 0; i < 3 && x == 0; i++) {
+		const char *tail = i < 2 ? w : ws;
+
+		if (v[i] && tail && tui_screen_width(v[i], f->st->utf8) + tui_screen_width(tail, f->st->utf8) <= f->scr->cols) {
+			x = tui_put(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_NORMAL, v[i], -1);
+			x = tui_put(l, f->scr->cols, &f->scr->oom, x, TUI_ROLE_MID, tail, -1);
+		}
+	}
+	if (x == 0)
+		x = put_whole(f, l, 0, TUI_ROLE_NORMAL, v[2]);
+	if (!detail || !u || !w || !ws)
+		f->scr->oom = true;
+	for (int i = 0; i < 3; i++)
+		free(v[i]);
+	free(detail);
+	free(u);
+	free(w);
+	free(ws);
+	put_fragmentation(f, l, x);
 }
 
 static void draw_header(struct tui_frame *f)
@@ -115,23 +208,22 @@ static void draw_header(struct tui_frame *f)
 		tui_mem_readable(figures, sizeof(figures), t->mem_allocated, t->mem_total, t->unit);
 		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " %s (%s)", figures,
 			     column_use_text(use, t->mem_allocated, t->mem_total, true));
-		if (m->any_core || t->core_total)
-			tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, "  compute %lld/%lld%% (%lld%%)",
-			     (long long)t->core_allocated, (long long)t->core_total,
-			     column_percent(t->core_allocated, t->core_total));
+		/* the compute figure whole, or shorter, never cut */
+		if (m->any_core || t->core_total) {
+			char *full = tui_strf("  compute %lld/%lld%% (%lld%%)", (long long)t->core_allocated,
+					      (long long)t->core_total, column_percent(t->core_allocated, t->core_total));
+			char *brief = tui_strf("  compute %lld%%", column_percent(t->core_allocated, t->core_total));
+			int after = put_whole(f, l, x, TUI_ROLE_NORMAL, full);
+
+			if (after == x)
+				put_whole(f, l, x, TUI_ROLE_NORMAL, brief);
+			free(full);
+			free(brief);
+		}
 	}
 	if (!(l = tui_frame_row(f, 2)))
 		return;
-	x = tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, -1, "nodes %zu  GPUs %zu  pods %zu  pending %zu",
-		 m->totals.nodes, m->totals.gpus, m->totals.pods, tui_pending_pods(m));
-	if (m->totals.mem_unassigned)
-		x = tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, -1, " (%lld %s without a GPU)",
-			 (long long)m->totals.mem_unassigned, mem_unit_name(m->totals.unit));
-	if (tui_pending_pods(m))
-		x = tui_put(l, cols, oom, x, TUI_ROLE_NORMAL, " (u)", -1);
-	if (m->warnings.len)
-		x = tui_putf(l, cols, oom, x, TUI_ROLE_MID, -1, "  warnings %zu (w)", m->warnings.len);
-	put_fragmentation(f, l, x);
+	put_counts(f, l);
 }
 
 static void draw_status(struct tui_frame *f)
@@ -166,9 +258,24 @@ static void draw_status(struct tui_frame *f)
 	if (st->mode)
 		x = tui_putf(l, cols, oom, x, TUI_ROLE_STATUS, -1, ", %s", st->mode);
 	if (st->error) {
-		int room = cols - x - 2 - (int)sizeof(keys);
+		char *e = tui_strf("error: %s", st->error);
 
-		x = tui_putf(l, cols, oom, x, TUI_ROLE_ERROR, room > 10 ? room : -1, "  error: %s", st->error);
+		/* on the status line when it fits whole; else on lines of its
+		 * own above it, wrapped, so that no word of it is lost */
+		if (e && x + 2 + tui_screen_width(e, st->utf8) + (int)sizeof(keys) <= cols) {
+			x = tui_put(l, cols, oom, x + 2, TUI_ROLE_ERROR, e, -1);
+		} else if (e) {
+			int n = put_wrapped(NULL, cols, st->utf8, 0, 4, 0, 2, TUI_ROLE_ERROR, e);
+			int y0 = f->scr->lines - 1 - n;
+
+			for (int y = y0; y < f->scr->lines - 1; y++)
+				if (tui_frame_row(f, y))
+					tui_frame_row(f, y)->fill = TUI_ROLE_STATUS;
+			put_wrapped(f, cols, st->utf8, y0, f->scr->lines - 1, 0, 2, TUI_ROLE_ERROR, e);
+		}
+		if (!e)
+			*oom = true;
+		free(e);
 	}
 	if (x + (int)sizeof(keys) <= cols)
 		tui_put(l, cols, oom, cols - (int)sizeof(keys) + 1, TUI_ROLE_STATUS, keys, -1);
@@ -200,46 +307,52 @@ static void draw_pane(struct tui_frame *f, const char *name, int y0, int height,
 	tui_lines_release(&ls);
 }
 
+/* The help, wrapped: a key's description goes on under itself. */
 static void draw_help(struct tui_frame *f, int y0, int height)
 {
-	for (int i = 0; help_text[i] && i < height; i++) {
-		struct tui_line *l = tui_frame_row(f, y0 + i);
+	int y = y0;
 
-		if (l)
-			tui_put(l, f->scr->cols, &f->scr->oom, 1, i == 0 ? TUI_ROLE_TITLE : TUI_ROLE_NORMAL, help_text[i], -1);
+	for (int i = 0; help_text[i] && y < y0 + height; i++) {
+		int indent = strncmp(help_text[i], "  ", 2) == 0 ? 20 : 3;
+
+		if (!*help_text[i]) {
+			y++;
+			continue;
+		}
+		y = put_wrapped(f, f->scr->cols, f->st->utf8, y, y0 + height, 1, indent < f->scr->cols / 2 ? indent : 3,
+				i == 0 ? TUI_ROLE_TITLE : TUI_ROLE_NORMAL, help_text[i]);
 	}
 }
 
-/* The model's warnings, one a line, as many as fit. */
+/* The model's warnings, each wrapped onto the lines it needs, as many as
+ * fit; the last line says how many more there are. */
 static void draw_warnings(struct tui_frame *f, int y0, int height)
 {
 	const struct warnings *w = &f->m->warnings;
-	int cols = f->scr->cols;
-	bool *oom = &f->scr->oom;
+	int cols = f->scr->cols, y = y0 + 1, end = y0 + height;
+	bool *oom = &f->scr->oom, utf8 = f->st->utf8;
 	struct tui_line *l;
 	size_t shown = 0;
 
 	if (height < 1 || !(l = tui_frame_row(f, y0)))
 		return;
 	tui_putf(l, cols, oom, 0, TUI_ROLE_HEADER, -1, "%zu warning%s (w or Esc: back)", w->len, w->len == 1 ? "" : "s");
-	for (int y = 1; y < height && shown < w->len; y++, shown++) {
+	for (; shown < w->len && y < end; shown++) {
 		const struct warning *x = &w->items[shown];
-		int xx;
+		char *text = tui_strf("%s%s%s%s %s", x->code, x->object ? " " : "", x->object ? x->object : "",
+				      x->object ? ":" : "", x->message);
+		int need = put_wrapped(NULL, cols, utf8, 0, end, 1, 3, TUI_ROLE_NORMAL, text);
 
-		if (!(l = tui_frame_row(f, y0 + y)))
+		/* room for it and, when more follow, for the line that says so */
+		if (!text || y + need > end - (shown + 1 < w->len)) {
+			free(text);
 			break;
-		if (y == height - 1 && w->len - shown > 1) {
-			tui_putf(l, cols, oom, 1, TUI_ROLE_DIM, -1, "%zu more: kubectl inspect cgpu prints them all",
-				 w->len - shown);
-			return;
 		}
-		xx = tui_put(l, cols, oom, 1, TUI_ROLE_MID, x->code, -1);
-		if (x->object) {
-			xx = tui_put(l, cols, oom, xx + 1, TUI_ROLE_NORMAL, x->object, -1);
-			xx = tui_put(l, cols, oom, xx, TUI_ROLE_NORMAL, ":", -1);
-		}
-		tui_put(l, cols, oom, xx + 1, TUI_ROLE_NORMAL, x->message, -1);
+		y = put_wrapped(f, cols, utf8, y, end, 1, 3, TUI_ROLE_NORMAL, text);
+		free(text);
 	}
+	if (shown < w->len && (l = tui_frame_row(f, y < end ? y : end - 1)))
+		tui_putf(l, cols, oom, 1, TUI_ROLE_DIM, -1, "%zu more: kubectl inspect cgpu prints them all", w->len - shown);
 	if (!w->len && (l = tui_frame_row(f, y0 + 1)))
 		tui_put(l, cols, oom, 1, TUI_ROLE_DIM, "none", -1);
 }

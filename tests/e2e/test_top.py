@@ -365,8 +365,9 @@ class TopTest(unittest.TestCase):
 		p.wait_text("polling every 0.5s")
 		s = p.wait_text("cn-hangzhou.192.168.2.167 [")
 		self.api.fault({"path_prefix": "/api/v1/nodes"}, {"type": "status", "code": 500}, times=0)
-		s = p.wait_for(lambda s: re.search(r"data [2-9]s old, polling every 0\.5s  error: ", s), timeout=10,
-			what="an old age and the error")
+		# the error whole: on the status line where it fits, else on its own line above it
+		s = p.wait_for(lambda s: re.search(r"data [2-9]s old, polling every 0\.5s", s) and "error: Error from server" in s,
+			timeout=10, what="an old age and the error")
 		self.assertIn("Error from server (InternalError)", s)
 		self.assertRegex(s, r"cn-hangzhou\.192\.168\.2\.167 \[\|+ +\] +8/15 +53%", "the last good data stays")
 		self.quit(p)

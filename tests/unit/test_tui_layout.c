@@ -781,3 +781,70 @@ Test(tui_layout, a_screen_laid_out_again_reads_the_same_until_something_shown_ch
 	tui_screen_release(&a);
 	tui_state_release(&s);
 }
+
+/* Every word of want appears on the screen, in order, whatever the lines
+ * it was wrapped onto: nothing the user needs was cut. */
+static void expect_words(const char *screen, const char *want)
+{
+	char *flat = strdup(screen), *w = strdup(want), *save = NULL;
+	const char *at = flat;
+
+	for (char *c = flat; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	for (char *t = strtok_r(w, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		const char *hit = strstr(at, t);
+
+		cr_assert_not_null(hit, "\"%s\" of \"%s\" is missing:\n%s", t, want, screen);
+		at = hit + strlen(t);
+	}
+	free(flat);
+	free(w);
+}
+
+Test(tui_layout, nothing_cut_at_80_or_60_columns)
+{
+	static const int64_t alloc[] = { 8 };
+	static const char *const help_words[] = {
+		"filter nodes: key=value (a label, or pool=NAME) or a substring",
+		"Bars show allocated/total GPU memory: green below 50%, yellow below 90%, red above.",
+		"cannot take pods: free memory on NotReady or cordoned nodes, never offered.",
+	};
+	struct model_node *n = add_node("cn-hangzhou.192.168.2.167", NULL, 1, 15, alloc);
+	struct tui_status st = status_ok;
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	add_pod(n, "default", "app-3g-v1-0", 0, 4);
+	add_pod(n, "default", "waiting-0", -1, 5);
+	fx->m.totals.core_total = 500;
+	fx->m.totals.core_allocated = 135;
+	fx->m.any_core = true;
+	warnings_add(&fx->m.warnings, "OverAllocated", "node/cn-hangzhou.192.168.2.167",
+		     "GPU0 has 20/16 GiB allocated, more than it offers, which a long message must not lose at the edge");
+	st.error = "Unable to connect to the server: net/http: TLS handshake timeout while listing the nodes again";
+	for (int cols = 80; cols >= 60; cols -= 20) {
+		/* tall enough for the whole help: only the width is at stake */
+		open_state(&s, cols, 40);
+		text = screen_text(&s, &st, &scr);
+		/* the header: the compute figure whole or shorter, the keys kept */
+		cr_assert(strstr(text, "compute 135/500% (27%)") || strstr(text, "compute 27%"), "%s", text);
+		cr_assert_not_null(strstr(text, "(u)"), "%d columns:\n%s", cols, text);
+		cr_assert_not_null(strstr(text, "(w)"), "%d columns:\n%s", cols, text);
+		expect_words(text, st.error);
+		screen_done(text, &scr);
+		key(&s, '?');
+		text = screen_text(&s, &st, &scr);
+		for (size_t i = 0; i < sizeof(help_words) / sizeof(help_words[0]); i++)
+			expect_words(text, help_words[i]);
+		screen_done(text, &scr);
+		key(&s, '?');
+		key(&s, 'w');
+		text = screen_text(&s, &st, &scr);
+		expect_words(text, fx->m.warnings.items[0].message);
+		screen_done(text, &scr);
+		tui_state_release(&s);
+	}
+	warnings_release(&fx->m.warnings);
+}
