@@ -532,7 +532,7 @@ static const struct scheme_edition editions[] = {
 	},
 	{
 		.name = "basic",
-		.title = "ACK basic (ack-cgpu)",
+		.title = "ACK basic, ack-cgpu",
 		.marks = basic_marks,
 		.sets = {
 			[SCHEME_MODE_EXCLUSIVE] = {{LABEL_CGPU, "false", NULL}},

@@ -432,6 +432,8 @@ class LargeCluster(ModeBase):
 		r = self.run_mode("share", node, "--dry-run")
 		self.assert_ok(r)
 		self.assertTrue(r.stdout.startswith("Edition: basic"), r.stdout)
+		# one level of parentheses in the edition line
+		self.assertRegex(r.stdout.splitlines()[0], r"^Edition: basic \([^()]*\), (detected|as given)$")
 		lines = r.stderr.splitlines()
 		self.assertTrue(all(l.startswith("Warning: ") for l in lines), r.stderr)
 		self.assertLessEqual(len(lines), 20, r.stderr)
