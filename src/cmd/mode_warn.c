@@ -70,7 +70,9 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 		k8s_pod_free(p);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	if (plan && (mem || whole))
+	/* only where the resource the pod holds is not the one the new mode
+	 * offers: between the sharing modes the pod keeps what it holds */
+	if (plan && ((mem && plan->after == NP_MODE_EXCLUSIVE) || (whole && plan->after != NP_MODE_EXCLUSIVE)))
 		warnings_add(&s->r->warnings, "PodHoldsGPU", object,
 			     "runs on node %s with %s=%lld of the old mode (%s); it keeps it until it ends: "
 			     "let it finish or move it before relying on mode %s",

@@ -271,11 +271,15 @@ class ProEdition(ModeBase):
 		self.assert_ok(r)
 		self.assertIn("kernel module", r.stderr)
 		self.assertIn("reboot", r.stderr)
-		self.assertIn("pod/default/cgpu-test-0", r.stderr)  # holds gpu-mem on the node
+		# holds gpu-mem on the node, which share offers too: nothing to say of it
+		self.assertNotIn("pod/default/cgpu-test-0", r.stderr)
 		self.assertIn("--restart", r.stdout)
 		self.assertNotIn("no-selector-job-0", r.stderr)  # on another node
 		r = self.run_mode("isolate", PRO_SHARE2, "--dry-run")
 		self.assertIn("pod/default/no-selector-job-0: asks", r.stderr)  # no nodeSelector
+		# to exclusive, whose nodes offer no GPU memory: the pod holding it is said
+		r = self.run_mode("exclusive", PRO_CGPU, "--dry-run")
+		self.assertIn("pod/default/cgpu-test-0: runs on node", r.stderr)
 
 	def test_pod_memory_counts_every_container(self):
 		_, _, pod = self.api.call("GET", "/api/v1/namespaces/default/pods/cgpu-test-0")
@@ -291,7 +295,7 @@ class ProEdition(ModeBase):
 					c["resources"][kind]["aliyun.com/gpu-mem"] = mem
 		pod["spec"]["containers"] = [first, second]
 		self.api.put_object(pod)
-		r = self.run_mode("share", PRO_CGPU, "--dry-run")
+		r = self.run_mode("exclusive", PRO_CGPU, "--dry-run")
 		self.assert_ok(r)
 		line = [l for l in r.stderr.splitlines() if "two-containers-0" in l]
 		self.assertTrue(line, r.stderr)
@@ -348,7 +352,11 @@ class ProEdition(ModeBase):
 		self.assertEqual(n["labelsBefore"], {"ack.node.gpu.schedule": "share"})
 		self.assertEqual(n["labelsAfter"], {"ack.node.gpu.schedule": "cgpu"})
 		self.assertEqual(n["result"], "labeled")
-		self.assertTrue(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]))
+		# share to isolate: the pods keep the GPU memory they hold, which isolate offers too
+		self.assertFalse(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]), doc["warnings"])
+		# to exclusive: GPU memory is no longer offered, the pods holding it are said
+		doc = json.loads(self.run_mode("exclusive", PRO_SHARE, "--dry-run", "-o", "json").stdout)
+		self.assertTrue(any(w["code"] == "PodHoldsGPU" for w in doc["warnings"]), doc["warnings"])
 
 	def test_yaml(self):
 		r = self.run_mode("isolate", PRO_SHARE, "-o", "yaml", "--dry-run")
@@ -429,7 +437,7 @@ class LargeCluster(ModeBase):
 	def test_plan_then_grouped_warnings(self):
 		_, _, body = self.api.call("GET", "/api/v1/nodes")
 		node = body["items"][0]["metadata"]["name"]
-		r = self.run_mode("share", node, "--dry-run")
+		r = self.run_mode("exclusive", node, "--dry-run")
 		self.assert_ok(r)
 		self.assertTrue(r.stdout.startswith("Edition: basic"), r.stdout)
 		# one level of parentheses in the edition line
@@ -439,7 +447,7 @@ class LargeCluster(ModeBase):
 		self.assertLessEqual(len(lines), 20, r.stderr)
 		self.assertRegex(r.stderr, r"Warning: \d+ more PodHoldsGPU: pod/")
 		# pods on other nodes are not this change's business
-		doc = json.loads(self.run_mode("share", node, "--dry-run", "-o", "json").stdout)
+		doc = json.loads(self.run_mode("exclusive", node, "--dry-run", "-o", "json").stdout)
 		others = [w for w in doc["warnings"] if w["code"] == "PodHoldsGPU" and node not in w["message"]]
 		self.assertEqual(others, [])
 		self.assertEqual(len([w for w in doc["warnings"] if w["code"] == "NoNodeSelector" and w.get("object")]),
