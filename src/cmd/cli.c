@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scheme.h"
 #include "termsafe.h"
@@ -145,6 +146,25 @@ static int match_flag(const struct flag *const *tables, int argc, char **argv, i
 void cli_namespace_unused(struct cli_ctx *ctx, const char *why)
 {
 	fprintf(ctx->errout, "Warning: -n %s has no effect here: %s\n", ctx->g.ov.namespace, why);
+}
+
+int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char *verb, struct kerr *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return kerr_set(err, KERR_OTHER,
+				"refusing to %s %zu nodes without confirmation: add --yes, or run on a terminal to be asked",
+				verb, n);
+	fprintf(ctx->errout, "%s %zu nodes? [y/N] ", question, n);
+	fflush(ctx->errout);
+	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
+	free(line);
+	if (!ok)
+		return kerr_set(err, KERR_OTHER, "nothing changed");
+	return 0;
 }
 
 int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err)

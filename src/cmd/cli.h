@@ -135,6 +135,11 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
+/* Before a write to n > 1 nodes: "QUESTION N nodes? [y/N]" on a terminal,
+ * -1 with "nothing changed" unless the answer is yes; without a terminal
+ * on stdin and stdout, -1 saying how to VERB them anyway (--yes). */
+int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char *verb, struct kerr *err);
+
 /* -n given where it changes nothing: said once on stderr, with why. */
 void cli_namespace_unused(struct cli_ctx *ctx, const char *why);
 

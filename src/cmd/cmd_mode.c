@@ -334,23 +334,9 @@ static void print_result(const struct mode_run *r, size_t i)
 /* Before changing several nodes: ask on a terminal, refuse elsewhere. */
 static int confirm(struct mode_run *r, bool yes, struct kerr *err)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	bool ok;
-
 	if (r->dry != CLI_DRY_NONE || r->nchanging <= 1 || yes)
 		return 0;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return kerr_set(err, KERR_OTHER,
-				"refusing to change %zu nodes without confirmation: add --yes, or run on a terminal to be asked",
-				r->nchanging);
-	fprintf(r->ctx->errout, "Apply to %zu nodes? [y/N] ", r->nchanging);
-	fflush(r->ctx->errout);
-	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
-	free(line);
-	if (!ok)
-		return kerr_set(err, KERR_OTHER, "nothing changed");
-	return 0;
+	return cli_confirm(r->ctx, r->nchanging, "Apply to", "change", err);
 }
 
 /* --- JSON ---------------------------------------------------------------------------------- */

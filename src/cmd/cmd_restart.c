@@ -534,7 +534,7 @@ int restart_nodes(struct kube_client *c, char *const *nodes, size_t n, const str
 
 /* --- the command -------------------------------------------------------------------------- */
 
-enum { F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_OUTPUT, F_NFLAGS };
+enum { F_DAEMONSET, F_MAX_PARALLEL, F_TIMEOUT, F_DRY_RUN, F_CONTINUE, F_OUTPUT, F_YES, F_NFLAGS };
 
 const struct flag restart_flags[] = {
 	[F_DAEMONSET] = { "daemonset", 0, "NS/NAME", "the device-plugin DaemonSet (default: found in kube-system)",
@@ -544,6 +544,7 @@ const struct flag restart_flags[] = {
 	[F_DRY_RUN] = { "dry-run", 0, "none|client|server", "client: list what would be deleted; server: send with dryRun=All", "none client server" },
 	[F_CONTINUE] = { "continue-on-error", 0, NULL, "go on to the next nodes after a node failed (default: stop)", NULL },
 	[F_OUTPUT] = { "output", 'o', "FORMAT", "json or yaml: print the results as a document", "json yaml" },
+	[F_YES] = { "yes", 'y', NULL, "do not ask before restarting on more than one node", NULL },
 	{ 0 },
 };
 
@@ -561,6 +562,21 @@ void restart_fix_dry_run(int argc, char **argv)
 				       strcmp(argv[i + 1], "server"))))
 			argv[i] = client;
 	}
+}
+
+/* Before restarting on several nodes: name them, then ask on a terminal
+ * (refuse elsewhere) unless --yes or a dry run. */
+static int confirm(struct cli_ctx *ctx, const struct np_nodes *chosen, enum cli_dry_run dry, bool yes,
+		   struct kerr *err)
+{
+	if (dry != CLI_DRY_NONE || chosen->len <= 1 || yes)
+		return 0;
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+		fputs("The device plugin will be restarted on:\n", ctx->errout);
+		for (size_t i = 0; i < chosen->len; i++)
+			termsafe_printf(ctx->errout, "  node/%s\n", chosen->items[i].name);
+	}
+	return cli_confirm(ctx, chosen->len, "Restart the device plugin on", "restart the device plugin on", err);
 }
 
 /* The nodes' results as one RestartResult document. */
@@ -648,6 +664,8 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	for (size_t i = 0; i < chosen.len; i++)
 		names[i] = chosen.items[i].name;
+	if (confirm(ctx, &chosen, dry, vals[F_YES] && strcmp(vals[F_YES], "true") == 0, err) < 0)
+		goto out;
 	rc = restart_nodes(cl.client, names, chosen.len, &o, err);
 	if (rc >= 0 && o.report && print_restart_document(ctx, &o, dry, out, err) < 0)
 		rc = -1;

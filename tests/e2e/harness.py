@@ -111,6 +111,44 @@ def run_plugin(args, env=None, timeout=60, input=None):
 	return subprocess.run([p] + list(args), capture_output=True, text=True, env=e, timeout=timeout, input=input)
 
 
+def run_on_terminal(args, answer, before_answer=None):
+	"""The plugin run with args on a pseudo-terminal (stdin, stdout and stderr): answers the first [y/N]
+	question with answer (after calling before_answer, if given); (exit status, everything it printed)."""
+	import pty
+	import select
+	master, slave = pty.openpty()
+	env = dict(os.environ, LC_ALL="C", TZ="UTC", NO_COLOR="1", TERM="dumb")
+	proc = subprocess.Popen([plugin_path()] + list(args), stdin=slave, stdout=slave, stderr=slave, env=env)
+	os.close(slave)
+	out = b""
+	answered = False
+	deadline = time.monotonic() + 30
+	try:
+		while time.monotonic() < deadline:
+			ready, _, _ = select.select([master], [], [], 0.2)
+			if ready:
+				try:
+					chunk = os.read(master, 4096)
+				except OSError:
+					break
+				if not chunk:
+					break
+				out += chunk
+			if not answered and b"[y/N]" in out:
+				if before_answer is not None:
+					before_answer()
+				os.write(master, answer)
+				answered = True
+			if proc.poll() is not None and not ready:
+				break
+		proc.wait(timeout=10)
+	finally:
+		if proc.poll() is None:
+			proc.kill()
+			proc.wait()
+		os.close(master)
+	return proc.returncode, out.decode(errors="replace")
+
 class Started:
 	"""A fixture for `with`: start() on entering the block, stop() on leaving it."""
 

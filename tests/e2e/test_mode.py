@@ -10,7 +10,7 @@ import time
 import unittest
 
 from harness import (ROOT, SCENARIOS, APIServer, ClusterCase, body_of, fake_only, plugin_path, query_of, reaped,
-	run_plugin, wait_for)
+	run_on_terminal, run_plugin, wait_for)
 
 try:
 	import yaml
@@ -156,43 +156,7 @@ class ProEdition(ModeBase):
 		self.assertEqual(writes(self.api.requests()), [])
 
 	def run_on_terminal(self, args, answer, before_answer=None):
-		"""Runs the plugin with a pseudo-terminal as stdin and stdout; answers the first question (after
-		calling before_answer, if given)."""
-		import pty
-		import select
-		master, slave = pty.openpty()
-		env = dict(os.environ, LC_ALL="C", TZ="UTC", NO_COLOR="1", TERM="dumb")
-		proc = subprocess.Popen([plugin_path()] + args + ["--kubeconfig", self.api.kubeconfig], stdin=slave,
-			stdout=slave, stderr=slave, env=env)
-		os.close(slave)
-		out = b""
-		answered = False
-		deadline = time.monotonic() + 30
-		try:
-			while time.monotonic() < deadline:
-				ready, _, _ = select.select([master], [], [], 0.2)
-				if ready:
-					try:
-						chunk = os.read(master, 4096)
-					except OSError:
-						break
-					if not chunk:
-						break
-					out += chunk
-				if not answered and b"[y/N]" in out:
-					if before_answer is not None:
-						before_answer()
-					os.write(master, answer)
-					answered = True
-				if proc.poll() is not None and not ready:
-					break
-			proc.wait(timeout=10)
-		finally:
-			if proc.poll() is None:
-				proc.kill()
-				proc.wait()
-			os.close(master)
-		return proc.returncode, out.decode(errors="replace")
+		return run_on_terminal(args + ["--kubeconfig", self.api.kubeconfig], answer, before_answer)
 
 	def test_terminal_asks(self):
 		rc, out = self.run_on_terminal(["mode", "share", "--pool", "np-cgpu"], b"n\n")

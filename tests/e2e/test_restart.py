@@ -5,7 +5,7 @@ import subprocess
 import unittest
 import urllib.parse
 
-from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, reaped, wait_for
+from harness import ClusterCase, body_of, fake_only, plugin_path, query_of, reaped, run_on_terminal, wait_for
 
 DS = "gpushare-device-plugin-ds"
 
@@ -16,7 +16,8 @@ class RestartBase(ClusterCase):
 	options = {"ds_ready_delay": 0.5}
 
 	def restart(self, *args, context=None, timeout=60):
-		return self.run_command("restart", *args, context=context, timeout=timeout)
+		"""restart with args, answering yes ahead (--yes) where it would ask before several nodes."""
+		return self.run_command("restart", "--yes", *args, context=context, timeout=timeout)
 
 	def plugin_pods(self, node):
 		q = urllib.parse.urlencode({"labelSelector": "name=" + DS, "fieldSelector": "spec.nodeName=" + node})
@@ -32,6 +33,30 @@ class RestartBase(ClusterCase):
 
 
 class OpenSource(RestartBase):
+	def test_refuses_several_nodes_without_terminal(self):
+		r = self.run_command("restart", "gpu-node-1", "gpu-node-2")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(r.stderr, "error: refusing to restart the device plugin on 2 nodes without confirmation: "
+			"add --yes, or run on a terminal to be asked\n")
+		self.assertEqual(self.deletes(), [])
+
+	def test_one_node_is_not_asked_about(self):
+		self.assert_ok(self.run_command("restart", "gpu-node-1", "--timeout", "20s"))
+		self.assertEqual(len(self.deletes()), 1)
+
+	def test_terminal_asks_naming_the_nodes(self):
+		args = ["restart", "gpu-node-1", "gpu-node-2", "--timeout", "20s", "--kubeconfig", self.api.kubeconfig]
+		rc, out = run_on_terminal(args, b"n\n")
+		self.assertIn("  node/gpu-node-1\r\n  node/gpu-node-2\r\n", out)
+		self.assertIn("Restart the device plugin on 2 nodes? [y/N]", out)
+		self.assertIn("nothing changed", out)
+		self.assertEqual(rc, 1)
+		self.assertEqual(self.deletes(), [])
+		rc, out = run_on_terminal(args, b"y\n")
+		self.assertEqual(rc, 0, out)
+		self.assertIn("node/gpu-node-2: restarted", out)
+		self.assertEqual(len(self.deletes()), 2)
+
 	def test_restart_one_node(self):
 		before = self.plugin_pods("gpu-node-1")
 		self.assertEqual(len(before), 1)

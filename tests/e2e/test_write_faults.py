@@ -191,7 +191,7 @@ class RestartFaults(WriteCase):
 
 	scenario = "opensource"
 	options = {"ds_ready_delay": 0.5}
-	ARGS = ("restart", "gpu-node-1", "gpu-node-2", "--timeout=30s")
+	ARGS = ("restart", "gpu-node-1", "gpu-node-2", "--timeout=30s", "--yes")
 
 	def live_plugin_pods(self, node):
 		"""The node's plugin pods that are not being deleted."""
