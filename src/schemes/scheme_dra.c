@@ -43,12 +43,14 @@ int dra_inventory_add_slice(struct dra_inventory *inv, struct k8s_resource_slice
 	return -1;
 }
 
+/* Folded on arrival: the list's objects are freed as they come, and what
+ * stays is the little the views read. */
 int dra_inventory_add_claim(struct dra_inventory *inv, struct k8s_resource_claim *c)
 {
-	if (add_ptr((void ***)&inv->claims, &inv->nclaims, &inv->cap_claims, c) == 0)
-		return 0;
+	struct dra_claim *lean = dra_claim_fold(&inv->claim_arena, c);
+
 	k8s_resource_claim_free(c);
-	return -1;
+	return lean ? add_ptr((void ***)&inv->claims, &inv->nclaims, &inv->cap_claims, lean) : -1;
 }
 
 int dra_inventory_add_class(struct dra_inventory *inv, struct k8s_device_class *c)
@@ -63,12 +65,12 @@ void dra_inventory_release(struct dra_inventory *inv)
 {
 	for (size_t i = 0; i < inv->nslices; i++)
 		k8s_resource_slice_free(inv->slices[i]);
-	for (size_t i = 0; i < inv->nclaims; i++)
-		k8s_resource_claim_free(inv->claims[i]);
 	for (size_t i = 0; i < inv->nclasses; i++)
 		k8s_device_class_free(inv->classes[i]);
 	free(inv->slices);
 	free(inv->claims);
+	dra_arena_release(&inv->claim_arena);
+	free(inv->results);
 	free(inv->classes);
 	free(inv->stale);
 	free(inv->incomplete);
@@ -133,7 +135,7 @@ static int index_build(struct dra_inventory *inv);
 static void leaked_claims(const struct dra_inventory *inv, struct warnings *w)
 {
 	for (size_t i = 0; i < inv->nclaims; i++) {
-		const struct k8s_resource_claim *c = inv->claims[i];
+		const struct dra_claim *c = inv->claims[i];
 		char obj[512];
 
 		if (!c->nresults || c->nreserved || c->deleting)
@@ -151,7 +153,6 @@ static void leaked_claims(const struct dra_inventory *inv, struct warnings *w)
 int dra_inventory_finish(struct dra_inventory *inv, struct warnings *w)
 {
 	size_t n = inv->nslices ? inv->nslices : 1;
-
 	free(inv->stale);
 	free(inv->incomplete);
 	inv->stale = calloc(n, sizeof(bool));
@@ -222,25 +223,25 @@ static bool gpu_driver(const struct dra_inventory *inv, const char *driver)
 
 /* The configuration of the claim that applies to result r: FromClaim
  * before FromClass, the result's request named or none. */
-static const struct k8s_dra_config *config_of(const struct k8s_resource_claim *c, const struct k8s_dra_result *r)
+static const struct dra_sharing *config_of(const struct dra_claim *c, const struct dra_claim_result *r)
 {
-	const struct k8s_dra_config *best = NULL;
+	const struct dra_sharing *best = NULL;
 
-	for (size_t i = 0; i < c->nalloc_configs; i++) {
-		const struct k8s_dra_config *k = &c->alloc_configs[i];
+	for (size_t i = 0; i < c->nconfigs; i++) {
+		const struct dra_sharing *k = &c->configs[i];
 		bool applies = k->nrequests == 0;
 
 		for (size_t j = 0; j < k->nrequests && !applies; j++)
 			applies = str_eq(k->requests[j], r->request);
 		if (!applies || (k->driver && !str_eq(k->driver, r->driver)))
 			continue;
-		if (!best || str_eq(k->source, "FromClaim"))
+		if (!best || k->from_claim)
 			best = k;
 	}
 	return best;
 }
 
-static int use_add(struct dra_device *d, const struct k8s_resource_claim *c, const struct k8s_dra_result *r)
+static int use_add(struct dra_device *d, const struct dra_claim *c, const struct dra_claim_result *r)
 {
 	size_t cap = d->nuses;
 	struct dra_use *u = kube_array_grow(d->uses, &cap, d->nuses + 1, sizeof(*u), 1);
@@ -252,25 +253,28 @@ static int use_add(struct dra_device *d, const struct k8s_resource_claim *c, con
 	u->claim = c;
 	u->result = r;
 	u->config = config_of(c, r);
-	u->mem_bytes = d->dev->allow_multiple ? quantity_bytes(kvlist_get(&r->consumed, DRA_CAPACITY_MEMORY)) : 0;
+	u->mem_bytes = d->dev->allow_multiple ? r->mem_consumed : 0;
 	d->mem_allocated = d->dev->allow_multiple ? d->mem_allocated + u->mem_bytes : d->mem_bytes;
 	return 0;
 }
 
-/* The claims' results on the devices found. */
+static size_t results_first(const struct dra_inventory *inv, const char *driver, const char *pool,
+			    const char *device);
+static bool result_is(const struct dra_claim_result *r, const char *driver, const char *pool, const char *device);
+
+/* The claims' results on the devices found, from the index of results by
+ * device (in the claims' order for one device). */
 static int uses_join(const struct dra_inventory *inv, struct dra_device *devs, size_t n)
 {
-	for (size_t c = 0; c < inv->nclaims; c++) {
-		const struct k8s_resource_claim *cl = inv->claims[c];
+	for (size_t i = 0; i < n; i++) {
+		const char *driver = devs[i].slice->driver, *pool = devs[i].slice->pool, *name = devs[i].dev->name;
 
-		for (size_t r = 0; r < cl->nresults; r++) {
-			const struct k8s_dra_result *res = &cl->results[r];
-
-			for (size_t i = 0; i < n; i++)
-				if (str_eq(devs[i].dev->name, res->device) && str_eq(devs[i].slice->pool, res->pool) &&
-				    str_eq(devs[i].slice->driver, res->driver) && use_add(&devs[i], cl, res) < 0)
-					return -1;
-		}
+		if (!driver || !pool || !name)
+			continue;
+		for (size_t k = results_first(inv, driver, pool, name);
+		     k < inv->nresults && result_is(inv->results[k].result, driver, pool, name); k++)
+			if (use_add(&devs[i], inv->results[k].claim, inv->results[k].result) < 0)
+				return -1;
 	}
 	return 0;
 }
@@ -393,8 +397,8 @@ static int strcmp0(const char *a, const char *b)
 
 static int claim_cmp(const void *x, const void *y)
 {
-	const struct k8s_resource_claim *a = *(const struct k8s_resource_claim *const *)x;
-	const struct k8s_resource_claim *b = *(const struct k8s_resource_claim *const *)y;
+	const struct dra_claim *a = *(const struct dra_claim *const *)x;
+	const struct dra_claim *b = *(const struct dra_claim *const *)y;
 	int c = strcmp0(a->namespace, b->namespace);
 
 	return c ? c : strcmp0(a->name, b->name);
@@ -416,10 +420,10 @@ static int entry_cmp(const void *x, const void *y)
 	return entry_key_cmp(a->slice->driver, a->slice->pool, a->dev->name, b);
 }
 
-const struct k8s_resource_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name)
+const struct dra_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name)
 {
-	struct k8s_resource_claim key = {.namespace = (char *)ns, .name = (char *)name}, *kp = &key;
-	struct k8s_resource_claim **hit;
+	struct dra_claim key = {.namespace = ns, .name = name}, *kp = &key;
+	struct dra_claim **hit;
 
 	if (!inv->nclaims)
 		return NULL;
@@ -498,6 +502,67 @@ static int nodes_index(struct dra_inventory *inv)
 	return 0;
 }
 
+static bool result_is(const struct dra_claim_result *r, const char *driver, const char *pool, const char *device)
+{
+	return str_eq(r->driver, driver) && str_eq(r->pool, pool) && str_eq(r->device, device);
+}
+
+static int result_key_cmp(const char *driver, const char *pool, const char *device, const struct dra_claim_result *r)
+{
+	int c = strcmp0(driver, r->driver);
+
+	if (!c)
+		c = strcmp0(pool, r->pool);
+	return c ? c : strcmp0(device, r->device);
+}
+
+/* By device, and in the claims' order (namespace, name) for one device. */
+static int result_ref_cmp(const void *x, const void *y)
+{
+	const struct dra_result_ref *a = x, *b = y;
+	int c = result_key_cmp(a->result->driver, a->result->pool, a->result->device, b->result);
+
+	if (!c)
+		c = claim_cmp(&a->claim, &b->claim);
+	/* a claim's own results on one device in its order */
+	return c ? c : (a->result > b->result) - (a->result < b->result);
+}
+
+/* The first result on driver/pool/device or after it. */
+static size_t results_first(const struct dra_inventory *inv, const char *driver, const char *pool, const char *device)
+{
+	size_t lo = 0, hi = inv->nresults;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (result_key_cmp(driver, pool, device, inv->results[mid].result) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Every claim's results, by the device they name. */
+static int results_index(struct dra_inventory *inv)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->nclaims; i++)
+		n += inv->claims[i]->nresults;
+	free(inv->results);
+	inv->nresults = 0;
+	if (!(inv->results = malloc((n ? n : 1) * sizeof(*inv->results))))
+		return -1;
+	for (size_t i = 0; i < inv->nclaims; i++)
+		for (size_t j = 0; j < inv->claims[i]->nresults; j++)
+			inv->results[inv->nresults++] = (struct dra_result_ref){inv->claims[i], &inv->claims[i]->results[j]};
+	if (inv->nresults)
+		qsort(inv->results, inv->nresults, sizeof(*inv->results), result_ref_cmp);
+	return 0;
+}
+
 static int index_build(struct dra_inventory *inv)
 {
 	size_t n = 0;
@@ -518,7 +583,7 @@ static int index_build(struct dra_inventory *inv)
 		return -1;
 	if (inv->nclaims)
 		qsort(inv->claims, inv->nclaims, sizeof(*inv->claims), claim_cmp);
-	return 0;
+	return results_index(inv);
 }
 
 /* --- the scheme: a node's GPUs and a pod's claims ------------------------------ */
@@ -602,8 +667,8 @@ static int dra_node_decode(const struct scheme_objects *objs, const struct k8s_n
  * device's GPU), and the memory (its share where shared by capacity, the
  * whole device else), counted for the first pod the claim is reserved for
  * only: a claim several pods share is held once. */
-static int claim_result_add(const struct k8s_resource_claim *c, const struct k8s_pod *pod,
-			    const struct dra_index_entry *e, const struct k8s_dra_result *r, struct scheme_pod *out)
+static int claim_result_add(const struct dra_claim *c, const struct k8s_pod *pod,
+			    const struct dra_index_entry *e, const struct dra_claim_result *r, struct scheme_pod *out)
 {
 	struct scheme_claim *sc;
 	bool first = !c->nreserved || str_eq(c->reserved[0].uid, pod->uid) || str_eq(c->reserved[0].name, pod->name);
@@ -611,7 +676,7 @@ static int claim_result_add(const struct k8s_resource_claim *c, const struct k8s
 	int64_t m = 0;
 
 	if (first && e->dev->allow_multiple)
-		m = quantity_bytes(kvlist_get(&r->consumed, DRA_CAPACITY_MEMORY)) / MIB;
+		m = r->mem_consumed / MIB;
 	else if (first)
 		m = mem ? quantity_bytes(mem->quantity) / MIB : 1;
 	if (!(sc = realloc(out->claims, (out->nclaims + 1) * sizeof(*sc))))
@@ -626,7 +691,7 @@ static int claim_result_add(const struct k8s_resource_claim *c, const struct k8s
  * appended to *via (", " between claims): the strategy its configuration
  * sets, the MIG profile of the device, or the extended resource the claim
  * stands for.  -1 when out of memory. */
-static int via_add(char **via, const struct k8s_resource_claim *c, const struct k8s_dra_config *k,
+static int via_add(char **via, const struct dra_claim *c, const struct dra_sharing *k,
 		   const struct dra_index_entry *e, const char *resource)
 {
 	const struct k8s_dra_value *profile = e && e->parent ? dra_attribute(e->slice, e->dev, DRA_ATTR_PROFILE) : NULL;
@@ -661,13 +726,13 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 		const char *name = i < pod->nclaim_statuses ? pod->claim_statuses[i].claim_name
 				   : i + 1 < n		? pod->claims[i - pod->nclaim_statuses].claim_name
 							: pod->extended_claim;
-		const struct k8s_resource_claim *c = name ? dra_claim_find(inv, pod->namespace, name) : NULL;
+		const struct dra_claim *c = name ? dra_claim_find(inv, pod->namespace, name) : NULL;
 		bool said = false; /* a claim of several devices is named once */
 		const char *resource = i + 1 == n && pod->nextended_requests ? pod->extended_requests[0].resource : NULL;
 
 		*any |= name != NULL || (i + 1 < n && i >= pod->nclaim_statuses);
 		for (size_t j = 0; c && j < c->nresults; j++) {
-			const struct k8s_dra_result *r = &c->results[j];
+			const struct dra_claim_result *r = &c->results[j];
 			const struct dra_index_entry *e = dra_device_find(inv, r->driver, r->pool, r->device);
 
 			if (!e || !(e->parent || k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
@@ -677,8 +742,8 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 				return -1;
 			said = true;
 		}
-		for (size_t j = 0; c && j < c->nrequests; j++)
-			out->ask.gpus += c->requests[j].count > 0 ? (int)c->requests[j].count : 1;
+		if (c)
+			out->ask.gpus += c->ask_gpus < SCHEME_MAX_ASK_GPUS ? c->ask_gpus : SCHEME_MAX_ASK_GPUS;
 	}
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dra_claim.h"
 #include "kube.h"
 #include "scheme.h"
 #include "warnings.h"
@@ -37,12 +38,18 @@ struct dra_node_slice {
 	size_t slice;
 };
 
+/* A claim's result, in the index of the results by device. */
+struct dra_result_ref {
+	const struct dra_claim *claim;
+	const struct dra_claim_result *result;
+};
+
 /* One allocation of a device: a claim's result, and the configuration
  * that applies to it (FromClaim before FromClass), or NULL. */
 struct dra_use {
-	const struct k8s_resource_claim *claim;
-	const struct k8s_dra_result *result;
-	const struct k8s_dra_config *config;
+	const struct dra_claim *claim;
+	const struct dra_claim_result *result;
+	const struct dra_sharing *config;
 	int64_t mem_bytes; /* consumedCapacity memory where shared by capacity, else 0 */
 };
 
@@ -61,8 +68,10 @@ struct dra_device {
 struct dra_inventory {
 	struct k8s_resource_slice **slices;
 	size_t nslices, cap_slices;
-	struct k8s_resource_claim **claims;
+	/* the claims, folded as they arrive into records in claim_arena */
+	struct dra_claim **claims;
 	size_t nclaims, cap_claims;
+	struct dra_arena claim_arena;
 	struct k8s_device_class **classes;
 	size_t nclasses, cap_classes;
 	const char *const *gpu_drivers; /* more drivers whose devices are GPUs (--dra-driver), or NULL */
@@ -78,9 +87,13 @@ struct dra_inventory {
 	struct dra_node_slice *by_node;
 	size_t *elsewhere;
 	size_t nby_node, nelsewhere;
+	/* after dra_inventory_finish: every claim's results by driver, pool and device */
+	struct dra_result_ref *results;
+	size_t nresults;
 };
 
-/* Take an object as a list delivers it (owned from then on).  -1 when out of memory. */
+/* Take an object as a list delivers it (owned from then on; a claim is
+ * folded into a dra_claim and freed).  -1 when out of memory. */
 int dra_inventory_add_slice(struct dra_inventory *inv, struct k8s_resource_slice *s);
 int dra_inventory_add_claim(struct dra_inventory *inv, struct k8s_resource_claim *c);
 int dra_inventory_add_class(struct dra_inventory *inv, struct k8s_device_class *c);
@@ -110,7 +123,7 @@ extern const struct decode_filter dra_claim_fields, dra_claim_fields_full;
 extern const struct scheme scheme_dra;
 
 /* The claim namespace/name, and the device a result names; NULL when absent. */
-const struct k8s_resource_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name);
+const struct dra_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name);
 const struct dra_index_entry *dra_device_find(const struct dra_inventory *inv, const char *driver, const char *pool,
 					      const char *device);
 
