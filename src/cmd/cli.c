@@ -154,7 +154,9 @@ int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char 
 	size_t cap = 0;
 	bool ok;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+	/* the question goes to stderr and the answer comes from stdin: both
+	 * must be the terminal, stdout may be a pipe (`| tee plan.txt`) */
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
 		return kerr_set(err, KERR_OTHER,
 				"refusing to %s %zu nodes without confirmation: add --yes, or run on a terminal to be asked",
 				verb, n);
@@ -162,9 +164,10 @@ int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char 
 	fflush(ctx->errout);
 	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
 	free(line);
-	if (!ok)
-		return kerr_set(err, KERR_OTHER, "nothing changed");
-	return 0;
+	if (ok)
+		return 0;
+	fputs("nothing changed\n", ctx->errout);
+	return 1;
 }
 
 int cli_parse_dry_run(const char *v, enum cli_dry_run *ret, struct kerr *err)

@@ -470,7 +470,8 @@ static int parse_args(int argc, char **argv, struct mode_run *r, struct kerr *er
 }
 
 /* Read the chosen nodes, decide the edition, plan each node's labels and
- * gather the warnings; print the plan and the warnings, and ask. */
+ * gather the warnings; print the plan and the warnings, and ask: 1 when
+ * the answer was no. */
 static int plan(struct mode_run *r, struct kerr *err)
 {
 	if (np_nodes_select(r->cluster.client, &r->sel, &r->all, &r->chosen, err) < 0 || detect_edition(r, err) < 0 ||
@@ -553,8 +554,13 @@ int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		goto out;
 	if (ctx->g.ov.namespace)
 		cli_namespace_unused(ctx, "nodes belong to no namespace");
-	if (cluster_connect(ctx, &r.cluster, err) < 0 || plan(&r, err) < 0)
+	if (cluster_connect(ctx, &r.cluster, err) < 0 || (rc = plan(&r, err)) < 0)
 		goto out;
+	if (rc == 1) { /* declined: nothing to do, not a failure */
+		rc = 0;
+		goto out;
+	}
+	rc = -1;
 	nfailed = (int)apply(&r, &r.tally);
 	if (nfailed && r.dry != CLI_DRY_CLIENT) {
 		write_tally_print(ctx->errout, &r.tally, "nodes");

@@ -565,13 +565,13 @@ void restart_fix_dry_run(int argc, char **argv)
 }
 
 /* Before restarting on several nodes: name them, then ask on a terminal
- * (refuse elsewhere) unless --yes or a dry run. */
+ * (refuse elsewhere) unless --yes or a dry run; 1 when the answer was no. */
 static int confirm(struct cli_ctx *ctx, const struct np_nodes *chosen, enum cli_dry_run dry, bool yes,
 		   struct kerr *err)
 {
 	if (dry != CLI_DRY_NONE || chosen->len <= 1 || yes)
 		return 0;
-	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
 		fputs("The device plugin will be restarted on:\n", ctx->errout);
 		for (size_t i = 0; i < chosen->len; i++)
 			termsafe_printf(ctx->errout, "  node/%s\n", chosen->items[i].name);
@@ -664,8 +664,11 @@ int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	for (size_t i = 0; i < chosen.len; i++)
 		names[i] = chosen.items[i].name;
-	if (confirm(ctx, &chosen, dry, vals[F_YES] && strcmp(vals[F_YES], "true") == 0, err) < 0)
+	rc = confirm(ctx, &chosen, dry, vals[F_YES] && strcmp(vals[F_YES], "true") == 0, err);
+	if (rc != 0) { /* refused (-1), or declined (1): nothing done, not a failure */
+		rc = rc > 0 ? 0 : -1;
 		goto out;
+	}
 	rc = restart_nodes(cl.client, names, chosen.len, &o, err);
 	if (rc >= 0 && o.report && print_restart_document(ctx, &o, dry, out, err) < 0)
 		rc = -1;

@@ -111,14 +111,16 @@ def run_plugin(args, env=None, timeout=60, input=None):
 	return subprocess.run([p] + list(args), capture_output=True, text=True, env=e, timeout=timeout, input=input)
 
 
-def run_on_terminal(args, answer, before_answer=None):
-	"""The plugin run with args on a pseudo-terminal (stdin, stdout and stderr): answers the first [y/N]
-	question with answer (after calling before_answer, if given); (exit status, everything it printed)."""
+def run_on_terminal(args, answer, before_answer=None, stdout_pipe=False):
+	"""The plugin run with args on a pseudo-terminal (stdin, stdout and stderr; stdout a pipe instead with
+	stdout_pipe, as in `| tee`): answers the first [y/N] question with answer (after calling before_answer,
+	if given); (exit status, what it printed on the terminal, what it printed on the pipe)."""
 	import pty
 	import select
 	master, slave = pty.openpty()
 	env = dict(os.environ, LC_ALL="C", TZ="UTC", NO_COLOR="1", TERM="dumb")
-	proc = subprocess.Popen([plugin_path()] + list(args), stdin=slave, stdout=slave, stderr=slave, env=env)
+	proc = subprocess.Popen([plugin_path()] + list(args), stdin=slave, stdout=subprocess.PIPE if stdout_pipe else slave,
+		stderr=slave, env=env)
 	os.close(slave)
 	out = b""
 	answered = False
@@ -147,7 +149,10 @@ def run_on_terminal(args, answer, before_answer=None):
 			proc.kill()
 			proc.wait()
 		os.close(master)
-	return proc.returncode, out.decode(errors="replace")
+	piped = proc.stdout.read().decode(errors="replace") if stdout_pipe else ""
+	if stdout_pipe:
+		proc.stdout.close()
+	return proc.returncode, out.decode(errors="replace"), piped
 
 class Started:
 	"""A fixture for `with`: start() on entering the block, stop() on leaving it."""

@@ -156,16 +156,29 @@ class ProEdition(ModeBase):
 		self.assertEqual(writes(self.api.requests()), [])
 
 	def run_on_terminal(self, args, answer, before_answer=None):
-		return run_on_terminal(args + ["--kubeconfig", self.api.kubeconfig], answer, before_answer)
+		rc, out, _ = run_on_terminal(args + ["--kubeconfig", self.api.kubeconfig], answer, before_answer)
+		return rc, out
 
 	def test_terminal_asks(self):
 		rc, out = self.run_on_terminal(["mode", "share", "--pool", "np-cgpu"], b"n\n")
 		self.assertIn("Apply to 2 nodes? [y/N]", out)
-		self.assertEqual(rc, 1)
+		# a no is an answer, not an error
+		self.assertIn("nothing changed", out)
+		self.assertEqual(rc, 0)
 		self.assertEqual(writes(self.api.requests()), [])
 		rc, out = self.run_on_terminal(["mode", "share", "--pool", "np-cgpu"], b"y\n")
 		self.assertEqual(rc, 0, out)
 		self.assertIn("node/%s labeled" % PRO_CGPU2, out)
+		self.assertEqual(len(patches(self.api.requests())), 2)
+
+	def test_plan_into_a_pipe_still_asks_on_the_terminal(self):
+		"""mode ... | tee plan.txt: the plan goes down the pipe, the question to the terminal it was run on."""
+		rc, term, piped = run_on_terminal(["mode", "share", "--pool", "np-cgpu", "--kubeconfig", self.api.kubeconfig],
+			b"y\n", stdout_pipe=True)
+		self.assertEqual(rc, 0, term)
+		self.assertIn("Apply to 2 nodes? [y/N]", term)
+		self.assertIn("node/%s: isolate -> share" % PRO_CGPU, piped)
+		self.assertIn("node/%s labeled" % PRO_CGPU2, piped)
 		self.assertEqual(len(patches(self.api.requests())), 2)
 
 	def test_conflict_while_asking(self):

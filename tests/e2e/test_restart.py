@@ -46,13 +46,14 @@ class OpenSource(RestartBase):
 
 	def test_terminal_asks_naming_the_nodes(self):
 		args = ["restart", "gpu-node-1", "gpu-node-2", "--timeout", "20s", "--kubeconfig", self.api.kubeconfig]
-		rc, out = run_on_terminal(args, b"n\n")
+		rc, out, _ = run_on_terminal(args, b"n\n")
 		self.assertIn("  node/gpu-node-1\r\n  node/gpu-node-2\r\n", out)
 		self.assertIn("Restart the device plugin on 2 nodes? [y/N]", out)
+		# a no is an answer, not an error
 		self.assertIn("nothing changed", out)
-		self.assertEqual(rc, 1)
+		self.assertEqual(rc, 0)
 		self.assertEqual(self.deletes(), [])
-		rc, out = run_on_terminal(args, b"y\n")
+		rc, out, _ = run_on_terminal(args, b"y\n")
 		self.assertEqual(rc, 0, out)
 		self.assertIn("node/gpu-node-2: restarted", out)
 		self.assertEqual(len(self.deletes()), 2)
