@@ -386,10 +386,11 @@ static const struct decode_field claim_b1_fields[] = {
 	END,
 };
 static const struct decode_field claim_meta_fields[] = {
-	/* a claim is found by its name; there are as many as pods hold, and
-	 * nothing watches them: no resourceVersion */
+	/* a claim is found by its name; its resourceVersion tells the live
+	 * view's relist which claims changed */
 	STR("name", 1, CLAIM, name, OMIT),
 	STR("namespace", 3, CLAIM, namespace, OMIT),
+	STR("resourceVersion", 6, CLAIM, resource_version, OMIT),
 	PRESENT("deletionTimestamp", 9, CLAIM, deleting),
 	MAP("labels", 11, CLAIM, labels, KEEP_LABELS, 0),
 	MAP("annotations", 12, CLAIM, annotations, KEEP_ANNOTATIONS, 0),

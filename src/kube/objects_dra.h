@@ -111,7 +111,7 @@ struct k8s_dra_consumer {
  * asks for scheduling fields. */
 struct k8s_resource_claim {
 	char *namespace, *name;
-	char *resource_version; /* not read: NULL */
+	char *resource_version;
 	struct kvlist labels, annotations;
 	bool deleting;
 	struct k8s_dra_request *requests; /* with scheduling fields */

@@ -61,6 +61,7 @@ void model_live_release(struct model_live *l)
 		warnings_release(&s->nodes[i].join_w);
 	}
 	live_asks_release(s);
+	warnings_release(&s->objects_w);
 	model_names_release(&s->strings);
 	free(s->scheme_units);
 	free(s->pods);
@@ -462,6 +463,42 @@ int model_live_list_end(struct model_live *l, enum obj_kind kind, struct kerr *e
 		}
 	}
 	return 0;
+}
+
+/* --- the objects beside nodes and pods ------------------------------------------ */
+
+static void forget_rv(char **rv)
+{
+	free(*rv);
+	*rv = NULL;
+}
+
+void model_live_forget_node(struct model_live *l, const char *name)
+{
+	struct live_state *s = l->s;
+	long at = name ? model_names_find(&l->m.priv->acc_names, name) : -1;
+
+	for (size_t i = 0; i < s->nnodes; i++) {
+		if (name && (long)i != at)
+			continue;
+		forget_rv(&s->nodes[i].rv);
+		for (size_t k = 0; k < s->nodes[i].nrecs; k++)
+			forget_rv(&s->pods[s->nodes[i].recs[k]].rv);
+	}
+	/* a pending pod's claims may be the ones that changed */
+	for (size_t i = 0; i < s->npods; i++)
+		if (s->pods[i].key && s->pods[i].acc == LIVE_NONE)
+			forget_rv(&s->pods[i].rv);
+}
+
+void model_live_set_object_warnings(struct model_live *l, const struct warnings *w)
+{
+	struct live_state *s = l->s;
+
+	warnings_release(&s->objects_w);
+	if (w)
+		model_append_warnings(&s->objects_w, w);
+	s->warnings_dirty = s->pending = true;
 }
 
 bool model_live_pending(const struct model_live *l)

@@ -58,6 +58,16 @@ int model_live_delete_pod(struct model_live *l, const struct k8s_pod *pod, struc
 void model_live_list_begin(struct model_live *l, enum obj_kind kind);
 int model_live_list_end(struct model_live *l, enum obj_kind kind, struct kerr *err);
 
+/* The objects beside nodes and pods (opt->objects, which the caller keeps
+ * and updates in place) now read otherwise for the node of that name
+ * (NULL: for every node): that node and the pods on it, and every pod on
+ * no node, are read again when a list next delivers them, whatever their
+ * resourceVersion.  Nothing changes until then. */
+void model_live_forget_node(struct model_live *l, const char *name);
+/* What reading those objects said (copied), kept after the settled
+ * warnings as a load puts it after a finished model's. */
+void model_live_set_object_warnings(struct model_live *l, const struct warnings *w);
+
 /* Something was put or taken out since the last settle. */
 bool model_live_pending(const struct model_live *l);
 /* The figures of what changed, derived: l->m is complete again.  -1 when

@@ -92,6 +92,7 @@ struct live_state {
 	bool warnings_dirty; /* m.warnings to be put together again */
 	bool pods_dirty;     /* a pod on no node to be settled */
 	size_t settled_warnings; /* m.warnings entries the last settle wrote; usage's follow */
+	struct warnings objects_w; /* what reading the objects beside nodes and pods said */
 };
 
 /* model_live_index.c */

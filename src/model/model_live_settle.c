@@ -338,6 +338,7 @@ static int gather_warnings(struct model_live *l)
 		warnings_release(&all);
 		return -1;
 	}
+	model_append_warnings(&all, &s->objects_w);
 	s->settled_warnings = all.len;
 	model_append_warnings(&all, &tail);
 	warnings_release(&tail);

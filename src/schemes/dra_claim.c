@@ -202,6 +202,7 @@ struct dra_claim *dra_claim_fold(struct dra_arena *a, const struct k8s_resource_
 		return NULL;
 	out->namespace = dra_arena_intern(a, c->namespace, &oom);
 	out->name = arena_strdup(a, c->name, &oom);
+	out->resource_version = arena_strdup(a, c->resource_version, &oom);
 	out->deleting = c->deleting;
 	/* a request without a count asks one device; the sum saturates (the scheme bounds it further) */
 	for (size_t i = 0; i < c->nrequests; i++) {

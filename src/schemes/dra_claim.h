@@ -50,6 +50,7 @@ struct dra_claim_consumer {
 
 struct dra_claim {
 	const char *namespace, *name;
+	const char *resource_version; /* what the live view's relist compares */
 	bool deleting;
 	int ask_gpus; /* what its requests ask, where the filter kept them; 0 else */
 	struct dra_claim_result *results;

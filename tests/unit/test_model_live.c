@@ -12,6 +12,8 @@
 
 #include "cgpu_testobj.h"
 #include "model_live.h"
+#include "scheme_dra.h"
+#include "scheme_dra_changes.h"
 #include "scheme_test_util.h"
 
 #define MAXOBJ 256
@@ -20,6 +22,9 @@
 static struct t_objs pool_nodes[8], pool_pods[8];
 static size_t npool;
 static struct model_options cur_opts;
+/* What reading the objects beside nodes and pods said: a load puts it
+ * after the finished model's warnings. */
+static const struct warnings *cur_object_warnings;
 
 /* The cluster as it is now: what the live model was told. */
 struct world {
@@ -401,6 +406,9 @@ static char *dump_scratch(const struct world *w)
 	for (size_t i = 0; i < w->npods; i++)
 		cr_assert_eq(model_add_pod(&m, (struct k8s_pod *)w->pods[i], &err), 0);
 	cr_assert_eq(model_finish(&m, &err), 0);
+	for (size_t i = 0; cur_object_warnings && i < cur_object_warnings->len; i++)
+		warnings_add(&m.warnings, cur_object_warnings->items[i].code, cur_object_warnings->items[i].object, "%s",
+			     cur_object_warnings->items[i].message);
 	s = dump(&m);
 	model_release(&m);
 	return s;
@@ -437,6 +445,7 @@ static void run_sequences(const struct model_options *o, unsigned nseq, unsigned
 	load_pool();
 	cur_opts = *o;
 	cur_opts.no_containers = true;
+	cur_object_warnings = NULL;
 	rng_state = seed;
 	for (unsigned seq = 0; seq < nseq; seq++) {
 		struct world *w = calloc(1, sizeof(*w));
@@ -484,4 +493,311 @@ Test(model_live, equals_a_model_built_again_keeping_no_pods)
 	struct model_options o = {.force_unit = UNIT_MIB, .scheme = "cgpu"};
 
 	run_sequences(&o, 30, 30, 0xc0ffeeULL);
+}
+
+/* --- Dynamic Resource Allocation: objects beside nodes and pods ---------------------- */
+
+/* The DRA cluster as it is now: each claim of the scenario on the device
+ * its first result names (or gone), each slice there or not. */
+struct dra_world {
+	const char *scenario;
+	char *device[16]; /* per claim of the file, NULL: as the file says */
+	unsigned version[16];
+	bool claim_gone[16], slice_gone[16];
+	char *devices[64]; /* every device name of the scenario's slices */
+	size_t ndevices;
+};
+
+/* What a list of a DRA kind delivered, before an inventory takes it. */
+struct dra_objs {
+	struct k8s_resource_slice *slices[16];
+	struct k8s_resource_claim *claims[16];
+	struct k8s_device_class *classes[16];
+	size_t nslices, nclaims, nclasses;
+};
+
+static int dra_take_slice(void *ud, struct k8s_resource_slice *s, struct kerr *err)
+{
+	struct dra_objs *o = ud;
+
+	(void)err;
+	cr_assert_lt(o->nslices, 16);
+	o->slices[o->nslices++] = s;
+	return 0;
+}
+
+static int dra_take_claim(void *ud, struct k8s_resource_claim *c, struct kerr *err)
+{
+	struct dra_objs *o = ud;
+
+	(void)err;
+	cr_assert_lt(o->nclaims, 16);
+	o->claims[o->nclaims++] = c;
+	return 0;
+}
+
+static int dra_take_class(void *ud, struct k8s_device_class *c, struct kerr *err)
+{
+	struct dra_objs *o = ud;
+
+	(void)err;
+	cr_assert_lt(o->nclasses, 16);
+	o->classes[o->nclasses++] = c;
+	return 0;
+}
+
+static void dra_load_list(struct dra_objs *o, const char *scenario, const char *file, enum obj_kind kind)
+{
+	const struct decode_filter *filter = kind == OBJ_RESOURCE_SLICE ? &dra_slice_fields : &dra_claim_fields;
+	struct decode_sink sink = {.resource_slice = dra_take_slice, .resource_claim = dra_take_claim,
+				   .device_class = dra_take_class, .ud = o};
+	struct kerr err = KERR_INIT;
+	struct list_decoder *d = list_decoder_new(kind, filter, &sink);
+	char path[1024];
+	size_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/scenarios/%s/%s", FIXTURES_DIR, scenario, file);
+	buf = t_read_file(path, &len);
+	cr_assert_eq(list_decoder_feed(d, buf, len, &err), 0, "%s", err.message);
+	cr_assert_eq(list_decoder_finish(d, &err), 0, "%s", err.message);
+	list_decoder_free(d);
+	free(buf);
+}
+
+static void set_string(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = strdup(s);
+}
+
+/* The inventory a relist would bring now: the files, as the world changed them. */
+static struct dra_inventory *dra_build(const struct dra_world *dw, struct warnings *w)
+{
+	struct dra_inventory *inv = calloc(1, sizeof(*inv));
+	struct dra_objs all = {0};
+
+	dra_load_list(&all, dw->scenario, "resourceslices.json", OBJ_RESOURCE_SLICE);
+	dra_load_list(&all, dw->scenario, "resourceclaims.json", OBJ_RESOURCE_CLAIM);
+	dra_load_list(&all, dw->scenario, "deviceclasses.json", OBJ_DEVICE_CLASS);
+	for (size_t i = 0; i < all.nclasses; i++)
+		cr_assert_eq(dra_inventory_add_class(inv, all.classes[i]), 0);
+	for (size_t i = 0; i < all.nslices; i++) {
+		if (dw->slice_gone[i])
+			k8s_resource_slice_free(all.slices[i]);
+		else
+			cr_assert_eq(dra_inventory_add_slice(inv, all.slices[i]), 0);
+	}
+	for (size_t i = 0; i < all.nclaims; i++) {
+		struct k8s_resource_claim *c = all.claims[i];
+		char rv[32];
+
+		if (dw->claim_gone[i]) {
+			k8s_resource_claim_free(c);
+			continue;
+		}
+		if (dw->device[i] && c->nresults)
+			set_string(&c->results[0].device, dw->device[i]);
+		snprintf(rv, sizeof(rv), "%s.%u", c->resource_version ? c->resource_version : "-", dw->version[i]);
+		set_string(&c->resource_version, rv);
+		cr_assert_eq(dra_inventory_add_claim(inv, c), 0);
+	}
+	cr_assert_eq(dra_inventory_finish(inv, w), 0);
+	return inv;
+}
+
+/* A claim moved to another device (of any pool: one the claim's pool may
+ * lack is a device not found), gone or back, or a slice gone or back. */
+static void dra_change(struct dra_world *dw, const struct dra_inventory *inv)
+{
+	unsigned what = rnd(10), i = rnd(16);
+
+	if (what < 6 && inv->nclaims) {
+		i %= 16;
+		set_string(&dw->device[i], dw->devices[rnd((unsigned)dw->ndevices)]);
+		dw->version[i]++;
+	} else if (what < 8) {
+		dw->claim_gone[i] = !dw->claim_gone[i];
+		dw->version[i]++;
+	} else {
+		dw->slice_gone[i % 4] = !dw->slice_gone[i % 4];
+	}
+}
+
+/* Every object of the world delivered again as it is (a relist). */
+static void relist_same(struct world *w, struct model_live *l, enum obj_kind kind)
+{
+	struct kerr err = KERR_INIT;
+
+	model_live_list_begin(l, kind);
+	for (size_t i = 0; kind == OBJ_NODE && i < w->nnodes; i++)
+		cr_assert_eq(model_live_put_node(l, w->nodes[i], &err), 0);
+	for (size_t i = 0; kind == OBJ_POD && i < w->npods; i++)
+		cr_assert_eq(model_live_put_pod(l, w->pods[i], &err), 0);
+	cr_assert_eq(model_live_list_end(l, kind, &err), 0);
+}
+
+/* The DRA objects relisted after a change: the live model told which
+ * nodes it touches, nodes and pods listed again as they are. */
+static void dra_relist(struct dra_world *dw, struct world *w, struct model_live *l, struct scheme_objects *objs,
+		       struct warnings *ow)
+{
+	struct warnings nw = {0};
+	struct dra_inventory *old = (struct dra_inventory *)objs->dra, *inv;
+	struct dra_changes ch;
+
+	dra_change(dw, old);
+	inv = dra_build(dw, &nw);
+	cr_assert_eq(dra_changes_find(old, inv, &ch), 0);
+	objs->dra = inv;
+	dra_inventory_release(old);
+	free(old);
+	warnings_release(ow);
+	*ow = nw;
+	model_live_set_object_warnings(l, ow);
+	if (ch.all)
+		model_live_forget_node(l, NULL);
+	for (size_t i = 0; !ch.all && i < ch.n; i++)
+		model_live_forget_node(l, ch.nodes[i]);
+	dra_changes_release(&ch);
+	relist_same(w, l, OBJ_NODE);
+	relist_same(w, l, OBJ_POD);
+}
+
+static void dra_world_init(struct dra_world *dw, const char *scenario, const struct dra_inventory *inv)
+{
+	memset(dw, 0, sizeof(*dw));
+	dw->scenario = scenario;
+	for (size_t i = 0; i < inv->nslices; i++)
+		for (size_t j = 0; j < inv->slices[i]->ndevices && dw->ndevices < 64; j++)
+			dw->devices[dw->ndevices++] = strdup(inv->slices[i]->devices[j].name);
+	cr_assert_gt(dw->ndevices, 0);
+}
+
+static void dra_world_release(struct dra_world *dw)
+{
+	for (size_t i = 0; i < 16; i++)
+		free(dw->device[i]);
+	for (size_t i = 0; i < dw->ndevices; i++)
+		free(dw->devices[i]);
+}
+
+static void run_dra_sequence(const char *scenario, const struct t_objs *nodes, const struct t_objs *pods,
+			     unsigned nsteps, unsigned seq)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct scheme_objects objs = {0};
+	struct warnings ow = {0};
+	struct model_options o = cur_opts;
+	struct dra_world dw;
+	struct model_live l;
+	struct kerr err = KERR_INIT;
+
+	dw.scenario = scenario;
+	memset(dw.slice_gone, 0, sizeof(dw.slice_gone));
+	memset(dw.claim_gone, 0, sizeof(dw.claim_gone));
+	objs.dra = dra_build(&(struct dra_world){.scenario = scenario}, &ow);
+	dra_world_init(&dw, scenario, objs.dra);
+	o.objects = cur_opts.objects = &objs;
+	cur_object_warnings = &ow;
+	cr_assert_eq(model_live_init(&l, &o), 0);
+	model_live_set_object_warnings(&l, &ow);
+	for (size_t i = 0; i < nodes->nnodes; i++)
+		put_node(w, &l, nodes->nodes[i]);
+	for (size_t i = 0; i < pods->npods; i++)
+		put_pod(w, &l, pods->pods[i]);
+	for (unsigned step = 0; step < nsteps; step++) {
+		for (unsigned k = 1 + rnd(3); k; k--) {
+			unsigned what = rnd(6);
+
+			if (what == 0 && w->npods)
+				del_pod(w, &l, rnd((unsigned)w->npods));
+			else if (what == 1)
+				put_pod(w, &l, pods->pods[rnd((unsigned)pods->npods)]);
+			else
+				dra_relist(&dw, w, &l, &objs, &ow);
+		}
+		cr_assert_eq(model_live_settle(&l, &err), 0);
+		char *live = dump(&l.m), *scratch = dump_scratch(w);
+
+		assert_same(live, scratch, seq, step);
+		free(live);
+		free(scratch);
+	}
+	model_live_release(&l);
+	dra_inventory_release((struct dra_inventory *)objs.dra);
+	free((void *)objs.dra);
+	warnings_release(&ow);
+	dra_world_release(&dw);
+	cur_object_warnings = NULL;
+	free(w);
+}
+
+/* Claims that move between devices, go and come back, slices that go and
+ * come back, pods that go and come back: after each, the live model told
+ * which nodes the change touches and listed again equals a model built
+ * from the same objects. */
+static void run_dra_sequences(const char *scenario, unsigned nseq, unsigned nsteps, uint64_t seed)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .scheduling = true};
+	struct t_objs nodes = {0}, pods = {0};
+	struct model fm;
+
+	cr_assert_eq(model_init(&fm, &o), 0);
+	t_load_list(&nodes, scenario, "nodes.json", OBJ_NODE, model_node_filter(&fm));
+	t_load_list(&pods, scenario, "pods.json", OBJ_POD, model_pod_filter(&fm));
+	model_release(&fm);
+	cr_assert_gt(pods.npods, 0);
+	cur_opts = o;
+	cur_opts.no_containers = true;
+	rng_state = seed;
+	for (unsigned seq = 0; seq < nseq; seq++)
+		run_dra_sequence(scenario, &nodes, &pods, nsteps, seq);
+	for (size_t i = 0; i < nodes.nnodes; i++)
+		k8s_node_free(nodes.nodes[i]);
+	for (size_t i = 0; i < pods.npods; i++)
+		k8s_pod_free(pods.pods[i]);
+}
+
+Test(model_live, dra_changes_equal_a_model_built_again)
+{
+	static const char *const dra_scenarios[] = {"dra-whole", "dra-timeslicing", "dra-consumable", "dra-mig",
+						    "dra-incomplete", "dra-leaked", "dra-pending", "dra-mixed", NULL};
+
+	for (size_t i = 0; dra_scenarios[i]; i++)
+		run_dra_sequences(dra_scenarios[i], 8, 20, 0xd7a0000ULL + i);
+}
+
+Test(model_live, dra_changes_touch_only_their_nodes)
+{
+	/* dra-whole: the claim of ml/train-1 moved from gpu-1 to gpu-2 of
+	 * dra-a100-1 touches that node alone */
+	struct dra_world dw = {.scenario = "dra-whole"};
+	struct warnings w = {0};
+	struct dra_inventory *a = dra_build(&dw, &w), *b;
+	struct dra_changes ch;
+	size_t k;
+
+	for (k = 0; k < a->nclaims && strncmp(a->claims[k]->name, "train-1-", 8) != 0; k++)
+		;
+	cr_assert_lt(k, a->nclaims);
+	dw.device[1] = strdup("gpu-2");
+	dw.version[1] = 1;
+	b = dra_build(&dw, &w);
+	cr_assert_eq(dra_changes_find(a, b, &ch), 0);
+	cr_assert_not(ch.all);
+	cr_assert_eq(ch.n, 1);
+	cr_assert_str_eq(ch.nodes[0], "dra-a100-1");
+	dra_changes_release(&ch);
+	cr_assert_eq(dra_changes_find(b, b, &ch), 0);
+	cr_assert(dra_changes_none(&ch));
+	cr_assert_eq(dra_changes_find(NULL, b, &ch), 0);
+	cr_assert(ch.all);
+	dra_changes_release(&ch);
+	free(dw.device[1]);
+	dra_inventory_release(a);
+	dra_inventory_release(b);
+	free(a);
+	free(b);
+	warnings_release(&w);
 }
