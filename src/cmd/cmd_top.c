@@ -27,6 +27,7 @@
 #include "load.h"
 #include "model_live.h"
 #include "nodesel.h"
+#include "top_dra.h"
 #include "top_feed.h"
 #include "tui_draw.h"
 #include "tui_layout.h"
@@ -72,6 +73,11 @@ struct top {
 	struct model_live live;
 	bool live_set;
 	struct top_feed feeds[2];
+	bool feeds_started;
+	/* Dynamic Resource Allocation's objects, where the server serves them:
+	 * listed first, the nodes and pods after */
+	struct top_dra dra;
+	bool dra_on;
 	long refresh_ms, settle_ms;
 	bool once;	     /* --once, or no terminal on stdout: one frame as text */
 	bool have_model;     /* settled once both lists were in */
@@ -89,6 +95,8 @@ struct top {
 	struct cli_ctx ctx; /* the command's, quiet: logs would scribble over the screen */
 	FILE *devnull;
 };
+
+static int feeds_start(struct top *t, struct kerr *err);
 
 /* --- the model ------------------------------------------------------------------ */
 
@@ -110,6 +118,8 @@ static void rebuild_live(struct top *t, long long now)
 	t->usage_fresh = t->have_usage;
 	for (int i = 0; i < 2; i++)
 		top_feed_restart(&t->feeds[i], now);
+	if (t->live_set && t->dra_on)
+		model_live_set_object_warnings(&t->live, &t->dra.warnings);
 	t->have_model = false;
 	kerr_set(&err, KERR_OTHER, "out of memory: reading the cluster again");
 	set_model_error(t, &err);
@@ -183,7 +193,9 @@ static void status_of(struct top *t, long long now, struct tui_status *st, char 
 	long long ok = now;
 	bool polling = false, watching = true;
 
-	st->error = NULL;
+	st->error = t->dra_on ? t->dra.error : NULL;
+	if (t->dra_on && t->dra.ok_since < ok)
+		ok = t->dra.ok_since;
 	for (int i = 0; i < 2; i++) {
 		struct top_feed *f = &t->feeds[i];
 
@@ -299,12 +311,45 @@ static int drain(struct top *t, struct kerr *err)
 	return 0;
 }
 
+/* The DRA objects moved on; nodes and pods listed once they are in (a
+ * first relist that fails lets them go without); a change told to the
+ * live model, which reads the nodes it touches and their pods again as
+ * the lists deliver them. */
+static int dra_step(struct top *t, long long now, struct kerr *err)
+{
+	bool first = !t->feeds_started;
+
+	if (t->dra_on && top_dra_step(&t->dra, now, err) < 0)
+		return -1;
+	if (first && t->dra_on && !t->dra.tried)
+		return 0;
+	if (first && feeds_start(t, err) < 0)
+		return -1;
+	if (!t->dra_on || !t->dra.changed)
+		return 0;
+	model_live_set_object_warnings(&t->live, &t->dra.warnings);
+	if (!first) {
+		if (t->dra.changes.all)
+			model_live_forget_node(&t->live, NULL);
+		for (size_t i = 0; !t->dra.changes.all && i < t->dra.changes.n; i++)
+			model_live_forget_node(&t->live, t->dra.changes.nodes[i]);
+		for (int i = 0; i < 2; i++)
+			top_feed_relist(&t->feeds[i], now);
+	}
+	top_dra_changes_taken(&t->dra);
+	return 0;
+}
+
 /* The feeds moved on; the model built again where it ran out of memory,
  * settled where changes are due.  -1 for a fatal error (*err). */
 static int data_step(struct top *t, struct tui_state *s, long long now, struct kerr *err)
 {
 	struct tui_event ev = { .type = TUI_EV_DATA };
 
+	if (dra_step(t, now, err) < 0)
+		return -1;
+	if (!t->feeds_started)
+		return 0;
 	for (int i = 0; i < 2; i++) {
 		if (top_feed_step(&t->feeds[i], now) < 0) {
 			*err = t->feeds[i].fatal;
@@ -340,6 +385,8 @@ static long long wait_ms(const struct top *t, long long now, long long last_tick
 	for (int i = 0; i < 2; i++)
 		if (t->feeds[i].next_list && t->feeds[i].next_list - now < wait)
 			wait = t->feeds[i].next_list - now;
+	if (t->dra_on && t->dra.next_list && t->dra.next_list - now < wait)
+		wait = t->dra.next_list - now;
 	/* a signal may land between the check and the wait */
 	if (wait > 250)
 		wait = 250;
@@ -383,6 +430,30 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 	}
 }
 
+/* Whether the server serves Dynamic Resource Allocation, and in which
+ * version (newest first), unless the view is of another scheme: the live
+ * model reads the DRA objects top_dra keeps. */
+static int dra_discover(struct top *t, struct kerr *err)
+{
+	static const char *const versions[] = {"v1", "v1beta2", "v1beta1", NULL};
+	const char *version = NULL;
+
+	if (t->mopts.scheme && strcmp(t->mopts.scheme, scheme_dra.name) != 0)
+		return 0;
+	if (kube_group_version(t->cluster.client, "resource.k8s.io", versions, &version, err) < 0)
+		return -1;
+	if (!version)
+		return 0;
+	t->dra_on = true;
+	t->dra.client = t->cluster.client;
+	t->dra.version = version;
+	/* every claim of the cluster each time: no more than once a second */
+	t->dra.refresh_ms = t->refresh_ms < 1000 ? 1000 : t->refresh_ms;
+	t->mopts.objects = &t->dra.objects;
+	t->live.m.opts.objects = &t->dra.objects;
+	return 0;
+}
+
 /* The flags, the connection, and the named nodes: a name that is not
  * there is an error, said as kubectl says it, before the screen opens
  * rather than an empty screen after. */
@@ -413,9 +484,9 @@ static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, 
 	t->ctx = *ctx;
 	if (t->devnull)
 		t->ctx.errout = t->devnull;
-	if (cluster_connect(&t->ctx, &t->cluster, err) < 0)
+	if (cluster_connect(&t->ctx, &t->cluster, err) < 0 || cluster_find_nodes(&t->cluster, &t->sel, err) < 0)
 		return -1;
-	return cluster_find_nodes(&t->cluster, &t->sel, err);
+	return dra_discover(t, err);
 }
 
 /* List nodes and pods; the watches follow as the lists end. */
@@ -444,7 +515,15 @@ static int feeds_start(struct top *t, struct kerr *err)
 		if (top_feed_start(f, err) < 0)
 			return -1;
 	}
+	t->feeds_started = true;
 	return 0;
+}
+
+/* The DRA objects first where the server serves them, nodes and pods
+ * after (data_step); else nodes and pods at once. */
+static int lists_start(struct top *t, struct kerr *err)
+{
+	return t->dra_on ? top_dra_start(&t->dra, err) : feeds_start(t, err);
 }
 
 /* The screen until q, a signal or a fatal error; the terminal is given
@@ -485,6 +564,7 @@ static void top_release(struct top *t)
 	free(t->usage_error);
 	top_feed_release(&t->feeds[0]);
 	top_feed_release(&t->feeds[1]);
+	top_dra_release(&t->dra);
 	if (t->live_set)
 		model_live_release(&t->live);
 	if (t->have_shown)
@@ -583,7 +663,7 @@ int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	int rc = -1;
 
 	memset(&t, 0, sizeof(t));
-	if (top_setup(&t, ctx, argc, argv, err) == 0 && feeds_start(&t, err) == 0)
+	if (top_setup(&t, ctx, argc, argv, err) == 0 && lists_start(&t, err) == 0)
 		rc = t.once ? show_once(&t, err) : show(&t, err);
 	top_release(&t);
 	return rc;

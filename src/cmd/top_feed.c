@@ -281,6 +281,17 @@ void top_feed_restart(struct top_feed *f, long long now)
 	f->next_list = now;
 }
 
+void top_feed_relist(struct top_feed *f, long long now)
+{
+	/* a list under way delivered some objects read before the change:
+	 * it starts over too */
+	kube_async_list_free(f->alist);
+	kube_watch_free(f->watch);
+	f->alist = NULL;
+	f->watch = NULL;
+	f->next_list = now;
+}
+
 void top_feed_release(struct top_feed *f)
 {
 	kube_async_list_free(f->alist);

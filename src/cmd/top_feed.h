@@ -56,6 +56,9 @@ int top_feed_step(struct top_feed *f, long long now);
 /* Everything stopped, and listed again from nothing (the live model was
  * built again). */
 void top_feed_restart(struct top_feed *f, long long now);
+/* Listed again now into the same model (which reads again what it was
+ * told to forget), then watched anew; what was loaded stays shown. */
+void top_feed_relist(struct top_feed *f, long long now);
 void top_feed_release(struct top_feed *f);
 
 #endif

@@ -5,6 +5,7 @@ Each test starts its own tmux server on a private socket.  The pane runs a small
 inspected.  UPDATE_GOLDEN=1 rewrites tests/e2e/golden/top/screen-80x24.txt (review it by eye).
 """
 
+import json
 import os
 import re
 import shlex
@@ -515,6 +516,49 @@ class TopTest(unittest.TestCase):
 		p.tmux("resize-window", "-t", "top", "-x", "100", "-y", "24")
 		s = p.wait_for(lambda s: "MAXFREE" not in s and "share-notready " in s, what="the narrower list")
 		self.assertRegex(s, r"share-notready +\[ +\] \[ +\] +0/30 +0% +0 +0 NotReady\n")
+		self.quit(p)
+
+	def test_dra_devices_and_a_claim_that_changes(self):
+		"""DRA GPUs from ResourceSlices, and their claims' changes, show as the summary shows them: a claim that
+		moves to another device and a slice that brings a node's GPUs are drawn without a pod or node event."""
+		scen = os.path.join(HERE, "..", "..", "fixtures", "scenarios", "dra-whole")
+
+		def items(name):
+			with open(os.path.join(scen, name)) as f:
+				return json.load(f)["items"]
+
+		p = self.start("dra-whole", ["-r", "500ms"])
+		s = p.wait_text("dra-a100-2 [")
+		self.assertIn("nodes 2  GPUs 8  pods 3", s)
+		self.assertRegex(s, r"dra-a100-1 \[\|+\] \[\|+\] \[ +\] \[ +\] 163840/327680 +50% +2")
+		self.assertRegex(s, r"GPU1 +\[\|+\] 81920/81920 MiB 100%  1 pod")
+		self.assertRegex(s, r"GPU2 +\[ +\] 0/81920 MiB 0%  0 pods")
+
+		# the claim of ml/train-1 now holds gpu-2: only the claim changes
+		claim = [c for c in items("resourceclaims.json") if c["metadata"]["name"].startswith("train-1-")][0]
+		claim["kind"], claim["apiVersion"] = "ResourceClaim", "resource.k8s.io/v1"
+		claim["status"]["allocation"]["devices"]["results"][0]["device"] = "gpu-2"
+		self.api.put_object(claim)
+		s = p.wait_for(lambda s: re.search(r"GPU1 +\[ +\] 0/81920 MiB 0%  0 pods", s), what="gpu-1 free")
+		self.assertRegex(s, r"GPU2 +\[\|+\] 81920/81920 MiB 100%  1 pod")
+		self.assertRegex(s, r"GPU2 .*\n +ml/train-1 +81920 MiB")
+
+		# a node whose slice comes after it: its GPUs show when the slice does
+		node = items("nodes.json")[0]
+		node["kind"], node["apiVersion"] = "Node", "v1"
+		node["metadata"].update(name="dra-a100-3", uid="uid-dra-a100-3")
+		self.api.put_object(node)
+		time.sleep(1)
+		self.assertNotIn("dra-a100-3", p.screen(), "a node without devices shares nothing")
+		sl = items("resourceslices.json")[0]
+		sl["kind"], sl["apiVersion"] = "ResourceSlice", "resource.k8s.io/v1"
+		sl["metadata"].update(name="dra-a100-3-gpu.nvidia.com-x1", uid="uid-slice-3")
+		sl["spec"].update(nodeName="dra-a100-3", pool={"name": "dra-a100-3", "generation": 1, "resourceSliceCount": 1})
+		sl["spec"]["devices"] = sl["spec"]["devices"][:2]
+		self.api.put_object(sl)
+		s = p.wait_text("dra-a100-3 [")
+		self.assertIn("nodes 3  GPUs 10  pods 3", s)
+		self.assertRegex(s, r"dra-a100-3 \[ +\] \[ +\] +0/163840 +0% +0")
 		self.quit(p)
 
 	def test_golden_screen_80x24(self):
