@@ -16,7 +16,7 @@ import tempfile
 import time
 import unittest
 
-from harness import APIServer, fake_only, plugin_path, HERE
+from harness import APIServer, fake_only, plugin_path, run_plugin, HERE
 
 GOLDEN = os.path.join(HERE, "golden", "top", "screen-80x24.txt")
 
@@ -560,6 +560,18 @@ class TopTest(unittest.TestCase):
 		self.assertIn("nodes 3  GPUs 10  pods 3", s)
 		self.assertRegex(s, r"dra-a100-3 \[ +\] \[ +\] +0/163840 +0% +0")
 		self.quit(p)
+
+	def test_dra_beside_other_schemes_in_one_frame(self):
+		"""--once on a cluster mixing DRA with cGPU and HAMi nodes: the DRA node among them, in MiB, as the
+		summary counts it."""
+		self.api = APIServer("dra-mixed").start()
+		self.addCleanup(self.api.stop)
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "top", "--once"], env=dict(os.environ, COLUMNS="120"))
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("nodes 3  GPUs 7  pods 3  pending 0", r.stdout)
+		self.assertRegex(r.stdout, r"\ndra-a100-1 +\[\|+\] \[ +\] \[ +\] \[ +\] 81920/327680 MiB +25% +1 ")
+		self.assertRegex(r.stdout, r"\ncgpu-v100-1 +\[\|+ +\] +4/15 GiB")
+		self.assertRegex(r.stdout, r"\nhami-a100-1 ")
 
 	def test_golden_screen_80x24(self):
 		p = self.start("seed002", cols=80, lines=24)
