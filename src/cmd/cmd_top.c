@@ -194,7 +194,7 @@ static void status_of(struct top *t, long long now, struct tui_status *st, char 
 	bool polling = false, watching = true;
 
 	st->error = t->dra_on ? t->dra.error : NULL;
-	if (t->dra_on && t->dra.ok_since < ok)
+	if (t->dra_on && t->dra.loaded && !t->dra.off && t->dra.ok_since < ok)
 		ok = t->dra.ok_since;
 	for (int i = 0; i < 2; i++) {
 		struct top_feed *f = &t->feeds[i];

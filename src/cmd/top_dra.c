@@ -172,6 +172,24 @@ static int relist_take(struct top_dra *d, long long now, struct kerr *err)
 	return 0;
 }
 
+/* A DRA list the user may not read does not stop the view, as it does
+ * not stop the summary: said in a warning, the cluster is shown without
+ * DRA devices, and not listed again.  Whether that was the case. */
+static bool forbidden(struct top_dra *d, const struct kerr *err)
+{
+	if (err->kind != KERR_STATUS || err->code != 403)
+		return false;
+	warnings_release(&d->warnings);
+	warnings_add(&d->warnings, "DRAForbidden", NULL, "%s; Dynamic Resource Allocation devices are not shown",
+		     err->message ? err->message : "forbidden");
+	inventory_free((struct dra_inventory *)d->objects.dra);
+	d->objects.dra = NULL;
+	dra_changes_release(&d->changes);
+	d->changes.all = d->changed = d->off = true;
+	d->next_list = 0;
+	return true;
+}
+
 int top_dra_step(struct top_dra *d, long long now, struct kerr *err)
 {
 	const struct kerr *failed = NULL;
@@ -184,6 +202,10 @@ int top_dra_step(struct top_dra *d, long long now, struct kerr *err)
 			if (d->errs[i].kind != KERR_NONE)
 				failed = &d->errs[i];
 		d->tried = true;
+		if (failed && forbidden(d, failed)) {
+			lists_stop(d);
+			return 0;
+		}
 		if (failed)
 			set_error(d, failed);
 		else

@@ -32,6 +32,7 @@ struct top_dra {
 	struct warnings warnings;      /* what finishing it said */
 	bool loaded;		       /* one relist has completed */
 	bool tried;		       /* one relist has ended, well or not */
+	bool off;		       /* forbidden: shown without, not listed again */
 	/* set by top_dra_step when a relist changed something: the nodes it
 	 * touched; the caller takes them (top_dra_changes_taken) */
 	bool changed;

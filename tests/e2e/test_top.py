@@ -573,6 +573,20 @@ class TopTest(unittest.TestCase):
 		self.assertRegex(r.stdout, r"\ncgpu-v100-1 +\[\|+ +\] +4/15 GiB")
 		self.assertRegex(r.stdout, r"\nhami-a100-1 ")
 
+	def test_dra_forbidden_shows_the_rest(self):
+		"""A DRA list the user may not read: a warning, and the other nodes shown, as the summary does."""
+		self.api = APIServer("dra-mixed").start()
+		self.addCleanup(self.api.stop)
+		self.api.fault({"path_prefix": "/apis/resource.k8s.io/v1/resourceclaims"}, {"type": "status", "code": 403},
+			times=0)
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "top", "--once"], env=dict(os.environ, COLUMNS="120"))
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("nodes 2  GPUs 3", r.stdout)
+		self.assertIn("warnings 1 (w)", r.stdout)
+		self.assertNotIn("dra-a100-1", r.stdout)
+		self.assertRegex(r.stdout, r"\ndata 0s old, one frame +\?:help")
+		self.assertRegex(r.stdout, r"\ncgpu-v100-1 +\[\|+ +\] +4/15 GiB")
+
 	def test_golden_screen_80x24(self):
 		p = self.start("seed002", cols=80, lines=24)
 		p.wait_text("cn-hangzhou.192.168.2.167 [")
