@@ -111,8 +111,8 @@ static void out_selectors(struct text *t, const struct k8s_dra_selector *s, size
 
 static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 {
-	out(t, "claim %s/%s deleting=%d allocated=%s\n", S(c->namespace), S(c->name), c->deleting,
-	    S(c->allocation_timestamp));
+	out(t, "claim %s/%s rv=%s deleting=%d allocated=%s\n", S(c->namespace), S(c->name), S(c->resource_version),
+	    c->deleting, S(c->allocation_timestamp));
 	out_kv(t, "annotation", &c->annotations);
 	for (size_t i = 0; i < c->nrequests; i++) {
 		const struct k8s_dra_request *r = &c->requests[i];
@@ -308,8 +308,9 @@ static void ref_claim(struct text *t, json_t *j)
 	json_t *st = jget(j, "status"), *x;
 	size_t i;
 
-	out(t, "claim %s/%s deleting=%d allocated=%s\n", S(js(j, "metadata.namespace")), S(js(j, "metadata.name")),
-	    jget(j, "metadata.deletionTimestamp") != NULL, S(js(st, "allocation.allocationTimestamp")));
+	out(t, "claim %s/%s rv=%s deleting=%d allocated=%s\n", S(js(j, "metadata.namespace")),
+	    S(js(j, "metadata.name")), S(js(j, "metadata.resourceVersion")), jget(j, "metadata.deletionTimestamp") != NULL,
+	    S(js(st, "allocation.allocationTimestamp")));
 	ref_kv(t, "annotation", jget(j, "metadata.annotations"));
 	json_array_foreach(jget(j, "spec.devices.requests"), i, x) {
 		/* v1 and v1beta2 put an exact request under exactly */
