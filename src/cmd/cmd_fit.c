@@ -79,24 +79,17 @@ static int parse_count(const char *v, const char *flag, long lo, long hi, int64_
 	return 0;
 }
 
-/* "12" counts in each node's unit; "12Gi", "12GiB", "512Mi", "16G" are sizes. */
+/* --memory as kubectl reads a quantity (fit_parse_memory), or refused in
+ * kubectl's flag-error form with how to write it. */
 static int parse_memory(const char *v, struct fit_request *r, struct kerr *err)
 {
-	size_t len = strlen(v), digits = strspn(v, "0123456789");
-	int64_t bytes;
+	char *why = NULL;
 
-	if (digits && digits == len)
-		return parse_count(v, "memory", 0, 1 << 30, &r->mem, err) < 0 ? -1 : (r->mem_unit = FIT_MEM_NODE, 0);
-	r->mem_unit = FIT_MEM_MIB;
-	if (len > 3 && strcmp(v + len - 2, "iB") == 0) {
-		if (memory_label_mib(v, &r->mem) < 0 || r->mem < 0)
-			return usage(err, "memory", v, "must be a quantity such as 12, 12Gi or 512Mi");
+	if (fit_parse_memory(v, &r->mem, &r->mem_unit, &why) == 0)
 		return 0;
-	}
-	if (quantity_parse_int(v, &bytes) < 0 || bytes < 0)
-		return usage(err, "memory", v, "must be a quantity such as 12, 12Gi or 512Mi");
-	r->mem = bytes / (1024 * 1024) + (bytes % (1024 * 1024) != 0);
-	return 0;
+	usage(err, "memory", v, why ? why : "out of memory");
+	free(why);
+	return -1;
 }
 
 static int read_all(const char *path, char **ret, size_t *ret_len, struct kerr *err)

@@ -33,6 +33,93 @@ const char *fit_reason_name(enum fit_reason reason)
 	return reason < FIT_REASON_COUNT ? reason_names[reason] : "Unknown";
 }
 
+/* A plain number ("12", "7.9", "1e3", "1000e-3") is whole when the digits
+ * its exponent leaves after the point are all zeros.  false for anything
+ * but such a number. */
+static bool plain_whole(const char *v, bool *whole)
+{
+	const char *p = v, *dot = NULL, *digits_end;
+	long exp = 0;
+	size_t nfrac = 0, nzero_tail = 0;
+
+	if (!(*p >= '0' && *p <= '9') && *p != '.')
+		return false;
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && !dot); p++) {
+		if (*p == '.') {
+			dot = p;
+			continue;
+		}
+		nfrac += dot != NULL;
+		nzero_tail = *p == '0' ? nzero_tail + 1 : 0;
+	}
+	digits_end = p;
+	if (digits_end == v || (digits_end == v + 1 && dot))
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		char *end;
+
+		exp = strtol(p + 1, &end, 10);
+		if (end == p + 1 || *end)
+			return false;
+	} else if (*p) {
+		return false;
+	}
+	/* the value is DIGITS x 10^(exp - nfrac): whole when that power is not
+	 * negative, or when as many trailing digits are zeros */
+	*whole = exp - (long)nfrac >= 0 || (long)nzero_tail >= (long)nfrac - exp;
+	return true;
+}
+
+static int refuse(char **why, const char *text)
+{
+	*why = strdup(text);
+	return -1;
+}
+
+int fit_parse_memory(const char *v, int64_t *ret_mem, enum fit_mem_unit *ret_unit, char **why)
+{
+	size_t len = strlen(v);
+	bool whole = false;
+	int64_t n;
+
+	*why = NULL;
+	if (*v == '-')
+		return refuse(why, "must be above 0");
+	if (plain_whole(v, &whole)) {
+		if (!whole) {
+			/* the count rounded up, or the same figure as a size */
+			if (quantity_parse_int(v, &n) < 0 ||
+			    asprintf(why, "GPU memory without a unit is a whole count in the nodes' unit: write %lld, "
+					  "or a size such as %sGi",
+				     (long long)n + 1, v) < 0)
+				*why = NULL;
+			return -1;
+		}
+		if (quantity_parse_int(v, &n) < 0 || n > (1 << 30))
+			return refuse(why, "must be a quantity such as 12, 12Gi or 512Mi");
+		if (n == 0)
+			return refuse(why, "must be above 0 (leave --memory out to ask for whole GPUs)");
+		*ret_mem = n;
+		*ret_unit = FIT_MEM_NODE;
+		return 0;
+	}
+	*ret_unit = FIT_MEM_MIB;
+	/* "12GiB", as card labels write it: a size too */
+	if (len > 3 && strcmp(v + len - 2, "iB") == 0) {
+		if (memory_label_mib(v, &n) < 0)
+			return refuse(why, "must be a quantity such as 12, 12Gi or 512Mi");
+	} else {
+		/* the decimal suffix m (thousandths) is not a size of memory */
+		if (v[len ? len - 1 : 0] == 'm' || quantity_parse_int(v, &n) < 0)
+			return refuse(why, "must be a quantity such as 12, 12Gi or 512Mi");
+		n = n / (1024 * 1024) + (n % (1024 * 1024) != 0);
+	}
+	if (n <= 0)
+		return refuse(why, "must be above 0");
+	*ret_mem = n;
+	return 0;
+}
+
 /* The request's memory in the unit a node is shown in. */
 static int64_t need_in(const struct fit_request *r, enum mem_unit native, enum mem_unit shown)
 {

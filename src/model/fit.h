@@ -79,6 +79,13 @@ struct fit_result {
 	bool unpublished;  /* a node's scheme does not publish its per-GPU rule (cce) */
 };
 
+/* --memory as kubectl reads a quantity: with a binary or decimal suffix
+ * (12Gi, 512Mi, 16G) a size, in MiB rounded up (FIT_MEM_MIB); a plain
+ * number (12, 1e3) a whole count in each node's unit (FIT_MEM_NODE).  A
+ * fraction without a unit, zero, a negative or malformed value is refused:
+ * -1 with *why saying how to write it (malloc'd, NULL when out of memory). */
+int fit_parse_memory(const char *v, int64_t *ret_mem, enum fit_mem_unit *ret_unit, char **why);
+
 /* Check every node of the model.  Returns 0, or -1 when out of memory. */
 int fit_check(const struct model *m, const struct fit_request *r, struct fit_result *ret);
 void fit_result_release(struct fit_result *r);

@@ -89,7 +89,9 @@ static int per_gpu(const struct scheme_place_node *n, const struct scheme_ask *a
 		p.usable++;
 		if (vgpu && (want = vgpu_want(g, a, &p)) < 0)
 			continue;
-		if (f < want)
+		/* a share without memory (--core alone) still needs a GPU whose
+		 * memory is not all given out */
+		if (f < want || (!vgpu && want == 0 && f == 0))
 			continue;
 		p.by_mem++;
 		if (a->core > 0 && g->core_total > 0 && g->core_total - g->core_allocated < a->core)

@@ -160,6 +160,22 @@ class Fit(ClusterCase):
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("asks for no GPU resource", r.stderr)
 
+	def test_memory_read_as_kubectl_reads_a_quantity(self):
+		for v, msg in [
+			("7.9", "write 8, or a size such as 7.9Gi"), ("1.5", "write 2, or a size such as 1.5Gi"),
+			("2.5", "write 3"), ("0", "must be above 0"), ("-1", "must be above 0"), ("0Gi", "must be above 0"),
+		]:
+			with self.subTest(memory=v):
+				r = self.fit("--memory", v, "--scheme", "cgpu")
+				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertTrue(r.stderr.startswith('error: invalid argument "%s" for "--memory" flag: ' % v), r.stderr)
+				self.assertIn(msg, r.stderr)
+				self.assertEqual(len(r.stderr.splitlines()), 2, r.stderr)
+		d = self.fit_json("--memory", "1e3", "--scheme", "cgpu", code=3)
+		self.assertEqual(d["places"], [])
+		d = self.fit_json("--memory", "7.9Gi", "--scheme", "cgpu", code=0)
+		self.assertTrue(d["places"])
+
 	def test_pending_explained_in_details_and_json(self):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)
 		self.assertEqual(r.returncode, 0, r.stderr)

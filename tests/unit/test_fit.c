@@ -397,3 +397,50 @@ Test(fit, derived_figures_are_there_once_the_model_is_finished)
 	cr_assert(strncmp(p->pending_reason, "2 nodes: no GPU with 12 GiB free (largest free on one GPU: 11 GiB)",
 			  66) == 0, "%s", p->pending_reason);
 }
+
+/* --memory as kubectl reads a quantity, or refused with how to write it. */
+Test(fit_memory, quantities_as_kubectl_reads_them)
+{
+	static const struct {
+		const char *v;
+		int64_t mem;
+		enum fit_mem_unit unit;
+	} ok[] = {
+		{"12", 12, FIT_MEM_NODE},      {"1e3", 1000, FIT_MEM_NODE},  {"1000e-3", 1, FIT_MEM_NODE},
+		{"8.0", 8, FIT_MEM_NODE},      {"12Gi", 12288, FIT_MEM_MIB}, {"7.9Gi", 8090, FIT_MEM_MIB},
+		{"512Mi", 512, FIT_MEM_MIB},   {"1Ki", 1, FIT_MEM_MIB},      {"16G", 15259, FIT_MEM_MIB},
+		{"12GiB", 12288, FIT_MEM_MIB},
+	};
+	static const char *const bad[] = {"7.9", "1.5", "2.5", "0", "0Gi", "-1", "-2Gi", "1e-3", "x", "", "12Q",
+					  "500m", "."};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int64_t mem = -1;
+		enum fit_mem_unit unit = FIT_MEM_NODE;
+		char *why = NULL;
+
+		cr_assert_eq(fit_parse_memory(ok[i].v, &mem, &unit, &why), 0, "%s: %s", ok[i].v, why);
+		cr_assert_eq(mem, ok[i].mem, "%s: %lld", ok[i].v, (long long)mem);
+		cr_assert_eq(unit, ok[i].unit, "%s", ok[i].v);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int64_t mem = -1;
+		enum fit_mem_unit unit;
+		char *why = NULL;
+
+		cr_assert_eq(fit_parse_memory(bad[i], &mem, &unit, &why), -1, "%s read as %lld", bad[i], (long long)mem);
+		cr_assert_not_null(why);
+		free(why);
+	}
+}
+
+Test(fit_memory, a_fraction_is_refused_with_how_to_write_it)
+{
+	int64_t mem;
+	enum fit_mem_unit unit;
+	char *why = NULL;
+
+	cr_assert_eq(fit_parse_memory("7.9", &mem, &unit, &why), -1);
+	cr_assert_str_eq(why, "GPU memory without a unit is a whole count in the nodes' unit: write 8, or a size such as 7.9Gi");
+	free(why);
+}

@@ -118,3 +118,25 @@ Test(scheme_place, without_the_split_the_node_and_one_card)
 	cr_assert_eq(pl.misfit, SCHEME_MISFIT_SLOTS);
 	cr_assert_not(pl.unpublished);
 }
+
+Test(scheme_place, compute_alone_skips_a_gpu_with_no_memory_free)
+{
+	/* GPU 0 over-allocated, GPU 1 full, GPU 2 with room */
+	static const int64_t alloc[] = {17, 15, 3};
+	struct scheme_place_gpu g[3];
+	struct scheme_place_node pn = node_of(g, 3, alloc, false);
+	struct scheme_ask a = {.core = 30, .gpus = 1};
+	struct scheme_placement pl;
+
+	pn.core_total = 300;
+	for (int i = 0; i < 3; i++)
+		g[i].core_total = 100;
+	cr_assert_eq(scheme_place_shares(&pn, &a, &pl), 0);
+	cr_assert_eq(pl.misfit, SCHEME_FITS);
+	cr_assert_eq(pl.gpus[0], 2);
+	cr_assert_eq(pl.free_after, 12);
+	free(pl.gpus);
+	g[2].mem_allocated = 15;
+	cr_assert_eq(scheme_place_shares(&pn, &a, &pl), 0);
+	cr_assert_eq(pl.misfit, SCHEME_MISFIT_MEMORY);
+}
