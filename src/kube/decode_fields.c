@@ -181,6 +181,7 @@ static const struct decode_field pod_spec_fields[] = {
 	LIST("containers", 2, M_CONTAINER, struct k8s_pod, containers, ncontainers, KEEP_ALL, 0, 0),
 	MAP("nodeSelector", 7, struct k8s_pod, node_selector, KEEP_SCHEDULING, NODE_SELECTION),
 	STR("nodeName", 10, struct k8s_pod, node_name, OMIT),
+	LIST("initContainers", 20, M_CONTAINER, struct k8s_pod, init_containers, ninit_containers, KEEP_ALL, 0, 0),
 	MSG("affinity", 18, M_AFFINITY, 0),
 	STR("schedulerName", 19, struct k8s_pod, scheduler_name, OMIT),
 	LIST("tolerations", 22, M_TOLERATION, struct k8s_pod, tolerations, ntolerations, KEEP_ALL, 0, SCHED_ONLY),
@@ -196,6 +197,7 @@ static const struct decode_field pod_claim_fields[] = {
 static const struct decode_field container_fields[] = {
 	STR("name", 1, struct k8s_container, name, 0),
 	MSG("resources", 8, M_RESOURCES, 0),
+	MATCH("restartPolicy", 24, struct k8s_container, restart_always, "Always"),
 	END,
 };
 static const struct decode_field resources_fields[] = {

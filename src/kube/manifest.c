@@ -165,6 +165,8 @@ static int read_container(void *item, const json_t *c)
 	bool oom = false;
 
 	ct->name = field_text(c, "name", &oom);
+	ct->restart_always = json_is_string(json_object_get(c, "restartPolicy")) &&
+			     strcmp(json_string_value(json_object_get(c, "restartPolicy")), "Always") == 0;
 	if (oom || read_map(&ct->limits, json_object_get(json_object_get(c, "resources"), "limits")) < 0)
 		return -1;
 	return 0;
@@ -263,6 +265,12 @@ static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, c
 	rc = read_objects(json_object_get(spec, "containers"), sizeof(*p->containers), &items, &p->ncontainers,
 			  read_container);
 	p->containers = items;
+	if (rc < 0)
+		return -1;
+	items = NULL;
+	rc = read_objects(json_object_get(spec, "initContainers"), sizeof(*p->init_containers), &items,
+			  &p->ninit_containers, read_container);
+	p->init_containers = items;
 	if (rc < 0)
 		return -1;
 	items = NULL;

@@ -333,6 +333,16 @@ void k8s_pod_free(struct k8s_pod *p)
 	}
 	free(p->containers);
 	pod_dra_release(p);
+	for (size_t i = 0; i < p->ninit_containers; i++) {
+		free(p->init_containers[i].name);
+		kvlist_release(&p->init_containers[i].limits);
+		for (size_t j = 0; j < p->init_containers[i].nclaims; j++) {
+			free(p->init_containers[i].claims[j].name);
+			free(p->init_containers[i].claims[j].request);
+		}
+		free(p->init_containers[i].claims);
+	}
+	free(p->init_containers);
 	for (size_t i = 0; i < p->nowners; i++) {
 		free(p->owners[i].kind);
 		free(p->owners[i].name);

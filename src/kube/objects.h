@@ -132,6 +132,7 @@ struct k8s_container {
 	struct kvlist limits; /* resources.limits */
 	struct k8s_container_claim *claims;
 	size_t nclaims;
+	bool restart_always;  /* an init container with restartPolicy Always: a sidecar */
 };
 
 /* spec.resourceClaims[] of a pod: its name in the pod and the claim it
@@ -165,6 +166,8 @@ struct k8s_pod {
 	struct kvlist node_keys;
 	struct k8s_container *containers; /* regular containers only, not init containers */
 	size_t ncontainers;
+	struct k8s_container *init_containers; /* spec.initContainers, in order */
+	size_t ninit_containers;
 	struct k8s_owner *owners;
 	size_t nowners;
 	/* Where the pod may go: filled by manifest_read_pod(); the list decoders

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "scheme_keys.h"
+#include "warnings.h"
 
 /* Each scheme lives in its own scheme_*.c file. */
 extern const struct scheme scheme_cgpu;
@@ -127,10 +128,78 @@ int scheme_detect_node(const char *only, const struct scheme_objects *objs, cons
 	return rc;
 }
 
+/* Which of two asks takes more of a node: memory over all its GPUs, then
+ * GPUs, then compute. */
+static bool ask_larger(const struct scheme_ask *a, const struct scheme_ask *b)
+{
+	int64_t ma = a->mem * (a->gpus > 0 ? a->gpus : 1), mb = b->mem * (b->gpus > 0 ? b->gpus : 1);
+
+	if (ma != mb)
+		return ma > mb;
+	if (a->gpus != b->gpus)
+		return a->gpus > b->gpus;
+	return a->core > b->core;
+}
+
+/* The scheduler counts the larger of the largest init container and the
+ * sum of the containers, with the sidecars (init containers that keep
+ * running) in the sum.  out is what the containers and sidecars hold; its
+ * ask becomes an init container's where that one alone asks more. */
+static int init_containers_ask(const struct scheme *sc, const struct k8s_pod *pod, struct scheme_pod *out)
+{
+	struct k8s_pod view = *pod;
+
+	/* a scheme that reads other objects (claims) than the pod's limits */
+	if (!sc->pod_decode)
+		return 0;
+	for (size_t i = 0; i < pod->ninit_containers; i++) {
+		struct scheme_pod ip = {0};
+		struct warnings iw = {0};
+		int rc;
+
+		if (pod->init_containers[i].restart_always)
+			continue;
+		view.containers = &pod->init_containers[i];
+		view.ncontainers = 1;
+		rc = sc->pod_decode(&view, &ip, &iw);
+		warnings_release(&iw);
+		if (rc > 0 && ask_larger(&ip.ask, &out->ask))
+			out->ask = ip.ask;
+		scheme_pod_release(&ip);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int scheme_detect_pod(const char *only, const struct scheme_objects *objs, const struct k8s_pod *pod,
 		      struct scheme_pod *out, struct warnings *w, const struct scheme **ret_sc)
 {
-	return scheme_detect(only, objs, NULL, pod, out, w, ret_sc);
+	struct k8s_pod view = *pod;
+	struct k8s_container *all;
+	int rc;
+
+	if (!pod->ninit_containers)
+		return scheme_detect(only, objs, NULL, pod, out, w, ret_sc);
+	/* the containers first (the per-container figures stay in their
+	 * order), then the sidecars */
+	if (!(all = calloc(pod->ncontainers + pod->ninit_containers, sizeof(*all))))
+		return -1;
+	view.containers = all;
+	view.ncontainers = pod->ncontainers;
+	if (pod->ncontainers)
+		memcpy(all, pod->containers, pod->ncontainers * sizeof(*all));
+	for (size_t i = 0; i < pod->ninit_containers; i++)
+		if (pod->init_containers[i].restart_always)
+			all[view.ncontainers++] = pod->init_containers[i];
+	rc = scheme_detect(only, objs, NULL, &view, out, w, ret_sc);
+	if (rc > 0 && init_containers_ask(*ret_sc, pod, out) < 0) {
+		scheme_pod_release(out);
+		*ret_sc = NULL;
+		rc = -1;
+	}
+	free(all);
+	return rc;
 }
 
 void scheme_node_release(struct scheme_node *n)

@@ -176,6 +176,14 @@ class Fit(ClusterCase):
 		d = self.fit_json("--memory", "7.9Gi", "--scheme", "cgpu", code=0)
 		self.assertTrue(d["places"])
 
+	def test_init_containers_count(self):
+		pod = ("kind: Pod\nmetadata: {name: warm, namespace: ml}\nspec:\n  initContainers:\n"
+			"  - name: load\n    resources: {limits: {aliyun.com/gpu-mem: 20}}\n  containers:\n"
+			"  - name: main\n    resources: {limits: {aliyun.com/gpu-mem: 2}}\n")
+		r = self.fit("-f", "-", input=pod)
+		self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+		self.assertIn("no GPU with 20 GiB free", r.stdout)
+
 	def test_pending_explained_in_details_and_json(self):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)
 		self.assertEqual(r.returncode, 0, r.stderr)

@@ -599,3 +599,49 @@ Test(decode_pb, required_node_affinity_is_bounded)
 	free(a);
 	free(b);
 }
+
+/* Init containers, with their limits and whether they keep running
+ * (sidecars), in both encodings. */
+Test(decode_pb, init_containers)
+{
+	static const char json[] =
+		"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"initContainers\":["
+		"{\"name\":\"fetch\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"20\"}}},"
+		"{\"name\":\"proxy\",\"restartPolicy\":\"Always\"}],\"containers\":[{\"name\":\"main\"}]}}";
+	unsigned char q[32], entry[64], res[96], init[160], side[64], main_c[32], spec[400], meta[16], obj[512],
+		body[600];
+	size_t nq, nentry, nres, ninit = 0, nside = 0, nmain, nspec = 0, nmeta, nobj = 0, nbody;
+	struct kerr err = KERR_INIT;
+	struct k8s_pod *p = NULL;
+
+	nq = PUT_STR(q, 1, "20");
+	nentry = PUT_STR(entry, 1, "aliyun.com/gpu-mem");
+	nentry += put_field(entry + nentry, 2, q, nq);
+	nres = put_field(res, 1, entry, nentry);
+	ninit += PUT_STR(init + ninit, 1, "fetch");
+	ninit += put_field(init + ninit, 8, res, nres);
+	nside += PUT_STR(side + nside, 1, "proxy");
+	nside += PUT_STR(side + nside, 24, "Always");
+	nmain = PUT_STR(main_c, 1, "main");
+	nspec += put_field(spec + nspec, 2, main_c, nmain);
+	nspec += put_field(spec + nspec, 20, init, ninit);
+	nspec += put_field(spec + nspec, 20, side, nside);
+	nmeta = PUT_STR(meta, 1, "p");
+	nobj += put_field(obj + nobj, 1, meta, nmeta);
+	nobj += put_field(obj + nobj, 2, spec, nspec);
+	nbody = wrap_object(body, "Pod", obj, nobj);
+	for (int enc = 0; enc < 2; enc++) {
+		const void *buf = enc ? (const void *)body : json;
+		size_t len = enc ? nbody : sizeof(json) - 1;
+
+		cr_assert_eq(decode_pod(buf, len, &all_filter, &p, &err), 0, "%s", err.message);
+		cr_assert_eq(p->ncontainers, 1);
+		cr_assert_eq(p->ninit_containers, 2, "encoding %d", enc);
+		cr_assert_str_eq(p->init_containers[0].name, "fetch");
+		cr_assert_str_eq(kvlist_get(&p->init_containers[0].limits, "aliyun.com/gpu-mem"), "20");
+		cr_assert_not(p->init_containers[0].restart_always);
+		cr_assert(p->init_containers[1].restart_always, "encoding %d", enc);
+		k8s_pod_free(p);
+		p = NULL;
+	}
+}

@@ -444,3 +444,37 @@ Test(fit_memory, a_fraction_is_refused_with_how_to_write_it)
 	cr_assert_str_eq(why, "GPU memory without a unit is a whole count in the nodes' unit: write 8, or a size such as 7.9Gi");
 	free(why);
 }
+
+/* The scheduler counts the larger of the largest init container and the
+ * sum of the containers, sidecars in the sum. */
+Test(fit_request, init_containers_count_as_the_scheduler_counts_them)
+{
+	static const struct {
+		const char *init;
+		int64_t mem;
+	} cases[] = {
+		{"  - name: warm\n    resources: {limits: {aliyun.com/gpu-mem: 20}}\n", 20},
+		{"  - name: small\n    resources: {limits: {aliyun.com/gpu-mem: 1}}\n", 2},
+		{"  - name: side\n    restartPolicy: Always\n    resources: {limits: {aliyun.com/gpu-mem: 3}}\n"
+		 "  - name: warm\n    resources: {limits: {aliyun.com/gpu-mem: 4}}\n", 5},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct scheme *sc;
+		struct warnings w = {0};
+		struct kerr err = KERR_INIT;
+		struct k8s_pod *pod;
+		struct fit_request q = {0};
+		char *doc = NULL;
+
+		cr_assert(asprintf(&doc, "kind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n%s  containers:\n"
+					 "  - name: main\n    resources: {limits: {aliyun.com/gpu-mem: 2}}\n",
+				   cases[i].init) > 0);
+		cr_assert_eq(manifest_read_pod(doc, strlen(doc), &pod, &err), 0, "%s", err.message);
+		cr_assert_eq(fit_request_from_pod(pod, NULL, &q, &sc, &w), 1);
+		cr_assert_eq(q.mem, cases[i].mem, "case %zu: %lld", i, (long long)q.mem);
+		k8s_pod_free(pod);
+		warnings_release(&w);
+		free(doc);
+	}
+}
