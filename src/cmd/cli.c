@@ -425,6 +425,33 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
 	return n;
 }
 
+/* The joined values of list flags given more than once. */
+static char **joined;
+static size_t njoined, joined_cap;
+
+void cli_flags_release(void)
+{
+	for (size_t i = 0; i < njoined; i++)
+		free(joined[i]);
+	free(joined);
+	joined = NULL;
+	njoined = joined_cap = 0;
+}
+
+/* *val, then ",v": kept in joined. */
+static int join_value(const char **val, const char *v, struct kerr *err)
+{
+	char **nj = kube_array_grow(joined, &joined_cap, njoined + 1, sizeof(*nj), 4);
+	char *s = NULL;
+
+	if (!nj || asprintf(&s, "%s,%s", *val, v) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	joined = nj;
+	joined[njoined++] = s;
+	*val = s;
+	return 0;
+}
+
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
 {
 	int npos = 0;
@@ -455,6 +482,11 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 		}
 		/* a boolean set to false is as if never given: commands test
 		 * their booleans for presence, and the last spelling wins */
+		if (f->arg && vals[pos] && strlen(f->arg) > 4 && strcmp(f->arg + strlen(f->arg) - 4, ",...") == 0) {
+			if (join_value(&vals[pos], v, err) < 0)
+				return -1;
+			continue;
+		}
 		vals[pos] = f->arg || strcmp(v, "false") != 0 ? v : NULL;
 	}
 	argv[npos] = NULL;

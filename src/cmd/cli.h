@@ -38,6 +38,11 @@ struct flag {
 			     * "labels", or a space-separated word list; NULL = none */
 };
 
+/* A flag whose placeholder ends in ",..." ("NAME,...") is a list, as
+ * pflag's string slices: each value given adds to it, and the command
+ * reads them joined with commas. */
+#define CLI_LIST_ARG(name) name ",..."
+
 /* A command's flag tables, and room for the NULL after them. */
 #define CLI_FLAG_TABLES 3
 
@@ -114,6 +119,9 @@ int cli_split_short_groups(const struct command *cmd, int argc, char **argv, cha
  * or NULL when set to false); positional arguments are compacted to the
  * front of argv and their count returned, or -1 on error. */
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err);
+/* The values of list flags given more than once are joined by
+ * cli_parse_flags into strings kept until this is called (by main). */
+void cli_flags_release(void);
 
 /* Print usage for a command (NULL = overview of the given table) with the
  * name we were run as. */

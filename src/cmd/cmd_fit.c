@@ -5,6 +5,7 @@
  * nodes and pods are listed as for the summary, the model is built without
  * pods, and the pure fit check (src/model/fit.c) answers.  Exit 0 when it
  * fits, 3 when it does not. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "cli.h"
 #include "fleet.h"
 #include "fit.h"
+#include "fit_files.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -21,11 +23,10 @@
 #include "render.h"
 #include "render_fit.h"
 
-#define MAX_MANIFEST (4 << 20)
 #define MAX_EVENTS 3
 #define EXIT_DOES_NOT_FIT 3
 
-enum { F_MEMORY, F_GPUS, F_CORE, F_FILENAME, F_OUTPUT, F_COUNT };
+enum { F_MEMORY, F_GPUS, F_CORE, F_FILENAME, F_RECURSIVE, F_OUTPUT, F_COUNT };
 
 const struct flag fit_flags[] = {
 	[F_MEMORY] = {"memory", 0, "QUANTITY",
@@ -33,8 +34,9 @@ const struct flag fit_flags[] = {
 		      NULL},
 	[F_GPUS] = {"gpus", 0, "N", "number of GPUs (default 1); alone, whole GPUs", NULL},
 	[F_CORE] = {"core", 0, "PCT", "compute share of each GPU, in percent", NULL},
-	[F_FILENAME] = {"filename", 'f', "FILE", "a Pod, Deployment, ReplicaSet, StatefulSet, Job, CronJob or DaemonSet manifest (YAML or JSON; - for stdin)",
-			NULL},
+	[F_FILENAME] = {"filename", 'f', CLI_LIST_ARG("FILE"),
+			"manifests of Pods or workloads (YAML or JSON, files or directories; - for stdin)", NULL},
+	[F_RECURSIVE] = {"recursive", 'R', NULL, "process the directories given with -f recursively", NULL},
 	[F_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
 	[F_COUNT] = {0},
 };
@@ -46,6 +48,9 @@ struct fit_run {
 	const char *memory;   /* --memory as given */
 	const char *pod_name; /* NAMESPACE/NAME or NAME, or NULL */
 	const char *filename; /* -f, or NULL */
+	bool recursive;	      /* -R */
+	struct manifest_set set; /* what -f holds */
+	json_t *docs;		 /* -o json|yaml: the answers, one per workload */
 	/* the nodes, and the connection */
 	struct cluster_load load;
 	struct k8s_pod *pod; /* from -f or the cluster */
@@ -90,54 +95,6 @@ static int parse_memory(const char *v, struct fit_request *r, struct kerr *err)
 	usage(err, "memory", v, why ? why : "out of memory");
 	free(why);
 	return -1;
-}
-
-static int read_all(const char *path, char **ret, size_t *ret_len, struct kerr *err)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (!f)
-		return kerr_set(err, KERR_OTHER, "the path \"%s\" does not exist", path);
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > MAX_MANIFEST + 1)
-				cap = MAX_MANIFEST + 1;
-			nb = len < cap ? realloc(buf, cap + 1) : NULL;
-			if (!nb) {
-				free(buf);
-				if (f != stdin)
-					fclose(f);
-				return len >= MAX_MANIFEST ? kerr_set(err, KERR_OTHER, "%s: the manifest is larger than 4 MiB", path)
-							   : kerr_set(err, KERR_OTHER, "out of memory");
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		if (f != stdin)
-			fclose(f);
-		return kerr_set(err, KERR_OTHER, "cannot read \"%s\"", path);
-	}
-	if (f != stdin)
-		fclose(f);
-	if (!buf && !(buf = malloc(1)))
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
 }
 
 static const char *event_time(const json_t *e)
@@ -291,7 +248,10 @@ static void run_release(struct fit_run *r)
 {
 	cluster_load_release(&r->load);
 	nodesel_release(&r->sel);
-	k8s_pod_free(r->pod);
+	if (!r->filename)
+		k8s_pod_free(r->pod);
+	manifest_set_release(&r->set);
+	json_decref(r->docs);
 	free(r->subject);
 	for (size_t i = 0; i < r->nevents; i++)
 		free(r->events[i]);
@@ -299,22 +259,40 @@ static void run_release(struct fit_run *r)
 	free(r->scheduled_on);
 }
 
-static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit_result *res, enum output out,
-			struct kerr *err)
+/* The answer as a table, or as a document kept for the end. */
+static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit_result *res,
+			const struct fit_sequence *seq, struct kerr *err)
 {
-	struct fit_report rep = {.subject = r->subject, .events = (const char *const *)r->events, .nevents = r->nevents};
+	struct fit_report rep = {.subject = r->subject, .events = (const char *const *)r->events, .nevents = r->nevents,
+				 .seq = seq};
 	json_t *doc;
-	int rc;
 
-	if (!output_is_document(out))
+	if (!output_is_document(r->out))
 		return render_fit_table(ctx->out, &r->load.model, &r->req, res, &rep, err);
 	doc = render_fit_document(&r->load.model, &r->req, res, &rep);
 	if (!doc)
 		return kerr_set(err, KERR_OTHER, "cannot build the answer");
 	if (r->scheduled_on)
 		json_object_set_new(doc, "scheduledOn", json_string(r->scheduled_on));
-	rc = output_document(ctx, doc, out, err);
-	json_decref(doc);
+	if ((!r->docs && !(r->docs = json_array())) || json_array_append_new(r->docs, doc) < 0)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	return 0;
+}
+
+/* One answer as its document, several as a List of them, as kubectl prints
+ * several objects. */
+static int print_documents(struct cli_ctx *ctx, struct fit_run *r, struct kerr *err)
+{
+	json_t *list;
+	int rc;
+
+	if (json_array_size(r->docs) == 1)
+		return output_document(ctx, json_array_get(r->docs, 0), r->out, err);
+	list = json_pack("{s:s, s:s, s:O}", "apiVersion", "v1", "kind", "List", "items", r->docs);
+	if (!list)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	rc = output_document(ctx, list, r->out, err);
+	json_decref(list);
 	return rc;
 }
 
@@ -349,23 +327,23 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run
 	r->req.scheme = r->sel.scheme;
 	r->memory = vals[F_MEMORY];
 	r->filename = vals[F_FILENAME];
+	r->recursive = vals[F_RECURSIVE] != NULL;
 	r->pod_name = npos > 0 ? argv[0] : NULL;
 	return 0;
 }
 
-static int read_manifest(struct fit_run *r, struct kerr *err)
+/* Every -f, and one line on stderr per kind skipped. */
+static int read_manifests(struct cli_ctx *ctx, struct fit_run *r, struct kerr *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int rc;
-
-	if (read_all(r->filename, &buf, &len, err) < 0)
+	if (fit_files_read(r->filename, r->recursive, &r->set, err) < 0)
 		return -1;
-	rc = manifest_read_pod(buf, len, &r->pod, err);
-	free(buf);
-	if (rc < 0)
-		kerr_prefix(err, "%s", strcmp(r->filename, "-") == 0 ? "stdin" : r->filename);
-	return rc;
+	for (size_t i = 0; i < r->set.nskipped; i++)
+		fprintf(ctx->errout, "skipped %zu %s object%s: no pod template\n", r->set.skipped[i].count,
+			r->set.skipped[i].kind, r->set.skipped[i].count == 1 ? "" : "s");
+	if (!r->set.len)
+		return kerr_set(err, KERR_OTHER, "no object in the manifests carries a pod template (a Pod, Deployment, "
+						 "ReplicaSet, StatefulSet, Job, CronJob or DaemonSet)");
+	return 0;
 }
 
 /* NAMESPACE/NAME, or NAME in the kubeconfig's namespace. */
@@ -388,14 +366,18 @@ static int read_named_pod(struct fit_run *r, struct kerr *err)
 	return rc;
 }
 
-/* The request said in words: from the pod (its GPU resources), or from
+/* The request said in words: from the pod (its GPU resources, what it
+ * is: "pod", "manifest" or a workload's kind, and how many pods), or from
  * the flags. */
-static int set_subject(struct fit_run *r, struct warnings *w, struct kerr *err)
+static int set_subject(struct fit_run *r, const char *what, long pods, struct warnings *w, struct kerr *err)
 {
-	const char *what = r->pod_name ? "pod" : "manifest";
 	char *label = NULL;
 	int found;
 
+	free(r->subject);
+	r->subject = NULL;
+	r->req = (struct fit_request){.scheme = r->sel.scheme, .mem = r->req.mem, .mem_unit = r->req.mem_unit,
+				      .core = r->req.core, .gpus = r->req.gpus};
 	if (!r->pod) {
 		r->subject = describe(&r->req, "request");
 		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
@@ -412,6 +394,15 @@ static int set_subject(struct fit_run *r, struct warnings *w, struct kerr *err)
 		label = NULL;
 	r->subject = label ? describe(&r->req, label) : NULL;
 	free(label);
+	if (r->subject && pods != 1) {
+		char *s = NULL;
+
+		if (pods < 0 ? asprintf(&s, "%s, one pod on each node it may run on", r->subject) < 0
+			     : asprintf(&s, "%s, %ld pod%s", r->subject, pods, pods == 1 ? "" : "s") < 0)
+			s = NULL;
+		free(r->subject);
+		r->subject = s;
+	}
 	return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
 }
 
@@ -446,23 +437,32 @@ static void print_scheduled_on(struct cli_ctx *ctx, const char *node_name)
 	free(node);
 }
 
-/* Check the request against the nodes and print the answer: 0 when it
- * fits (or the pod is already placed), EXIT_DOES_NOT_FIT when not. */
-static int answer(struct cli_ctx *ctx, struct fit_run *r, struct kerr *err)
+/* Check the request against the nodes and print the answer; pods != 1
+ * places that many one after another (each taking its place in the model
+ * before the next).  *fits is false when some pod found no place. */
+static int answer(struct cli_ctx *ctx, struct fit_run *r, long pods, bool *fits, struct kerr *err)
 {
 	struct fit_result res = {0};
+	struct fit_sequence seq = {0};
+	bool many = pods != 1;
 	int rc;
 
-	if (fit_check(&r->load.model, &r->req, &res) < 0)
+	if (fit_check(&r->load.model, &r->req, &res) < 0 ||
+	    (many && fit_sequence(&r->load.model, &r->req, pods, &seq) < 0)) {
+		fit_result_release(&res);
 		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
 	if (r->scheduled_on && !output_is_document(r->out))
 		print_scheduled_on(ctx, r->scheduled_on);
-	rc = print_answer(ctx, r, &res, r->out, err);
-	if (rc == 0) {
-		fflush(ctx->out);
-		rc = res.nfits > 0 || r->scheduled_on ? 0 : EXIT_DOES_NOT_FIT;
-	}
+	rc = print_answer(ctx, r, &res, many ? &seq : NULL, err);
+	if (many)
+		*fits &= seq.placed == seq.asked;
+	else
+		*fits &= res.nfits > 0 || r->scheduled_on;
+	if (!many && rc == 0 && res.nfits && r->pod && r->filename)
+		fit_take(&r->load.model, &r->req, &res.fits[0]);
 	fit_result_release(&res);
+	fit_sequence_release(&seq);
 	return rc;
 }
 
@@ -582,25 +582,58 @@ out:
 	return rc;
 }
 
+/* Each workload of the manifests in turn, each taking its places before
+ * the next is checked. */
+static int answer_manifests(struct cli_ctx *ctx, struct fit_run *r, struct warnings *w, bool *fits, struct kerr *err)
+{
+	for (size_t i = 0; i < r->set.len; i++) {
+		const struct manifest_workload *wl = &r->set.items[i];
+		char what[32];
+
+		snprintf(what, sizeof(what), "%s", strcmp(wl->kind, "Pod") == 0 ? "manifest" : wl->kind);
+		for (char *p = what; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		r->pod = wl->pod;
+		if (set_subject(r, what, wl->pods, w, err) < 0)
+			return -1;
+		if (i && !output_is_document(r->out))
+			fputc('\n', ctx->out);
+		if (answer(ctx, r, wl->pods, fits, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct fit_run r = {0};
 	struct warnings w = {0};
+	bool fits = true;
 	int rc = -1;
 
 	/* the nodes as they are now, with what pending pods need (-l, --pool) */
 	r.load = (struct cluster_load){.sel = &r.sel, .mo = {.force_unit = -1, .pool_label = POOL_LABEL, .scheduling = true}};
-	if (parse_args(ctx, argc, argv, &r, err) < 0 || (r.filename && read_manifest(&r, err) < 0))
+	if (parse_args(ctx, argc, argv, &r, err) < 0 || (r.filename && read_manifests(ctx, &r, err) < 0))
 		goto out;
 	if (cluster_fleet_asked(ctx)) {
-		rc = set_subject(&r, &w, err) < 0 ? -1 : fit_fleet_run(ctx, &r, err);
+		/* a fleet is asked about one pod: the first of the manifests */
+		if (r.filename)
+			r.pod = r.set.items[0].pod;
+		rc = set_subject(&r, r.filename ? "manifest" : "pod", 1, &w, err) < 0 ? -1 : fit_fleet_run(ctx, &r, err);
 		goto out;
 	}
 	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_named_pod(&r, err) < 0))
 		goto out;
-	if (set_subject(&r, &w, err) < 0 || cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0)
+	if (!r.filename && set_subject(&r, "pod", 1, &w, err) < 0)
 		goto out;
-	rc = answer(ctx, &r, err);
+	if (cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0)
+		goto out;
+	if (r.filename ? answer_manifests(ctx, &r, &w, &fits, err) < 0 : answer(ctx, &r, 1, &fits, err) < 0)
+		goto out;
+	if (r.docs && print_documents(ctx, &r, err) < 0)
+		goto out;
+	fflush(ctx->out);
+	rc = fits ? 0 : EXIT_DOES_NOT_FIT;
 out:
 	run_release(&r);
 	warnings_release(&w);

@@ -131,6 +131,7 @@ int main(int argc, char **argv)
 
 	rc = report(&ctx, run(&ctx, argc, argv, &split, &buf, &err), &err);
 	kerr_release(&err);
+	cli_flags_release();
 	free(split);
 	free(buf);
 	free(prog);

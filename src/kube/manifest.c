@@ -24,36 +24,36 @@ static json_t *text_scalar(const yaml_node_t *n)
 	return json_stringn_nocheck(v, len);
 }
 
-static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
+/* Each document of a YAML stream, as a tree handed to one(); an empty
+ * document between "---" lines is skipped, as kubectl does. */
+static int each_yaml_document(const char *buf, size_t len, int (*one)(void *ud, json_t *doc, struct kerr *err),
+			      void *ud, struct kerr *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	/* the tree built from a manifest is capped in nodes and depth */
 	struct yaml_json c = {.doc = &doc, .budget = 200000, .skip_bad_keys = true, .scalar = text_scalar};
-	json_t *out = NULL;
+	int rc = 0;
 
-	if (!yaml_parser_initialize(&parser)) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		return NULL;
-	}
+	if (!yaml_parser_initialize(&parser))
+		return kerr_set(err, KERR_OTHER, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	for (;;) {
+	while (rc == 0) {
 		yaml_node_t *root;
+		json_t *out;
 
 		if (!yaml_parser_load(&parser, &doc)) {
-			kerr_set(err, KERR_OTHER, "error parsing manifest: %s at line %zu column %zu",
-				 parser.problem ? parser.problem : "invalid YAML", parser.problem_mark.line + 1,
-				 parser.problem_mark.column + 1);
+			rc = kerr_set(err, KERR_OTHER, "error parsing manifest: %s at line %zu column %zu",
+				      parser.problem ? parser.problem : "invalid YAML", parser.problem_mark.line + 1,
+				      parser.problem_mark.column + 1);
 			break;
 		}
 		root = yaml_document_get_root_node(&doc);
 		if (!root) {
-			/* the end of the stream: no document held anything */
+			/* the end of the stream */
 			yaml_document_delete(&doc);
-			kerr_set(err, KERR_OTHER, "error parsing manifest: no objects passed to read");
 			break;
 		}
-		/* an empty document between "---" lines is skipped, as kubectl does */
 		if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0) {
 			yaml_document_delete(&doc);
 			continue;
@@ -61,12 +61,37 @@ static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
 		out = yaml_json_build(&c, root, 0);
 		yaml_document_delete(&doc);
 		if (!out)
-			kerr_set(err, KERR_OTHER, c.too_big ? "error parsing manifest: the document is too large or nested too deeply"
-							    : "out of memory");
-		break;
+			rc = kerr_set(err, KERR_OTHER, c.too_big ? "error parsing manifest: the document is too large or nested too deeply"
+							       : "out of memory");
+		else
+			rc = one(ud, out, err);
+		json_decref(out);
 	}
 	yaml_parser_delete(&parser);
-	return out;
+	return rc;
+}
+
+static int keep_first(void *ud, json_t *doc, struct kerr *err)
+{
+	json_t **first = ud;
+
+	(void)err;
+	if (!*first)
+		*first = json_incref(doc);
+	return 0;
+}
+
+static json_t *parse_yaml(const char *buf, size_t len, struct kerr *err)
+{
+	json_t *first = NULL;
+
+	if (each_yaml_document(buf, len, keep_first, &first, err) < 0) {
+		json_decref(first);
+		return NULL;
+	}
+	if (!first)
+		kerr_set(err, KERR_OTHER, "error parsing manifest: no objects passed to read");
+	return first;
 }
 
 /* A scalar as text: strings as they are, numbers and booleans as JSON
@@ -283,33 +308,45 @@ static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, c
 	return 0;
 }
 
+/* The pod template of an object of this kind, or NULL when the kind has
+ * none (*known false) or the object lacks it (*known true). */
+static const json_t *template_of(const json_t *obj, const char *kind, bool *known)
+{
+	const json_t *spec = json_object_get(obj, "spec");
+	static const char *const with_template[] = {"Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet"};
+
+	*known = true;
+	if (strcmp(kind, "Pod") == 0)
+		return obj;
+	for (size_t i = 0; i < sizeof(with_template) / sizeof(with_template[0]); i++)
+		if (strcmp(kind, with_template[i]) == 0)
+			return json_object_get(spec, "template");
+	if (strcmp(kind, "CronJob") == 0)
+		return json_object_get(json_object_get(json_object_get(spec, "jobTemplate"), "spec"), "template");
+	*known = false;
+	return NULL;
+}
+
 int manifest_pod_from_json(const json_t *obj, struct k8s_pod **ret, struct kerr *err)
 {
 	const json_t *kind_v = json_object_get(obj, "kind");
 	const char *kind = json_is_string(kind_v) ? json_string_value(kind_v) : NULL;
-	const json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+	const json_t *meta = json_object_get(obj, "metadata");
 	const json_t *tmpl;
 	struct k8s_pod *p;
+	bool known;
 
 	*ret = NULL;
 	if (!json_is_object(obj))
 		return kerr_set(err, KERR_OTHER, "error parsing manifest: the document is not an object");
 	if (!kind)
 		return kerr_set(err, KERR_OTHER, "error parsing manifest: Object 'Kind' is missing");
-	if (strcmp(kind, "Pod") == 0) {
-		tmpl = obj;
-	} else if (strcmp(kind, "Deployment") == 0 || strcmp(kind, "ReplicaSet") == 0 ||
-		   strcmp(kind, "StatefulSet") == 0 || strcmp(kind, "Job") == 0 ||
-		   strcmp(kind, "DaemonSet") == 0) {
-		tmpl = json_object_get(spec, "template");
-	} else if (strcmp(kind, "CronJob") == 0) {
-		tmpl = json_object_get(json_object_get(json_object_get(spec, "jobTemplate"), "spec"), "template");
-	} else {
+	tmpl = template_of(obj, kind, &known);
+	if (!known)
 		return kerr_set(err, KERR_OTHER,
 				"error parsing manifest: kind \"%s\" has no pod template (want a Pod, Deployment, "
 				"ReplicaSet, StatefulSet, Job, CronJob or DaemonSet)",
 				kind);
-	}
 	if (!json_is_object(json_object_get(tmpl, "spec")))
 		return kerr_set(err, KERR_OTHER, "error parsing manifest: %s has no pod spec", kind);
 	p = calloc(1, sizeof(*p));
@@ -347,4 +384,161 @@ int manifest_read_pod(const char *buf, size_t len, struct k8s_pod **ret, struct 
 	rc = manifest_pod_from_json(root, ret, err);
 	json_decref(root);
 	return rc;
+}
+
+/* A count as a manifest writes it: a number, or its text (YAML scalars are
+ * read as text); dflt when absent, -1 when not a count. */
+static long count_of(const json_t *o, const char *key, long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+	char *end;
+	long n;
+
+	if (!v || json_is_null(v))
+		return dflt;
+	if (json_is_integer(v))
+		return json_integer_value(v) >= 0 ? (long)json_integer_value(v) : -1;
+	if (!json_is_string(v))
+		return -1;
+	n = strtol(json_string_value(v), &end, 10);
+	return *json_string_value(v) && !*end && n >= 0 ? n : -1;
+}
+
+/* How many pods an object of this kind makes (manifest_workload.pods). */
+static long pods_of(const json_t *obj, const char *kind)
+{
+	const json_t *spec = json_object_get(obj, "spec");
+	long par, comp;
+
+	if (strcmp(kind, "Pod") == 0)
+		return 1;
+	if (strcmp(kind, "DaemonSet") == 0)
+		return MANIFEST_PER_NODE;
+	if (strcmp(kind, "CronJob") == 0)
+		spec = json_object_get(json_object_get(spec, "jobTemplate"), "spec");
+	else if (strcmp(kind, "Job") != 0)
+		return count_of(spec, "replicas", 1);
+	par = count_of(spec, "parallelism", 1);
+	comp = count_of(spec, "completions", -2);
+	return comp >= 0 && par >= 0 && comp < par ? comp : par;
+}
+
+static int skip_kind(struct manifest_set *set, const char *kind)
+{
+	struct manifest_skipped *k;
+
+	for (size_t i = 0; i < set->nskipped; i++)
+		if (strcmp(set->skipped[i].kind, kind) == 0) {
+			set->skipped[i].count++;
+			return 0;
+		}
+	k = kube_array_grow(set->skipped, &set->skipped_cap, set->nskipped + 1, sizeof(*k), 4);
+	if (!k)
+		return -1;
+	set->skipped = k;
+	k = &set->skipped[set->nskipped];
+	if (!(k->kind = strdup(kind)))
+		return -1;
+	k->count = 1;
+	set->nskipped++;
+	return 0;
+}
+
+static int add_workload(struct manifest_set *set, const json_t *obj, const char *kind, struct kerr *err)
+{
+	const json_t *meta = json_object_get(obj, "metadata");
+	struct manifest_workload *w;
+	bool oom = false;
+
+	w = kube_array_grow(set->items, &set->cap, set->len + 1, sizeof(*w), 4);
+	if (!w)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	set->items = w;
+	w = &set->items[set->len];
+	memset(w, 0, sizeof(*w));
+	if (manifest_pod_from_json(obj, &w->pod, err) < 0)
+		return -1;
+	set->len++;
+	w->pods = pods_of(obj, kind);
+	if (w->pods == -1 && strcmp(kind, "DaemonSet") != 0)
+		return kerr_set(err, KERR_OTHER, "error parsing manifest: %s has a replica count that is not a whole number", kind);
+	w->kind = strdup(kind);
+	w->name = field_text(meta, "name", &oom);
+	w->namespace = field_text(meta, "namespace", &oom);
+	return !w->kind || oom ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
+}
+
+/* One object: a List's items (one level down), a workload, or a skipped kind. */
+static int add_object(struct manifest_set *set, const json_t *obj, int depth, struct kerr *err)
+{
+	const json_t *kind_v = json_object_get(obj, "kind");
+	const char *kind = json_is_string(kind_v) ? json_string_value(kind_v) : NULL;
+	bool known;
+
+	if (!json_is_object(obj))
+		return kerr_set(err, KERR_OTHER, "error parsing manifest: the document is not an object");
+	if (!kind)
+		return kerr_set(err, KERR_OTHER, "error parsing manifest: Object 'Kind' is missing");
+	if (depth == 0 && strlen(kind) >= 4 && strcmp(kind + strlen(kind) - 4, "List") == 0) {
+		const json_t *items = json_object_get(obj, "items");
+
+		for (size_t i = 0; i < json_array_size(items); i++)
+			if (add_object(set, json_array_get(items, i), depth + 1, err) < 0)
+				return -1;
+		return 0;
+	}
+	template_of(obj, kind, &known);
+	if (!known)
+		return skip_kind(set, kind) < 0 ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
+	return add_workload(set, obj, kind, err);
+}
+
+static int add_document(void *ud, json_t *doc, struct kerr *err)
+{
+	return add_object(ud, doc, 0, err);
+}
+
+int manifest_read_all(const char *buf, size_t len, struct manifest_set *set, struct kerr *err)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	if (i >= len || buf[i] != '{')
+		return each_yaml_document(buf, len, add_document, set, err);
+	/* a JSON object, or several one after another */
+	while (i < len) {
+		json_error_t jerr;
+		json_t *root = json_loadb(buf + i, len - i, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &jerr);
+		int rc;
+
+		if (!root)
+			return kerr_set(err, KERR_OTHER, "error parsing manifest: %s at line %d column %d", jerr.text,
+					jerr.line, jerr.column);
+		rc = add_object(set, root, 0, err);
+		json_decref(root);
+		if (rc < 0)
+			return -1;
+		i += jerr.position;
+		while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+			i++;
+	}
+	return 0;
+}
+
+void manifest_set_release(struct manifest_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->len; i++) {
+		free(set->items[i].kind);
+		free(set->items[i].name);
+		free(set->items[i].namespace);
+		k8s_pod_free(set->items[i].pod);
+	}
+	free(set->items);
+	for (size_t i = 0; i < set->nskipped; i++)
+		free(set->skipped[i].kind);
+	free(set->skipped);
+	memset(set, 0, sizeof(*set));
 }

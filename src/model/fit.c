@@ -120,6 +120,11 @@ int fit_parse_memory(const char *v, int64_t *ret_mem, enum fit_mem_unit *ret_uni
 	return 0;
 }
 
+bool fit_reason_is_room(enum fit_reason reason)
+{
+	return reason >= FIT_REASON_FEW_GPUS && reason < FIT_REASON_COUNT;
+}
+
 /* The request's memory in the unit a node is shown in. */
 static int64_t need_in(const struct fit_request *r, enum mem_unit native, enum mem_unit shown)
 {
@@ -131,6 +136,11 @@ static int64_t need_in(const struct fit_request *r, enum mem_unit native, enum m
 	if (from == UNIT_GIB && shown == UNIT_MIB)
 		return v * 1024;
 	return v;
+}
+
+int64_t fit_need_in(const struct fit_request *r, enum mem_unit native, enum mem_unit shown)
+{
+	return need_in(r, native, shown);
 }
 
 /* The scheme a request names, resolved once per check: NULL with

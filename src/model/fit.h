@@ -106,6 +106,32 @@ void fit_verdict_release(struct fit_verdict *v);
  * every node; the verdicts stay the caller's.  0, or -1 when out of memory. */
 int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct fit_result *ret);
 
+/* What a pod of r placed at p takes of its node in m, as a pod already
+ * there holds it (its GPUs' memory, compute and slots, the node's totals),
+ * and the node's derived figures after it. */
+void fit_take(struct model *m, const struct fit_request *r, const struct fit_place *p);
+
+/* Pods placed one after another, each taking its place before the next. */
+struct fit_sequence {
+	size_t asked;		  /* pods to place */
+	size_t placed;		  /* the first `placed` found a place */
+	struct fit_place *places; /* where, in order (placed entries) */
+	struct fit_result rest;	  /* the check that found no place for the next, when placed < asked */
+};
+
+/* Place n pods of r in m, each where fit_check puts it first; n < 0 is
+ * one pod on each node that passes the node checks (a DaemonSet's).  m
+ * changes: each placed pod is taken.  0, or -1 when out of memory. */
+int fit_sequence(struct model *m, const struct fit_request *r, long n, struct fit_sequence *ret);
+void fit_sequence_release(struct fit_sequence *s);
+
+/* Is the reason one of room on the node (its GPUs, memory, compute,
+ * slots), not of the node checks before it? */
+bool fit_reason_is_room(enum fit_reason reason);
+/* The request's memory in the unit a node is shown in (native: the unit
+ * its scheme counts in). */
+int64_t fit_need_in(const struct fit_request *r, enum mem_unit native, enum mem_unit shown);
+
 /* "no GPU with 12 GiB free (largest free on one GPU: 9 GiB)", "cordoned",
  * ...: one line for a group, malloc'd. */
 char *fit_group_text(const struct fit_group *g, const struct fit_request *r);

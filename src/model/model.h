@@ -218,6 +218,9 @@ void model_release(struct model *m);
  * and model_derived_release frees what it made.  A reason that cannot be
  * made for lack of memory is left out, as a warning would be. */
 void model_derive(struct model *m);
+/* One node's derived figures again, after what its GPUs hold changed (a
+ * pod placed by fit's sequence or a move of defrag's plan). */
+void model_node_derive(struct model_node *n);
 void model_derived_release(struct model *m);
 
 /* Free memory, by one rule everywhere: a GPU's is max(0, total - allocated),

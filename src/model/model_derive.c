@@ -211,6 +211,11 @@ static void list_waiting(struct model *m)
 			m->waiting[m->nwaiting++] = i;
 }
 
+void model_node_derive(struct model_node *n)
+{
+	model_derive_node(n);
+}
+
 void model_derive(struct model *m)
 {
 	for (size_t i = 0; i < m->nnodes; i++)

@@ -47,6 +47,49 @@ static int fail(struct kerr *err)
 	return kerr_set(err, KERR_OTHER, "cannot write the answer");
 }
 
+/* The grouped reasons of a check, one line each. */
+static bool put_groups(struct tabwriter *tw, const struct fit_request *r, const struct fit_result *res)
+{
+	bool ok = true;
+
+	for (size_t i = 0; ok && i < res->ngroups; i++) {
+		char *t = fit_group_text(&res->groups[i], r), *st = t ? safe(t) : NULL;
+
+		ok = st && tabwriter_printf(tw, "  %zu node%s: %s\n", res->groups[i].count,
+					    res->groups[i].count == 1 ? "" : "s", st) >= 0;
+		free(t);
+		free(st);
+	}
+	return ok;
+}
+
+/* "Placed one after another: 3 of 10 pods fit (a GPU0, b GPU1, ...)" and
+ * why the next found no place. */
+static bool put_sequence(struct tabwriter *tw, const struct model *m, const struct fit_request *r,
+			 const struct fit_sequence *s)
+{
+	bool ok;
+
+	if (!s->asked)
+		return tabwriter_puts(tw, "\nNo pod to place: the workload asks for 0 pods.\n") >= 0;
+	ok = tabwriter_printf(tw, "\nPlaced one after another: %zu of %zu pod%s fit", s->placed, s->asked,
+			      s->asked == 1 ? "" : "s") >= 0;
+
+	for (size_t i = 0; ok && i < s->placed; i++) {
+		char *name = safe(m->nodes[s->places[i].node].name), *gpus = gpu_list(&s->places[i]);
+
+		ok = name && gpus &&
+		     tabwriter_printf(tw, "%s%s %s", i ? ", " : " (", name, gpus) >= 0;
+		free(name);
+		free(gpus);
+	}
+	ok = ok && tabwriter_printf(tw, "%s.\n", s->placed ? ")" : "") >= 0;
+	if (ok && s->placed < s->asked)
+		ok = tabwriter_printf(tw, "Pod %zu of %zu fits nowhere once those are placed:\n", s->placed + 1, s->asked) >= 0 &&
+		     put_groups(tw, r, &s->rest);
+	return ok;
+}
+
 int render_fit_table(FILE *out, const struct model *m, const struct fit_request *r, const struct fit_result *res,
 		     const struct fit_report *rep, struct kerr *err)
 {
@@ -76,14 +119,9 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 				      res->considered == 1 ? "" : "s") >= 0;
 	if (ok && not_fit)
 		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", not_fit, not_fit == 1 ? "" : "s") >= 0;
-	for (size_t i = 0; ok && i < res->ngroups; i++) {
-		char *t = fit_group_text(&res->groups[i], r), *st = t ? safe(t) : NULL;
-
-		ok = st && tabwriter_printf(tw, "  %zu node%s: %s\n", res->groups[i].count,
-					    res->groups[i].count == 1 ? "" : "s", st) >= 0;
-		free(t);
-		free(st);
-	}
+	ok = ok && put_groups(tw, r, res);
+	if (ok && rep->seq)
+		ok = put_sequence(tw, m, r, rep->seq);
 	if (ok && res->unpublished)
 		ok = tabwriter_puts(tw, "\nNote: CCE xGPU does not publish how it places a pod on a GPU: its nodes are "
 					"checked against their totals and one GPU's memory.\n") >= 0;
@@ -187,6 +225,28 @@ static int set(json_t *o, const char *k, json_t *v)
 	return v ? json_object_set_new(o, k, v) : -1;
 }
 
+/* [{"node": ..., "gpus": [...]}] in the order placed; NULL when out of memory. */
+static json_t *sequence_places(const struct model *m, const struct fit_sequence *s)
+{
+	json_t *a = json_array();
+	int rc = a ? 0 : -1;
+
+	for (size_t i = 0; !rc && i < s->placed; i++) {
+		json_t *o = json_object(), *g = json_array();
+
+		for (int j = 0; g && j < s->places[i].ngpus; j++)
+			rc |= json_array_append_new(g, json_integer(s->places[i].gpus[j]));
+		rc |= set(o ? o : (json_t *)NULL, "node", json_string(m->nodes[s->places[i].node].name));
+		rc |= o && g ? json_object_set_new(o, "gpus", g) : (json_decref(g), -1);
+		rc |= o ? json_array_append_new(a, o) : -1;
+	}
+	if (rc) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 json_t *render_fit_document(const struct model *m, const struct fit_request *r, const struct fit_result *res,
 			    const struct fit_report *rep)
 {
@@ -206,7 +266,11 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 	rc |= set(req, "gpus", json_integer(r->gpus > 1 ? r->gpus : 1));
 	rc |= json_object_set_new(doc, "request", req);
 	req = NULL;
-	rc |= set(doc, "fits", json_boolean(res->nfits > 0));
+	rc |= set(doc, "fits", json_boolean(rep->seq ? rep->seq->placed == rep->seq->asked : res->nfits > 0));
+	rc |= set(doc, "pods", json_integer(rep->seq ? (json_int_t)rep->seq->asked : 1));
+	rc |= set(doc, "podsFit", json_integer(rep->seq ? (json_int_t)rep->seq->placed : res->nfits > 0));
+	if (rep->seq)
+		rc |= set(doc, "placedInOrder", sequence_places(m, rep->seq));
 	rc |= set(doc, "nodesConsidered", json_integer((json_int_t)res->considered));
 	for (size_t i = 0; !rc && i < res->nfits; i++) {
 		const struct fit_place *p = &res->fits[i];

@@ -19,6 +19,8 @@ struct fit_report {
 	const char *subject; /* "pod ml/train-0 (cgpu): 12 GiB on each of 1 GPU" */
 	const char *const *events;
 	size_t nevents;
+	/* A workload's pods placed one after another, or NULL for one pod. */
+	const struct fit_sequence *seq;
 };
 
 int render_fit_table(FILE *out, const struct model *m, const struct fit_request *r, const struct fit_result *res,

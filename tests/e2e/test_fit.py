@@ -155,6 +155,10 @@ class Fit(ClusterCase):
 				self.assertTrue(r.stderr.startswith("error: ") or r.stderr.startswith("Error from server"), r.stderr)
 		r = self.fit("-f", "-", input="kind: Service\nspec: {}\n")
 		self.assertEqual(r.returncode, 1)
+		self.assertEqual(r.stderr.splitlines()[0], "skipped 1 Service object: no pod template")
+		self.assertIn("no object in the manifests carries a pod template", r.stderr)
+		r = self.fit("-f", "-", input="kind: Pod\nspec: [\n")
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("stdin: error parsing manifest", r.stderr)
 		r = self.fit("-f", "-", input="kind: Pod\nspec:\n  containers: [{name: c}]\n")
 		self.assertEqual(r.returncode, 1)
@@ -183,6 +187,78 @@ class Fit(ClusterCase):
 		r = self.fit("-f", "-", input=pod)
 		self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
 		self.assertIn("no GPU with 20 GiB free", r.stdout)
+
+	@staticmethod
+	def workload(kind, name, mem, count_field=None, count=None, extra=""):
+		spec = "  %s: %s\n" % (count_field, count) if count_field else ""
+		return ("apiVersion: apps/v1\nkind: %s\nmetadata: {name: %s, namespace: ml}\nspec:\n%s%s  template:\n"
+			"    spec:\n      containers:\n      - name: main\n"
+			"        resources: {limits: {aliyun.com/gpu-mem: %d}}\n" % (kind, name, spec, extra, mem))
+
+	def test_workload_pods_placed_one_after_another(self):
+		# 8 GiB fits on three GPUs of the untainted nodes (9, 15 and 11 free): 3 of 10
+		doc = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {}\n---\n" + \
+			self.workload("Deployment", "web", 8, "replicas", 10)
+		r = self.fit("-f", "-", input=doc)
+		self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+		self.assertEqual(r.stderr, "skipped 1 Service object: no pod template\n")
+		self.assertIn("deployment ml/web (cgpu): ", r.stdout)
+		self.assertIn(", 10 pods", r.stdout)
+		self.assertIn("Placed one after another: 3 of 10 pods fit (", r.stdout)
+		self.assertIn("Pod 4 of 10 fits nowhere once those are placed:", r.stdout)
+		d = self.fit_json("-f", "-", input=doc, code=3)
+		self.assertEqual((d["pods"], d["podsFit"], d["fits"]), (10, 3, False))
+		self.assertEqual(sorted(p["node"] for p in d["placedInOrder"]), ["cgpu-a", "cgpu-a", "share-b"])
+		# a Job runs parallelism pods, or completions when fewer
+		job = self.workload("Job", "j", 8, "parallelism", 4, "  completions: 2\n")
+		d = self.fit_json("-f", "-", input=job, code=0)
+		self.assertEqual((d["pods"], d["podsFit"], d["fits"]), (2, 2, True))
+		d = self.fit_json("-f", "-", input=self.workload("Job", "j", 8, "parallelism", 5), code=3)
+		self.assertEqual((d["pods"], d["podsFit"]), (5, 3))
+		cron = ("kind: CronJob\nmetadata: {name: c}\nspec:\n  jobTemplate:\n    spec:\n      parallelism: 4\n"
+			"      template:\n        spec:\n          containers:\n          - name: m\n"
+			"            resources: {limits: {aliyun.com/gpu-mem: 8}}\n")
+		d = self.fit_json("-f", "-", input=cron, code=3)
+		self.assertEqual((d["pods"], d["podsFit"]), (4, 3))
+		# a DaemonSet: one pod on each node it may run on (three here; share-a has 6 and 7 free)
+		d = self.fit_json("-f", "-", input=self.workload("DaemonSet", "ds", 8), code=3)
+		self.assertEqual((d["pods"], d["podsFit"]), (3, 2))
+		r = self.fit("-f", "-", input=self.workload("StatefulSet", "none", 8, "replicas", 0))
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertIn("No pod to place: the workload asks for 0 pods.", r.stdout)
+
+	def test_manifests_as_kubectl_apply_reads_them(self):
+		pod = "kind: Pod\nmetadata: {name: %s, namespace: ml}\nspec:\n  containers:\n  - name: m\n" \
+			"    resources: {limits: {aliyun.com/gpu-mem: 8}}\n"
+		# a List of two pods: the second is placed after the first took its GPU
+		lst = {"apiVersion": "v1", "kind": "List", "items": [
+			{"kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": [
+				{"name": "m", "resources": {"limits": {"aliyun.com/gpu-mem": "14"}}}]}},
+			{"kind": "Pod", "metadata": {"name": "b"}, "spec": {"containers": [
+				{"name": "m", "resources": {"limits": {"aliyun.com/gpu-mem": "14"}}}]}},
+			{"kind": "ConfigMap", "metadata": {"name": "x"}}]}
+		d = self.fit_json("-f", "-", input=json.dumps(lst), code=3)
+		self.assertEqual(d["kind"], "List")
+		self.assertEqual([a["fits"] for a in d["items"]], [True, False])
+		with tempfile.TemporaryDirectory() as tmp:
+			os.makedirs(os.path.join(tmp, "sub"))
+			for name, text in [("a.yaml", pod % "a"), ("b.json", json.dumps(lst["items"][0])), ("c.txt", "junk"),
+					   ("sub/d.yml", pod % "d")]:
+				with open(os.path.join(tmp, name), "w") as f:
+					f.write(text)
+			d = self.fit_json("-f", tmp, code=0)
+			self.assertEqual([a["request"]["subject"].split(" (")[0] for a in d["items"]],
+				["manifest ml/a", "manifest a"])
+			d = self.fit_json("-f", tmp, "-R", code=0)
+			self.assertEqual(len(d["items"]), 3)
+			a, sub = os.path.join(tmp, "a.yaml"), os.path.join(tmp, "sub", "d.yml")
+			for args in (["-f", a, "-f", sub], ["-f", a + "," + sub]):
+				d = self.fit_json(*args, code=0)
+				self.assertEqual([x["request"]["subject"].split(" (")[0] for x in d["items"]],
+					["manifest ml/a", "manifest ml/d"])
+			r = self.fit("-f", os.path.join(tmp, "sub"), "-f", os.path.join(tmp, "c.txt"))
+			self.assertEqual(r.returncode, 1)
+			self.assertIn("c.txt: error parsing manifest", r.stderr)
 
 	def test_pending_explained_in_details_and_json(self):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)

@@ -478,3 +478,35 @@ Test(fit_request, init_containers_count_as_the_scheduler_counts_them)
 		free(doc);
 	}
 }
+
+/* Pods placed one after another each take their GPU before the next: 8 on
+ * the untainted cgpu nodes fits on GPUs with 9, 15 and 11 free, and the
+ * GPU with 15 takes only one of them. */
+Test(fit, sequence_takes_each_place_before_the_next)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 8, .gpus = 1};
+	struct fit_sequence s;
+	const struct model_node *a = model_find_node(&m, "cgpu-a");
+	int64_t before = a->mem_allocated;
+
+	cr_assert_eq(fit_sequence(&m, &q, 10, &s), 0);
+	cr_assert_eq(s.asked, 10);
+	cr_assert_eq(s.placed, 3);
+	cr_assert_eq(s.rest.nfits, 0);
+	cr_assert_not_null(group(&s.rest, FIT_REASON_MEMORY));
+	cr_assert_eq(a->mem_allocated, before + 16);
+	cr_assert_eq(a->largest_free, 7);
+	fit_sequence_release(&s);
+}
+
+Test(fit, sequence_of_a_daemonset_is_one_pod_per_node)
+{
+	struct fit_request q = {.scheme = "cgpu", .mem = 8, .gpus = 1};
+	struct fit_sequence s;
+
+	/* cgpu-a, share-a and share-b take pods; share-a has 6 and 7 free */
+	cr_assert_eq(fit_sequence(&m, &q, -1, &s), 0);
+	cr_assert_eq(s.asked, 3);
+	cr_assert_eq(s.placed, 2);
+	fit_sequence_release(&s);
+}

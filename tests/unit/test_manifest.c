@@ -142,3 +142,48 @@ Test(objects, tolerations)
 	cr_assert_not(k8s_tolerates(&eff, 1, &t));
 	cr_assert_not(k8s_tolerates(NULL, 0, &t));
 }
+
+/* Every document, a List's items, the pods each workload makes, and the
+ * kinds without a pod template counted. */
+Test(manifest, every_object_as_kubectl_apply_reads_them)
+{
+	const char *doc =
+		"kind: Service\nmetadata: {name: s}\n---\n---\n"
+		"kind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 10\n  template:\n"
+		"    spec: {containers: [{name: m}]}\n---\n"
+		"kind: List\nitems:\n- kind: Job\n  metadata: {name: j}\n  spec:\n    parallelism: 4\n    completions: 2\n"
+		"    template: {spec: {containers: [{name: m}]}}\n"
+		"- kind: ConfigMap\n  metadata: {name: c}\n- kind: Service\n  metadata: {name: t}\n"
+		"- kind: DaemonSet\n  metadata: {name: ds}\n  spec: {template: {spec: {containers: [{name: m}]}}}\n"
+		"- kind: StatefulSet\n  metadata: {name: z}\n  spec: {replicas: 0, template: {spec: {containers: []}}}\n"
+		"- kind: Pod\n  metadata: {name: p}\n  spec: {containers: [{name: m}]}\n";
+	const char *json = "{\"kind\":\"Job\",\"metadata\":{\"name\":\"a\"},\"spec\":{\"parallelism\":3,"
+			   "\"template\":{\"spec\":{\"containers\":[]}}}}\n{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"},"
+			   "\"spec\":{\"containers\":[]}}";
+	static const char *const kinds[] = {"Deployment", "Job", "DaemonSet", "StatefulSet", "Pod"};
+	static const long pods[] = {10, 2, MANIFEST_PER_NODE, 0, 1};
+	struct manifest_set set = {0};
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(manifest_read_all(doc, strlen(doc), &set, &err), 0, "%s", err.message);
+	cr_assert_eq(set.len, 5);
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_str_eq(set.items[i].kind, kinds[i]);
+		cr_assert_eq(set.items[i].pods, pods[i], "%s: %ld", kinds[i], set.items[i].pods);
+		cr_assert_not_null(set.items[i].pod);
+	}
+	cr_assert_str_eq(set.items[0].namespace, "ml");
+	cr_assert_eq(set.nskipped, 2);
+	cr_assert_str_eq(set.skipped[0].kind, "Service");
+	cr_assert_eq(set.skipped[0].count, 2);
+	cr_assert_str_eq(set.skipped[1].kind, "ConfigMap");
+	manifest_set_release(&set);
+	cr_assert_eq(manifest_read_all(json, strlen(json), &set, &err), 0, "%s", err.message);
+	cr_assert_eq(set.len, 2);
+	cr_assert_eq(set.items[0].pods, 3);
+	cr_assert_str_eq(set.items[1].name, "b");
+	manifest_set_release(&set);
+	cr_assert_eq(manifest_read_all("kind: Deployment\nspec: {replicas: x, template: {spec: {}}}\n", 57, &set, &err), -1);
+	manifest_set_release(&set);
+	kerr_release(&err);
+}
