@@ -437,6 +437,26 @@ static void print_scheduled_on(struct cli_ctx *ctx, const char *node_name)
 	free(node);
 }
 
+/* A filter that left no node to check: which one, on stderr, as the
+ * default command says it. */
+static int print_nothing_selected(struct cli_ctx *ctx, const struct fit_run *r, struct kerr *err)
+{
+	char *sel = nodesel_text(&r->sel);
+
+	if (!sel)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (!*sel)
+		fprintf(ctx->errout, "no node shares its GPUs (%zu node%s looked at): does not fit anywhere\n",
+			r->load.nodes_seen, r->load.nodes_seen == 1 ? "" : "s");
+	else if (r->load.nodes_seen == 0)
+		fprintf(ctx->errout, "no node matches %s: does not fit anywhere selected\n", sel);
+	else
+		fprintf(ctx->errout, "no node matching %s shares its GPUs (%zu node%s looked at): does not fit anywhere selected\n",
+			sel, r->load.nodes_seen, r->load.nodes_seen == 1 ? "" : "s");
+	free(sel);
+	return 0;
+}
+
 /* Check the request against the nodes and print the answer; pods != 1
  * places that many one after another (each taking its place in the model
  * before the next).  *fits is false when some pod found no place. */
@@ -633,6 +653,8 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	if (r.docs && print_documents(ctx, &r, err) < 0)
 		goto out;
 	fflush(ctx->out);
+	if (!r.load.model.nnodes && print_nothing_selected(ctx, &r, err) < 0)
+		goto out;
 	rc = fits ? 0 : EXIT_DOES_NOT_FIT;
 out:
 	run_release(&r);

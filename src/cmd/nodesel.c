@@ -13,17 +13,22 @@
 	{ "pool", 0, "NAME", "only the nodes of this node pool (" POOL_LABEL "=NAME), or with this KEY=VALUE label", \
 	  "pools" }
 
-enum { NS_SELECTOR, NS_POOL, NS_SCHEME };
+#define NODE_FLAG \
+	{ "node", 0, CLI_LIST_ARG("NAME"), "only these nodes, by name (repeatable, or comma-separated)", "nodes" }
+
+enum { NS_SELECTOR, NS_POOL, NS_NODE, NS_SCHEME };
 
 const struct flag nodesel_flags[] = {
 	[NS_SELECTOR] = SELECTOR_FLAG,
 	[NS_POOL] = POOL_FLAG,
+	[NS_NODE] = NODE_FLAG,
 	{ 0 },
 };
 
 const struct flag nodesel_scheme_flags[] = {
 	[NS_SELECTOR] = SELECTOR_FLAG,
 	[NS_POOL] = POOL_FLAG,
+	[NS_NODE] = NODE_FLAG,
 	[NS_SCHEME] = { "scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
 			"schemes" },
 	{ 0 },
@@ -93,11 +98,32 @@ static int take_names(struct nodesel *s, char **names, size_t n, struct kerr *er
 	return 0;
 }
 
+/* The names of --node (commas between them) after the positional ones. */
+static int take_node_flag(struct nodesel *s, const char *list, char **names, size_t n, struct kerr *err)
+{
+	size_t cap = n + 1, len = n;
+	char **all, *save = NULL;
+	int rc;
+
+	for (const char *p = list; *p; p++)
+		cap += *p == ',';
+	if (!(s->node_buf = strdup(list)) || !(all = calloc(cap, sizeof(*all))))
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		all[i] = names[i];
+	for (char *p = strtok_r(s->node_buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		all[len++] = p;
+	rc = len == n ? kerr_set(err, KERR_USAGE, "a node name must not be empty") : take_names(s, all, len, err);
+	free(all);
+	return rc;
+}
+
 void nodesel_release(struct nodesel *s)
 {
 	if (!s)
 		return;
 	free(s->names);
+	free(s->node_buf);
 	free(s->label_selector);
 	memset(s, 0, sizeof(*s));
 }
@@ -120,11 +146,31 @@ int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *cons
 	}
 	if (join_selectors(s, err) < 0)
 		return -1;
-	if (n && s->label_selector)
+	if (nflags > NS_NODE && v[NS_NODE])
+		s->node_flag = v[NS_NODE];
+	if ((n || s->node_flag) && s->label_selector)
 		return kerr_set(err, KERR_USAGE, "name cannot be provided when a selector is specified");
-	if (required && !n && !s->label_selector)
+	if (required && !n && !s->node_flag && !s->label_selector)
 		return kerr_set(err, KERR_USAGE, "choose nodes: name them, or select them with -l SELECTOR or --pool NAME");
+	if (s->node_flag)
+		return take_node_flag(s, s->node_flag, names, n, err);
 	return take_names(s, names, n, err);
+}
+
+char *nodesel_text(const struct nodesel *s)
+{
+	char *t = NULL;
+	int rc;
+
+	if (s->node_flag && !s->label_selector)
+		rc = asprintf(&t, "--node %s", s->node_flag);
+	else if (s->selector && s->pool)
+		rc = asprintf(&t, "-l %s --pool %s", s->selector, s->pool);
+	else if (s->selector || s->pool)
+		rc = asprintf(&t, "%s %s", s->selector ? "-l" : "--pool", s->selector ? s->selector : s->pool);
+	else
+		rc = (t = strdup("")) ? 0 : -1;
+	return rc < 0 ? NULL : t;
 }
 
 void np_node_release(struct np_node *n)

@@ -18,15 +18,18 @@
  * -l/--selector and --pool, and with nodesel_scheme_flags --scheme too. */
 extern const struct flag nodesel_flags[], nodesel_scheme_flags[];
 /* The most flags a block holds: a command's vals need room for them. */
-#define NODESEL_MAX_FLAGS 3
+#define NODESEL_MAX_FLAGS 4
 
-/* What the command line chose. */
+/* What the command line chose; --node NAME adds to the names given as
+ * arguments. */
 struct nodesel {
 	char **names; /* node names as given, without repeats (into argv), NULL-terminated; NULL for none */
 	size_t nnames;
 	const char *selector, *pool; /* -l and --pool as given, NULL when not given */
 	char *label_selector;	     /* both as one label selector, or NULL for neither */
 	const char *scheme;	     /* a name in the scheme table, or NULL */
+	const char *node_flag;	     /* --node as given (comma-separated), or NULL */
+	char *node_buf;		     /* the names of --node, split (names point into it) */
 };
 
 /* The block's values (in vals, after cmd's own flags, as cli_parse_flags
@@ -39,6 +42,9 @@ struct nodesel {
 int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *const *vals, char **names, size_t n,
 		  bool required, struct kerr *err);
 void nodesel_release(struct nodesel *s);
+/* The filter as given ("-l K=V --pool P", "--node a,b"), for "no node
+ * matches ..."; "" for none; malloc'd, NULL when out of memory. */
+char *nodesel_text(const struct nodesel *s);
 
 /* A node as the administration commands need it. */
 struct np_node {

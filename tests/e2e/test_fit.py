@@ -260,6 +260,25 @@ class Fit(ClusterCase):
 			self.assertEqual(r.returncode, 1)
 			self.assertIn("c.txt: error parsing manifest", r.stderr)
 
+	def test_nodes_by_name_and_filters_that_match_nothing(self):
+		d = self.fit_json("--memory", "4", "--scheme", "cgpu", "--node", "share-a", "--node", "share-b,cgpu-a", code=0)
+		self.assertEqual(d["nodesConsidered"], 3)
+		self.assertEqual(sorted(p["node"] for p in d["places"]), ["cgpu-a", "share-a", "share-b"])
+		r = self.fit("--memory", "12", "--scheme", "cgpu", "--node=share-a")
+		self.assertEqual(r.returncode, 3, r.stderr)
+		self.assertIn("Fits on 0 of 1 node.", r.stdout)
+		r = self.fit("--memory", "4", "--node", "nope")
+		self.assertEqual(r.returncode, 1)
+		self.assertIn('nodes "nope" not found', r.stderr)
+		r = self.fit("--memory", "4", "--node", "share-a", "-l", "a=b")
+		self.assertEqual(r.returncode, 2)
+		for args, line in [(["-l", "no=such"], "no node matches -l no=such: does not fit anywhere selected"),
+				   (["--pool", "np-none"], "no node matches --pool np-none: does not fit anywhere selected")]:
+			with self.subTest(args=args):
+				r = self.fit("--memory", "4", "--scheme", "cgpu", *args)
+				self.assertEqual(r.returncode, 3, r.stderr)
+				self.assertEqual(r.stderr, line + "\n")
+
 	def test_pending_explained_in_details_and_json(self):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)
 		self.assertEqual(r.returncode, 0, r.stderr)

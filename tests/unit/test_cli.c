@@ -153,6 +153,33 @@ Test(cli, node_selection_names)
 	nodesel_release(&sel);
 }
 
+/* --node repeats and takes commas; its names join the arguments' */
+Test(cli, node_selection_node_flag)
+{
+	char *argv[] = { "changer", "-d", "n1", "--node", "n2,n3", "--node=n1", "--node", "n4", NULL };
+	char *empty[] = { "changer", "-d", "--node", ",", NULL };
+	char *both[] = { "changer", "-d", "--node", "n1", "-l", "a=b", NULL };
+	struct nodesel sel;
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(pick(&changer, argv, true, &sel, &err), 0, "%s", err.message);
+	cr_assert_eq(sel.nnames, 4);
+	cr_assert_str_eq(sel.names[0], "n1");
+	cr_assert_str_eq(sel.names[1], "n2");
+	cr_assert_str_eq(sel.names[2], "n3");
+	cr_assert_str_eq(sel.names[3], "n4");
+	cr_assert_null(sel.names[4]);
+	nodesel_release(&sel);
+	cr_assert_eq(pick(&changer, empty, false, &sel, &err), -1);
+	nodesel_release(&sel);
+	kerr_release(&err);
+	cr_assert_eq(pick(&changer, both, false, &sel, &err), -1);
+	cr_assert_str_eq(err.message, "name cannot be provided when a selector is specified");
+	nodesel_release(&sel);
+	kerr_release(&err);
+	cli_flags_release();
+}
+
 Test(cli, node_selection_selector_pool_and_scheme)
 {
 	char *argv[] = { "picker", "-d", "--pool", "np-a", "-l", "gpu=v100", "--scheme", "hami", NULL };
