@@ -259,6 +259,29 @@ static void run_release(struct fit_run *r)
 	free(r->scheduled_on);
 }
 
+/* Of the pods on nodes, the model keeps the one asked about. */
+static enum model_keep keep_named_pod(void *ud, const char *namespace, const char *name)
+{
+	const struct k8s_pod *p = ud;
+
+	return p->namespace && p->name && namespace && name && strcmp(namespace, p->namespace) == 0 &&
+			       strcmp(name, p->name) == 0
+		       ? MODEL_KEEP_YES
+		       : MODEL_KEEP_NO;
+}
+
+/* The pod asked about, as the model holds it: a pod bound to its node and
+ * waiting there for a GPU has a pending reason; NULL when none. */
+static const struct model_pod *waiting_pod(const struct fit_run *r)
+{
+	const struct model *m = &r->load.model;
+
+	for (size_t i = 0; r->scheduled_on && i < m->npods; i++)
+		if (m->pods[i].pending_reason && m->pods[i].node && strcmp(m->pods[i].node, r->scheduled_on) == 0)
+			return &m->pods[i];
+	return NULL;
+}
+
 /* The answer as a table, or as a document kept for the end. */
 static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit_result *res,
 			const struct fit_sequence *seq, struct kerr *err)
@@ -274,6 +297,8 @@ static int print_answer(struct cli_ctx *ctx, struct fit_run *r, const struct fit
 		return kerr_set(err, KERR_OTHER, "cannot build the answer");
 	if (r->scheduled_on)
 		json_object_set_new(doc, "scheduledOn", json_string(r->scheduled_on));
+	if (waiting_pod(r))
+		json_object_set_new(doc, "pendingReason", json_string(waiting_pod(r)->pending_reason));
 	if ((!r->docs && !(r->docs = json_array())) || json_array_append_new(r->docs, doc) < 0)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	return 0;
@@ -465,20 +490,27 @@ static int answer(struct cli_ctx *ctx, struct fit_run *r, long pods, bool *fits,
 	struct fit_result res = {0};
 	struct fit_sequence seq = {0};
 	bool many = pods != 1;
+	const struct model_pod *waits = waiting_pod(r);
 	int rc;
 
+	/* a pod waiting on its node for a GPU: the verdict on that node, the
+	 * same check that gives its pending reason */
+	if (waits)
+		r->req.node = r->scheduled_on;
 	if (fit_check(&r->load.model, &r->req, &res) < 0 ||
 	    (many && fit_sequence(&r->load.model, &r->req, pods, &seq) < 0)) {
 		fit_result_release(&res);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	if (r->scheduled_on && !output_is_document(r->out))
+	if (waits && !output_is_document(r->out))
+		fprintf(ctx->out, "The pod is bound to node %s and has no GPU yet: %s.\n", waits->node, waits->pending_reason);
+	else if (r->scheduled_on && !output_is_document(r->out))
 		print_scheduled_on(ctx, r->scheduled_on);
 	rc = print_answer(ctx, r, &res, many ? &seq : NULL, err);
 	if (many)
 		*fits &= seq.placed == seq.asked;
 	else
-		*fits &= res.nfits > 0 || r->scheduled_on;
+		*fits &= res.nfits > 0 || (r->scheduled_on && !waits);
 	if (!many && rc == 0 && res.nfits && r->pod && r->filename)
 		fit_take(&r->load.model, &r->req, &res.fits[0]);
 	fit_result_release(&res);
@@ -644,6 +676,12 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_named_pod(&r, err) < 0))
 		goto out;
+	if (r.scheduled_on) {
+		/* the pod itself, to tell whether it waits there for a GPU */
+		r.load.mo.keep_pods = true;
+		r.load.mo.keep_pod_if = keep_named_pod;
+		r.load.mo.keep_pod_ud = r.pod;
+	}
 	if (!r.filename && set_subject(&r, "pod", 1, &w, err) < 0)
 		goto out;
 	if (cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0)

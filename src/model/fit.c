@@ -259,6 +259,8 @@ static int judge(const struct model_node *n, const struct check *c, struct verdi
 	v->place.largest_free = n->largest_free;
 	if (!scheme_matches(n, r, &c->want)) {
 		v->reason = FIT_REASON_SCHEME;
+	} else if (r->node) {
+		return scheme_rule(n, r, c->gpus, v, unpublished);
 	} else if (!n->ready) {
 		v->reason = FIT_REASON_NOT_READY;
 	} else if (n->unschedulable) {
@@ -432,6 +434,8 @@ int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct
 		struct verdict v = {.reason = fv->reason, .detail = fv->detail, .place = fv->place};
 		struct fit_place *p;
 
+		if (fv->reason == FIT_VERDICT_SKIP)
+			continue;
 		res->considered++;
 		res->unpublished |= fv->unpublished;
 		if (fv->reason >= 0) {
@@ -471,9 +475,15 @@ int fit_check(const struct model *m, const struct fit_request *req, struct fit_r
 	if (check_init(&c, &r, req, maxg) < 0)
 		return -1;
 	v = calloc(m->nnodes ? m->nnodes : 1, sizeof(*v));
-	for (size_t i = 0; v && i < m->nnodes; i++)
+	for (size_t i = 0; v && i < m->nnodes; i++) {
+		/* a pod bound to a node: that node only */
+		if (req->node && strcmp(m->nodes[i].name, req->node) != 0) {
+			v[i].reason = FIT_VERDICT_SKIP;
+			continue;
+		}
 		if (judge_node(&m->nodes[i], i, &c, &v[i]) < 0)
 			goto out;
+	}
 	if (v)
 		rc = fit_gather(m, v, res);
 out:

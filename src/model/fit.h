@@ -35,6 +35,10 @@ struct fit_request {
 	size_t nterms;
 	const struct k8s_toleration *tols;
 	size_t ntols;
+	/* A pod already bound to this node, waiting for its GPU: only this
+	 * node, and only its scheme's rule (the scheduler's checks are behind
+	 * it).  NULL = every node. */
+	const char *node;
 };
 
 enum fit_reason {
@@ -92,8 +96,11 @@ void fit_result_release(struct fit_result *r);
 
 /* The two halves of fit_check, for a caller that keeps each node's verdict
  * and judges again only the nodes that changed (the live view's reasons). */
+/* The verdict on a node a check leaves out (fit_request.node names another). */
+#define FIT_VERDICT_SKIP (-2)
+
 struct fit_verdict {
-	int reason;		/* an enum fit_reason, or -1: the pod fits */
+	int reason;		/* an enum fit_reason, -1: the pod fits, or FIT_VERDICT_SKIP */
 	char *detail;		/* the taint or nodeSelector entry not matched, or NULL */
 	struct fit_place place; /* where, when it fits */
 	bool unpublished;	/* the node's scheme does not publish its per-GPU rule */

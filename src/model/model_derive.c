@@ -161,16 +161,61 @@ bool model_pod_request(const struct model_pod *p, struct fit_request *r)
 	return true;
 }
 
-char *model_waiting_on_node(const struct model_pod *p)
+/* fit's answer for a pod bound to a node, on that node alone: a GPU there
+ * has room (the device plugin has yet to choose it), or why none has. */
+static void write_node_reason(FILE *f, const struct model_pod *p, const struct fit_request *r,
+			      const struct fit_result *res)
 {
-	char *s = NULL;
+	char *t;
 
-	return asprintf(&s, "on node %s, waiting for its GPU to be chosen", p->node) < 0 ? NULL : s;
+	if (res->nfits) {
+		fprintf(f, "on node %s, waiting for its GPU to be chosen", p->node);
+		return;
+	}
+	if (!res->considered) {
+		fprintf(f, "on node %s, which is not among the nodes shown: not checked", p->node);
+		return;
+	}
+	t = res->ngroups ? fit_group_text(&res->groups[0], r) : NULL;
+	fprintf(f, "on node %s, where no GPU can hold it now: %s", p->node, t ? t : "does not fit");
+	free(t);
 }
 
-/* Why a pod waits, in one line: for a pod on no node, fit's reasons for
- * its request, nodeSelector, required node affinity and tolerations (kept
- * with opts.scheduling); for a pod on a node without a GPU, that.  NULL
+char *model_waiting_on_node(const struct model *m, const struct model_pod *p)
+{
+	struct fit_request r = {.node = p->node, .mem = p->ask.mem, .core = p->ask.core, .gpus = p->ask.gpus,
+				.scheme = p->scheme ? p->scheme->name : NULL};
+	struct fit_result res;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	/* a pod whose scheme gave no ask asks what it holds without a GPU */
+	for (size_t i = 0; !p->ask.gpus && i < p->ngpus; i++)
+		if (p->gpus[i].gpu < 0) {
+			r.gpus++;
+			r.mem = p->gpus[i].mem > r.mem ? p->gpus[i].mem : r.mem;
+			r.core = p->gpus[i].core > r.core ? p->gpus[i].core : r.core;
+		}
+	if (!r.gpus || !p->scheme)
+		return asprintf(&s, "on node %s, waiting for a GPU: what it asks could not be read", p->node) < 0 ? NULL : s;
+	if (fit_check(m, &r, &res) < 0)
+		return NULL;
+	if ((f = open_memstream(&s, &len))) {
+		write_node_reason(f, p, &r, &res);
+		if (fclose(f) != 0) {
+			free(s);
+			s = NULL;
+		}
+	}
+	fit_result_release(&res);
+	return s;
+}
+
+/* Why a pod waits, in one line, from fit's check of what it asks: for a
+ * pod on no node, fit's reasons over every node with its nodeSelector,
+ * required node affinity and tolerations (kept with opts.scheduling); for
+ * a pod bound to a node without a GPU, fit's verdict on that node.  NULL
  * when there is nothing to say or out of memory. */
 static char *pending_reason(const struct model *m, const struct model_pod *p)
 {
@@ -179,7 +224,7 @@ static char *pending_reason(const struct model *m, const struct model_pod *p)
 	char *s;
 
 	if (p->node)
-		return model_waiting_on_node(p);
+		return model_waiting_on_node(m, p);
 	if (!model_pod_request(p, &r) || fit_check(m, &r, &res) < 0)
 		return NULL;
 	s = model_reason_text(m, &r, &res);

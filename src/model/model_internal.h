@@ -151,6 +151,9 @@ bool model_pod_request(const struct model_pod *p, struct fit_request *r);
 /* The reason in one line, from fit's answer to the request; "on node X,
  * waiting for its GPU to be chosen".  malloc'd, NULL when out of memory. */
 char *model_reason_text(const struct model *m, const struct fit_request *r, const struct fit_result *res);
-char *model_waiting_on_node(const struct model_pod *p);
+/* A pod bound to a node without a GPU: fit's verdict on that node alone,
+ * "on node X, waiting for its GPU to be chosen" only where a GPU there has
+ * room for it. */
+char *model_waiting_on_node(const struct model *m, const struct model_pod *p);
 
 #endif

@@ -172,13 +172,12 @@ static int node_waiting(struct model_live *l, const struct model_node *n)
 		if (!waits && r->waiting)
 			live_list_remove(m, m->waiting, &m->nwaiting, n->pods[i]);
 		r->waiting = waits;
-		if (!waits) {
-			free(mp->pending_reason);
-			mp->pending_reason = NULL;
-		} else if (!mp->pending_reason) {
-			/* NULL when out of memory: left out, as a warning would be */
-			mp->pending_reason = model_waiting_on_node(mp);
-		}
+		free(mp->pending_reason);
+		mp->pending_reason = NULL;
+		/* again as the node changes: fit's verdict on it (NULL when out
+		 * of memory: left out, as a warning would be) */
+		if (waits)
+			mp->pending_reason = model_waiting_on_node(m, mp);
 	}
 	return 0;
 }
@@ -244,11 +243,14 @@ static int settle_node(struct model_live *l, size_t ai)
 	ln->rounded = m->rounded;
 	m->rounded = rounded;
 	keep_join_warnings(s, ln, &w);
-	if (rc < 0 || node_waiting(l, n) < 0)
+	if (rc < 0)
 		return -1;
 	n->pods_held = a->npods;
 	ln->pods_core = model_node_pods_core(m, n);
 	model_derive_node(n);
+	/* after the node's figures: a waiting pod's reason is fit's verdict on them */
+	if (node_waiting(l, n) < 0)
+		return -1;
 	model_count_node(m, n, 1);
 	ln->counted = true;
 	return 0;

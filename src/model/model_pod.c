@@ -217,6 +217,8 @@ int model_fill_pod(struct model *m, struct model_pod *mp, const struct k8s_pod *
 	mp->core = sp->core;
 	mp->assigned = sp->assigned;
 	mp->via = xstrdup(sp->via);
+	/* a pod bound to a node keeps its ask: whether a GPU there can hold it */
+	mp->ask = sp->ask;
 	if (r->ngpus && (mp->gpus = malloc(r->ngpus * sizeof(*mp->gpus)))) {
 		memcpy(mp->gpus, r->gpus, r->ngpus * sizeof(*mp->gpus));
 		mp->ngpus = r->ngpus;

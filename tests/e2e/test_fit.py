@@ -279,6 +279,34 @@ class Fit(ClusterCase):
 				self.assertEqual(r.returncode, 3, r.stderr)
 				self.assertEqual(r.stderr, line + "\n")
 
+	def test_a_pod_waiting_on_its_node_and_fit_agree(self):
+		def bound(name, mem):
+			return {"apiVersion": "v1", "kind": "Pod",
+				"metadata": {"name": name, "namespace": "ml", "uid": "uid-" + name},
+				"spec": {"nodeName": "share-a", "containers": [
+					{"name": "m", "resources": {"limits": {"aliyun.com/gpu-mem": str(mem)}}}]},
+				"status": {"phase": "Pending"}}
+		self.api.put_object(bound("wait-big", 12))
+		self.api.put_object(bound("wait-small", 5))
+		try:
+			reason = "on node share-a, where no GPU can hold it now: no GPU with 12 GiB free (largest free on one GPU: 7 GiB)"
+			r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d", "-A"], env=ENV)
+			self.assertIn("ml/wait-big: " + reason, r.stdout)
+			self.assertIn("ml/wait-small: on node share-a, waiting for its GPU to be chosen", r.stdout)
+			r = self.fit("ml/wait-big")
+			self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+			self.assertIn("The pod is bound to node share-a and has no GPU yet: %s." % reason, r.stdout)
+			self.assertIn("Fits on 0 of 1 node.", r.stdout)
+			d = self.fit_json("ml/wait-big", code=3)
+			self.assertEqual(d["pendingReason"], reason)
+			r = self.fit("ml/wait-small")
+			self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+			self.assertIn("waiting for its GPU to be chosen", r.stdout)
+			self.assertIn("Fits on 1 of 1 node.", r.stdout)
+		finally:
+			self.api.delete_object("pods", "ml", "wait-big")
+			self.api.delete_object("pods", "ml", "wait-small")
+
 	def test_pending_explained_in_details_and_json(self):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-d"], env=ENV)
 		self.assertEqual(r.returncode, 0, r.stderr)

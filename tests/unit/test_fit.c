@@ -510,3 +510,57 @@ Test(fit, sequence_of_a_daemonset_is_one_pod_per_node)
 	cr_assert_eq(s.placed, 2);
 	fit_sequence_release(&s);
 }
+
+/* The fit scenario with pods bound to share-a (6 and 7 GiB free) that wait
+ * for their GPU: said to wait for the GPU only where one there has room,
+ * else fit's reason for that node. */
+Test(fit_pending, a_bound_pod_waits_for_its_gpu_only_where_one_has_room)
+{
+	static const char *const pods[] = {"small", "big"};
+	static const int mem[] = {5, 12};
+	struct model b;
+	struct model_options o = {.force_unit = -1, .scheduling = true, .keep_pods = true};
+	struct t_objs nodes = {0}, listed = {0};
+	struct kerr err = KERR_INIT;
+	int found = 0;
+
+	cr_assert_eq(model_init(&b, &o), 0);
+	t_load_list(&nodes, "fit", "nodes.json", OBJ_NODE, model_node_filter(&b));
+	t_load_list(&listed, "fit", "pods.json", OBJ_POD, model_pod_filter(&b));
+	for (size_t i = 0; i < nodes.nnodes; i++) {
+		cr_assert_eq(model_add_node(&b, nodes.nodes[i], &err), 0);
+		k8s_node_free(nodes.nodes[i]);
+	}
+	for (size_t i = 0; i < listed.npods; i++) {
+		cr_assert_eq(model_add_pod(&b, listed.pods[i], &err), 0);
+		k8s_pod_free(listed.pods[i]);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		struct k8s_pod *p;
+		char *doc = NULL;
+
+		cr_assert(asprintf(&doc, "kind: Pod\nmetadata: {name: %s, namespace: ml}\nspec:\n  nodeName: share-a\n"
+					 "  containers:\n  - name: m\n    resources: {limits: {aliyun.com/gpu-mem: %d}}\n",
+				   pods[i], mem[i]) > 0);
+		cr_assert_eq(manifest_read_pod(doc, strlen(doc), &p, &err), 0, "%s", err.message);
+		cr_assert_eq(model_add_pod(&b, p, &err), 0);
+		k8s_pod_free(p);
+		free(doc);
+	}
+	cr_assert_eq(model_finish(&b, &err), 0);
+	for (size_t i = 0; i < b.npods; i++) {
+		const struct model_pod *p = &b.pods[i];
+
+		if (strcmp(p->name, "small") == 0) {
+			cr_assert_str_eq(p->pending_reason, "on node share-a, waiting for its GPU to be chosen");
+			found++;
+		} else if (strcmp(p->name, "big") == 0) {
+			cr_assert_str_eq(p->pending_reason, "on node share-a, where no GPU can hold it now: no GPU with 12 GiB "
+							    "free (largest free on one GPU: 7 GiB)");
+			found++;
+		}
+	}
+	cr_assert_eq(found, 2);
+	model_release(&b);
+	kerr_release(&err);
+}

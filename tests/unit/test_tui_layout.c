@@ -33,6 +33,8 @@ static struct model_node *add_node(const char *name, const char *pool, int ngpus
 	n->unit = UNIT_GIB;
 	n->ready = true;
 	n->info.per_gpu = true;
+	/* a scheme, whose rule tells whether a waiting pod has room */
+	n->scheme = schemes[0];
 	n->pool = (char *)pool;
 	n->gpus = fx->gpus[i];
 	n->ngpus = ngpus;
@@ -65,6 +67,7 @@ static void add_pod(struct model_node *n, const char *ns, const char *name, int 
 	p->name = (char *)name;
 	p->phase = "Running";
 	p->node = n->name;
+	p->scheme = n->scheme;
 	p->mem = mem;
 	p->gpus = &fx->pod_gpus[i];
 	p->ngpus = 1;
