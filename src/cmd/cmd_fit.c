@@ -510,8 +510,8 @@ static int answer(struct cli_ctx *ctx, struct fit_run *r, long pods, bool *fits,
 	if (many)
 		*fits &= seq.placed == seq.asked;
 	else
-		*fits &= res.nfits > 0 || (r->scheduled_on && !waits);
-	if (!many && rc == 0 && res.nfits && r->pod && r->filename)
+		*fits &= res.nsure > 0 || (r->scheduled_on && !waits);
+	if (!many && rc == 0 && res.nsure && r->pod && r->filename)
 		fit_take(&r->load.model, &r->req, &res.fits[0]);
 	fit_result_release(&res);
 	fit_sequence_release(&seq);

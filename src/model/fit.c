@@ -197,6 +197,7 @@ static int scheme_rule(const struct model_node *n, const struct fit_request *r, 
 		v->reason = (int)misfit_reasons[pl.misfit];
 	v->place.gpus = pl.gpus;
 	v->place.ngpus = pl.ngpus;
+	v->place.unsure = pl.unpublished;
 	v->place.free_after = pl.free_after;
 	return 0;
 }
@@ -324,6 +325,8 @@ static int cmp_ranked(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 
+	if (x->p.unsure != y->p.unsure)
+		return x->p.unsure ? 1 : -1;
 	if (x->spread != y->spread)
 		return x->spread ? 1 : -1;
 	if (x->key != y->key)
@@ -454,6 +457,8 @@ int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct
 	}
 	if (rank_places(m, res) < 0)
 		goto fail;
+	while (res->nsure < res->nfits && !res->fits[res->nsure].unsure)
+		res->nsure++;
 	if (res->ngroups > 1)
 		qsort(res->groups, res->ngroups, sizeof(*res->groups), cmp_groups);
 	return 0;

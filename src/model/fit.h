@@ -63,6 +63,7 @@ struct fit_place {
 	int ngpus;
 	int64_t free_after; /* on the chosen GPUs (or the node), node's unit */
 	int64_t largest_free; /* largest free on one usable GPU before placing */
+	bool unsure;	      /* the node's scheme does not publish its per-GPU rule: it may fit */
 };
 
 struct fit_group {
@@ -75,8 +76,9 @@ struct fit_group {
 };
 
 struct fit_result {
-	struct fit_place *fits; /* best first */
+	struct fit_place *fits; /* best first, those it may fit on (unsure) last */
 	size_t nfits;
+	size_t nsure; /* the first nsure of fits: where it fits for certain (the verdict) */
 	struct fit_group *groups; /* most nodes first */
 	size_t ngroups;
 	size_t considered; /* nodes looked at */

@@ -73,7 +73,7 @@ static int per_node(struct model *m, const struct fit_request *r, struct fit_seq
 	for (size_t i = 0; i < res.ngroups; i++)
 		if (fit_reason_is_room(res.groups[i].reason))
 			s->asked += res.groups[i].count;
-	for (size_t i = 0; i < res.nfits; i++) {
+	for (size_t i = 0; i < res.nsure; i++) {
 		fit_take(m, r, &res.fits[i]);
 		if (push_place(s, cap, &res.fits[i]) < 0) {
 			fit_result_release(&res);
@@ -100,7 +100,7 @@ int fit_sequence(struct model *m, const struct fit_request *r, long n, struct fi
 
 		if (fit_check(m, r, &res) < 0)
 			goto fail;
-		if (!res.nfits) {
+		if (!res.nsure) {
 			s->rest = res;
 			break;
 		}

@@ -116,11 +116,14 @@ static void write_reasons(FILE *f, const struct model *m, const struct fit_reque
 {
 	size_t shown = 0;
 
-	if (res->nfits) {
-		fprintf(f, "fits now on %zu node%s (first %s): waiting for the scheduler", res->nfits,
-			res->nfits == 1 ? "" : "s", m->nodes[res->fits[0].node].name);
+	if (res->nsure) {
+		fprintf(f, "fits now on %zu node%s (first %s): waiting for the scheduler", res->nsure,
+			res->nsure == 1 ? "" : "s", m->nodes[res->fits[0].node].name);
 		return;
 	}
+	if (res->nfits)
+		fprintf(f, "may fit on %zu node%s whose scheme does not publish its per-GPU rule (first %s); ",
+			res->nfits, res->nfits == 1 ? "" : "s", m->nodes[res->fits[0].node].name);
 	for (size_t i = 0; i < res->ngroups; i++) {
 		char *t;
 
@@ -168,8 +171,12 @@ static void write_node_reason(FILE *f, const struct model_pod *p, const struct f
 {
 	char *t;
 
-	if (res->nfits) {
+	if (res->nsure) {
 		fprintf(f, "on node %s, waiting for its GPU to be chosen", p->node);
+		return;
+	}
+	if (res->nfits) {
+		fprintf(f, "on node %s, which may hold it: its scheme does not publish its per-GPU rule", p->node);
 		return;
 	}
 	if (!res->considered) {

@@ -95,6 +95,7 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
 	size_t not_fit = res->considered - res->nfits;
+	size_t unsure = res->nfits - res->nsure;
 	char *subject = safe(rep->subject);
 	bool ok = tw && subject;
 
@@ -107,7 +108,7 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 			char *name = safe(n->name), *pool = safe(n->pool ? n->pool : "-"), *gpus = gpu_list(p);
 
 			ok = name && pool && gpus &&
-			     tabwriter_printf(tw, "%s\t%s\t%lld %s\t%s\t%s\n", name, gpus, (long long)p->free_after,
+			     tabwriter_printf(tw, "%s%s\t%s\t%lld %s\t%s\t%s\n", name, p->unsure ? " ?" : "", gpus, (long long)p->free_after,
 					      mem_unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
 			free(name);
 			free(pool);
@@ -115,8 +116,12 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 		}
 	}
 	if (ok)
-		ok = tabwriter_printf(tw, "Fits on %zu of %zu node%s.\n", res->nfits, res->considered,
+		ok = tabwriter_printf(tw, "Fits on %zu of %zu node%s.\n", res->nsure, res->considered,
 				      res->considered == 1 ? "" : "s") >= 0;
+	if (ok && unsure)
+		ok = tabwriter_printf(tw, "May fit on %zu node%s (marked ?), not counted: the scheme does not publish how "
+					  "it places a pod on a GPU.\n",
+				      unsure, unsure == 1 ? "" : "s") >= 0;
 	if (ok && not_fit)
 		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", not_fit, not_fit == 1 ? "" : "s") >= 0;
 	ok = ok && put_groups(tw, r, res);
@@ -266,9 +271,9 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 	rc |= set(req, "gpus", json_integer(r->gpus > 1 ? r->gpus : 1));
 	rc |= json_object_set_new(doc, "request", req);
 	req = NULL;
-	rc |= set(doc, "fits", json_boolean(rep->seq ? rep->seq->placed == rep->seq->asked : res->nfits > 0));
+	rc |= set(doc, "fits", json_boolean(rep->seq ? rep->seq->placed == rep->seq->asked : res->nsure > 0));
 	rc |= set(doc, "pods", json_integer(rep->seq ? (json_int_t)rep->seq->asked : 1));
-	rc |= set(doc, "podsFit", json_integer(rep->seq ? (json_int_t)rep->seq->placed : res->nfits > 0));
+	rc |= set(doc, "podsFit", json_integer(rep->seq ? (json_int_t)rep->seq->placed : res->nsure > 0));
 	if (rep->seq)
 		rc |= set(doc, "placedInOrder", sequence_places(m, rep->seq));
 	rc |= set(doc, "nodesConsidered", json_integer((json_int_t)res->considered));
@@ -290,6 +295,7 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 		rc |= set(o, "unit", json_string(mem_unit_name(n->unit)));
 		rc |= json_object_set_new(o, "gpus", g);
 		rc |= set(o, "freeAfter", json_integer(p->free_after));
+		rc |= set(o, "unsure", json_boolean(p->unsure));
 		rc |= json_array_append_new(fits, o);
 	}
 	for (size_t i = 0; !rc && i < res->ngroups; i++) {

@@ -118,7 +118,8 @@ class Fit(ClusterCase):
 			(["--memory", "12000Mi", "--scheme", "hami"], 3, None),
 			(["--memory", "4000Mi", "--scheme", "volcano-vgpu"], 0, "volc-1"),
 			(["--memory", "4000Mi", "--gpus", "2", "--scheme", "volcano-vgpu"], 3, None),
-			(["--memory", "10000Mi", "--scheme", "cce"], 0, "cce-1"),
+			# CCE xGPU does not publish its per-GPU rule: it may fit, never counted as fits
+			(["--memory", "10000Mi", "--scheme", "cce"], 3, "cce-1"),
 			(["--memory", "20000Mi", "--scheme", "cce"], 3, None),
 			(["--gpus", "1"], 0, "whole-1"),
 			(["--gpus", "2"], 3, None),
@@ -129,6 +130,10 @@ class Fit(ClusterCase):
 				self.assertEqual([p["node"] for p in d["places"]], [node] if node else [])
 		r = self.fit("--memory", "10000Mi", "--scheme", "cce")
 		self.assertIn("Note: CCE xGPU does not publish", r.stdout)
+		self.assertIn("Fits on 0 of 10 nodes.\nMay fit on 1 node (marked ?), not counted", r.stdout)
+		self.assertIn("cce-1 ?", r.stdout)
+		d = self.fit_json("--memory", "10000Mi", "--scheme", "cce", code=3)
+		self.assertEqual((d["fits"], d["places"][0]["unsure"]), (False, True))
 
 	def test_yaml_output(self):
 		r = self.fit("--memory", "4", "--scheme", "cgpu", "-o", "yaml")

@@ -258,6 +258,9 @@ Test(fit, cce_per_node_with_card_limit)
 	check(&q, &r);
 	cr_assert_not_null(place_on(&r, "cce-1"));
 	cr_assert(r.unpublished);
+	/* a rule nobody publishes: it may fit, never counted as fits */
+	cr_assert(place_on(&r, "cce-1")->unsure);
+	cr_assert_eq(r.nsure, 0);
 	fit_result_release(&r);
 	q.mem = 20000; /* more than one 16 GiB card */
 	check(&q, &r);
