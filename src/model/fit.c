@@ -499,6 +499,24 @@ out:
 	return rc;
 }
 
+int fit_node(const struct model *m, const struct fit_request *req, size_t node, struct fit_place *ret, int *reason)
+{
+	struct fit_verdict v;
+
+	if (fit_judge(m, node, req, &v) < 0)
+		return -1;
+	if (v.reason >= 0 || v.place.unsure) {
+		*reason = v.reason >= 0 ? v.reason : -1;
+		fit_verdict_release(&v);
+		return 0;
+	}
+	*ret = v.place;
+	v.place.gpus = NULL;
+	fit_verdict_release(&v);
+	*reason = -1;
+	return 1;
+}
+
 void fit_result_release(struct fit_result *r)
 {
 	if (!r)

@@ -115,6 +115,11 @@ void fit_verdict_release(struct fit_verdict *v);
  * every node; the verdicts stay the caller's.  0, or -1 when out of memory. */
 int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct fit_result *ret);
 
+/* One node's verdict on r, by the same checks: 1 with *ret (gpus
+ * malloc'd) where it fits for certain, 0 where not (*reason: -1 for a
+ * place it only may fit), -1 when out of memory. */
+int fit_node(const struct model *m, const struct fit_request *r, size_t node, struct fit_place *ret, int *reason);
+
 /* What a pod of r placed at p takes of its node in m, as a pod already
  * there holds it (its GPUs' memory, compute and slots, the node's totals),
  * and the node's derived figures after it. */

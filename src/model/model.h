@@ -35,6 +35,8 @@ struct model_options {
 	/* what the load gathered beside nodes and pods (Dynamic Resource
 	 * Allocation), for the schemes that read it; NULL = nothing */
 	const struct scheme_objects *objects;
+	bool movable;		    /* with scheduling, keep every pod's constraints (nodeSelector, affinity,
+				     * tolerations), not only those of pods on no node (defrag) */
 	/* With keep_pods, which pods on a node to keep (NULL = all); the
 	 * others count in the per-GPU figures all the same.  MAYBE keeps a pod
 	 * for now: at the first YES or NO, the pods kept on a MAYBE are asked

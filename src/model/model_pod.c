@@ -225,7 +225,7 @@ int model_fill_pod(struct model *m, struct model_pod *mp, const struct k8s_pod *
 	}
 	if (!mp->namespace || !mp->name || (pod->uid && !p->strings && !mp->uid) || (pod->phase && !mp->phase) ||
 	    (r->node && !mp->node) || (r->ngpus && !mp->gpus) || (sp->via && !mp->via) ||
-	    (!r->node && m->opts.scheduling && keep_ask(mp, pod, sp) < 0) ||
+	    ((!r->node || m->opts.movable) && m->opts.scheduling && keep_ask(mp, pod, sp) < 0) ||
 	    (m->opts.owners && pod_owner(pod, &mp->owner) < 0) ||
 	    (!m->opts.no_containers && keep_containers(mp, pod, sp) < 0)) {
 		model_pod_release(m, mp);
