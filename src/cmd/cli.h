@@ -86,11 +86,13 @@ int usage_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int mode_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int restart_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
+int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int help_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int version_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int complete_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 int completion_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err);
 extern const struct flag inspect_flags[], top_flags[], usage_flags[], mode_flags[], restart_flags[], fit_flags[],
+	defrag_flags[],
 	version_flags[];
 
 /* [0] is the default command; a NULL run ends the table. */

@@ -100,6 +100,18 @@ const struct command commands[] = {
 			    "ml/train-0",
 	},
 	{
+		.name = "defrag",
+		.usage = "[NAMESPACE/NAME | -f FILE | --memory QUANTITY [--gpus N] [--core PCT]] [flags]",
+		.summary = "Tell which pods to move so that a request fits, and move them",
+		.flags = { defrag_flags, nodesel_scheme_flags },
+		.run = defrag_run,
+		.first_arg_values = "namespaces",
+		.examples = "# The fewest moves after which 12 GiB fits on one GPU of the cgpu nodes\n"
+			    "--memory 12Gi --scheme cgpu\n"
+			    "# Carry the plan out, asking first\n"
+			    "--memory 12Gi --scheme cgpu --execute",
+	},
+	{
 		.name = "help",
 		.usage = "[COMMAND]",
 		.summary = "Help about any command",

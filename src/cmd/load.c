@@ -168,6 +168,27 @@ static int on_pod(void *ud, struct k8s_pod *pod, struct kerr *err)
 	return rc;
 }
 
+static void drop_budgets(struct cluster_load *l)
+{
+	for (size_t i = 0; i < l->npdbs; i++)
+		k8s_pdb_free(l->pdbs[i]);
+	l->npdbs = 0;
+}
+
+static int on_pdb(void *ud, struct k8s_pdb *b, struct kerr *err)
+{
+	struct cluster_load *l = ((struct list_ud *)ud)->a->l;
+	struct k8s_pdb **nb = kube_array_grow(l->pdbs, &l->pdbs_cap, l->npdbs + 1, sizeof(*nb), 16);
+
+	if (!nb) {
+		k8s_pdb_free(b);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	l->pdbs = nb;
+	l->pdbs[l->npdbs++] = b;
+	return 0;
+}
+
 static void on_meta(void *ud, const char *resource_version, const char *continue_token)
 {
 	struct list_ud *u = ud;
@@ -175,7 +196,7 @@ static void on_meta(void *ud, const char *resource_version, const char *continue
 	if (resource_version || continue_token)
 		return;
 	/* the list starts over after 410 Expired: forget what it delivered */
-	if (u->a->multi)
+	if (u->a->multi || u->kind == OBJ_PDB)
 		u->a->restarted = true;
 	else if (u->kind == OBJ_NODE)
 		model_reset_nodes(u->a->m);
@@ -210,6 +231,9 @@ static char *plan_keep(struct plan *p, char *s)
 	return s;
 }
 
+/* Of a budget, its selector and status only. */
+static const struct decode_filter pdb_filter = {0};
+
 static void plan_list(struct plan *p, struct attempt *a, enum obj_kind kind, const char *label_selector,
 		      const char *field_selector)
 {
@@ -219,13 +243,13 @@ static void plan_list(struct plan *p, struct attempt *a, enum obj_kind kind, con
 	ud->a = a;
 	ud->kind = kind;
 	memset(l, 0, sizeof(*l));
-	l->path = kind == OBJ_NODE ? "/api/v1/nodes" : "/api/v1/pods";
+	l->path = kind == OBJ_NODE ? "/api/v1/nodes" : kind == OBJ_POD ? "/api/v1/pods" : "/apis/policy/v1/poddisruptionbudgets";
 	l->label_selector = label_selector;
 	l->field_selector = field_selector;
 	l->kind = kind;
 	l->from_cache = a->l->from_cache;
-	l->filter = kind == OBJ_NODE ? model_node_filter(a->m) : model_pod_filter(a->m);
-	l->sink = (struct decode_sink){ .node = on_node, .pod = on_pod, .list_meta = on_meta, .ud = ud };
+	l->filter = kind == OBJ_NODE ? model_node_filter(a->m) : kind == OBJ_POD ? model_pod_filter(a->m) : &pdb_filter;
+	l->sink = (struct decode_sink){ .node = on_node, .pod = on_pod, .pdb = on_pdb, .list_meta = on_meta, .ud = ud };
 	p->n++;
 }
 
@@ -277,7 +301,7 @@ static int plan_lists(struct plan *p, struct attempt *a, struct kerr *err)
 {
 	const struct nodesel *sel = a->l->sel;
 	size_t nnames = sel ? sel->nnames : 0;
-	size_t n = nnames ? 2 * nnames : 2;
+	size_t n = (nnames ? 2 * nnames : 2) + 1;
 
 	p->lists = calloc(n, sizeof(*p->lists));
 	p->uds = calloc(n, sizeof(*p->uds));
@@ -286,6 +310,8 @@ static int plan_lists(struct plan *p, struct attempt *a, struct kerr *err)
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	if (!model_node_filter(a->m) || !model_pod_filter(a->m))
 		return kerr_set(err, KERR_OTHER, "out of memory");
+	if (a->l->budgets)
+		plan_list(p, a, OBJ_PDB, NULL, NULL);
 	if (!nnames) {
 		plan_list(p, a, OBJ_NODE, sel ? sel->label_selector : NULL, NULL);
 		plan_list(p, a, OBJ_POD, NULL, CLUSTER_ACTIVE_PODS);
@@ -367,6 +393,7 @@ static int loading_prepare(struct loading *g, struct kerr *err)
 	g->a.m = &g->m;
 	g->a.multi = nnames > 0;
 	g->a.restarted = false;
+	drop_budgets(g->a.l);
 	g->a.l->nodes_seen = 0;
 	for (size_t i = 0; i < nnames; i++)
 		g->a.seen[i] = false;
@@ -606,6 +633,10 @@ void cluster_load_release(struct cluster_load *l)
 	free(l->missing_names);
 	l->missing_names = NULL;
 	l->nmissing = 0;
+	drop_budgets(l);
+	free(l->pdbs);
+	l->pdbs = NULL;
+	l->pdbs_cap = 0;
 	cluster_release(&l->cluster);
 }
 

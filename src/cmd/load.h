@@ -55,6 +55,7 @@ struct cluster_load {
 	 * than an error, as kubectl shows what exists and an error for each
 	 * name that does not */
 	bool partial;
+	bool budgets;		   /* also list the PodDisruptionBudgets (policy/v1), beside the others */
 
 	/* what came of it */
 	struct model model; /* finished, when have_model */
@@ -71,6 +72,8 @@ struct cluster_load {
 	struct warnings dra_warnings;
 	const char **missing_names; /* with partial: each one, in the order named (sel's strings) */
 	size_t nmissing;
+	struct k8s_pdb **pdbs; /* with budgets: every budget of the cluster */
+	size_t npdbs, pdbs_cap;
 };
 
 /* List the nodes sel chose (those named, those its label selector matches,

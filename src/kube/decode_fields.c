@@ -185,6 +185,7 @@ static const struct decode_field pod_spec_fields[] = {
 	MSG("affinity", 18, M_AFFINITY, 0),
 	STR("schedulerName", 19, struct k8s_pod, scheduler_name, OMIT),
 	LIST("tolerations", 22, M_TOLERATION, struct k8s_pod, tolerations, ntolerations, KEEP_ALL, 0, SCHED_ONLY),
+	INT("priority", 25, struct k8s_pod, priority),
 	LIST("resourceClaims", 39, M_POD_CLAIM, struct k8s_pod, claims, nclaims, KEEP_ALL, MAX_POD_CLAIMS, 0),
 	END,
 };
@@ -240,6 +241,39 @@ static const struct decode_field node_selector_req_fields[] = {
 	STR("key", 1, struct k8s_node_requirement, key, NODE_SELECTION),
 	STR("operator", 2, struct k8s_node_requirement, op, SCHED_ONLY),
 	STRS("values", 3, struct k8s_node_requirement, values, nvalues, MAX_VALUES, SCHED_ONLY),
+	END,
+};
+static const struct decode_field pdb_fields[] = {
+	MSG("metadata", 1, M_PDB_META, 0),
+	MSG("spec", 2, M_PDB_SPEC, 0),
+	MSG("status", 3, M_PDB_STATUS, 0),
+	END,
+};
+static const struct decode_field pdb_meta_fields[] = {
+	OBJECT_META(struct k8s_pdb),
+	STR("namespace", 3, struct k8s_pdb, namespace, OMIT),
+	END,
+};
+/* minAvailable (1) and maxUnavailable (3) are the server's to apply: the
+ * status says what they leave */
+static const struct decode_field pdb_spec_fields[] = {
+	MSG("selector", 2, M_LABEL_SELECTOR, 0),
+	END,
+};
+static const struct decode_field label_selector_fields[] = {
+	MAP("matchLabels", 1, struct k8s_pdb, match_labels, KEEP_ALL, 0),
+	LIST("matchExpressions", 2, M_LABEL_SELECTOR_REQ, struct k8s_pdb, match_exprs, nmatch_exprs, KEEP_ALL,
+	     MAX_EXPRS, 0),
+	END,
+};
+static const struct decode_field label_selector_req_fields[] = {
+	STR("key", 1, struct k8s_node_requirement, key, 0),
+	STR("operator", 2, struct k8s_node_requirement, op, 0),
+	STRS("values", 3, struct k8s_node_requirement, values, nvalues, MAX_VALUES, 0),
+	END,
+};
+static const struct decode_field pdb_status_fields[] = {
+	INT("disruptionsAllowed", 3, struct k8s_pdb, disruptions_allowed),
 	END,
 };
 static const struct decode_field pod_status_fields[] = {
@@ -632,6 +666,12 @@ const struct decode_field *const decode_messages[M_COUNT] = {
 	[M_CLASS_META] = class_meta_fields,
 	[M_CLASS_SPEC] = class_spec_fields,
 	[M_CLASS_CONFIG] = class_config_fields,
+	[M_PDB] = pdb_fields,
+	[M_PDB_META] = pdb_meta_fields,
+	[M_PDB_SPEC] = pdb_spec_fields,
+	[M_LABEL_SELECTOR] = label_selector_fields,
+	[M_LABEL_SELECTOR_REQ] = label_selector_req_fields,
+	[M_PDB_STATUS] = pdb_status_fields,
 };
 
 /* --- kinds ------------------------------------------------------------------------- */
@@ -696,6 +736,26 @@ DRA_KIND(device_class, device_class)
 
 #define KIND_OF(msg, T, fn) {msg, sizeof(T), offsetof(T, resource_version), fn##_free, fn##_to_sink, fn##_to_event}
 
+static void pdb_free(void *obj)
+{
+	k8s_pdb_free(obj);
+}
+
+static int pdb_to_sink(const struct decode_sink *sink, void *obj, struct kerr *err)
+{
+	if (sink->pdb)
+		return sink->pdb(sink->ud, obj, err);
+	k8s_pdb_free(obj);
+	return 0;
+}
+
+/* budgets are listed, never watched */
+static void pdb_to_event(struct watch_event *ev, void *obj)
+{
+	(void)ev;
+	k8s_pdb_free(obj);
+}
+
 static const struct decode_kind kinds[] = {
 	[OBJ_NODE] = {M_NODE, sizeof(struct k8s_node), offsetof(struct k8s_node, resource_version), node_free,
 		      node_to_sink, node_to_event},
@@ -706,6 +766,8 @@ static const struct decode_kind kinds[] = {
 	[OBJ_RESOURCE_CLAIM] = KIND_OF(M_CLAIM, struct k8s_resource_claim, resource_claim),
 	[OBJ_RESOURCE_CLAIM_V1BETA1] = KIND_OF(M_CLAIM_B1, struct k8s_resource_claim, resource_claim),
 	[OBJ_DEVICE_CLASS] = KIND_OF(M_CLASS, struct k8s_device_class, device_class),
+	[OBJ_PDB] = {M_PDB, sizeof(struct k8s_pdb), offsetof(struct k8s_pdb, resource_version), pdb_free,
+		     pdb_to_sink, pdb_to_event},
 };
 
 const struct decode_kind *decode_kind_of(enum obj_kind kind)

@@ -100,6 +100,12 @@ enum decode_msg {
 	M_CLASS_META,
 	M_CLASS_SPEC,
 	M_CLASS_CONFIG,
+	M_PDB,		     /* PodDisruptionBudget (policy/v1) */
+	M_PDB_META,
+	M_PDB_SPEC,
+	M_LABEL_SELECTOR,
+	M_LABEL_SELECTOR_REQ,
+	M_PDB_STATUS,
 	M_COUNT
 };
 

@@ -19,6 +19,7 @@ enum obj_kind {
 	OBJ_RESOURCE_CLAIM,
 	OBJ_RESOURCE_CLAIM_V1BETA1,
 	OBJ_DEVICE_CLASS,
+	OBJ_PDB, /* policy/v1 PodDisruptionBudget */
 	OBJ_KIND_COUNT
 };
 
@@ -35,6 +36,7 @@ struct decode_sink {
 	 * this one is decoded).  continue_token is NULL on the last page. */
 	void (*list_meta)(void *ud, const char *resource_version, const char *continue_token);
 	void *ud;
+	int (*pdb)(void *ud, struct k8s_pdb *pdb, struct kerr *err);
 };
 
 enum watch_type { WATCH_ADDED, WATCH_MODIFIED, WATCH_DELETED, WATCH_BOOKMARK, WATCH_ERROR };

@@ -176,6 +176,19 @@ static int sink_device_class(void *ud, struct k8s_device_class *o, struct kerr *
 	return r;
 }
 
+/* A budget: counted, and handed over as it is. */
+static int sink_pdb(void *ud, struct k8s_pdb *b, struct kerr *err)
+{
+	struct page *p = ud;
+	const struct decode_sink *s = &p->run->l->sink;
+	int r = count_object(p, b->namespace, b->name, err);
+
+	if (r == 0 && s->pdb)
+		return s->pdb(s->ud, b, err);
+	k8s_pdb_free(b);
+	return r;
+}
+
 /* The page's metadata has been read: ask for the next page right away, so it
  * downloads while this one is decoded. */
 static void sink_meta(void *ud, const char *rv, const char *cont)
@@ -420,7 +433,8 @@ static int page_start(struct list_run *r, const char *cont, struct kerr *err)
 				   .resource_slice = sink_resource_slice,
 				   .resource_claim = sink_resource_claim,
 				   .device_class = sink_device_class,
-				   .list_meta = sink_meta};
+				   .list_meta = sink_meta,
+				   .pdb = sink_pdb};
 	char *q;
 
 	if (!p)

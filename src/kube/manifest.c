@@ -280,6 +280,10 @@ static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, c
 	if (!p->namespace)
 		p->namespace = field_text(owner_meta, "namespace", &oom);
 	p->node_name = field_text(spec, "nodeName", &oom);
+	if (json_is_integer(json_object_get(spec, "priority")))
+		p->priority = json_integer_value(json_object_get(spec, "priority"));
+	else if (json_is_string(json_object_get(spec, "priority")))
+		p->priority = strtoll(json_string_value(json_object_get(spec, "priority")), NULL, 10);
 	p->scheduler_name = field_text(spec, "schedulerName", &oom);
 	if (oom)
 		return -1;

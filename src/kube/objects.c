@@ -307,6 +307,38 @@ static void pod_dra_release(struct k8s_pod *p)
 	free(p->extended_requests);
 }
 
+void k8s_pdb_free(struct k8s_pdb *b)
+{
+	if (!b)
+		return;
+	free(b->namespace);
+	free(b->name);
+	free(b->uid);
+	free(b->resource_version);
+	free(b->creation_timestamp);
+	kvlist_release(&b->labels);
+	kvlist_release(&b->annotations);
+	kvlist_release(&b->match_labels);
+	for (size_t i = 0; i < b->nmatch_exprs; i++) {
+		free(b->match_exprs[i].key);
+		free(b->match_exprs[i].op);
+		for (size_t j = 0; j < b->match_exprs[i].nvalues; j++)
+			free(b->match_exprs[i].values[j]);
+		free(b->match_exprs[i].values);
+	}
+	free(b->match_exprs);
+	free(b);
+}
+
+bool k8s_pdb_selects(const struct k8s_pdb *b, const char *namespace, const struct kvlist *labels)
+{
+	struct k8s_node_term t = {.reqs = b->match_exprs, .nreqs = b->nmatch_exprs};
+
+	if (!namespace || !b->namespace || strcmp(namespace, b->namespace) != 0)
+		return false;
+	return k8s_node_selector_match(labels, &b->match_labels) && (!b->nmatch_exprs || k8s_node_term_match(labels, &t));
+}
+
 void k8s_pod_free(struct k8s_pod *p)
 {
 	if (!p)

@@ -190,7 +190,26 @@ struct k8s_pod {
 	char *extended_claim; /* extendedResourceClaimStatus.resourceClaimName */
 	struct k8s_extended_request *extended_requests;
 	size_t nextended_requests;
+	int64_t priority; /* spec.priority (0 when absent) */
 };
+
+/* A PodDisruptionBudget (policy/v1): whom it selects, and how many of
+ * them may be disrupted now. */
+struct k8s_pdb {
+	char *namespace, *name, *uid, *resource_version, *creation_timestamp;
+	struct kvlist labels, annotations;
+	/* spec.selector: {} selects every pod of the namespace; so does a
+	 * budget without one here (it selects none on the server), which
+	 * only ever counts a pod under more budgets, never fewer */
+	struct kvlist match_labels; /* spec.selector.matchLabels */
+	struct k8s_node_requirement *match_exprs; /* spec.selector.matchExpressions */
+	size_t nmatch_exprs;
+	int64_t disruptions_allowed; /* status.disruptionsAllowed */
+};
+
+void k8s_pdb_free(struct k8s_pdb *b);
+/* Does the budget select a pod of this namespace with these labels? */
+bool k8s_pdb_selects(const struct k8s_pdb *b, const char *namespace, const struct kvlist *labels);
 
 #include "objects_dra.h"
 

@@ -104,6 +104,12 @@ int model_init(struct model *m, const struct model_options *opt)
 	p->model_node_fields.label_keys = p->model_node_labels;
 	p->model_pod_labels[0] = "pod-template-hash";
 	p->model_pod_fields.label_keys = m->opts.owners ? p->model_pod_labels : NULL;
+	/* defrag: budgets select pods by any label; a mirror pod says so */
+	p->model_pod_annotations[0] = MODEL_MIRROR_ANNOTATION;
+	if (m->opts.movable) {
+		p->model_pod_fields.all_labels = true;
+		p->model_pod_fields.annotation_keys = p->model_pod_annotations;
+	}
 	/* a nodeSelector or node affinity may name any label */
 	p->model_node_fields.all_labels = m->opts.scheduling;
 	p->model_node_fields.scheduling = m->opts.scheduling;

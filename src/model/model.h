@@ -22,6 +22,9 @@
 
 enum model_keep { MODEL_KEEP_MAYBE, MODEL_KEEP_YES, MODEL_KEEP_NO };
 
+/* The annotation the kubelet puts on the mirror of a static pod. */
+#define MODEL_MIRROR_ANNOTATION "kubernetes.io/config.mirror"
+
 struct model_options {
 	bool keep_pods;		    /* details, JSON, live view: remember each pod */
 	const char *pod_namespace;  /* keep only this namespace's pods for display (NULL = all) */
@@ -73,6 +76,14 @@ struct model_pod {
 	size_t ntolerations;
 	struct k8s_node_term *node_terms; /* required node affinity */
 	size_t nnode_terms;
+	/* With opts.movable, what decides whether the pod may be moved
+	 * (defrag): its labels (disruption budgets select by them), priority,
+	 * the kind of its controlling owner (NULL: none), and whether it is a
+	 * static pod's mirror. */
+	struct kvlist labels;
+	int64_t priority;
+	char *controller_kind;
+	bool mirror;
 	/* GPU memory in use over the usage window (src/usage), when known */
 	bool used_known;
 	int64_t used_bytes;

@@ -50,6 +50,7 @@ struct model_private {
 	const char *model_node_labels[2];
 	struct decode_filter model_node_fields;
 	const char *model_pod_labels[2];
+	const char *model_pod_annotations[2];
 	struct decode_filter model_pod_fields;
 	bool finished;
 	size_t *maybe; /* pods kept on a MAYBE of keep_pod_if, until it decides */

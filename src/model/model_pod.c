@@ -40,6 +40,8 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->container_mem);
 	free(mp->container_core);
 	kvlist_release(&mp->node_selector);
+	kvlist_release(&mp->labels);
+	free(mp->controller_kind);
 	free(mp->owner);
 	free(mp->via);
 	k8s_tolerations_free(mp->tolerations, mp->ntolerations);
@@ -179,6 +181,19 @@ static int keep_ask(struct model_pod *mp, const struct k8s_pod *pod, const struc
 	return 0;
 }
 
+/* What decides whether a pod may move (defrag): labels, priority,
+ * controller, mirror. */
+static int keep_movable(struct model_pod *mp, const struct k8s_pod *pod)
+{
+	mp->priority = pod->priority;
+	mp->mirror = kvlist_get(&pod->annotations, MODEL_MIRROR_ANNOTATION) != NULL;
+	for (size_t i = 0; i < pod->nowners; i++)
+		if (pod->owners[i].controller && pod->owners[i].kind && !mp->controller_kind &&
+		    !(mp->controller_kind = strdup(pod->owners[i].kind)))
+			return -1;
+	return model_copy_labels(&mp->labels, &pod->labels);
+}
+
 /* Each container's name and share, for -d and the documents. */
 static int keep_containers(struct model_pod *mp, const struct k8s_pod *pod, const struct scheme_pod *sp)
 {
@@ -227,6 +242,7 @@ int model_fill_pod(struct model *m, struct model_pod *mp, const struct k8s_pod *
 	    (r->node && !mp->node) || (r->ngpus && !mp->gpus) || (sp->via && !mp->via) ||
 	    ((!r->node || m->opts.movable) && m->opts.scheduling && keep_ask(mp, pod, sp) < 0) ||
 	    (m->opts.owners && pod_owner(pod, &mp->owner) < 0) ||
+	    (m->opts.movable && keep_movable(mp, pod) < 0) ||
 	    (!m->opts.no_containers && keep_containers(mp, pod, sp) < 0)) {
 		model_pod_release(m, mp);
 		return -1;

@@ -163,7 +163,7 @@ class CompletionTest(unittest.TestCase):
 
 	def test_subcommands_and_nodes(self):
 		cands, directive, _ = self.plugin([""])
-		self.assertEqual(cands, sorted(["completion", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
+		self.assertEqual(cands, sorted(["completion", "defrag", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertNotIn("__complete", cands)
 		self.assertEqual(directive, 4)
 		cands, _, _ = self.plugin(["mo"])
@@ -287,7 +287,7 @@ class CompletionTest(unittest.TestCase):
 
 	def test_bash_function(self):
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "mode", ""])[0], MODES)
-		self.assertEqual(self.bash(["kubectl-inspect-cgpu", ""])[0], sorted(["completion", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
+		self.assertEqual(self.bash(["kubectl-inspect-cgpu", ""])[0], sorted(["completion", "defrag", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "mode", "share", ""])[0], self.nodes)
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "--context", ""])[0], CONTEXTS)
 		self.assertEqual(self.bash(["kubectl-inspect-cgpu", "-o", ""])[0], ["json", "name", "wide", "yaml"])
@@ -317,7 +317,7 @@ class CompletionTest(unittest.TestCase):
 	def test_kubectl(self):
 		cands, directive, _ = self.kubectl(["mode", ""])
 		self.assertEqual((cands, directive), (MODES, 4))
-		self.assertEqual(self.kubectl([""])[0], sorted(["completion", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
+		self.assertEqual(self.kubectl([""])[0], sorted(["completion", "defrag", "fit", "help", "mode", "restart", "top", "usage", "version"] + self.nodes))
 		self.assertEqual(self.kubectl(["--pool", ""])[0], self.pools)
 		self.assertEqual(self.kubectl(["mode", "share", ""])[0], self.nodes)
 		self.assertEqual(self.kubectl(["-o", ""])[0], ["json", "name", "wide", "yaml"])
@@ -346,7 +346,7 @@ class CompletionTest(unittest.TestCase):
 
 	def check_unreachable(self, kubeconfig):
 		for words, static in ((["mode", "share", ""], []), (["--pool", ""], []), (["-n", ""], []),
-				(["--context", "viewer", "restart", ""], []), ([""], ["completion", "fit", "help", "mode", "restart", "top", "usage", "version"])):
+				(["--context", "viewer", "restart", ""], []), ([""], ["completion", "defrag", "fit", "help", "mode", "restart", "top", "usage", "version"])):
 			cands, directive, secs = self.plugin(words, kubeconfig)
 			self.assertEqual((cands, directive), (static, 4), words)
 			self.assertLess(secs, DEADLINE, words)

@@ -169,7 +169,7 @@ class InstallTest(unittest.TestCase):
 		helper = os.path.join(krew, "kubectl_complete-inspect_cgpu")
 		os.symlink(os.path.join(self.bindir, "kubectl_complete-inspect-cgpu"), helper)
 		cands, _ = self.helper_candidates(helper, [""])
-		self.assertEqual(cands, ["completion", "fit", "help", "mode", "restart", "top", "usage", "version"])
+		self.assertEqual(cands, ["completion", "defrag", "fit", "help", "mode", "restart", "top", "usage", "version"])
 
 	def test_shell_completions_installed(self):
 		bash = self.installed_named("kubectl-inspect-cgpu.bash")
@@ -262,7 +262,7 @@ class InstallTest(unittest.TestCase):
 		r = self.run_cmd([self.plugin, "--help"])
 		commands = re.findall(r"^  (\w+)\s{2,}", r.stdout.split("Commands:")[1].split("Flags:")[0], re.M)
 		commands = [c for c in commands if not c.startswith("__")]
-		self.assertEqual(sorted(commands), ["completion", "fit", "help", "mode", "restart", "top", "usage", "version"])
+		self.assertEqual(sorted(commands), ["completion", "defrag", "fit", "help", "mode", "restart", "top", "usage", "version"])
 		for cmd in [[]] + [[c] for c in commands]:
 			r = self.run_cmd([self.plugin] + cmd + ["--help"])
 			self.assertEqual(r.returncode, 0, r.stderr)

@@ -10,6 +10,25 @@ from patch import PatchError, json_patch, merge_patch
 from selector import label_problems
 
 
+def selects(budget, ns, labels):
+	"""Whether a PodDisruptionBudget selects a pod of namespace ns with these labels (policy/v1: an empty
+	selector selects every pod of its namespace, none selects none)."""
+	if budget["metadata"].get("namespace") != ns:
+		return False
+	sel = (budget.get("spec") or {}).get("selector")
+	if sel is None:
+		return False
+	for k, v in (sel.get("matchLabels") or {}).items():
+		if labels.get(k) != v:
+			return False
+	for e in sel.get("matchExpressions") or []:
+		op, key, vals = e.get("operator"), e.get("key"), e.get("values") or []
+		if (op == "In" and labels.get(key) not in vals) or (op == "NotIn" and key in labels and labels[key] in vals) or \
+				(op == "Exists" and key not in labels) or (op == "DoesNotExist" and key in labels):
+			return False
+	return True
+
+
 def decode_body(body, what):
 	"""The JSON document of a request body, or the API server's 400 for one it cannot decode."""
 	try:
@@ -212,16 +231,44 @@ class WriteMixin:
 				api.later(api.settings.delete_grace if grace else 0, api.finish_delete, key, m.get("uid"))
 			return o
 
-	def evict(self, ns, name, body):
+	def evict_by_budgets(self, ns, name, dry_run):
+		"""The disruption budgets that select the pod, as the eviction subresource applies them: more than
+		one is a 500, one with no disruption allowed a 429, else its allowance goes down by one."""
+		store = self.api.store
+		pod = store.get("pods", "%s/%s" % (ns, name)).d
+		labels = (pod.get("metadata") or {}).get("labels") or {}
+		budgets = [store.get("poddisruptionbudgets", k).d for k in store.keys("poddisruptionbudgets")]
+		budgets = [b for b in budgets if selects(b, ns, labels)]
+		if len(budgets) > 1:
+			raise ApiError(500, "InternalError", "This pod has more than one PodDisruptionBudget, which the eviction "
+				"subresource does not support.", {})
+		if not budgets:
+			return
+		b = copy.deepcopy(budgets[0])
+		status = b.setdefault("status", {})
+		if int(status.get("disruptionsAllowed", 0)) < 1:
+			raise ApiError(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.",
+				{"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget %s needs %d healthy pods "
+					"and has %d currently" % (b["metadata"]["name"], int(status.get("desiredHealthy", 1)),
+					int(status.get("currentHealthy", 1)))}]})
+		status["disruptionsAllowed"] = int(status["disruptionsAllowed"]) - 1
+		if not dry_run:
+			store.put("poddisruptionbudgets", b)
+
+	def evict(self, ns, name, body, query=None):
 		api = self.api
 		opts = {}
 		if body:
 			ev = decode_body(body, "Eviction")
 			if isinstance(ev, dict):
-				opts = ev.get("deleteOptions") or {}
+				opts = dict(ev.get("deleteOptions") or {})
+		# ?dryRun=All on the subresource, as the API server takes it beside the body's
+		if query and query.get("dryRun") == "All":
+			opts["dryRun"] = ["All"]
 		with api.store.lock:
 			if api.store.get("pods", "%s/%s" % (ns, name)) is None:
 				raise not_found("pods", name)
+			self.evict_by_budgets(ns, name, "All" in (opts.get("dryRun") or []))
 			if "%s/%s" % (ns, name) in api.settings.eviction_blocked or name in api.settings.eviction_blocked:
 				raise ApiError(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.",
 					{"causes": [{"reason": "DisruptionBudget", "message": "The disruption budget %s-pdb needs 1 healthy "

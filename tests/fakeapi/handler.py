@@ -310,7 +310,7 @@ class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.Base
 				raise ApiError(405, "MethodNotAllowed",
 					"the server does not allow this method on the requested resource", {})
 			self.authorize(user, groups, "create", "pods/eviction", group, ns, name)
-			self.evict(ns, name, body)
+			self.evict(ns, name, body, query)
 			return
 		if method == "GET":
 			self.authorize(user, groups, "get", resource, group, ns, name)
@@ -329,7 +329,7 @@ class Handler(OutputMixin, ReadMixin, WriteMixin, ControlMixin, http.server.Base
 		"""Whether this server serves group/version (the DRA group in the scenario's versions)."""
 		if group == resource_versions.GROUP:
 			return version in self.api.settings.resource_versions
-		return version == "v1" and group in ("", "apps")
+		return version == "v1" and group in ("", "apps", "policy")
 
 	def service_proxy(self, ns, svc, sub, body, user, groups):
 		"""The API server's service proxy: /api/v1/namespaces/NS/services/[SCHEME:]NAME[:PORT]/proxy/PATH,

@@ -10,6 +10,8 @@ KINDS = {
 	"daemonsets": {"kind": "DaemonSet", "list": "DaemonSetList", "group": "apps", "apiVersion": "apps/v1",
 		"namespaced": True},
 	"events": {"kind": "Event", "list": "EventList", "group": "", "apiVersion": "v1", "namespaced": True},
+	"poddisruptionbudgets": {"kind": "PodDisruptionBudget", "list": "PodDisruptionBudgetList", "group": "policy",
+		"apiVersion": "policy/v1", "namespaced": True},
 }
 # Dynamic Resource Allocation: stored as resource.k8s.io/v1, served in the versions the scenario names
 # (resource_versions.py).

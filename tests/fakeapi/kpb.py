@@ -71,7 +71,8 @@ def _container(c):
 		for s in c.get(k) or []:
 			out += f_str(i, s)
 	out += f_bytes(8, _requirements(c.get("resources")))
-	return out + f_str(13, c.get("terminationMessagePath", "")) + f_str(14, c.get("imagePullPolicy", ""))
+	out += f_str(13, c.get("terminationMessagePath", "")) + f_str(14, c.get("imagePullPolicy", ""))
+	return out + f_str(24, c.get("restartPolicy"))
 
 
 def _selector_term(t):
@@ -122,7 +123,8 @@ def pod(d):
 		na = aff.get("nodeAffinity")
 		sp += f_bytes(18, f_bytes(1, _node_affinity(na)) if isinstance(na, dict) else b"")
 	sp += f_str(19, spec.get("schedulerName", "")) + f_msgs(20, spec.get("initContainers"), _container)
-	sp += f_msgs(22, spec.get("tolerations"), _toleration) + f_msgs(39, spec.get("resourceClaims"), _pod_claim)
+	sp += f_msgs(22, spec.get("tolerations"), _toleration) + f_int(25, spec.get("priority"))
+	sp += f_msgs(39, spec.get("resourceClaims"), _pod_claim)
 	ss = (f_str(1, st.get("phase", "")) + f_msgs(2, st.get("conditions"), lambda c: _cond(c, False)) +
 		f_str(3, st.get("message", "")) + f_str(4, st.get("reason", "")) + f_str(5, st.get("hostIP", "")) +
 		f_str(6, st.get("podIP", "")) + f_time(7, st.get("startTime")) + f_str(9, st.get("qosClass", "")))

@@ -1,0 +1,372 @@
+/* `kubectl inspect cgpu defrag`: which pods to move so that a request fits.
+ *
+ * The request comes as for fit: flags, a manifest (-f, its first object
+ * with a pod template), or a pending pod (NAMESPACE/NAME).  The nodes, their
+ * pods and the PodDisruptionBudgets are listed concurrently into a model
+ * that keeps every pod; each pod's rule (may it move, which budget selects
+ * it) is decided here, and the pure planner (src/model/defrag.c) answers.
+ * With --execute the plan's pods are evicted in order (policy/v1 Eviction),
+ * asking first on a terminal, and the first refusal stops it.  Exit 0 with
+ * a plan or when nothing needs moving, 3 when no plan exists within the
+ * limits. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "defrag.h"
+#include "fit.h"
+#include "fit_files.h"
+#include "kube.h"
+#include "load.h"
+#include "model.h"
+#include "nodesel.h"
+#include "output.h"
+#include "render.h"
+#include "render_defrag.h"
+
+#define EXIT_NO_PLAN 3
+
+enum {
+	D_MEMORY, D_GPUS, D_CORE, D_FILENAME, D_PRIORITY, D_MAX_MOVES, D_EXECUTE, D_YES, D_DRY_RUN, D_OUTPUT, D_COUNT
+};
+
+const struct flag defrag_flags[] = {
+	[D_MEMORY] = {"memory", 0, "QUANTITY", "GPU memory on each GPU, as for fit (12, 12Gi, 512Mi)", NULL},
+	[D_GPUS] = {"gpus", 0, "N", "number of GPUs (default 1)", NULL},
+	[D_CORE] = {"core", 0, "PCT", "compute share of each GPU, in percent", NULL},
+	[D_FILENAME] = {"filename", 'f', CLI_LIST_ARG("FILE"), "the pod of a manifest (its first object with a pod template)",
+			NULL},
+	[D_PRIORITY] = {"priority", 0, "N", "the request's priority: pods of a higher one are never moved (default 0)",
+			NULL},
+	[D_MAX_MOVES] = {"max-moves", 0, "N", "move at most this many pods (1 to 4, default 3)", NULL},
+	[D_EXECUTE] = {"execute", 0, NULL, "carry the plan out: evict its pods, in order", NULL},
+	[D_YES] = {"yes", 'y', NULL, "evict without asking", NULL},
+	[D_DRY_RUN] = {"dry-run", 0, "STRATEGY", "with --execute: none, client (print only) or server", "none client server"},
+	[D_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
+	[D_COUNT] = {0},
+};
+
+struct defrag_run {
+	struct cli_ctx *ctx;
+	struct nodesel sel;
+	enum output out;
+	const char *pod_name, *filename;
+	bool execute, yes;
+	enum cli_dry_run dry;
+	int max_moves;
+	int64_t priority;
+	struct cluster_load load;
+	struct manifest_set set;
+	struct k8s_pod *pod; /* the pending pod asked about */
+	struct fit_request req;
+	char *subject;
+	enum defrag_stay *stay;
+	int *budget, *allowed;
+};
+
+static int usage_error(struct kerr *err, const char *flag, const char *v, const char *what)
+{
+	return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--%s\" flag: %s", v, flag, what);
+}
+
+static int parse_int(const char *v, const char *flag, long lo, long hi, long *ret, struct kerr *err)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < lo || n > hi) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "must be a whole number from %ld to %ld", lo, hi);
+		return usage_error(err, flag, v, what);
+	}
+	*ret = n;
+	return 0;
+}
+
+static int parse_request(const char *const *vals, struct defrag_run *r, struct kerr *err)
+{
+	char *why = NULL;
+	long v;
+
+	r->req.gpus = 1;
+	if (vals[D_MEMORY] && fit_parse_memory(vals[D_MEMORY], &r->req.mem, &r->req.mem_unit, &why) < 0) {
+		usage_error(err, "memory", vals[D_MEMORY], why ? why : "out of memory");
+		free(why);
+		return -1;
+	}
+	if (vals[D_GPUS]) {
+		if (parse_int(vals[D_GPUS], "gpus", 1, 64, &v, err) < 0)
+			return -1;
+		r->req.gpus = (int)v;
+	}
+	if (vals[D_CORE]) {
+		if (parse_int(vals[D_CORE], "core", 1, 100, &v, err) < 0)
+			return -1;
+		r->req.core = v;
+	}
+	if (vals[D_PRIORITY]) {
+		if (parse_int(vals[D_PRIORITY], "priority", -2147483648L, 2147483647L, &v, err) < 0)
+			return -1;
+		r->priority = v;
+	}
+	r->max_moves = DEFRAG_DEFAULT_MOVES;
+	if (vals[D_MAX_MOVES]) {
+		if (parse_int(vals[D_MAX_MOVES], "max-moves", 1, DEFRAG_MAX_MOVES, &v, err) < 0)
+			return -1;
+		r->max_moves = (int)v;
+	}
+	return 0;
+}
+
+static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct defrag_run *r, struct kerr *err)
+{
+	const char *vals[D_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
+	int npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
+	bool flags_given = vals[D_MEMORY] || vals[D_GPUS] || vals[D_CORE];
+
+	if (npos < 0 || output_parse(vals[D_OUTPUT], false, &r->out, err) < 0 ||
+	    cli_parse_dry_run(vals[D_DRY_RUN], &r->dry, err) < 0)
+		return -1;
+	if (npos > 1)
+		return kerr_set(err, KERR_USAGE, "defrag takes at most one pod (NAMESPACE/NAME)");
+	if ((npos > 0) + (vals[D_FILENAME] != NULL) + flags_given != 1)
+		return kerr_set(err, KERR_USAGE, "give exactly one of: a pending pod (NAMESPACE/NAME), -f FILE, or "
+						 "--memory/--gpus/--core");
+	if (parse_request(vals, r, err) < 0 || nodesel_parse(&r->sel, ctx->cmd, vals, NULL, 0, false, err) < 0)
+		return -1;
+	r->req.scheme = r->sel.scheme;
+	r->filename = vals[D_FILENAME];
+	r->pod_name = npos > 0 ? argv[0] : NULL;
+	r->execute = vals[D_EXECUTE] != NULL;
+	r->yes = vals[D_YES] != NULL;
+	if (r->dry != CLI_DRY_NONE && !r->execute)
+		return kerr_set(err, KERR_USAGE, "--dry-run goes with --execute");
+	return 0;
+}
+
+/* The pending pod asked about: NAMESPACE/NAME. */
+static int read_pod(struct defrag_run *r, struct kerr *err)
+{
+	const char *slash = strchr(r->pod_name, '/');
+	char *ns = slash ? strndup(r->pod_name, (size_t)(slash - r->pod_name)) : NULL, *path = NULL;
+	json_t *j = NULL;
+	int rc = -1;
+
+	if (!slash || !ns || !*ns || !slash[1] || strchr(slash + 1, '/'))
+		kerr_set(err, KERR_USAGE, "a pod is named NAMESPACE/NAME, not \"%s\"", r->pod_name);
+	else if (!(path = kube_path("v1", ns, "pods", slash + 1)))
+		kerr_set(err, KERR_OTHER, "out of memory");
+	else if (kube_get_json(r->load.cluster.client, path, NULL, &j, err) == 0)
+		rc = manifest_pod_from_json(j, &r->pod, err);
+	free(ns);
+	free(path);
+	json_decref(j);
+	return rc;
+}
+
+/* The request from the pod (pending, or a manifest's), or the flags, in words. */
+static int set_request(struct defrag_run *r, struct warnings *w, struct kerr *err)
+{
+	const struct k8s_pod *p = r->pod ? r->pod : r->set.len ? r->set.items[0].pod : NULL;
+	const struct scheme *sc;
+	int found;
+
+	if (!p) {
+		if (asprintf(&r->subject, "request%s%s: %lld %s on each of %d GPU%s", r->req.scheme ? " of " : "",
+			     r->req.scheme ? r->req.scheme : "", (long long)r->req.mem,
+			     r->req.mem_unit == FIT_MEM_MIB ? "MiB" : "(in each node's unit)", r->req.gpus,
+			     r->req.gpus > 1 ? "s" : "") < 0)
+			r->subject = NULL;
+		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	found = fit_request_from_pod(p, r->sel.scheme, &r->req, &sc, w);
+	if (found <= 0)
+		return kerr_set(err, KERR_OTHER, found < 0 ? "out of memory" : "the pod asks for no GPU resource a scheme reads");
+	r->priority = p->priority;
+	if (asprintf(&r->subject, "pod %s%s%s (%s): %lld of GPU memory on each of %d GPU%s", p->namespace ? p->namespace : "",
+		     p->namespace ? "/" : "", p->name ? p->name : "", sc->name, (long long)r->req.mem, r->req.gpus,
+		     r->req.gpus > 1 ? "s" : "") < 0)
+		r->subject = NULL;
+	return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
+}
+
+/* Why a pod may not move, or the budget that selects it. */
+static enum defrag_stay pod_rule(const struct defrag_run *r, const struct model_pod *p, int *budget)
+{
+	size_t nb = 0;
+
+	*budget = -1;
+	if (p->mirror || (p->controller_kind && strcmp(p->controller_kind, "Node") == 0))
+		return DEFRAG_STATIC;
+	if (!p->controller_kind)
+		return DEFRAG_NO_CONTROLLER;
+	if (strcmp(p->controller_kind, "DaemonSet") == 0)
+		return DEFRAG_DAEMONSET;
+	if (p->priority > r->priority)
+		return DEFRAG_PRIORITY;
+	for (size_t i = 0; i < r->load.npdbs; i++)
+		if (k8s_pdb_selects(r->load.pdbs[i], p->namespace, &p->labels)) {
+			*budget = (int)i;
+			nb++;
+		}
+	return nb > 1 ? DEFRAG_BUDGETS : DEFRAG_MOVABLE;
+}
+
+static int make_rules(struct defrag_run *r, struct defrag_rules *rules, struct defrag_report *rep, struct kerr *err)
+{
+	const struct model *m = &r->load.model;
+
+	r->stay = calloc(m->npods + 1, sizeof(*r->stay));
+	r->budget = calloc(m->npods + 1, sizeof(*r->budget));
+	r->allowed = calloc(r->load.npdbs + 1, sizeof(*r->allowed));
+	if (!r->stay || !r->budget || !r->allowed)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < r->load.npdbs; i++)
+		r->allowed[i] = (int)r->load.pdbs[i]->disruptions_allowed;
+	for (size_t i = 0; i < m->npods; i++) {
+		r->stay[i] = m->pods[i].node ? pod_rule(r, &m->pods[i], &r->budget[i]) : DEFRAG_MOVABLE;
+		if (m->pods[i].node)
+			rep->stay[r->stay[i]]++;
+	}
+	*rules = (struct defrag_rules){.stay = r->stay, .budget = r->budget, .allowed = r->allowed,
+				       .nbudgets = r->load.npdbs, .max_moves = r->max_moves};
+	return 0;
+}
+
+/* Before more than one eviction: ask on a terminal, refuse elsewhere. */
+static int confirm(struct defrag_run *r, size_t n, struct kerr *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok;
+
+	if (r->dry != CLI_DRY_NONE || n <= 1 || r->yes)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return kerr_set(err, KERR_OTHER,
+				"refusing to evict %zu pods without confirmation: add --yes, or run on a terminal to be asked", n);
+	fprintf(r->ctx->errout, "Evict %zu pods? [y/N] ", n);
+	fflush(r->ctx->errout);
+	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
+	free(line);
+	return ok ? 0 : kerr_set(err, KERR_OTHER, "nothing evicted");
+}
+
+/* One eviction (policy/v1), as kubectl drain asks for it. */
+static int evict(struct defrag_run *r, const struct model_pod *p, struct kerr *err)
+{
+	char *path = kube_path("v1", p->namespace, "pods", p->name), *full = NULL;
+	json_t *body = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "policy/v1", "kind", "Eviction", "metadata",
+				 "name", p->name, "namespace", p->namespace);
+	struct kube_write_opts w = {.dry_run = r->dry == CLI_DRY_SERVER};
+	int rc;
+
+	if (!path || !body || asprintf(&full, "%s/eviction", path) < 0) {
+		full = NULL;
+		rc = kerr_set(err, KERR_OTHER, "out of memory");
+	} else {
+		rc = kube_post(r->load.cluster.client, full, body, &w, NULL, err);
+	}
+	free(path);
+	free(full);
+	json_decref(body);
+	return rc;
+}
+
+/* The plan's evictions in order, each said as done; the first refused
+ * stops the rest (a budget's 429 named as such). */
+static int execute(struct defrag_run *r, const struct defrag_plan *p, struct kerr *err)
+{
+	const struct model *m = &r->load.model;
+	const char *how = r->dry == CLI_DRY_SERVER ? " (server dry run)" : r->dry == CLI_DRY_CLIENT ? " (dry run)" : "";
+
+	if (confirm(r, p->nmoves, err) < 0)
+		return -1;
+	for (size_t i = 0; i < p->nmoves; i++) {
+		const struct model_pod *pod = &m->pods[p->moves[i].pod];
+
+		if (r->dry != CLI_DRY_CLIENT && evict(r, pod, err) < 0) {
+			if (err->kind == KERR_STATUS && err->code == 429)
+				kerr_prefix(err, "pod %s/%s: a disruption budget refused the eviction (%zu of %zu done)",
+					    pod->namespace, pod->name, i, p->nmoves);
+			else
+				kerr_prefix(err, "pod %s/%s: eviction failed (%zu of %zu done)", pod->namespace, pod->name, i,
+					    p->nmoves);
+			return -1;
+		}
+		fprintf(r->ctx->out, "pod/%s evicted%s\n", pod->name, how);
+	}
+	return 0;
+}
+
+static int answer(struct defrag_run *r, struct kerr *err)
+{
+	struct defrag_rules rules;
+	struct defrag_report rep = {.subject = r->subject, .max_moves = r->max_moves};
+	struct defrag_plan plan = {0};
+	struct fit_result now = {0};
+	int rc = -1;
+
+	if (make_rules(r, &rules, &rep, err) < 0)
+		return -1;
+	if (defrag_plan(&r->load.model, &r->req, &rules, &plan) < 0 || fit_check(&r->load.model, &r->req, &now) < 0) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	rep.now = &now;
+	if (output_is_document(r->out)) {
+		json_t *doc = render_defrag_document(&r->load.model, &r->req, &plan, &rep);
+
+		rc = doc ? output_document(r->ctx, doc, r->out, err) : kerr_set(err, KERR_OTHER, "cannot build the answer");
+		json_decref(doc);
+	} else {
+		rc = render_defrag_table(r->ctx->out, &r->load.model, &r->req, &plan, &rep, err);
+	}
+	fflush(r->ctx->out);
+	if (rc == 0 && r->execute && plan.found && plan.nmoves)
+		rc = execute(r, &plan, err);
+	if (rc == 0)
+		rc = plan.needed && !plan.found ? EXIT_NO_PLAN : 0;
+out:
+	fit_result_release(&now);
+	defrag_plan_release(&plan);
+	return rc;
+}
+
+int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	struct defrag_run r = {.ctx = ctx};
+	struct warnings w = {0};
+	int rc = -1;
+
+	r.load = (struct cluster_load){.sel = &r.sel, .budgets = true,
+				       .mo = {.force_unit = -1, .pool_label = POOL_LABEL, .scheduling = true,
+					      .keep_pods = true, .movable = true}};
+	if (parse_args(ctx, argc, argv, &r, err) < 0 || (r.filename && fit_files_read(r.filename, false, &r.set, err) < 0))
+		goto out;
+	if (r.filename && !r.set.len) {
+		kerr_set(err, KERR_OTHER, "no object in the manifests carries a pod template");
+		goto out;
+	}
+	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_pod(&r, err) < 0))
+		goto out;
+	if (set_request(&r, &w, err) < 0 || cluster_load_model(&r.load, err) < 0)
+		goto out;
+	rc = answer(&r, err);
+out:
+	cluster_load_release(&r.load);
+	nodesel_release(&r.sel);
+	manifest_set_release(&r.set);
+	k8s_pod_free(r.pod);
+	free(r.subject);
+	free(r.stay);
+	free(r.budget);
+	free(r.allowed);
+	warnings_release(&w);
+	return rc;
+}

@@ -1,0 +1,170 @@
+"""`kubectl inspect cgpu defrag` against the fake API server, on a cluster made for it: four cGPU nodes of two
+15 GiB GPUs where a 12 GiB request fits nowhere, with two one-move plans (5 GiB and 6 GiB), a bare pod, a
+DaemonSet pod and a pod of higher priority that would each make a lighter plan but must stay, and budgets.
+
+Each case checks the plan (the pod moved, from where, to where), what the planner refuses, the DefragPlan
+document, the exit status, and --execute through the Eviction API.
+"""
+
+import json
+import os
+import tempfile
+import unittest
+
+from harness import ClusterCase, FakeAPI, plugin_path, run_plugin
+from test_inspect import schema_errors
+
+ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def node(name):
+	cap = {"aliyun.com/gpu-mem": "30", "aliyun.com/gpu-count": "2"}
+	return {"metadata": {"name": name, "uid": "uid-" + name, "labels": {"kubernetes.io/hostname": name}},
+		"spec": {}, "status": {"capacity": cap, "allocatable": dict(cap),
+			"conditions": [{"type": "Ready", "status": "True"}],
+			"addresses": [{"type": "InternalIP", "address": "10.9.0.%d" % (ord(name[-1]) - 96)}]}}
+
+
+def pod(name, node_name, gpu, gib, owner=None, priority=None, labels=None):
+	p = {"metadata": {"name": name, "namespace": "ml", "uid": "uid-" + name, "labels": labels or {"app": name},
+			"creationTimestamp": "2026-11-20T10:00:00Z",
+			"annotations": {"ALIYUN_COM_GPU_MEM_IDX": str(gpu), "ALIYUN_COM_GPU_MEM_ASSIGNED": "true",
+				"ALIYUN_COM_GPU_MEM_POD": str(gib), "ALIYUN_COM_GPU_MEM_DEV": "15"}},
+		"spec": {"nodeName": node_name, "containers": [{"name": "main", "image": "x",
+			"resources": {"limits": {"aliyun.com/gpu-mem": str(gib)}}}]},
+		"status": {"phase": "Running"}}
+	if owner:
+		kind, oname = owner.split("/")
+		p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": oname,
+			"uid": "uid-" + oname, "controller": True}]
+	if priority is not None:
+		p["spec"]["priority"] = priority
+	return p
+
+
+def budget(name, app, allowed):
+	return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+		"metadata": {"name": name, "namespace": "ml", "uid": "uid-" + name},
+		"spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": app}}},
+		"status": {"disruptionsAllowed": allowed, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}}
+
+
+def scenario(path):
+	"""Free per GPU: node-a 9 and 1, node-b 10 and 1, node-c 11 and 11, node-d 11 and 1."""
+	nodes = [node(n) for n in ("node-a", "node-b", "node-c", "node-d")]
+	pods = [
+		pod("web-a", "node-a", 0, 6, "ReplicaSet/web-5d4f"),
+		pod("fill-a", "node-a", 1, 14, "ReplicaSet/fill-a-1"),
+		pod("small-b", "node-b", 0, 5, "ReplicaSet/small-7c9", labels={"app": "small"}),
+		pod("fill-b", "node-b", 1, 14, "ReplicaSet/fill-b-1"),
+		pod("bare-c", "node-c", 0, 4),
+		pod("agent-c", "node-c", 1, 4, "DaemonSet/agent"),
+		pod("urgent-d", "node-d", 0, 4, "ReplicaSet/urgent-1", priority=1000),
+		pod("fill-d", "node-d", 1, 14, "ReplicaSet/fill-d-1"),
+	]
+	os.makedirs(path, exist_ok=True)
+	with open(os.path.join(path, "nodes.json"), "w") as f:
+		json.dump({"kind": "NodeList", "apiVersion": "v1", "items": nodes}, f)
+	with open(os.path.join(path, "pods.json"), "w") as f:
+		json.dump({"kind": "PodList", "apiVersion": "v1", "items": pods}, f)
+
+
+@unittest.skipUnless(plugin_path(), "CGPU_PLUGIN not built")
+class Defrag(ClusterCase):
+	server = FakeAPI
+
+	@classmethod
+	def setUpClass(cls):
+		cls.dir = tempfile.mkdtemp(prefix="defrag-")
+		cls.scenario = os.path.join(cls.dir, "defrag")
+		scenario(cls.scenario)
+		super().setUpClass()
+
+	def defrag(self, *args):
+		return run_plugin(["--kubeconfig", self.api.kubeconfig, "defrag"] + list(args), env=ENV)
+
+	def plan(self, *args, code=0):
+		r = self.defrag(*args, "-o", "json")
+		self.assertEqual(r.returncode, code, r.stderr)
+		d = json.loads(r.stdout)
+		with open(os.path.join(HERE, "defrag.schema.json")) as f:
+			self.assertEqual(schema_errors(json.load(f), d), [])
+		return d
+
+	def test_the_lighter_of_two_one_move_plans(self):
+		r = self.defrag("--memory", "12", "--scheme", "cgpu")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("Move 1 pod (5120 MiB of GPU memory); then the request fits on node-b/GPU0.", r.stdout)
+		self.assertRegex(r.stdout, r"ml/small-b\s+node-b/GPU0\s+node-a/GPU0\s+5 GiB")
+		d = self.plan("--memory", "12Gi", "--scheme", "cgpu")
+		self.assertEqual(d["kind"], "DefragPlan")
+		self.assertEqual((d["needed"], d["found"], d["memoryMovedMiB"]), (True, True, 5120))
+		self.assertEqual([(m["name"], m["from"]["node"], m["to"]["node"]) for m in d["moves"]],
+			[("small-b", "node-b", "node-a")])
+		# the bare pod (4), the DaemonSet's (4) and the urgent one (4) would be lighter, but stay
+		self.assertEqual(d["podsThatMayNotMove"]["NoController"], 1)
+		self.assertEqual(d["podsThatMayNotMove"]["DaemonSet"], 1)
+		self.assertEqual(d["podsThatMayNotMove"]["HigherPriority"], 1)
+
+	def test_a_budget_that_forbids_the_move(self):
+		self.api.put_object(budget("small-pdb", "small", 0))
+		d = self.plan("--memory", "12", "--scheme", "cgpu")
+		self.assertEqual([m["name"] for m in d["moves"]], ["web-a"])
+		self.api.put_object(budget("small-pdb", "small", 1))
+		d = self.plan("--memory", "12", "--scheme", "cgpu")
+		self.assertEqual([m["name"] for m in d["moves"]], ["small-b"])
+
+	def test_priority_and_limits(self):
+		d = self.plan("--memory", "12", "--scheme", "cgpu", "--priority", "2000")
+		self.assertEqual([m["name"] for m in d["moves"]], ["urgent-d"])
+		# no plan: 15 needs a whole GPU; the two pods alone on one that could go elsewhere have no budget left
+		self.api.put_object(budget("small-pdb", "small", 0))
+		self.api.put_object(budget("web-pdb", "web-a", 0))
+		d = self.plan("--memory", "15", "--scheme", "cgpu", code=3)
+		self.assertEqual((d["needed"], d["found"]), (True, False))
+		r = self.defrag("--memory", "15", "--scheme", "cgpu")
+		self.assertEqual(r.returncode, 3)
+		self.assertIn("No plan within 3 moves", r.stdout)
+		self.assertIn("1 pod without a controller", r.stdout)
+		d = self.plan("--memory", "8", "--scheme", "cgpu")
+		self.assertEqual((d["needed"], d["moves"]), (False, []))
+		r = self.defrag("--memory", "8", "--scheme", "cgpu")
+		self.assertIn("The request fits now: nothing to move.", r.stdout)
+		for args, msg in [([], "give exactly one of"), (["--memory", "7.9"], "write 8"),
+				  (["--memory", "4", "--max-moves", "9"], '"--max-moves" flag'),
+				  (["--memory", "4", "--dry-run=server"], "--dry-run goes with --execute")]:
+			with self.subTest(args=args):
+				r = self.defrag(*args)
+				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertIn(msg, r.stderr)
+
+	def test_execute_through_evictions(self):
+		self.api.clear_requests()
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--dry-run=server")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("pod/small-b evicted (server dry run)", r.stdout)
+		posts = [q for q in self.api.requests() if q["method"] == "POST"]
+		self.assertEqual([q["path"] for q in posts], ["/api/v1/namespaces/ml/pods/small-b/eviction"])
+		self.assertEqual(posts[0]["query"].get("dryRun"), "All")
+		self.assertEqual(json.loads(posts[0]["body"])["kind"], "Eviction")
+		self.assertIn("small-b", [o["metadata"]["name"] for o in self.api.objects()])
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("pod/small-b evicted\n", r.stdout)
+		posts = [q for q in self.api.requests() if q["method"] == "POST"]
+		self.assertEqual(len(posts), 2)
+		self.assertNotIn("dryRun", posts[1]["query"])
+		pods = {o["metadata"]["name"]: o for o in self.api.objects() if o["kind"] == "Pod"}
+		self.assertTrue("small-b" not in pods or pods["small-b"]["metadata"].get("deletionTimestamp"))
+
+	def test_a_refused_eviction_stops_and_is_named(self):
+		self.api.settings(eviction_blocked=["ml/small-b"])
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes")
+		self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+		self.assertIn("pod ml/small-b: a disruption budget refused the eviction (0 of 1 done)", r.stderr)
+		self.assertIn("Cannot evict pod as it would violate the pod's disruption budget", r.stderr)
+
+
+if __name__ == "__main__":
+	unittest.main()
