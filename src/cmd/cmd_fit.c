@@ -535,7 +535,7 @@ static long long fit_key(const struct fit_fleet *ff, size_t i)
 	const struct fit_result *res = &ff->res[i];
 	const struct model_node *n;
 
-	if (!ff->f.loads[i].have_model || res->nfits == 0)
+	if (!ff->f.loads[i].have_model || res->nsure == 0)
 		return LLONG_MAX;
 	n = &ff->f.loads[i].model.nodes[res->fits[0].node];
 	if (n->unit == UNIT_GIB)
@@ -580,7 +580,7 @@ static int fleet_answer(struct cli_ctx *ctx, struct fit_run *r, struct fit_fleet
 			continue;
 		parts[k++] = (struct fit_fleet_part){ .name = ff->f.names[i], .m = &ff->f.loads[i].model,
 						      .res = &ff->res[i] };
-		fits += ff->res[i].nfits;
+		fits += ff->res[i].nsure;
 	}
 	if (output_is_document(r->out)) {
 		json_t *doc = fleet_document(&ff->f, FLEET_KIND_FIT, ff->order, fit_cluster_json, ff);

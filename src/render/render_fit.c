@@ -163,7 +163,8 @@ static bool fleet_rows(struct tabwriter *tw, const struct fit_fleet_part *p)
 		char *name = safe(n->name), *pool = safe(n->pool ? n->pool : "-"), *gpus = gpu_list(f);
 
 		ok = name && pool && gpus &&
-		     tabwriter_printf(tw, "%s\t%s\t%s\t%lld %s\t%s\t%s\n", cluster, name, gpus, (long long)f->free_after,
+		     tabwriter_printf(tw, "%s\t%s%s\t%s\t%lld %s\t%s\t%s\n", cluster, name, f->unsure ? " ?" : "", gpus,
+				      (long long)f->free_after,
 				      mem_unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
 		free(name);
 		free(pool);
@@ -195,25 +196,27 @@ int render_fit_fleet_table(FILE *out, const struct fit_fleet_part *parts, size_t
 			   const char *subject, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
-	size_t fits = 0, considered = 0, clusters = 0;
+	size_t fits = 0, places = 0, considered = 0, clusters = 0;
 	char *s = safe(subject);
 	bool ok = tw && s && tabwriter_printf(tw, "%s\n", s) >= 0;
 
 	for (size_t i = 0; i < n; i++) {
-		fits += parts[i].res->nfits;
+		/* a place only maybe (marked ?) is listed, never counted */
+		fits += parts[i].res->nsure;
+		places += parts[i].res->nfits;
 		considered += parts[i].res->considered;
-		clusters += parts[i].res->nfits > 0;
+		clusters += parts[i].res->nsure > 0;
 	}
-	if (ok && fits)
+	if (ok && places)
 		ok = tabwriter_puts(tw, "CLUSTER\tNODE\tGPUS\tFREE AFTER\tSCHEME\tPOOL\n") >= 0;
 	for (size_t i = 0; ok && i < n; i++)
 		ok = fleet_rows(tw, &parts[i]);
 	if (ok)
 		ok = tabwriter_printf(tw, "Fits on %zu of %zu node%s, in %zu of %zu cluster%s.\n", fits, considered,
 				      considered == 1 ? "" : "s", clusters, n, n == 1 ? "" : "s") >= 0;
-	if (ok && considered > fits)
-		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", considered - fits,
-				      considered - fits == 1 ? "" : "s") >= 0;
+	if (ok && considered > places)
+		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", considered - places,
+				      considered - places == 1 ? "" : "s") >= 0;
 	for (size_t i = 0; ok && i < n; i++)
 		ok = fleet_groups(tw, &parts[i], r);
 	free(s);
