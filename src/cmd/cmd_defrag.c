@@ -232,6 +232,8 @@ static int make_rules(struct defrag_run *r, struct defrag_rules *rules, struct d
 		r->stay[i] = m->pods[i].node ? pod_rule(r, &m->pods[i], &r->budget[i]) : DEFRAG_MOVABLE;
 		if (m->pods[i].node)
 			rep->stay[r->stay[i]]++;
+		if (m->pods[i].node && r->stay[i] == DEFRAG_MOVABLE && r->budget[i] >= 0 && r->allowed[r->budget[i]] < 1)
+			rep->no_disruption++;
 	}
 	*rules = (struct defrag_rules){.stay = r->stay, .budget = r->budget, .allowed = r->allowed,
 				       .nbudgets = r->load.npdbs, .max_moves = r->max_moves};

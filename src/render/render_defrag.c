@@ -98,12 +98,16 @@ static bool put_no_plan(struct tabwriter *tw, const struct fit_request *r, const
 	}
 	for (int s = DEFRAG_NO_CONTROLLER; s <= DEFRAG_BUDGETS; s++)
 		nstay += rep->stay[s];
+	nstay += rep->no_disruption;
 	if (ok && nstay)
 		ok = tabwriter_printf(tw, "\nPods that may not move:\n") >= 0;
 	for (int s = DEFRAG_NO_CONTROLLER; ok && s <= DEFRAG_BUDGETS; s++)
 		if (rep->stay[s])
 			ok = tabwriter_printf(tw, "  %zu pod%s %s\n", rep->stay[s], rep->stay[s] == 1 ? "" : "s",
 					      stay_words[s]) >= 0;
+	if (ok && rep->no_disruption)
+		ok = tabwriter_printf(tw, "  %zu pod%s whose disruption budget allows no disruption now\n",
+				      rep->no_disruption, rep->no_disruption == 1 ? "" : "s") >= 0;
 	return ok;
 }
 
@@ -170,6 +174,8 @@ json_t *render_defrag_document(const struct model *m, const struct fit_request *
 
 	for (int s = DEFRAG_NO_CONTROLLER; stay && s <= DEFRAG_BUDGETS; s++)
 		json_object_set_new(stay, stay_names[s], json_integer((json_int_t)rep->stay[s]));
+	if (stay)
+		json_object_set_new(stay, "NoDisruptionAllowed", json_integer((json_int_t)rep->no_disruption));
 	for (size_t i = 0; reasons && rep->now && !p->found && i < rep->now->ngroups; i++) {
 		char *t = fit_group_text(&rep->now->groups[i], r);
 

@@ -18,6 +18,7 @@ struct defrag_report {
 	int max_moves;
 	const struct fit_result *now;	 /* fit's check of the request as things are */
 	size_t stay[DEFRAG_BUDGETS + 1]; /* pods on the nodes checked that may not move, per reason */
+	size_t no_disruption;		 /* movable pods whose budget allows no disruption now */
 };
 
 int render_defrag_table(FILE *out, const struct model *m, const struct fit_request *r, const struct defrag_plan *p,

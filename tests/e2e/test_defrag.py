@@ -127,6 +127,8 @@ class Defrag(ClusterCase):
 		self.assertEqual(r.returncode, 3)
 		self.assertIn("No plan within 3 moves", r.stdout)
 		self.assertIn("1 pod without a controller", r.stdout)
+		self.assertIn("2 pods whose disruption budget allows no disruption now", r.stdout)
+		self.assertEqual(d["podsThatMayNotMove"]["NoDisruptionAllowed"], 2)
 		d = self.plan("--memory", "8", "--scheme", "cgpu")
 		self.assertEqual((d["needed"], d["moves"]), (False, []))
 		r = self.defrag("--memory", "8", "--scheme", "cgpu")
