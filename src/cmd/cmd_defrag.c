@@ -355,6 +355,9 @@ int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		kerr_set(err, KERR_OTHER, "no object in the manifests carries a pod template");
 		goto out;
 	}
+	/* a plan only shown may come from the watch cache, as the summary does;
+	 * one carried out is planned on what etcd holds */
+	r.load.from_cache = !r.execute;
 	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_pod(&r, err) < 0))
 		goto out;
 	if (set_request(&r, &w, err) < 0 || cluster_load_model(&r.load, err) < 0)
