@@ -645,3 +645,79 @@ Test(decode_pb, init_containers)
 		p = NULL;
 	}
 }
+
+static int keep_pdb(void *ud, struct k8s_pdb *b, struct kerr *err)
+{
+	struct k8s_pdb **ret = ud;
+
+	(void)err;
+	k8s_pdb_free(*ret);
+	*ret = b;
+	return 0;
+}
+
+/* A PodDisruptionBudgetList (policy/v1) as the API server writes it, in
+ * both encodings: the selector, and how many disruptions it allows. */
+Test(decode_pb, disruption_budgets)
+{
+	static const char json[] =
+		"{\"kind\":\"PodDisruptionBudgetList\",\"apiVersion\":\"policy/v1\",\"metadata\":{\"resourceVersion\":\"9\"},"
+		"\"items\":[{\"metadata\":{\"name\":\"web-pdb\",\"namespace\":\"ml\"},\"spec\":{\"minAvailable\":1,"
+		"\"selector\":{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\","
+		"\"values\":[\"a\",\"b\"]}]}},\"status\":{\"disruptionsAllowed\":2,\"currentHealthy\":3}}]}";
+	unsigned char meta[64], entry[32], expr[64], sel[128], spec[160], status[16], obj[400], list[420], tm[64],
+		body[600];
+	size_t nmeta = 0, nentry = 0, nexpr = 0, nsel = 0, nspec = 0, nstatus = 0, nobj = 0, nlist = 0, ntm, nbody = 4;
+	struct k8s_pdb *b = NULL;
+	struct kerr err = KERR_INIT;
+	struct kvlist labels = {0};
+
+	nmeta += PUT_STR(meta + nmeta, 1, "web-pdb");
+	nmeta += PUT_STR(meta + nmeta, 3, "ml");
+	nentry += PUT_STR(entry + nentry, 1, "app");
+	nentry += PUT_STR(entry + nentry, 2, "web");
+	nexpr += PUT_STR(expr + nexpr, 1, "tier");
+	nexpr += PUT_STR(expr + nexpr, 2, "In");
+	nexpr += PUT_STR(expr + nexpr, 3, "a");
+	nexpr += PUT_STR(expr + nexpr, 3, "b");
+	nsel += put_field(sel + nsel, 1, entry, nentry);
+	nsel += put_field(sel + nsel, 2, expr, nexpr);
+	spec[nspec++] = 1 << 3 | 2, spec[nspec++] = 2, spec[nspec++] = 0x08, spec[nspec++] = 1; /* minAvailable: 1 */
+	nspec += put_field(spec + nspec, 2, sel, nsel);
+	status[nstatus++] = 3 << 3, status[nstatus++] = 2; /* disruptionsAllowed */
+	status[nstatus++] = 4 << 3, status[nstatus++] = 3; /* currentHealthy */
+	nobj += put_field(obj + nobj, 1, meta, nmeta);
+	nobj += put_field(obj + nobj, 2, spec, nspec);
+	nobj += put_field(obj + nobj, 3, status, nstatus);
+	nlist += put_field(list + nlist, 2, obj, nobj);
+	ntm = PUT_STR(tm, 2, "PodDisruptionBudgetList");
+	memcpy(body, "k8s\0", 4);
+	nbody += put_field(body + nbody, 1, tm, ntm);
+	nbody += put_field(body + nbody, 2, list, nlist);
+	cr_assert_eq(kvlist_add(&labels, "app", 3, "web", 3), 0);
+	cr_assert_eq(kvlist_add(&labels, "tier", 4, "b", 1), 0);
+	for (int enc = 0; enc < 2; enc++) {
+		struct decode_sink sink = {.pdb = keep_pdb, .ud = &b};
+		struct list_decoder *d = list_decoder_new(OBJ_PDB, &none_filter, &sink);
+		const void *buf = enc ? (const void *)body : json;
+		size_t len = enc ? nbody : sizeof(json) - 1;
+
+		cr_assert_not_null(d);
+		cr_assert_eq(list_decoder_feed(d, buf, len, &err), 0, "encoding %d: %s", enc, err.message);
+		cr_assert_eq(list_decoder_finish(d, &err), 0, "encoding %d: %s", enc, err.message);
+		cr_assert_eq(list_decoder_is_protobuf(d), enc == 1);
+		list_decoder_free(d);
+		cr_assert_not_null(b, "encoding %d", enc);
+		cr_assert_str_eq(b->name, "web-pdb");
+		cr_assert_str_eq(b->namespace, "ml");
+		cr_assert_eq(b->disruptions_allowed, 2, "encoding %d", enc);
+		cr_assert_str_eq(kvlist_get(&b->match_labels, "app"), "web");
+		cr_assert_eq(b->nmatch_exprs, 1);
+		cr_assert_eq(b->match_exprs[0].nvalues, 2);
+		cr_assert(k8s_pdb_selects(b, "ml", &labels));
+		cr_assert_not(k8s_pdb_selects(b, "other", &labels));
+		k8s_pdb_free(b);
+		b = NULL;
+	}
+	kvlist_release(&labels);
+}
