@@ -463,13 +463,15 @@ static int add_workload(struct manifest_set *set, const json_t *obj, const char 
 	if (manifest_pod_from_json(obj, &w->pod, err) < 0)
 		return -1;
 	set->len++;
-	w->pods = pods_of(obj, kind);
-	if (w->pods == -1 && strcmp(kind, "DaemonSet") != 0)
-		return kerr_set(err, KERR_OTHER, "error parsing manifest: %s has a replica count that is not a whole number", kind);
 	w->kind = strdup(kind);
 	w->name = field_text(meta, "name", &oom);
 	w->namespace = field_text(meta, "namespace", &oom);
-	return !w->kind || oom ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
+	if (!w->kind || oom)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	w->pods = pods_of(obj, kind);
+	if (w->pods == -1 && strcmp(kind, "DaemonSet") != 0)
+		return kerr_set(err, KERR_OTHER, "error parsing manifest: %s has a replica count that is not a whole number", kind);
+	return 0;
 }
 
 /* One object: a List's items (one level down), a workload, or a skipped kind. */

@@ -10,6 +10,29 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Every object of the input, as fit -f reads a file: a failure says why,
+ * and each workload read has its pod and a count of pods. */
+static void read_all(const uint8_t *data, size_t size)
+{
+	struct kerr err = KERR_INIT;
+	struct manifest_set set = {0};
+
+	if (manifest_read_all((const char *)data, size, &set, &err) < 0) {
+		if (!err.message)
+			abort();
+		kerr_release(&err);
+		manifest_set_release(&set);
+		return;
+	}
+	for (size_t i = 0; i < set.len; i++)
+		if (!set.items[i].pod || !set.items[i].kind || set.items[i].pods < MANIFEST_PER_NODE)
+			abort();
+	for (size_t i = 0; i < set.nskipped; i++)
+		if (!set.skipped[i].kind || !set.skipped[i].count)
+			abort();
+	manifest_set_release(&set);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kerr err = KERR_INIT;
@@ -19,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct warnings w = {0};
 	struct kvlist labels = {0};
 
+	read_all(data, size);
 	if (manifest_read_pod((const char *)data, size, &pod, &err) < 0) {
 		/* a failure always says why and returns nothing */
 		if (pod || !err.message)
