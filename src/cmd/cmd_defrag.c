@@ -27,9 +27,12 @@
 #include "render_defrag.h"
 
 #define EXIT_NO_PLAN 3
+#define DEFRAG_WAIT_DEFAULT_MS (5 * 60 * 1000L)
+#define DEFRAG_WAIT_POLL_MS 1000
 
 enum {
-	D_MEMORY, D_GPUS, D_CORE, D_FILENAME, D_PRIORITY, D_MAX_MOVES, D_EXECUTE, D_YES, D_DRY_RUN, D_OUTPUT, D_COUNT
+	D_MEMORY, D_GPUS, D_CORE, D_FILENAME, D_PRIORITY, D_MAX_MOVES, D_EXECUTE, D_YES, D_DRY_RUN, D_WAIT, D_TIMEOUT, D_OUTPUT,
+	D_COUNT
 };
 
 const struct flag defrag_flags[] = {
@@ -44,6 +47,10 @@ const struct flag defrag_flags[] = {
 	[D_EXECUTE] = {"execute", 0, NULL, "carry the plan out: evict its pods, in order", NULL},
 	[D_YES] = {"yes", 'y', NULL, "evict without asking", NULL},
 	[D_DRY_RUN] = {"dry-run", 0, "STRATEGY", "with --execute: none, client (print only) or server", "none client server"},
+	[D_WAIT] = {"wait", 0, NULL,
+		    "with --execute: wait until the evicted pods are gone, their replacements scheduled and the request fits",
+		    NULL},
+	[D_TIMEOUT] = {"timeout", 0, "DURATION", "how long --wait waits (default 5m)", NULL},
 	[D_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
 	[D_COUNT] = {0},
 };
@@ -54,6 +61,7 @@ struct defrag_run {
 	enum output out;
 	const char *pod_name, *filename;
 	bool execute, yes;
+	long wait_ms; /* --wait: 0 = do not wait */
 	enum cli_dry_run dry;
 	int max_moves;
 	int64_t priority;
@@ -146,6 +154,15 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct defrag_
 	r->yes = vals[D_YES] != NULL;
 	if (r->dry != CLI_DRY_NONE && !r->execute)
 		return kerr_set(err, KERR_USAGE, "--dry-run goes with --execute");
+	if (vals[D_WAIT] && (!r->execute || r->dry != CLI_DRY_NONE))
+		return kerr_set(err, KERR_USAGE, "--wait goes with --execute, without --dry-run");
+	if (vals[D_TIMEOUT] && !vals[D_WAIT])
+		return kerr_set(err, KERR_USAGE, "--timeout goes with --wait");
+	if (vals[D_WAIT]) {
+		r->wait_ms = DEFRAG_WAIT_DEFAULT_MS;
+		if (cli_parse_timeout(vals[D_TIMEOUT], &r->wait_ms, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -306,6 +323,83 @@ static int execute(struct defrag_run *r, const struct defrag_plan *p, struct ker
 	return 0;
 }
 
+/* What the wait looks for: the evicted pods (by uid) and their owners. */
+struct evicted {
+	char **uids, **owners;
+	size_t n;
+};
+
+static void evicted_release(struct evicted *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->uids[i]);
+		free(e->owners[i]);
+	}
+	free(e->uids);
+	free(e->owners);
+}
+
+/* Is the wait over on this model: every evicted pod gone, no pod of their
+ * owners waiting for a node, and the request fitting? */
+static int wait_over(const struct defrag_run *r, const struct evicted *e, bool *over)
+{
+	const struct model *m = &r->load.model;
+	struct fit_result res;
+
+	*over = false;
+	for (size_t i = 0; i < m->npods; i++)
+		for (size_t k = 0; k < e->n; k++) {
+			if (m->pods[i].uid && e->uids[k] && strcmp(m->pods[i].uid, e->uids[k]) == 0)
+				return 0;
+			if (!m->pods[i].node && m->pods[i].owner && e->owners[k] && strcmp(m->pods[i].owner, e->owners[k]) == 0)
+				return 0;
+		}
+	if (fit_check(m, &r->req, &res) < 0)
+		return -1;
+	*over = res.nsure > 0;
+	fit_result_release(&res);
+	return 0;
+}
+
+/* --wait: the cluster loaded again every second until the wait is over. */
+static int wait_for(struct defrag_run *r, const struct defrag_plan *p, struct kerr *err)
+{
+	struct evicted e = {.uids = calloc(p->nmoves + 1, sizeof(char *)), .owners = calloc(p->nmoves + 1, sizeof(char *))};
+	long waited = 0;
+	bool over = false;
+	int rc = 0;
+
+	if (!e.uids || !e.owners) {
+		evicted_release(&e);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (; e.n < p->nmoves; e.n++) {
+		const struct model_pod *pod = &r->load.model.pods[p->moves[e.n].pod];
+
+		e.uids[e.n] = pod->uid ? strdup(pod->uid) : NULL;
+		e.owners[e.n] = pod->owner ? strdup(pod->owner) : NULL;
+	}
+	while (rc == 0) {
+		usleep(DEFRAG_WAIT_POLL_MS * 1000);
+		waited += DEFRAG_WAIT_POLL_MS;
+		if (r->load.have_model)
+			model_release(&r->load.model);
+		r->load.have_model = false;
+		if ((rc = cluster_load_model(&r->load, err)) < 0 || (rc = wait_over(r, &e, &over)) < 0)
+			break;
+		if (over)
+			break;
+		if (waited >= r->wait_ms)
+			rc = kerr_set(err, KERR_OTHER, "timed out after %lds waiting for the evicted pods' replacements to be "
+						       "scheduled and the request to fit",
+				      r->wait_ms / 1000);
+	}
+	evicted_release(&e);
+	if (rc == 0)
+		fprintf(r->ctx->out, "The evicted pods are gone, their replacements scheduled, and the request fits now.\n");
+	return rc;
+}
+
 static int answer(struct defrag_run *r, struct kerr *err)
 {
 	struct defrag_rules rules;
@@ -332,6 +426,8 @@ static int answer(struct defrag_run *r, struct kerr *err)
 	fflush(r->ctx->out);
 	if (rc == 0 && r->execute && plan.found && plan.nmoves)
 		rc = execute(r, &plan, err);
+	if (rc == 0 && r->wait_ms && plan.found && plan.nmoves)
+		rc = wait_for(r, &plan, err);
 	if (rc == 0)
 		rc = plan.needed && !plan.found ? EXIT_NO_PLAN : 0;
 out:
@@ -348,7 +444,7 @@ int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 	r.load = (struct cluster_load){.sel = &r.sel, .budgets = true,
 				       .mo = {.force_unit = -1, .pool_label = POOL_LABEL, .scheduling = true,
-					      .keep_pods = true, .movable = true}};
+					      .keep_pods = true, .movable = true, .owners = true}};
 	if (parse_args(ctx, argc, argv, &r, err) < 0 || (r.filename && fit_files_read(r.filename, false, &r.set, err) < 0))
 		goto out;
 	if (r.filename && !r.set.len) {

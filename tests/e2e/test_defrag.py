@@ -160,6 +160,28 @@ class Defrag(ClusterCase):
 		pods = {o["metadata"]["name"]: o for o in self.api.objects() if o["kind"] == "Pod"}
 		self.assertTrue("small-b" not in pods or pods["small-b"]["metadata"].get("deletionTimestamp"))
 
+	def test_wait_until_the_request_fits(self):
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait", "--timeout", "20s")
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertIn("pod/small-b evicted\n", r.stdout)
+		self.assertIn("The evicted pods are gone, their replacements scheduled, and the request fits now.", r.stdout)
+
+	def test_wait_for_a_replacement_that_is_not_scheduled(self):
+		# the evicted pod's replacement, created by its controller, waits for a node the whole time
+		pending = pod("small-b-x2", None, 0, 5, "ReplicaSet/small-7c9", labels={"app": "small"})
+		del pending["spec"]["nodeName"], pending["metadata"]["annotations"]
+		pending["status"]["phase"] = "Pending"
+		pending.update(kind="Pod", apiVersion="v1")
+		self.api.put_object(pending)
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait", "--timeout", "2s")
+		self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+		self.assertIn("pod/small-b evicted\n", r.stdout)
+		self.assertIn("timed out after 2s waiting for the evicted pods' replacements to be scheduled", r.stderr)
+		for args in (["--wait"], ["--execute", "--timeout", "1s"], ["--execute", "--dry-run=server", "--wait"]):
+			with self.subTest(args=args):
+				r = self.defrag("--memory", "12", *args)
+				self.assertEqual(r.returncode, 2, r.stderr)
+
 	def test_a_refused_eviction_stops_and_is_named(self):
 		self.api.settings(eviction_blocked=["ml/small-b"])
 		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes")
