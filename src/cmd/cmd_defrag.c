@@ -25,6 +25,7 @@
 #include "output.h"
 #include "render.h"
 #include "render_defrag.h"
+#include "write_check.h"
 
 #define EXIT_NO_PLAN 3
 #define DEFRAG_WAIT_DEFAULT_MS (5 * 60 * 1000L)
@@ -297,8 +298,37 @@ static int evict(struct defrag_run *r, const struct model_pod *p, struct kerr *e
 	return rc;
 }
 
+/* An eviction whose answer was lost: the pod read again, never evicted
+ * twice.  Done (0) when it is gone or being deleted; else -1 with what
+ * was found in *err. */
+static int settle_lost_eviction(struct defrag_run *r, const struct model_pod *pod, struct kerr *err)
+{
+	enum write_result found = WRITE_UNKNOWN;
+	struct kerr rerr = KERR_INIT;
+	char *msg, *check = NULL;
+
+	if (write_check_pod_gone(r->load.cluster.client, pod->namespace, pod->name, pod->uid, &found, &rerr) < 0)
+		found = WRITE_UNKNOWN;
+	if (write_result_done(found)) {
+		kerr_release(err);
+		kerr_release(&rerr);
+		return 0;
+	}
+	if (found == WRITE_UNKNOWN && asprintf(&check, "kubectl get pod %s -n %s", pod->name, pod->namespace) < 0)
+		check = NULL;
+	msg = write_lost_message(found, err, &rerr, "pod", check);
+	kerr_release(&rerr);
+	free(check);
+	if (!msg)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	kerr_set(err, KERR_OTHER, "%s", msg);
+	free(msg);
+	return -1;
+}
+
 /* The plan's evictions in order, each said as done; the first refused
- * stops the rest (a budget's 429 named as such). */
+ * (or whose answer was lost and stays unknown) stops the rest (a budget's
+ * 429 named as such). */
 static int execute(struct defrag_run *r, const struct defrag_plan *p, struct kerr *err)
 {
 	const struct model *m = &r->load.model;
@@ -308,8 +338,12 @@ static int execute(struct defrag_run *r, const struct defrag_plan *p, struct ker
 		return -1;
 	for (size_t i = 0; i < p->nmoves; i++) {
 		const struct model_pod *pod = &m->pods[p->moves[i].pod];
+		int rc = r->dry == CLI_DRY_CLIENT ? 0 : evict(r, pod, err);
 
-		if (r->dry != CLI_DRY_CLIENT && evict(r, pod, err) < 0) {
+		/* sent whole and unanswered: read again, not sent again */
+		if (rc < 0 && r->dry == CLI_DRY_NONE && write_result_of(rc, err) == WRITE_UNKNOWN)
+			rc = settle_lost_eviction(r, pod, err);
+		if (rc < 0) {
 			if (err->kind == KERR_STATUS && err->code == 429)
 				kerr_prefix(err, "pod %s/%s: a disruption budget refused the eviction (%zu of %zu done)",
 					    pod->namespace, pod->name, i, p->nmoves);

@@ -11,7 +11,7 @@ import os
 import tempfile
 import unittest
 
-from harness import ClusterCase, FakeAPI, plugin_path, run_plugin
+from harness import ClusterCase, FakeAPI, Proxied, plugin_path, run_plugin
 from test_inspect import schema_errors
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
@@ -181,6 +181,21 @@ class Defrag(ClusterCase):
 			with self.subTest(args=args):
 				r = self.defrag("--memory", "12", *args)
 				self.assertEqual(r.returncode, 2, r.stderr)
+
+	def test_an_eviction_whose_answer_is_lost_is_read_again(self):
+		proxy = Proxied(self.api).start()
+		try:
+			proxy.arm("drop_after", methods="writes", path="/eviction$")
+			r = run_plugin(["--kubeconfig", proxy.kubeconfig, "defrag", "--memory", "12", "--scheme", "cgpu",
+				"--execute", "--yes"], env=ENV)
+			self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+			self.assertIn("pod/small-b evicted\n", r.stdout)
+			# sent once, never again: the pod was read to tell
+			posts = [e for e in proxy.log() if e["method"] == "POST"]
+			self.assertEqual([(e["fault"], e["answered"]) for e in posts], [("drop_after", False)])
+			self.assertTrue(any(e["method"] == "GET" and e["path"].endswith("/pods/small-b") for e in proxy.log()))
+		finally:
+			proxy.stop()
 
 	def test_a_refused_eviction_stops_and_is_named(self):
 		self.api.settings(eviction_blocked=["ml/small-b"])
