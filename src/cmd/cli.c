@@ -148,7 +148,8 @@ void cli_namespace_unused(struct cli_ctx *ctx, const char *why)
 	fprintf(ctx->errout, "Warning: -n %s has no effect here: %s\n", ctx->g.ov.namespace, why);
 }
 
-int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char *verb, struct kerr *err)
+int cli_confirm(struct cli_ctx *ctx, size_t n, const char *what, const char *question, const char *verb,
+		struct kerr *err)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -158,9 +159,9 @@ int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char 
 	 * must be the terminal, stdout may be a pipe (`| tee plan.txt`) */
 	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
 		return kerr_set(err, KERR_OTHER,
-				"refusing to %s %zu nodes without confirmation: add --yes, or run on a terminal to be asked",
-				verb, n);
-	fprintf(ctx->errout, "%s %zu nodes? [y/N] ", question, n);
+				"refusing to %s %zu %s without confirmation: add --yes, or run on a terminal to be asked",
+				verb, n, what);
+	fprintf(ctx->errout, "%s %zu %s? [y/N] ", question, n, what);
 	fflush(ctx->errout);
 	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
 	free(line);

@@ -145,11 +145,12 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
-/* Before a write to n > 1 nodes: "QUESTION N nodes? [y/N]" on the
- * terminal (stdin and stderr); 0 for yes, 1 for anything else (after
- * saying "nothing changed": not an error).  Without a terminal, -1 saying
- * how to VERB them anyway (--yes). */
-int cli_confirm(struct cli_ctx *ctx, size_t n, const char *question, const char *verb, struct kerr *err);
+/* Before a write to n > 1 objects (WHAT: "nodes", "pods"): "QUESTION N
+ * WHAT? [y/N]" on the terminal (stdin and stderr); 0 for yes, 1 for
+ * anything else (after saying "nothing changed": not an error).  Without
+ * a terminal, -1 saying how to VERB them anyway (--yes). */
+int cli_confirm(struct cli_ctx *ctx, size_t n, const char *what, const char *question, const char *verb,
+		struct kerr *err);
 
 /* -n given where it changes nothing: said once on stderr, with why. */
 void cli_namespace_unused(struct cli_ctx *ctx, const char *why);

@@ -25,6 +25,7 @@
 #include "output.h"
 #include "render.h"
 #include "render_defrag.h"
+#include "termsafe.h"
 #include "write_check.h"
 
 #define EXIT_NO_PLAN 3
@@ -258,31 +259,24 @@ static int make_rules(struct defrag_run *r, struct defrag_rules *rules, struct d
 	return 0;
 }
 
-/* Before more than one eviction: ask on a terminal, refuse elsewhere. */
+/* Before more than one eviction: ask on a terminal, refuse elsewhere; 1
+ * when the answer was no. */
 static int confirm(struct defrag_run *r, size_t n, struct kerr *err)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	bool ok;
-
 	if (r->dry != CLI_DRY_NONE || n <= 1 || r->yes)
 		return 0;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return kerr_set(err, KERR_OTHER,
-				"refusing to evict %zu pods without confirmation: add --yes, or run on a terminal to be asked", n);
-	fprintf(r->ctx->errout, "Evict %zu pods? [y/N] ", n);
-	fflush(r->ctx->errout);
-	ok = getline(&line, &cap, stdin) > 0 && (line[0] == 'y' || line[0] == 'Y');
-	free(line);
-	return ok ? 0 : kerr_set(err, KERR_OTHER, "nothing evicted");
+	return cli_confirm(r->ctx, n, "pods", "Evict", "evict", err);
 }
 
-/* One eviction (policy/v1), as kubectl drain asks for it. */
+/* One eviction (policy/v1), as kubectl drain asks for it, with the uid
+ * read as a precondition: a pod of the same name made since (a
+ * StatefulSet's) is not the one planned and is left alone. */
 static int evict(struct defrag_run *r, const struct model_pod *p, struct kerr *err)
 {
 	char *path = kube_path("v1", p->namespace, "pods", p->name), *full = NULL;
-	json_t *body = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "policy/v1", "kind", "Eviction", "metadata",
-				 "name", p->name, "namespace", p->namespace);
+	json_t *body = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:{s:s}}}", "apiVersion", "policy/v1", "kind", "Eviction",
+				 "metadata", "name", p->name, "namespace", p->namespace, "deleteOptions",
+				 "preconditions", "uid", p->uid ? p->uid : "");
 	struct kube_write_opts w = {.dry_run = r->dry == CLI_DRY_SERVER};
 	int rc;
 
@@ -328,14 +322,16 @@ static int settle_lost_eviction(struct defrag_run *r, const struct model_pod *po
 
 /* The plan's evictions in order, each said as done; the first refused
  * (or whose answer was lost and stays unknown) stops the rest (a budget's
- * 429 named as such). */
+ * 429 named as such).  1 when the question was answered no. */
 static int execute(struct defrag_run *r, const struct defrag_plan *p, struct kerr *err)
 {
 	const struct model *m = &r->load.model;
 	const char *how = r->dry == CLI_DRY_SERVER ? " (server dry run)" : r->dry == CLI_DRY_CLIENT ? " (dry run)" : "";
 
-	if (confirm(r, p->nmoves, err) < 0)
-		return -1;
+	int asked = confirm(r, p->nmoves, err);
+
+	if (asked != 0)
+		return asked;
 	for (size_t i = 0; i < p->nmoves; i++) {
 		const struct model_pod *pod = &m->pods[p->moves[i].pod];
 		int rc = r->dry == CLI_DRY_CLIENT ? 0 : evict(r, pod, err);
@@ -352,7 +348,7 @@ static int execute(struct defrag_run *r, const struct defrag_plan *p, struct ker
 					    p->nmoves);
 			return -1;
 		}
-		fprintf(r->ctx->out, "pod/%s evicted%s\n", pod->name, how);
+		termsafe_printf(r->ctx->out, "pod/%s evicted%s\n", pod->name, how);
 	}
 	return 0;
 }
@@ -458,8 +454,13 @@ static int answer(struct defrag_run *r, struct kerr *err)
 		rc = render_defrag_table(r->ctx->out, &r->load.model, &r->req, &plan, &rep, err);
 	}
 	fflush(r->ctx->out);
-	if (rc == 0 && r->execute && plan.found && plan.nmoves)
+	if (rc == 0 && r->execute && plan.found && plan.nmoves) {
 		rc = execute(r, &plan, err);
+		if (rc == 1) { /* declined: nothing evicted, nothing to wait for */
+			rc = 0;
+			goto out;
+		}
+	}
 	if (rc == 0 && r->wait_ms && plan.found && plan.nmoves)
 		rc = wait_for(r, &plan, err);
 	if (rc == 0)

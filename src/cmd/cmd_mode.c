@@ -336,7 +336,7 @@ static int confirm(struct mode_run *r, bool yes, struct kerr *err)
 {
 	if (r->dry != CLI_DRY_NONE || r->nchanging <= 1 || yes)
 		return 0;
-	return cli_confirm(r->ctx, r->nchanging, "Apply to", "change", err);
+	return cli_confirm(r->ctx, r->nchanging, "nodes", "Apply to", "change", err);
 }
 
 /* --- JSON ---------------------------------------------------------------------------------- */

@@ -576,7 +576,8 @@ static int confirm(struct cli_ctx *ctx, const struct np_nodes *chosen, enum cli_
 		for (size_t i = 0; i < chosen->len; i++)
 			termsafe_printf(ctx->errout, "  node/%s\n", chosen->items[i].name);
 	}
-	return cli_confirm(ctx, chosen->len, "Restart the device plugin on", "restart the device plugin on", err);
+	return cli_confirm(ctx, chosen->len, "nodes", "Restart the device plugin on", "restart the device plugin on",
+			   err);
 }
 
 /* The nodes' results as one RestartResult document. */

@@ -150,6 +150,8 @@ class Defrag(ClusterCase):
 		self.assertEqual([q["path"] for q in posts], ["/api/v1/namespaces/ml/pods/small-b/eviction"])
 		self.assertEqual(posts[0]["query"].get("dryRun"), "All")
 		self.assertEqual(json.loads(posts[0]["body"])["kind"], "Eviction")
+		# the pod planned, not one of its name made since
+		self.assertEqual(json.loads(posts[0]["body"])["deleteOptions"], {"preconditions": {"uid": "uid-small-b"}})
 		self.assertIn("small-b", [o["metadata"]["name"] for o in self.api.objects()])
 		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute")
 		self.assertEqual(r.returncode, 0, r.stderr)
