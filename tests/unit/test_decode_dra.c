@@ -408,6 +408,7 @@ static char *fixture(const char *name, size_t *len)
 	n = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
 	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
 	buf[n] = '\0';
 	fclose(f);
@@ -421,6 +422,7 @@ static char *json_list_of(const char *obj, size_t *len)
 	static const char head[] = "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[";
 	char *s = malloc(strlen(head) + strlen(obj) + 3);
 
+	cr_assert_not_null(s);
 	sprintf(s, "%s%s]}", head, obj);
 	*len = strlen(s);
 	return s;
