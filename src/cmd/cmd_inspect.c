@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "fleet.h"
+#include "inspect_watch.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -16,7 +17,7 @@
 #include "render.h"
 #include "usage_source.h"
 
-enum { F_DETAILS, F_OUTPUT, F_UNIT, F_NO_HEADERS, F_SORT_BY, F_BY, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
+enum { F_DETAILS, F_OUTPUT, F_UNIT, F_NO_HEADERS, F_SORT_BY, F_BY, F_WATCH, F_USAGE, F_COUNT = F_USAGE + USAGE_SOURCE_NFLAGS };
 
 const struct flag inspect_flags[] = {
 	[F_DETAILS] = {"details", 'd', NULL, "show the pods on each GPU of each node", NULL},
@@ -31,6 +32,9 @@ const struct flag inspect_flags[] = {
 		       "name allocated free pending"},
 	[F_BY] = {"by", 0, "GROUP", "add the allocation per namespace, pool, model, node or owner (controlling workload)",
 		  "namespace pool model node owner"},
+	[F_WATCH] = {"watch", 'w', NULL,
+		     "after the table, print it again whenever what it shows changes (at most once a second), "
+		     "until interrupted", NULL},
 	USAGE_SOURCE_FLAGS,
 	[F_COUNT] = {0},
 };
@@ -53,6 +57,7 @@ struct inspect_opts {
 	struct nodesel sel;
 	enum output out;
 	bool details;
+	bool watch; /* -w: the table again whenever it changes */
 	enum model_by by;
 	struct render_table_opts table;
 	struct usage_source usage;
@@ -233,6 +238,10 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct inspect
 				vals[F_BY]);
 	if (o->details && o->by != BY_NONE)
 		return kerr_set(err, KERR_USAGE, "--by rolls up the summary: it cannot be combined with --details");
+	o->watch = vals[F_WATCH] != NULL;
+	if (o->watch && output_is_document(o->out))
+		return kerr_set(err, KERR_USAGE, "--watch prints the tables again as they change: it cannot be combined "
+				"with -o %s", o->spec);
 	if (nodesel_parse(&o->sel, ctx->cmd, vals, argv, (size_t)npos, false, err) < 0 ||
 	    usage_source_init(&o->usage, vals + F_USAGE, err) < 0)
 		return -1;
@@ -252,6 +261,40 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct inspect
 		cli_namespace_unused(ctx, "the summary counts the pods of every namespace (-d, -o json and -o yaml "
 					  "show one namespace's pods)");
 	return 0;
+}
+
+/* One table of -w: the tables and the roll-up, as the summary prints them. */
+struct watch_print {
+	struct cli_ctx *ctx;
+	const struct inspect_opts *o;
+};
+
+static int print_watched(FILE *out, const struct model *m, void *ud, struct kerr *err)
+{
+	const struct watch_print *wp = ud;
+	struct cli_ctx c = *wp->ctx;
+	int rc;
+
+	c.out = out;
+	rc = print_tables(&c, m, wp->o, &wp->o->table, err);
+	if (rc == 0 && wp->o->by != BY_NONE)
+		rc = print_groups(&c, m, wp->o->by, wp->o->table.no_headers, err);
+	return rc;
+}
+
+/* -w on one cluster: the named nodes must exist, as before any list. */
+static int inspect_watch(struct cli_ctx *ctx, const struct inspect_opts *o, struct cluster_load *l, struct kerr *err)
+{
+	struct watch_print wp = { .ctx = ctx, .o = o };
+	struct inspect_watch_spec spec = { .cluster = &l->cluster, .sel = &o->sel, .mo = &l->mo, .refresh_ms = 1000,
+					   .separate = !o->table.no_headers, .print = print_watched, .ud = &wp };
+
+	if (o->usage.configured)
+		return kerr_set(err, KERR_USAGE, "--watch follows the API server: it cannot be combined with --prometheus");
+	if (cluster_connect(ctx, &l->cluster, err) < 0 || cluster_find_nodes(&l->cluster, &o->sel, err) < 0)
+		return -1;
+	l->mo.nodes = o->sel.nnames ? (const char *const *)o->sel.names : NULL;
+	return inspect_watch_run(ctx, &spec, err);
 }
 
 /* A command name typed wrong reads as a node name: say which command was
@@ -397,6 +440,14 @@ int inspect_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 
 	if (parse_args(ctx, argc, argv, &o, &l.mo, err) < 0)
 		goto out;
+	if (o.watch && cluster_fleet_asked(ctx)) {
+		kerr_set(err, KERR_USAGE, "--watch follows one cluster: it cannot be combined with several contexts");
+		goto out;
+	}
+	if (o.watch) {
+		rc = inspect_watch(ctx, &o, &l, err);
+		goto out;
+	}
 	if (cluster_fleet_asked(ctx)) {
 		rc = inspect_fleet(ctx, &o, &l, err);
 		goto out;

@@ -192,7 +192,7 @@ static int list_finished(struct top_feed *f, long long now)
 	if (f->list_err.kind != KERR_NONE) {
 		/* a first list refused, whatever the reason, ends the view
 		 * with its error, as the other commands end */
-		if (!f->loaded) {
+		if (!f->loaded || f->lists_must_succeed) {
 			kerr_copy(&f->fatal, &f->list_err);
 			return -1;
 		}

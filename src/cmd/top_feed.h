@@ -21,6 +21,7 @@ struct top_feed {
 	const char *path, *label_selector, *field_selector;
 	const struct decode_filter *filter;
 	long refresh_ms; /* lists again this long after a failure, or when polling */
+	bool lists_must_succeed; /* a list that fails after the first is fatal too */
 
 	struct kube_list list;
 	struct kube_async_list *alist;
