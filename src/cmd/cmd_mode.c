@@ -172,7 +172,7 @@ static void print_plan(const struct mode_run *r, bool will_restart)
 			free(node);
 			continue;
 		}
-		fprintf(f, "node/%s: %s -> %s\n", node ? node : "", np_mode_name(p->before), np_mode_name(p->after));
+		fprintf(f, "node/%s: %s -> %s\n", node ? node : "", np_plan_before_name(p), np_mode_name(p->after));
 		free(node);
 		for (size_t k = 0; k < p->nchanges; k++) {
 			const struct np_change *c = &p->changes[k];
@@ -370,7 +370,7 @@ static int print_document(const struct mode_run *r, struct kerr *err)
 	for (size_t i = 0; i < r->chosen.len; i++) {
 		const struct np_plan *p = &r->plans[i];
 		json_t *n = json_pack("{s:s, s:s, s:s, s:o, s:o, s:b, s:s}", "name", p->node, "modeBefore",
-				      np_mode_name(p->before), "modeAfter", np_mode_name(p->after), "labelsBefore",
+				      np_plan_before_name(p), "modeAfter", np_mode_name(p->after), "labelsBefore",
 				      labels_json(p, false), "labelsAfter", labels_json(p, true), "restartNeeded",
 				      p->nchanges > 0 && r->target.edition != NP_EDITION_OPENSOURCE, "result",
 				      results[r->results[i]]);

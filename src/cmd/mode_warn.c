@@ -77,7 +77,7 @@ static int pod_seen(void *ud, struct k8s_pod *p, struct kerr *err)
 			     "runs on node %s with %s=%lld of the old mode (%s); it keeps it until it ends: "
 			     "let it finish or move it before relying on mode %s",
 			     plan->node, mem ? sm->share_resource : sm->whole_resource, (long long)(mem ? memq : wholeq),
-			     np_mode_name(plan->before), np_mode_name(plan->after));
+			     np_plan_before_name(plan), np_mode_name(plan->after));
 	/* a selector on kubernetes.io/os or a zone does not keep a pod out of a
 	 * pool in another mode: only the pool and mode labels do */
 	if (mem && p->node_keys.len == 0) {

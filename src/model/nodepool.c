@@ -195,6 +195,11 @@ const char *np_mode_name(enum np_mode m)
 	return scheme_mode_name((enum scheme_mode)m);
 }
 
+const char *np_plan_before_name(const struct np_plan *p)
+{
+	return p->unlabelled ? scheme_modes_find()->unlabelled : np_mode_name(p->before);
+}
+
 bool np_mode_isolates(enum np_mode m)
 {
 	return m == NP_MODE_ISOLATE || m == NP_MODE_CORE;
@@ -437,6 +442,8 @@ int np_plan_node(const struct np_target *t, const char *node, const struct kvlis
 		c->after = strdup_or_null(w[i].value, &failed);
 	}
 	p.before = np_mode_of(t->edition, labels);
+	p.unlabelled = p.before == NP_MODE_UNKNOWN && scheme_modes_find() && scheme_modes_find()->labelled &&
+		       !scheme_modes_find()->labelled(labels);
 	p.after = t->mode;
 	p.region = strdup_or_null(kvlist_get(labels, REGION_LABEL), &failed);
 	if (failed) {

@@ -106,6 +106,7 @@ struct np_plan {
 	bool isolation_stays;	 /* pro: cgpu/core_mem -> share/default leaves the cGPU module loaded */
 	bool region_unsupported; /* isolation asked for in a region that lacks it */
 	char *region;		 /* topology.kubernetes.io/region, or NULL */
+	bool unlabelled;	 /* no label sets a mode: before is said as the scheme says it */
 };
 
 /* What a node must change to reach the target.  A node already right gets
@@ -113,6 +114,8 @@ struct np_plan {
 int np_plan_node(const struct np_target *t, const char *node, const struct kvlist *labels,
 		 struct np_plan *ret, struct kerr *err);
 void np_plan_release(struct np_plan *p);
+/* The mode the node is in, in the words of the MODE column too. */
+const char *np_plan_before_name(const struct np_plan *p);
 
 /* The JSON merge patch for a plan: {"metadata":{"labels":{...},
  * "resourceVersion":rv}}; a removed label is null.  rv NULL = no precondition. */

@@ -179,6 +179,10 @@ struct scheme_modes {
 	const char *share_resource;	/* what pods ask for shared GPU memory with */
 	const char *whole_resource;	/* what pods ask for whole GPUs with, in exclusive mode */
 	const char *const *pod_resources; /* every resource of the modes' pods, NULL-terminated */
+	/* A node whose labels set no mode at all: the word both the MODE
+	 * column and the mode command's plan say for it. */
+	bool (*labelled)(const struct kvlist *labels);
+	const char *unlabelled;
 };
 
 /* What a load gathered beside nodes and pods, for the schemes whose devices

@@ -219,6 +219,15 @@ static const char *mode_word(const char *mode, bool isolation)
 	return scheme_mode_name(schedule_mode(mode));
 }
 
+static const struct scheme_modes cgpu_modes;
+
+/* Some edition's labels set a mode: those read_mode reads. */
+static bool mode_labelled(const struct kvlist *labels)
+{
+	return kvlist_get(labels, LABEL_SCHEDULE) || kvlist_get(labels, LABEL_CGPU) ||
+	       label_is(labels, LABEL_GPUSHARE, "true");
+}
+
 /* Mode and isolation from whichever edition's labels the node carries:
  * ACK Pro's ack.node.gpu.schedule wins, then ACK basic's cgpu /
  * cgpu.disable.isolation, then open source gpushare=true. */
@@ -241,6 +250,8 @@ static int read_mode(const struct k8s_node *node, struct scheme_node *out)
 	}
 	if (mode && !(out->mode = strdup(mode)))
 		return -1;
+	if (!mode)
+		out->mode_word = cgpu_modes.unlabelled;
 	if (mode) {
 		out->mode_word = mode_word(mode, out->isolation);
 		out->exclusive = schedule_mode(mode) == SCHEME_MODE_EXCLUSIVE;
@@ -573,6 +584,8 @@ static const struct scheme_modes cgpu_modes = {
 	.share_resource = RES_MEM,
 	.whole_resource = RES_NVIDIA_GPU,
 	.pod_resources = mode_pod_resources,
+	.labelled = mode_labelled,
+	.unlabelled = "unlabelled",
 };
 
 const struct scheme scheme_cgpu = {

@@ -557,6 +557,28 @@ def rbac_user(path):
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built")
 @unittest.skipIf(yaml is None, "PyYAML is not installed")
+class UnlabelledNode(ModeBase):
+	scenario = "unlabelled"
+
+	def wide_mode(self, node):
+		r = self.run_command("-o", "wide", node)
+		self.assert_ok(r)
+		header, row = r.stdout.splitlines()[:2]
+		return row[header.index(" MODE ") + 1:].split()[0]
+
+	def test_the_plan_says_the_mode_of_the_wide_table(self):
+		# a node without any mode label: one word for it in -o wide's MODE column and in the plan
+		for node, word in (("gpu-unlabelled", "unlabelled"), ("gpu-labelled", "isolate")):
+			with self.subTest(node=node):
+				self.assertEqual(self.wide_mode(node), word)
+				r = self.run_mode("share", node, "--dry-run=client")
+				self.assert_ok(r)
+				self.assertIn("node/%s: %s -> share\n" % (node, word), r.stdout)
+				r = self.run_mode("exclusive", node, "--dry-run=client", "-o", "json")
+				self.assert_ok(r)
+				self.assertEqual(json.loads(r.stdout)["nodes"][0]["modeBefore"], word)
+
+
 class RbacManifests(ClusterCase):
 	"""man/rbac-admin.yaml and man/rbac-readonly.yaml grant what the commands use, and no less."""
 

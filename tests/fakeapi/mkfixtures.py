@@ -196,6 +196,12 @@ def s_two_gpu(c):
 		"aliyun.accelerator/nvidia_mem": "7611MiB"})], {}
 
 
+def s_unlabelled(c):
+	"""A node that offers shared GPU memory without any edition's mode label, beside one labelled cgpu=true."""
+	return [gpushare_node(c, "gpu-unlabelled", "10.0.5.1", 15, 1, {}),
+		gpushare_node(c, "gpu-labelled", "10.0.5.2", 15, 1, {"cgpu": "true"})], {}
+
+
 def s_multi_gpu(c):
 	n2 = gpushare_node(c, "gpu-2x", "10.0.3.2", 30, 2, {"cgpu": "true", "aliyun.accelerator/nvidia_count": "2"})
 	n4 = gpushare_node(c, "gpu-4x", "10.0.3.4", 64, 4, {"cgpu": "true", "aliyun.accelerator/nvidia_count": "4"},
@@ -345,6 +351,7 @@ SCENARIOS = {
 	"published-mib": s_published_mib,
 	"two-gpu": s_two_gpu,
 	"multi-gpu": s_multi_gpu,
+	"unlabelled": s_unlabelled,
 	"empty": s_empty,
 	"lightweight": s_lightweight,
 	"cce": s_cce,

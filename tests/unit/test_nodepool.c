@@ -557,3 +557,24 @@ Test(nodepool, messages_list_what_the_editions_offer)
 	cr_assert_eq(np_node_label_keys(), scheme_modes_find()->node_labels);
 	cr_assert_eq(np_pin_label_keys(), scheme_modes_find()->pin_labels);
 }
+
+/* A node without any edition's mode label is "unlabelled", the word of the
+ * MODE column; one labelled for another edition or mps is "unknown". */
+Test(nodepool, plan_names_an_unlabelled_node)
+{
+	struct kvlist bare = LABELS("kubernetes.io/os=linux"), pro = LABELS("ack.node.gpu.schedule=cgpu");
+	struct np_target t = { NP_EDITION_BASIC, NP_MODE_SHARE, NULL };
+	struct np_plan p;
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(np_plan_node(&t, "gpu-a", &bare, &p, &err), 0);
+	cr_assert_eq(p.before, NP_MODE_UNKNOWN);
+	cr_assert_str_eq(np_plan_before_name(&p), "unlabelled");
+	cr_assert_str_eq(np_plan_before_name(&p), scheme_modes_find()->unlabelled);
+	np_plan_release(&p);
+	cr_assert_eq(np_plan_node(&t, "gpu-a", &pro, &p, &err), 0);
+	cr_assert_str_eq(np_plan_before_name(&p), "unknown");
+	np_plan_release(&p);
+	kvlist_release(&bare);
+	kvlist_release(&pro);
+}

@@ -191,6 +191,23 @@ Test(scheme_cgpu, modes_of_each_edition)
 	}
 }
 
+/* No edition's label: no mode as the labels say it, and the word the mode
+ * command says for such a node. */
+Test(scheme_cgpu, unlabelled_node_has_the_mode_commands_word)
+{
+	struct scheme_node out;
+	struct warnings w = {0};
+	struct k8s_node *n = tnode("n", NULL, "15", "1");
+
+	tkv(&n->labels, "gpushare", "false");
+	cr_assert_eq(cgpu_decode_node(n, &out, &w), 1);
+	cr_assert_null(out.mode);
+	cr_assert_str_eq(out.mode_word, "unlabelled");
+	cr_assert_not(out.exclusive);
+	scheme_node_release(&out);
+	warnings_release(&w);
+}
+
 Test(scheme_cgpu, contradicting_labels_warn)
 {
 	struct scheme_node out;
