@@ -11,7 +11,7 @@ import os
 import tempfile
 import unittest
 
-from harness import ClusterCase, FakeAPI, Proxied, plugin_path, run_plugin
+from harness import ClusterCase, FakeAPI, Proxied, ProxiedCase, plugin_path, run_plugin
 from test_inspect import schema_errors
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
@@ -205,6 +205,69 @@ class Defrag(ClusterCase):
 		self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
 		self.assertIn("pod ml/small-b: a disruption budget refused the eviction (0 of 1 done)", r.stderr)
 		self.assertIn("Cannot evict pod as it would violate the pod's disruption budget", r.stderr)
+
+
+@unittest.skipUnless(plugin_path(), "CGPU_PLUGIN not built")
+class DefragFaults(ProxiedCase):
+	"""defrag --execute through the fault proxy, its one eviction (small-b) faulted: what it reports against
+	what the server holds, and a rerun that converges."""
+
+	server = FakeAPI
+	ARGS = ("defrag", "--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--request-timeout=2s")
+	EVICTION = "/api/v1/namespaces/ml/pods/small-b/eviction"
+
+	@classmethod
+	def setUpClass(cls):
+		cls.dir = tempfile.mkdtemp(prefix="defrag-faults-")
+		cls.scenario = os.path.join(cls.dir, "defrag")
+		scenario(cls.scenario)
+		super().setUpClass()
+
+	def run_defrag(self):
+		return run_plugin(list(self.ARGS) + ["--kubeconfig", self.proxy.kubeconfig], env=ENV)
+
+	def small_b(self):
+		""""there", or "evicted" (gone or being deleted)."""
+		status, _, body = self.api.call("GET", "/api/v1/namespaces/ml/pods/small-b")
+		return "evicted" if status == 404 or body["metadata"].get("deletionTimestamp") else "there"
+
+	def evictions(self):
+		return [e for e in self.proxy.log() if e["method"] == "POST" and e["path"] == self.EVICTION]
+
+	def assert_converges(self):
+		r = self.run_defrag()
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertEqual(self.small_b(), "evicted")
+
+	def test_dropped_before_the_server_sees_it(self):
+		self.proxy.arm("drop_before", methods="writes", path="/eviction$", nth=1)
+		r = self.run_defrag()
+		self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+		self.assertNotIn("evicted", r.stdout)
+		self.assertIn("pod ml/small-b: eviction failed (0 of 1 done)", r.stderr)
+		self.assertEqual(self.small_b(), "there")
+		self.assertEqual([q for q in self.api.requests() if q["method"] == "POST"], [])
+		self.assertEqual(len(self.evictions()), 1)  # not sent again
+		self.assert_converges()
+
+	def test_503_with_retry_after_is_retried(self):
+		self.proxy.arm("status", methods="writes", path="/eviction$", nth=1, times=1, retry_after=1)
+		r = self.run_defrag()
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertIn("pod/small-b evicted\n", r.stdout)
+		self.assertEqual([e["status"] for e in self.evictions()], [503, 201])
+		self.assertEqual(self.small_b(), "evicted")
+
+	def test_held_until_the_request_timeout(self):
+		self.proxy.arm("hang", methods="writes", path="/eviction$", nth=1)
+		r = self.run_defrag()
+		self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+		self.assertNotIn("evicted", r.stdout)
+		self.assertIn("pod ml/small-b: eviction failed (0 of 1 done)", r.stderr)
+		self.assertIn("read again, the pod is as before", r.stderr)
+		self.assertEqual(self.small_b(), "there")
+		self.assertEqual(len(self.evictions()), 1)
+		self.assert_converges()
 
 
 if __name__ == "__main__":
