@@ -1,9 +1,13 @@
-"""`kubectl inspect cgpu defrag` against the fake API server, on a cluster made for it: four cGPU nodes of two
+"""`kubectl inspect cgpu defrag` against the API server (fake, and real for the tier), on a cluster made for it: four cGPU nodes of two
 15 GiB GPUs where a 12 GiB request fits nowhere, with two one-move plans (5 GiB and 6 GiB), a bare pod, a
 DaemonSet pod and a pod of higher priority that would each make a lighter plan but must stay, and budgets.
 
 Each case checks the plan (the pod moved, from where, to where), what the planner refuses, the DefragPlan
 document, the exit status, and --execute through the Eviction API.
+
+On a real API server the budgets' disruptionsAllowed is the disruption controller's, counted from pods that
+are Running and Ready, and the ReplicaSets the pods name exist (no ReplicaSet controller runs: an evicted
+pod is not replaced, and nothing schedules).
 """
 
 import json
@@ -11,7 +15,8 @@ import os
 import tempfile
 import unittest
 
-from harness import ClusterCase, FakeAPI, Proxied, ProxiedCase, plugin_path, run_plugin
+from harness import (ClusterCase, FakeAPI, Proxied, ProxiedCase, backend, fake_only, plugin_path, real_cluster,
+	run_plugin, wait_for)
 from test_inspect import schema_errors
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
@@ -33,27 +38,27 @@ def pod(name, node_name, gpu, gib, owner=None, priority=None, labels=None):
 				"ALIYUN_COM_GPU_MEM_POD": str(gib), "ALIYUN_COM_GPU_MEM_DEV": "15"}},
 		"spec": {"nodeName": node_name, "containers": [{"name": "main", "image": "x",
 			"resources": {"limits": {"aliyun.com/gpu-mem": str(gib)}}}]},
-		"status": {"phase": "Running"}}
+		"status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
 	if owner:
 		kind, oname = owner.split("/")
 		p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": oname,
 			"uid": "uid-" + oname, "controller": True}]
 	if priority is not None:
-		p["spec"]["priority"] = priority
+		# a real server takes the number from the class only (made before the scenario is loaded)
+		p["spec"].update(priority=priority, priorityClassName="defrag-%d" % priority)
 	return p
 
 
 def budget(name, app, allowed):
+	"""A budget over one pod of a one-replica ReplicaSet: maxUnavailable is what it allows."""
 	return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
 		"metadata": {"name": name, "namespace": "ml", "uid": "uid-" + name},
-		"spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": app}}},
+		"spec": {"maxUnavailable": allowed, "selector": {"matchLabels": {"app": app}}},
 		"status": {"disruptionsAllowed": allowed, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}}
 
 
-def scenario(path):
-	"""Free per GPU: node-a 9 and 1, node-b 10 and 1, node-c 11 and 11, node-d 11 and 1."""
-	nodes = [node(n) for n in ("node-a", "node-b", "node-c", "node-d")]
-	pods = [
+def scenario_pods():
+	return [
 		pod("web-a", "node-a", 0, 6, "ReplicaSet/web-5d4f"),
 		pod("fill-a", "node-a", 1, 14, "ReplicaSet/fill-a-1"),
 		pod("small-b", "node-b", 0, 5, "ReplicaSet/small-7c9", labels={"app": "small"}),
@@ -63,23 +68,84 @@ def scenario(path):
 		pod("urgent-d", "node-d", 0, 4, "ReplicaSet/urgent-1", priority=1000),
 		pod("fill-d", "node-d", 1, 14, "ReplicaSet/fill-d-1"),
 	]
+
+
+def daemonset():
+	"""The owner of agent-c, on node-c only (a real server's DaemonSet controller adopts the pod)."""
+	labels = {"app": "agent-c"}
+	return {"metadata": {"name": "agent", "namespace": "ml", "uid": "uid-agent"},
+		"spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+			"spec": {"nodeSelector": {"kubernetes.io/hostname": "node-c"},
+				"containers": [{"name": "main", "image": "x"}]}}}}
+
+
+def scenario(path):
+	"""Free per GPU: node-a 9 and 1, node-b 10 and 1, node-c 11 and 11, node-d 11 and 1."""
+	nodes = [node(n) for n in ("node-a", "node-b", "node-c", "node-d")]
+	pods = scenario_pods()
 	os.makedirs(path, exist_ok=True)
 	with open(os.path.join(path, "nodes.json"), "w") as f:
 		json.dump({"kind": "NodeList", "apiVersion": "v1", "items": nodes}, f)
 	with open(os.path.join(path, "pods.json"), "w") as f:
 		json.dump({"kind": "PodList", "apiVersion": "v1", "items": pods}, f)
+	with open(os.path.join(path, "daemonsets.json"), "w") as f:
+		json.dump({"kind": "DaemonSetList", "apiVersion": "apps/v1", "items": [daemonset()]}, f)
 
 
 @unittest.skipUnless(plugin_path(), "CGPU_PLUGIN not built")
 class Defrag(ClusterCase):
-	server = FakeAPI
 
 	@classmethod
 	def setUpClass(cls):
 		cls.dir = tempfile.mkdtemp(prefix="defrag-")
 		cls.scenario = os.path.join(cls.dir, "defrag")
 		scenario(cls.scenario)
+		if backend() == "real":
+			real_cluster().must("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {"apiVersion":
+				"scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "defrag-1000"}, "value": 1000},
+				ok=(201, 409))
 		super().setUpClass()
+
+	def setUp(self):
+		super().setUp()
+		if backend() == "real":
+			self.give_owners()
+
+	def give_owners(self):
+		"""The loader makes pods without owners: give each its ReplicaSet, as that controller would."""
+		c = self.api.cluster
+		for p in scenario_pods():
+			refs = [r for r in p["metadata"].get("ownerReferences", []) if r["kind"] == "ReplicaSet"]
+			if not refs:
+				continue
+			name, labels = refs[0]["name"], p["metadata"]["labels"]
+			rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": "ml"},
+				"spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+					"spec": {"containers": [{"name": "main", "image": "x"}]}}}}
+			status, _, cur = c.call("GET", "/apis/apps/v1/namespaces/ml/replicasets/" + name)
+			if status == 404:
+				cur = c.create_many([rs])[0]
+			c.must("PATCH", "/api/v1/namespaces/ml/pods/" + p["metadata"]["name"], {"metadata": {"ownerReferences": [
+				{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": name, "uid": cur["metadata"]["uid"],
+					"controller": True}]}}, content_type="application/merge-patch+json")
+
+	def put_budget(self, name, app, allowed):
+		"""A budget, and on a real server the disruption controller's count of it."""
+		self.api.put_object(budget(name, app, allowed))
+		if backend() != "real":
+			return
+
+		def counted():
+			_, _, b = self.api.call("GET", "/apis/policy/v1/namespaces/ml/poddisruptionbudgets/" + name)
+			st = b.get("status", {})
+			return (st.get("observedGeneration") == b["metadata"].get("generation")
+				and st.get("currentHealthy") == 1 and st.get("disruptionsAllowed") == allowed)
+		self.assertTrue(wait_for(counted, 15), "budget %s not counted" % name)
+
+	def pod_now(self, name):
+		"""The pod as the server holds it, or None."""
+		status, _, body = self.api.call("GET", "/api/v1/namespaces/ml/pods/" + name)
+		return None if status == 404 else body
 
 	def defrag(self, *args):
 		return run_plugin(["--kubeconfig", self.api.kubeconfig, "defrag"] + list(args), env=ENV)
@@ -108,10 +174,10 @@ class Defrag(ClusterCase):
 		self.assertEqual(d["podsThatMayNotMove"]["HigherPriority"], 1)
 
 	def test_a_budget_that_forbids_the_move(self):
-		self.api.put_object(budget("small-pdb", "small", 0))
+		self.put_budget("small-pdb", "small", 0)
 		d = self.plan("--memory", "12", "--scheme", "cgpu")
 		self.assertEqual([m["name"] for m in d["moves"]], ["web-a"])
-		self.api.put_object(budget("small-pdb", "small", 1))
+		self.put_budget("small-pdb", "small", 1)
 		d = self.plan("--memory", "12", "--scheme", "cgpu")
 		self.assertEqual([m["name"] for m in d["moves"]], ["small-b"])
 
@@ -119,8 +185,8 @@ class Defrag(ClusterCase):
 		d = self.plan("--memory", "12", "--scheme", "cgpu", "--priority", "2000")
 		self.assertEqual([m["name"] for m in d["moves"]], ["urgent-d"])
 		# no plan: 15 needs a whole GPU; the two pods alone on one that could go elsewhere have no budget left
-		self.api.put_object(budget("small-pdb", "small", 0))
-		self.api.put_object(budget("web-pdb", "web-a", 0))
+		self.put_budget("small-pdb", "small", 0)
+		self.put_budget("web-pdb", "web-a", 0)
 		d = self.plan("--memory", "15", "--scheme", "cgpu", code=3)
 		self.assertEqual((d["needed"], d["found"]), (True, False))
 		r = self.defrag("--memory", "15", "--scheme", "cgpu")
@@ -151,23 +217,26 @@ class Defrag(ClusterCase):
 		self.assertEqual(posts[0]["query"].get("dryRun"), "All")
 		self.assertEqual(json.loads(posts[0]["body"])["kind"], "Eviction")
 		# the pod planned, not one of its name made since
-		self.assertEqual(json.loads(posts[0]["body"])["deleteOptions"], {"preconditions": {"uid": "uid-small-b"}})
-		self.assertIn("small-b", [o["metadata"]["name"] for o in self.api.objects()])
+		uid = self.pod_now("small-b")["metadata"]["uid"]
+		self.assertEqual(json.loads(posts[0]["body"])["deleteOptions"]["preconditions"], {"uid": uid})
+		self.assertFalse(self.pod_now("small-b")["metadata"].get("deletionTimestamp"))
 		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute")
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertIn("pod/small-b evicted\n", r.stdout)
 		posts = [q for q in self.api.requests() if q["method"] == "POST"]
 		self.assertEqual(len(posts), 2)
 		self.assertNotIn("dryRun", posts[1]["query"])
-		pods = {o["metadata"]["name"]: o for o in self.api.objects() if o["kind"] == "Pod"}
-		self.assertTrue("small-b" not in pods or pods["small-b"]["metadata"].get("deletionTimestamp"))
+		gone = self.pod_now("small-b")
+		self.assertTrue(gone is None or gone["metadata"].get("deletionTimestamp"))
 
+	@fake_only("replacements are scheduled by the fake server")
 	def test_wait_until_the_request_fits(self):
 		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait", "--timeout", "20s")
 		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 		self.assertIn("pod/small-b evicted\n", r.stdout)
 		self.assertIn("The evicted pods are gone, their replacements scheduled, and the request fits now.", r.stdout)
 
+	@fake_only("a replacement its controller made, held pending")
 	def test_wait_for_a_replacement_that_is_not_scheduled(self):
 		# the evicted pod's replacement, created by its controller, waits for a node the whole time
 		pending = pod("small-b-x2", None, 0, 5, "ReplicaSet/small-7c9", labels={"app": "small"})
@@ -199,6 +268,7 @@ class Defrag(ClusterCase):
 		finally:
 			proxy.stop()
 
+	@fake_only("eviction refusal set by control")
 	def test_a_refused_eviction_stops_and_is_named(self):
 		self.api.settings(eviction_blocked=["ml/small-b"])
 		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes")

@@ -233,7 +233,7 @@ class Cluster:
 		self._kubeconfig_file(cm, [("controller-manager", {"client-certificate": d + "/controller-manager.crt",
 			"client-key": d + "/controller-manager.key"})])
 		self._spawn("kube-controller-manager", [os.path.join(self.assets, "kube-controller-manager"),
-			"--kubeconfig", cm, "--controllers", "daemonset,serviceaccount,garbagecollector",
+			"--kubeconfig", cm, "--controllers", "daemonset,serviceaccount,garbagecollector,disruption",
 			"--service-account-private-key-file", d + "/sa.key", "--root-ca-file", d + "/ca.crt",
 			"--use-service-account-credentials=false", "--leader-elect=false",
 			"--bind-address", "127.0.0.1", "--secure-port", str(free_port()),

@@ -21,6 +21,8 @@ API_PATHS = {
 	("v1", "Event"): ("/api/v1", "events", True),
 	("apps/v1", "DaemonSet"): ("/apis/apps/v1", "daemonsets", True),
 	("apps/v1", "Deployment"): ("/apis/apps/v1", "deployments", True),
+	("apps/v1", "ReplicaSet"): ("/apis/apps/v1", "replicasets", True),
+	("policy/v1", "PodDisruptionBudget"): ("/apis/policy/v1", "poddisruptionbudgets", True),
 	("rbac.authorization.k8s.io/v1", "ClusterRole"): ("/apis/rbac.authorization.k8s.io/v1", "clusterroles", False),
 	("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"):
 		("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False),
@@ -101,14 +103,18 @@ def _pod_for_create(pod, owners=None):
 
 
 def clear(cluster, namespaces=None):
-	"""Removes every node, pod and DaemonSet (in namespaces, default all but the system ones' own), and every
-	resource.k8s.io object."""
+	"""Removes every node, pod, DaemonSet, ReplicaSet and PodDisruptionBudget (in namespaces, default all but
+	the system ones' own), and every resource.k8s.io object."""
 	envtest_dra.clear(cluster)
 	for ds in cluster.list("/apis/apps/v1/daemonsets"):
 		md = ds["metadata"]
 		# Background: gone at once; the pods are deleted below, and the garbage collector finds none left.
 		cluster.must("DELETE", "/apis/apps/v1/namespaces/%s/daemonsets/%s" % (md["namespace"], md["name"]),
 			{"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}, ok=(200, 202, 404))
+	# A test's budgets and ReplicaSets go with the scenario they were made for.
+	for path in ("/apis/policy/v1/poddisruptionbudgets", "/apis/apps/v1/replicasets"):
+		for ns in {o["metadata"]["namespace"] for o in cluster.list(path)}:
+			cluster.must("DELETE", path.replace("/v1/", "/v1/namespaces/%s/" % ns), ok=(200,))
 	for ns in {p["metadata"]["namespace"] for p in cluster.list("/api/v1/pods")}:
 		cluster.must("DELETE", "/api/v1/namespaces/%s/pods?gracePeriodSeconds=0" % ns, ok=(200,))
 	cluster.must("DELETE", "/api/v1/nodes", ok=(200,))
