@@ -16,7 +16,7 @@ import tempfile
 import unittest
 
 from harness import (ClusterCase, FakeAPI, Proxied, ProxiedCase, backend, fake_only, plugin_path, real_cluster,
-	run_plugin, wait_for)
+	real_only, run_on_terminal, run_plugin, wait_for)
 from test_inspect import schema_errors
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
@@ -111,10 +111,10 @@ class Defrag(ClusterCase):
 		if backend() == "real":
 			self.give_owners()
 
-	def give_owners(self):
+	def give_owners(self, pods=None):
 		"""The loader makes pods without owners: give each its ReplicaSet, as that controller would."""
 		c = self.api.cluster
-		for p in scenario_pods():
+		for p in pods or scenario_pods():
 			refs = [r for r in p["metadata"].get("ownerReferences", []) if r["kind"] == "ReplicaSet"]
 			if not refs:
 				continue
@@ -267,6 +267,28 @@ class Defrag(ClusterCase):
 			self.assertTrue(any(e["method"] == "GET" and e["path"].endswith("/pods/small-b") for e in proxy.log()))
 		finally:
 			proxy.stop()
+
+	@real_only("the budget changed between the plan and its evictions, counted by the disruption controller")
+	def test_a_budget_spent_since_the_plan_refuses_with_429(self):
+		# 15 needs a whole GPU: node-a's is web-a's (its budget allows none), node-b's holds small-b and tiny-b
+		tiny = pod("tiny-b", "node-b", 0, 1, "ReplicaSet/tiny-1", labels={"app": "tiny"})
+		bare = json.loads(json.dumps(tiny))
+		del bare["metadata"]["ownerReferences"]  # to an owner the garbage collector would find missing
+		self.api.put_object(dict(bare, kind="Pod", apiVersion="v1"))
+		self.give_owners([tiny])
+		self.put_budget("web-pdb", "web-a", 0)
+		self.put_budget("tiny-pdb", "tiny", 1)
+		plan = self.plan("--memory", "15", "--scheme", "cgpu")
+		self.assertEqual(sorted(m["name"] for m in plan["moves"]), ["small-b", "tiny-b"])
+		self.api.clear_requests()
+		code, out, _ = run_on_terminal(["--kubeconfig", self.api.kubeconfig, "defrag", "--memory", "15", "--scheme",
+			"cgpu", "--execute"], b"y\n", before_answer=lambda: self.put_budget("tiny-pdb", "tiny", 0))
+		self.assertEqual(code, 1, out)
+		self.assertIn("pod ml/tiny-b: a disruption budget refused the eviction", out)
+		self.assertIn("Cannot evict pod as it would violate the pod's disruption budget", out)
+		refused = [q for q in self.api.requests() if q["path"] == "/api/v1/namespaces/ml/pods/tiny-b/eviction"]
+		self.assertEqual([q["status"] for q in refused], [429])
+		self.assertFalse(self.pod_now("tiny-b")["metadata"].get("deletionTimestamp"))
 
 	@fake_only("eviction refusal set by control")
 	def test_a_refused_eviction_stops_and_is_named(self):
