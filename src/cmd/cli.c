@@ -105,6 +105,8 @@ static int match_flag(const struct flag *const *tables, int argc, char **argv, i
 			return 0;
 		if (eq) {
 			*value = eq + 1;
+		} else if (cli_flag_optional(f)) {
+			*value = "true";
 		} else if (f->arg) {
 			if (*i + 1 >= argc)
 				return kerr_set(err, KERR_USAGE, "flag needs an argument: --%s", f->name);
@@ -122,6 +124,8 @@ static int match_flag(const struct flag *const *tables, int argc, char **argv, i
 			if (!f->arg)
 				return 0; /* a cluster of short booleans: not ours to take apart */
 			*value = a + 2;
+		} else if (cli_flag_optional(f)) {
+			*value = "true";
 		} else if (f->arg) {
 			if (*i + 1 >= argc)
 				return kerr_set(err, KERR_USAGE, "flag needs an argument: '%c' in -%c", f->shorthand,
@@ -340,7 +344,7 @@ static bool takes_next_word(const struct flag *const *tables, const char *a, siz
 		f = find_flag(tables, a + 2, strlen(a + 2), 0, pos);
 	else if (a[1] != '-' && !a[2])
 		f = find_flag(tables, NULL, 0, a[1], pos);
-	return f && f->arg;
+	return f && f->arg && !cli_flag_optional(f);
 }
 
 int cli_split_short_groups(const struct command *cmd, int argc, char **argv, char ***ret_argv, char **ret_buf,
@@ -499,7 +503,11 @@ static void print_flag_table(FILE *f, const struct flag *flags)
 	for (const struct flag *fl = flags; fl && fl->name; fl++) {
 		char left[96];
 
-		if (fl->shorthand)
+		if (cli_flag_optional(fl) && fl->shorthand)
+			snprintf(left, sizeof(left), "-%c, --%s[=%s", fl->shorthand, fl->name, fl->arg + 1);
+		else if (cli_flag_optional(fl))
+			snprintf(left, sizeof(left), "    --%s[=%s", fl->name, fl->arg + 1);
+		else if (fl->shorthand)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", fl->shorthand, fl->name, fl->arg ? "=" : "",
 				 fl->arg ? fl->arg : "");
 		else

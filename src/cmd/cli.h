@@ -43,6 +43,16 @@ struct flag {
  * reads them joined with commas. */
 #define CLI_LIST_ARG(name) name ",..."
 
+/* A flag whose placeholder is in brackets ("[DURATION]") takes its value
+ * only after "=" and is "true" when given alone, as a pflag flag with
+ * NoOptDefVal: "--wait" or "--wait=2m", never "--wait 2m". */
+#define CLI_OPTIONAL_ARG(name) "[" name "]"
+
+static inline bool cli_flag_optional(const struct flag *f)
+{
+	return f->arg && f->arg[0] == '[';
+}
+
 /* A command's flag tables, and room for the NULL after them. */
 #define CLI_FLAG_TABLES 3
 

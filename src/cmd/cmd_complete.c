@@ -343,7 +343,7 @@ static void scan_flag(struct cli_ctx *ctx, struct typed *t, int argc, char **arg
 	}
 	if (!f)
 		f = command_flag_named(t->cmd, w);
-	if (!f || !f->arg)
+	if (!f || !f->arg || cli_flag_optional(f))
 		return;
 	if (i + 1 < argc - 1 && flag_named(global_flags, w))
 		take_global(ctx, w, argv[i + 1]);
@@ -381,7 +381,7 @@ static void scan_typed(struct cli_ctx *ctx, int argc, char **argv, struct typed 
 
 		if (!f)
 			f = flag_named(global_flags, prev);
-		if (f && f->arg && prev[0] == '-' && !strchr(prev, '='))
+		if (f && f->arg && !cli_flag_optional(f) && prev[0] == '-' && !strchr(prev, '='))
 			t->pending = f;
 	}
 }

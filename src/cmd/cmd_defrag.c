@@ -49,8 +49,9 @@ const struct flag defrag_flags[] = {
 	[D_EXECUTE] = {"execute", 0, NULL, "carry the plan out: evict its pods, in order", NULL},
 	[D_YES] = {"yes", 'y', NULL, "evict without asking", NULL},
 	[D_DRY_RUN] = {"dry-run", 0, "STRATEGY", "with --execute: none, client (print only) or server", "none client server"},
-	[D_WAIT] = {"wait", 0, NULL,
-		    "with --execute: wait until the evicted pods are gone, their replacements scheduled and the request fits",
+	[D_WAIT] = {"wait", 0, CLI_OPTIONAL_ARG("DURATION"),
+		    "with --execute: wait (this long, default 5m) until the evicted pods are gone, their replacements "
+		    "scheduled and the request fits",
 		    NULL},
 	[D_TIMEOUT] = {"timeout", 0, "DURATION", "how long --wait waits (default 5m)", NULL},
 	[D_OUTPUT] = {"output", 'o', "FORMAT", "output format: json or yaml", "json yaml"},
@@ -154,6 +155,8 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct defrag_
 	r->pod_name = npos > 0 ? argv[0] : NULL;
 	r->execute = vals[D_EXECUTE] != NULL;
 	r->yes = vals[D_YES] != NULL;
+	if (vals[D_WAIT] && !strcmp(vals[D_WAIT], "false"))
+		vals[D_WAIT] = NULL;
 	if (r->dry != CLI_DRY_NONE && !r->execute)
 		return kerr_set(err, KERR_USAGE, "--dry-run goes with --execute");
 	if (vals[D_WAIT] && (!r->execute || r->dry != CLI_DRY_NONE))
@@ -161,9 +164,19 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct defrag_
 	if (vals[D_TIMEOUT] && !vals[D_WAIT])
 		return kerr_set(err, KERR_USAGE, "--timeout goes with --wait");
 	if (vals[D_WAIT]) {
+		/* --wait alone, or --wait=DURATION (and --timeout, as before) */
+		const char *length = strcmp(vals[D_WAIT], "true") ? vals[D_WAIT] : vals[D_TIMEOUT];
+
+		if (length == vals[D_WAIT] && vals[D_TIMEOUT])
+			return kerr_set(err, KERR_USAGE, "give the wait's length once: --wait=DURATION or --timeout");
 		r->wait_ms = DEFRAG_WAIT_DEFAULT_MS;
-		if (cli_parse_timeout(vals[D_TIMEOUT], &r->wait_ms, err) < 0)
-			return -1;
+		if (cli_parse_timeout(length, &r->wait_ms, err) < 0) {
+			if (length != vals[D_WAIT])
+				return -1;
+			kerr_release(err); /* named as the flag it was given with */
+			return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--wait\" flag: want a duration "
+					"above zero, such as 30s or 5m", length);
+		}
 	}
 	return 0;
 }

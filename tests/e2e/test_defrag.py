@@ -236,6 +236,17 @@ class Defrag(ClusterCase):
 		self.assertIn("pod/small-b evicted\n", r.stdout)
 		self.assertIn("The evicted pods are gone, their replacements scheduled, and the request fits now.", r.stdout)
 
+	@fake_only("replacements are scheduled by the fake server")
+	def test_wait_takes_its_length_after_equals(self):
+		r = self.defrag("--help")
+		self.assertRegex(r.stdout, r"--wait\[=DURATION\]\s+with --execute: wait")
+		# "--wait 20s": the word after it is not its value but a pod's name
+		r = self.defrag("--memory", "12", "--execute", "--wait", "20s")
+		self.assertEqual(r.returncode, 2, r.stderr)
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait=20s")
+		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+		self.assertIn("the request fits now.", r.stdout)
+
 	@fake_only("a replacement its controller made, held pending")
 	def test_wait_for_a_replacement_that_is_not_scheduled(self):
 		# the evicted pod's replacement, created by its controller, waits for a node the whole time
@@ -244,14 +255,20 @@ class Defrag(ClusterCase):
 		pending["status"]["phase"] = "Pending"
 		pending.update(kind="Pod", apiVersion="v1")
 		self.api.put_object(pending)
-		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait", "--timeout", "2s")
+		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait=2s")
 		self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
 		self.assertIn("pod/small-b evicted\n", r.stdout)
 		self.assertIn("timed out after 2s waiting for the evicted pods' replacements to be scheduled", r.stderr)
-		for args in (["--wait"], ["--execute", "--timeout", "1s"], ["--execute", "--dry-run=server", "--wait"]):
+		for args, msg in [(["--wait"], "--wait goes with --execute"),
+				  (["--execute", "--timeout", "1s"], "--timeout goes with --wait"),
+				  (["--execute", "--dry-run=server", "--wait"], "without --dry-run"),
+				  (["--execute", "--wait=1s", "--timeout", "1s"], "give the wait's length once"),
+				  (["--execute", "--wait=soon"], 'invalid argument "soon" for "--wait" flag'),
+				  (["--execute", "--wait=false", "--timeout", "1s"], "--timeout goes with --wait")]:
 			with self.subTest(args=args):
 				r = self.defrag("--memory", "12", *args)
 				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertIn(msg, r.stderr)
 
 	def test_an_eviction_whose_answer_is_lost_is_read_again(self):
 		proxy = Proxied(self.api).start()

@@ -106,6 +106,38 @@ Test(cli, unknown_flags_like_pflag)
 	kerr_release(&err);
 }
 
+static const struct flag waiter_flags[] = {
+	{ "wait", 'w', CLI_OPTIONAL_ARG("DURATION"), "wait", NULL },
+	{ "output", 'o', "FORMAT", "output format", NULL },
+	{ 0 },
+};
+
+static const struct command waiter = {
+	.name = "waiter", .usage = "[NAME]", .summary = "waits", .flags = { waiter_flags }, .run = demo_run,
+};
+
+Test(cli, optional_value_only_after_equals)
+{
+	char *alone[] = { "waiter", "--wait", "2m", NULL };
+	char *given[] = { "waiter", "--wait=2m", "-o", "json", NULL };
+	char *shorts[] = { "waiter", "-w", "x", "-w=5s", NULL };
+	const char *vals[3] = { 0 };
+	struct kerr err = KERR_INIT;
+
+	/* alone it is "true", and the next word is not its value */
+	cr_assert_eq(cli_parse_flags(&waiter, 3, alone, vals, &err), 1, "%s", err.message);
+	cr_assert_str_eq(vals[0], "true");
+	cr_assert_str_eq(alone[0], "2m");
+	memset(vals, 0, sizeof(vals));
+	cr_assert_eq(cli_parse_flags(&waiter, 4, given, vals, &err), 0, "%s", err.message);
+	cr_assert_str_eq(vals[0], "2m");
+	cr_assert_str_eq(vals[1], "json");
+	memset(vals, 0, sizeof(vals));
+	cr_assert_eq(cli_parse_flags(&waiter, 4, shorts, vals, &err), 1, "%s", err.message);
+	cr_assert_str_eq(shorts[0], "x");
+	cr_assert_str_eq(vals[0], "5s");
+}
+
 /* A command that selects nodes: its own flags, then the block. */
 static const struct flag picker_flags[] = {
 	{ "details", 'd', NULL, "show pods", NULL },
