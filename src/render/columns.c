@@ -114,6 +114,27 @@ static char *cell_used(const struct model *m, const struct model_node *n, int gp
 	return fmt("%s%s", n->gpus_used_known < n->ngpus ? ">=" : "", b);
 }
 
+/* How the node's GPUs are shared: one word for all where they agree, else
+ * per GPU; "-" for a GPU that says nothing. */
+static char *cell_sharing(const struct model *m, const struct model_node *n, int gpu)
+{
+	const struct scheme_gpu *g = n->info.gpus;
+	char *s = NULL, *t;
+	bool same = true;
+
+	for (int i = 1; g && i < n->info.ngpus; i++)
+		same &= strcmp(g[i].sharing ? g[i].sharing : "-", g[0].sharing ? g[0].sharing : "-") == 0;
+	if (!g || n->info.ngpus < 1 || same)
+		return strdup(g && n->info.ngpus > 0 && g[0].sharing ? g[0].sharing : "-");
+	for (int i = 0; i < n->info.ngpus; i++, s = t) {
+		t = fmt("%s%sGPU%d %s", s ? s : "", s ? "; " : "", i, g[i].sharing ? g[i].sharing : "-");
+		free(s);
+		if (!t)
+			return NULL;
+	}
+	return s;
+}
+
 static char *cell_core(const struct model *m, const struct model_node *n, int gpu)
 {
 	return fmt("%lld/%lld", (long long)n->core_allocated, (long long)n->core_total);
@@ -469,6 +490,7 @@ const struct column columns[COL_COUNT] = {
 	[COL_CARD_MEM] = {COL_CARD_MEM, "CARD MEMORY(MiB)", COLW_WIDE, false, cell_card_mem, "cardMemoryMiB", COL_NONE,
 			  value_card_mem},
 	[COL_MODE] = {COL_MODE, "MODE", COLW_WIDE, false, cell_mode, "mode", COL_NONE, value_mode, "mode", cmp_mode},
+	[COL_SHARING] = {COL_SHARING, "SHARING", COLW_WIDE_IF_SHARING, false, cell_sharing},
 	[COL_ISOLATION] = {COL_ISOLATION, "ISOLATION", COLW_WIDE, false, cell_isolation, "isolation", COL_NONE,
 			   value_isolation},
 	[COL_PLACEMENT] = {COL_PLACEMENT, "PLACEMENT", COLW_WIDE, false, cell_placement, "placement", COL_NONE,
@@ -539,6 +561,16 @@ char *column_live_cell(const struct column *c, const struct model *m, const stru
 	return c->live_cell ? c->live_cell(m, n, unit_in_cell) : c->cell(m, n, -1);
 }
 
+/* Whether some node's scheme says how one of its GPUs is shared. */
+static bool columns_any_sharing(const struct model *m)
+{
+	for (size_t i = 0; i < m->nnodes; i++)
+		for (int g = 0; m->nodes[i].info.gpus && g < m->nodes[i].info.ngpus; g++)
+			if (m->nodes[i].info.gpus[g].sharing)
+				return true;
+	return false;
+}
+
 struct column_ref *columns_select(const struct model *m, bool wide, size_t *ret_n)
 {
 	size_t cap = COL_COUNT + (size_t)(m->max_gpus > 0 ? m->max_gpus : 0), n = 0;
@@ -562,6 +594,10 @@ struct column_ref *columns_select(const struct model *m, bool wide, size_t *ret_
 			break;
 		case COLW_IF_CORE:
 			if (!m->any_core)
+				continue;
+			break;
+		case COLW_WIDE_IF_SHARING:
+			if (!wide || !columns_any_sharing(m))
 				continue;
 			break;
 		case COLW_WIDE:

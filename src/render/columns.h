@@ -30,6 +30,7 @@ enum column_id {
 	COL_MODEL,
 	COL_CARD_MEM,
 	COL_MODE,
+	COL_SHARING, /* -o wide, where a scheme says how each GPU is shared */
 	COL_ISOLATION,
 	COL_PLACEMENT,
 	COL_POOL,
@@ -58,6 +59,7 @@ enum column_when {
 	COLW_IF_PENDING,
 	COLW_IF_CORE,
 	COLW_WIDE,  /* -o wide */
+	COLW_WIDE_IF_SHARING, /* -o wide, when some GPU says how it is shared */
 	COLW_NEVER, /* not in the table */
 };
 

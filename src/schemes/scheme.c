@@ -210,6 +210,7 @@ void scheme_node_release(struct scheme_node *n)
 		for (int i = 0; i < n->ngpus; i++) {
 			free(n->gpus[i].id);
 			free(n->gpus[i].type);
+			free(n->gpus[i].sharing);
 		}
 	free(n->gpus);
 	free(n->mode);

@@ -34,6 +34,9 @@ struct scheme_gpu {
 	int index;
 	char *id;   /* device UUID where the scheme names devices, else NULL */
 	char *type; /* card model where known, else NULL */
+	/* how the GPU is shared where the scheme says so per GPU (the MIG
+	 * profiles and sharing strategies of what holds it), else NULL */
+	char *sharing;
 	int64_t mem_total;  /* in the node's unit; slots for UNIT_SLOTS */
 	int64_t core_total; /* compute share in percent of one GPU (100), 0 if not shared */
 	int64_t slots;	    /* vGPU / replica slots on this GPU, 0 if not counted */

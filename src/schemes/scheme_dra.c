@@ -599,6 +599,90 @@ static bool device_tainted(const struct k8s_dra_device *d)
 	return false;
 }
 
+/* How a device is shared, in buf (empty when the configuration and the
+ * device say nothing): the strategy configuration k sets, else the MIG
+ * profile of a MIG device. */
+static void sharing_text(char *buf, size_t size, const struct dra_sharing *k, const struct k8s_dra_value *profile)
+{
+	buf[0] = 0;
+	if (k && str_eq(k->strategy, "MPS"))
+		snprintf(buf, size, "MPS%s%lld%s%s%s", k->has_mps_threads ? " " : "",
+			 (long long)(k->has_mps_threads ? k->mps_threads : 0), k->has_mps_threads ? "%" : "",
+			 k->mps_memory_limit ? " " : "", k->mps_memory_limit ? k->mps_memory_limit : "");
+	else if (k && k->strategy)
+		snprintf(buf, size, "%s%s%s", k->strategy, k->interval ? " " : "", k->interval ? k->interval : "");
+	else if (profile && profile->str)
+		snprintf(buf, size, "MIG %s", profile->str);
+}
+
+/* "NAME (how it is shared)" of a claim a pod holds a device through,
+ * appended to *via (", " between claims): the strategy its configuration
+ * sets, the MIG profile of the device, or the extended resource the claim
+ * stands for.  -1 when out of memory. */
+static int via_add(char **via, const struct dra_claim *c, const struct dra_sharing *k,
+		   const struct dra_index_entry *e, const char *resource)
+{
+	const struct k8s_dra_value *profile = e && e->parent ? dra_attribute(e->slice, e->dev, DRA_ATTR_PROFILE) : NULL;
+	char word[150], how[160] = "", *s = NULL;
+	int n;
+
+	sharing_text(word, sizeof(word), k, profile);
+	if (*word)
+		snprintf(how, sizeof(how), " (%s)", word);
+	else if (resource) /* made by the scheduler for an extended resource */
+		snprintf(how, sizeof(how), " (%s)", resource);
+	n = *via ? asprintf(&s, "%s, %s%s", *via, c->name, how) : asprintf(&s, "%s%s", c->name, how);
+	if (n < 0)
+		return -1;
+	free(*via);
+	*via = s;
+	return 0;
+}
+
+/* word appended to *list unless it is there already (", " between words). */
+static int word_add(char **list, const char *word)
+{
+	char *s = NULL;
+	const char *p = *list;
+	size_t len = strlen(word);
+
+	if (!*word)
+		return 0;
+	for (; p && (p = strstr(p, word)); p += len)
+		if ((p == *list || (p >= *list + 2 && p[-2] == ',')) && (!p[len] || p[len] == ','))
+			return 0;
+	if ((*list ? asprintf(&s, "%s, %s", *list, word) : asprintf(&s, "%s", word)) < 0)
+		return -1;
+	free(*list);
+	*list = s;
+	return 0;
+}
+
+/* How GPU devs[g] is shared now: each way its allocations and its MIG
+ * devices' allocations are shared, once ("capacity" for shares of a device
+ * that takes several allocations).  NULL in *ret when nothing holds it. */
+static int gpu_sharing(const struct dra_device *devs, size_t n, size_t g, char **ret)
+{
+	*ret = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct k8s_dra_value *profile =
+			devs[i].parent ? dra_attribute(devs[i].slice, devs[i].dev, DRA_ATTR_PROFILE) : NULL;
+
+		if (i != g && !str_eq(devs[i].parent, devs[g].dev->name))
+			continue;
+		for (size_t u = 0; u < devs[i].nuses; u++) {
+			char word[150];
+
+			sharing_text(word, sizeof(word), devs[i].uses[u].config, profile);
+			if (!*word && devs[i].dev->allow_multiple)
+				strcpy(word, "capacity");
+			if (word_add(ret, word) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int gpus_fill(struct scheme_node *out, const struct dra_device *devs, size_t n)
 {
 	int k = 0;
@@ -619,7 +703,7 @@ static int gpus_fill(struct scheme_node *out, const struct dra_device *devs, siz
 		g->mem_total = out->unit == UNIT_MIB ? devs[i].mem_bytes / MIB : 1;
 		g->cordoned = device_tainted(devs[i].dev);
 		out->mem_total += g->mem_total;
-		if (!g->id || (model && model->str && !g->type))
+		if (!g->id || (model && model->str && !g->type) || gpu_sharing(devs, n, i, &g->sharing) < 0)
 			return -1;
 	}
 	return 0;
@@ -635,7 +719,7 @@ static int dra_node_decode(const struct scheme_objects *objs, const struct k8s_n
 
 	if (!objs || !objs->dra || !node->name)
 		return 0;
-	if (dra_node_devices_only(objs->dra, node->name, &node->labels, &devs, &n) < 0)
+	if (dra_node_devices(objs->dra, node->name, &node->labels, &devs, &n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		ngpus += devs[i].gpu && !devs[i].parent;
@@ -684,35 +768,6 @@ static int claim_result_add(const struct dra_claim *c, const struct k8s_pod *pod
 	out->claims = sc;
 	out->claims[out->nclaims++] = (struct scheme_claim){-1, -1, e->parent ? e->parent : e->dev->name, m, 0};
 	out->mem += m;
-	return 0;
-}
-
-/* "NAME (how it is shared)" of a claim a pod holds a device through,
- * appended to *via (", " between claims): the strategy its configuration
- * sets, the MIG profile of the device, or the extended resource the claim
- * stands for.  -1 when out of memory. */
-static int via_add(char **via, const struct dra_claim *c, const struct dra_sharing *k,
-		   const struct dra_index_entry *e, const char *resource)
-{
-	const struct k8s_dra_value *profile = e && e->parent ? dra_attribute(e->slice, e->dev, DRA_ATTR_PROFILE) : NULL;
-	char how[160] = "", *s = NULL;
-	int n;
-
-	if (k && str_eq(k->strategy, "MPS"))
-		snprintf(how, sizeof(how), " (MPS%s%lld%s%s%s)", k->has_mps_threads ? " " : "",
-			 (long long)(k->has_mps_threads ? k->mps_threads : 0), k->has_mps_threads ? "%" : "",
-			 k->mps_memory_limit ? " " : "", k->mps_memory_limit ? k->mps_memory_limit : "");
-	else if (k && k->strategy)
-		snprintf(how, sizeof(how), " (%s%s%s)", k->strategy, k->interval ? " " : "", k->interval ? k->interval : "");
-	else if (profile && profile->str)
-		snprintf(how, sizeof(how), " (MIG %s)", profile->str);
-	else if (resource) /* made by the scheduler for an extended resource */
-		snprintf(how, sizeof(how), " (%s)", resource);
-	n = *via ? asprintf(&s, "%s, %s%s", *via, c->name, how) : asprintf(&s, "%s%s", c->name, how);
-	if (n < 0)
-		return -1;
-	free(*via);
-	*via = s;
 	return 0;
 }
 

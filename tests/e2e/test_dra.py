@@ -38,6 +38,12 @@ CASES = {
 	"pending": ("dra-pending", []),
 	"mixed": ("dra-mixed", []),
 	"leaked": ("dra-leaked", []),
+	"whole-wide": ("dra-whole", ["-o", "wide"]),
+	"timeslicing-wide": ("dra-timeslicing", ["-o", "wide"]),
+	"mps-wide": ("dra-mps", ["-o", "wide"]),
+	"consumable-wide": ("dra-consumable", ["-o", "wide"]),
+	"mig-wide": ("dra-mig", ["-o", "wide"]),
+	"mixed-wide": ("dra-mixed", ["-o", "wide"]),
 }
 
 

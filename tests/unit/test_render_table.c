@@ -494,3 +494,29 @@ Test(render_table, groups_of_a_fleet)
 			      "we\\x1bst  web        GiB   3      1     1          45     2%    0\n");
 	free(out);
 }
+
+Test(render_table, wide_sharing_column_only_where_a_gpu_says)
+{
+	struct model m;
+	char *out;
+
+	init(&m, false);
+	tadd_node(&m, tnode("n", "10.0.0.1", "30", "2"));
+	tfinish(&m);
+	out = summary(&m, true);
+	cr_assert_null(strstr(out, "SHARING"), "%s", out);
+	free(out);
+	cr_assert_eq(m.nodes[0].info.ngpus, 2);
+	m.nodes[0].info.gpus[0].sharing = strdup("MPS 50%");
+	out = summary(&m, true);
+	cr_assert(strstr(out, "  SHARING  ") && strstr(out, "  GPU0 MPS 50%; GPU1 -  "), "%s", out);
+	free(out);
+	out = summary(&m, false);
+	cr_assert_null(strstr(out, "SHARING"), "%s", out);
+	free(out);
+	m.nodes[0].info.gpus[1].sharing = strdup("MPS 50%");
+	out = summary(&m, true);
+	cr_assert(strstr(out, "  MPS 50%  ") && !strstr(out, "GPU0 MPS"), "%s", out);
+	free(out);
+	model_release(&m);
+}

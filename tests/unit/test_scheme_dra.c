@@ -200,3 +200,48 @@ Test(scheme_dra, mig_parent_by_counter_set)
 	dra_devices_free(d, n);
 	dra_inventory_release(&inv);
 }
+
+/* How each GPU of a node is shared, as the node's -o wide says it. */
+static char *sharing_of(const char *scenario, const char *node, int gpu)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct scheme_objects objs = {.dra = &inv};
+	struct k8s_node k = {.name = (char *)node};
+	struct scheme_node out;
+	char *s;
+
+	load(&inv, &w, scenario);
+	cr_assert_eq(scheme_dra.node_decode_in(&objs, &k, &out, &w), 1);
+	cr_assert_lt(gpu, out.ngpus);
+	s = out.gpus[gpu].sharing ? strdup(out.gpus[gpu].sharing) : NULL;
+	scheme_node_release(&out);
+	dra_inventory_release(&inv);
+	return s;
+}
+
+Test(scheme_dra, sharing_per_gpu)
+{
+	const struct {
+		const char *scenario, *node;
+		int gpu;
+		const char *want;
+	} cases[] = {
+		{"dra-mps", "dra-mps-1", 0, "MPS 50% 10Gi"},
+		{"dra-mps", "dra-mps-1", 1, NULL},
+		{"dra-timeslicing", "dra-ts-1", 0, "TimeSlicing Long"},
+		{"dra-mig", "dra-mig-1", 0, "MIG 1g.5gb, MIG 3g.20gb"},
+		{"dra-consumable", "dra-share-1", 0, "capacity"},
+		{"dra-whole", "dra-a100-1", 0, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = sharing_of(cases[i].scenario, cases[i].node, cases[i].gpu);
+
+		if (cases[i].want)
+			cr_assert(s && strcmp(s, cases[i].want) == 0, "%s: %s", cases[i].scenario, s ? s : "(null)");
+		else
+			cr_assert_null(s, "%s: %s", cases[i].scenario, s);
+		free(s);
+	}
+}
