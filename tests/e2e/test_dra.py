@@ -186,6 +186,15 @@ class Model(unittest.TestCase):
 			n = nodes_of(inspect_json(api))["dra-taint-1"]
 			self.assertEqual([g.get("cordoned", False) for g in n["gpus"]], [True, True, False])
 
+	def test_wide_sharing_column_only_on_shared_dra_gpus(self):
+		"""-o wide says each GPU's strategy; a cluster whose GPUs say none keeps its columns"""
+		with APIServer("dra-timeslicing") as api:
+			out = inspect(api, ["-o", "wide"]).stdout
+			self.assertIn("SHARING", out.splitlines()[0])
+			self.assertIn("GPU0 TimeSlicing Long; GPU1 -", out)
+		with APIServer("dra-whole") as api:
+			self.assertNotIn("SHARING", inspect(api, ["-o", "wide"]).stdout)
+
 
 if __name__ == "__main__":
 	unittest.main()
