@@ -15,9 +15,14 @@ static const char *const default_labels[UR_COUNT][USAGE_LABEL_VARIANTS + 1] = {
 	[UR_UUID] = {"UUID", "uuid", "deviceuuid", NULL},
 	[UR_NAMESPACE] = {"exported_namespace", "NamespaceName", "pod_namespace", "podnamespace", "namespace", NULL},
 	[UR_POD] = {"exported_pod", "PodName", "pod_name", "podname", "pod", NULL},
+	[UR_DRA_NAMESPACE] = {"dra_claim_namespace", NULL},
+	[UR_DRA_CLAIM] = {"dra_claim_name", NULL},
+	[UR_DRA_POOL] = {"dra_pool_name", NULL},
+	[UR_DRA_DEVICE] = {"dra_device_name", NULL},
 };
 
-static const char *const role_names[UR_COUNT] = {"node", "gpu", "uuid", "namespace", "pod"};
+/* The roles a mapping may name (the DRA ones keep the exporter's names). */
+static const char *const role_names[UR_DRA_NAMESPACE] = {"node", "gpu", "uuid", "namespace", "pod"};
 
 void usage_labels_default(struct usage_labels *l)
 {
@@ -55,7 +60,7 @@ int usage_labels_override(struct usage_labels *l, const char *spec, struct kerr 
 
 		eq = memchr(p, '=', len);
 		if (eq)
-			for (int r = 0; r < UR_COUNT; r++)
+			for (int r = 0; r < UR_DRA_NAMESPACE; r++)
 				if (strlen(role_names[r]) == (size_t)(eq - p) && memcmp(role_names[r], p, (size_t)(eq - p)) == 0)
 					role = r;
 		if (!eq || role < 0)
@@ -350,11 +355,36 @@ static const struct key_ref *node_by_value(const struct join *j, const char *v)
 	return key_find(j->nodes, j->nnodes, host);
 }
 
+/* The flat GPU index of a DRA device named by pool and device: on the node
+ * the series names, else the node the pool is named after (a GPU driver
+ * publishes one pool per node, named for it).  The DRA scheme names its
+ * GPUs by device; the others' ids are UUIDs, which no device name equals.
+ * -1 when none. */
+static long dra_gpu_of(const struct join *j, const struct usage_sample *s)
+{
+	for (size_t i = 0; i <= USAGE_LABEL_VARIANTS; i++) {
+		const char *v = i < USAGE_LABEL_VARIANTS ? s->node[i] : s->dra_pool;
+		const struct key_ref *nk = v ? node_by_value(j, v) : NULL;
+		const struct model_node *n;
+
+		if (!nk)
+			continue;
+		n = &j->m->nodes[nk->node];
+		for (int g = 0; g < n->ngpus; g++)
+			if (n->gpus[g].id && strcmp(n->gpus[g].id, s->dra_device) == 0)
+				return (long)(j->gpu_base[nk->node] + (size_t)g);
+	}
+	return -1;
+}
+
 /* The flat GPU index a series is about, or -1. */
 static long gpu_of(const struct join *j, const struct usage_sample *s)
 {
-	const struct key_ref *k = s->uuid ? key_find(j->uuids, j->nuuids, s->uuid) : NULL;
+	const struct key_ref *k;
 
+	if (s->dra_device)
+		return dra_gpu_of(j, s);
+	k = s->uuid ? key_find(j->uuids, j->nuuids, s->uuid) : NULL;
 	if (k)
 		return (long)(j->gpu_base[k->node] + (size_t)k->gpu);
 	if (s->gpu < 0)
@@ -390,6 +420,48 @@ static long pod_of(const struct join *j, const struct usage_sample *s)
 static bool copies(const struct gpu_acc *a)
 {
 	return a->pod_series > 1 && a->pod_min.v == a->pod_max.v && (!a->level.known || a->pod_max.v == a->level.v);
+}
+
+static const struct model_node *node_of_gpu(const struct join *j, long g, const struct model_gpu **gp);
+
+/* Whether the pod's claims (its via: "NAME (how), NAME2") include name. */
+static bool via_names(const char *via, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = via; p && *p;) {
+		if (strncmp(p, name, n) == 0 && (p[n] == '\0' || p[n] == ' ' || p[n] == ','))
+			return true;
+		p = strstr(p, ", ");
+		p = p ? p + 2 : NULL;
+	}
+	return false;
+}
+
+/* The one pod a DRA claim on the GPU is reserved for; -1 when the series
+ * names no claim or the claim is no pod's, -2 when it is several pods' (a
+ * shared claim's figure is the GPU's: it is not split among them). */
+static long dra_claim_pod(const struct join *j, const struct usage_sample *s, long g)
+{
+	const struct model_gpu *gp = NULL;
+	const struct model_node *n;
+	long found = -1;
+
+	if (!s->dra_claim || !s->dra_namespace || !(n = node_of_gpu(j, g, &gp)))
+		return -1;
+	for (size_t k = 0; k < n->npods; k++) {
+		const struct model_pod *p = &j->m->pods[n->pods[k]];
+		bool holds = false;
+
+		for (size_t x = 0; x < p->ngpus && !holds; x++)
+			holds = p->gpus[x].gpu == gp->index;
+		if (!holds || !p->namespace || strcmp(p->namespace, s->dra_namespace) != 0 || !via_names(p->via, s->dra_claim))
+			continue;
+		if (found >= 0)
+			return -2;
+		found = (long)n->pods[k];
+	}
+	return found;
 }
 
 static void pod_add(struct join *j, long pod, double v)
@@ -501,6 +573,18 @@ static void read_answers(struct join *j, const struct usage_data *d)
 		long g, pod;
 		const struct gpu_acc *a;
 
+		long claim_pod = -1;
+
+		/* a DRA claim's series: the pod's where the claim is one pod's,
+		 * never a pod's where several share it */
+		if (s->dra_claim && (g = gpu_of(j, s)) >= 0)
+			claim_pod = dra_claim_pod(j, s, g);
+		if (claim_pod == -2)
+			continue;
+		if (!s->pod && claim_pod >= 0 && !j->acc[g].pod_series) {
+			pod_add(j, claim_pod, s->value);
+			continue;
+		}
 		if (!s->pod || (pod = pod_of(j, s)) < 0 || (g = gpu_of(j, s)) < 0)
 			continue;
 		a = &j->acc[g];

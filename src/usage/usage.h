@@ -26,7 +26,21 @@
 #include "kube.h"
 #include "model.h"
 
-enum usage_role { UR_NODE, UR_GPU, UR_UUID, UR_NAMESPACE, UR_POD, UR_COUNT };
+/* The DRA roles: the claim a GPU is allocated through and the device, as
+ * the DCGM exporter labels them on a cluster using Dynamic Resource
+ * Allocation (set only for GPUs a claim holds). */
+enum usage_role {
+	UR_NODE,
+	UR_GPU,
+	UR_UUID,
+	UR_NAMESPACE,
+	UR_POD,
+	UR_DRA_NAMESPACE,
+	UR_DRA_CLAIM,
+	UR_DRA_POOL,
+	UR_DRA_DEVICE,
+	UR_COUNT
+};
 
 #define USAGE_LABEL_VARIANTS 8
 
@@ -68,6 +82,8 @@ struct usage_sample {
 	const char *uuid;
 	int gpu; /* -1 = no index label */
 	const char *namespace, *pod;
+	/* the DRA claim (namespace, name) and device (pool, name), or NULL */
+	const char *dra_namespace, *dra_claim, *dra_pool, *dra_device;
 	double value; /* bytes for memory, percent for utilisation */
 };
 
@@ -83,6 +99,9 @@ struct usage_data {
 	const struct usage_sample **pod_index;
 	size_t npod_index;
 	bool indexed;
+	/* some series names a DRA claim and no pod: the claim's pods are known
+	 * only in the join, so every pod counts as named */
+	bool claims_unnamed;
 };
 
 /* Reading one answer (the JSON document of /api/v1/query) as it arrives:
@@ -111,7 +130,8 @@ void usage_data_release(struct usage_data *d);
  * may still be written meanwhile.  Until then every pod counts as named. */
 int usage_data_index(struct usage_data *d);
 /* Whether some answer has a figure for this pod of its own: only such a pod
- * can have a per-pod figure or finding. */
+ * can have a per-pod figure or finding (every pod, where a series names a
+ * DRA claim and no pod). */
 bool usage_names_pod(const struct usage_data *d, const char *ns, const char *name);
 
 struct usage_options {

@@ -52,7 +52,7 @@ struct usage_stream {
 	enum where where;
 	enum key key;
 	int skip;		/* > 0: inside a container nobody reads, this deep */
-	uint64_t label_slots;	/* the role slots the label whose value comes next fills */
+	uint64_t label_slots[(NSLOTS + 63) / 64]; /* the role slots the label whose value comes next fills */
 	char *status, *error, *result_type;
 	bool data_map, result_array;
 
@@ -216,6 +216,10 @@ static int series_end(struct usage_stream *s)
 	o->uuid = keep(s, first_slot(s, UR_UUID), &bad);
 	o->namespace = keep(s, first_slot(s, UR_NAMESPACE), &bad);
 	o->pod = keep(s, first_slot(s, UR_POD), &bad);
+	o->dra_namespace = keep(s, first_slot(s, UR_DRA_NAMESPACE), &bad);
+	o->dra_claim = keep(s, first_slot(s, UR_DRA_CLAIM), &bad);
+	o->dra_pool = keep(s, first_slot(s, UR_DRA_POOL), &bad);
+	o->dra_device = keep(s, first_slot(s, UR_DRA_DEVICE), &bad);
 	o->gpu = -1;
 	gi = first_slot(s, UR_GPU);
 	if (gi) {
@@ -239,12 +243,17 @@ static void labels_clear(struct usage_stream *s)
 		s->slot_off[i] = -1;
 }
 
+static bool slot_set(const struct usage_stream *s, size_t i)
+{
+	return (s->label_slots[i / 64] >> (i % 64)) & 1u;
+}
+
 /* The slots of the label whose value comes next stay empty unless that
  * value is a string to keep. */
 static void label_forget(struct usage_stream *s)
 {
 	for (size_t i = 0; i < NSLOTS; i++)
-		if (s->label_slots & (1ull << i))
+		if (slot_set(s, i))
 			s->slot_off[i] = -1;
 }
 
@@ -327,7 +336,7 @@ static int on_scalar(struct usage_stream *s, const unsigned char *v, size_t len)
 	case W_METRIC:
 		label_forget(s);
 		for (size_t i = 0; v && len && i < NSLOTS; i++) {
-			if (!(s->label_slots & (1ull << i)))
+			if (!slot_set(s, i))
 				continue;
 			char *t = kube_array_grow(s->scratch, &s->scratch_cap, s->scratch_len + len + 1, 1, 256);
 
@@ -482,11 +491,14 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		s->key = key_is(k, len, "metric") ? K_METRIC : key_is(k, len, "value") ? K_VALUE : K_OTHER;
 		break;
 	case W_METRIC:
-		s->label_slots = 0;
+		memset(s->label_slots, 0, sizeof(s->label_slots));
 		for (int r = 0; r < UR_COUNT; r++)
 			for (size_t i = 0; i < USAGE_LABEL_VARIANTS && s->l->names[r][i]; i++)
-				if (key_is(k, len, s->l->names[r][i]))
-					s->label_slots |= 1ull << (r * USAGE_LABEL_VARIANTS + (int)i);
+				if (key_is(k, len, s->l->names[r][i])) {
+					size_t b = (size_t)r * USAGE_LABEL_VARIANTS + i;
+
+					s->label_slots[b / 64] |= 1ull << (b % 64);
+				}
 		break;
 	default:
 		break;
@@ -689,6 +701,7 @@ int usage_data_index(struct usage_data *d)
 	free(d->pod_index);
 	d->pod_index = NULL;
 	d->npod_index = 0;
+	d->claims_unnamed = false;
 	for (int q = 0; q < UQ_COUNT; q++)
 		n += usage_query_names_pods(q) ? d->n[q] : 0;
 	d->pod_index = calloc(n + 1, sizeof(*d->pod_index));
@@ -698,6 +711,8 @@ int usage_data_index(struct usage_data *d)
 		for (size_t i = 0; usage_query_names_pods(q) && i < d->n[q]; i++)
 			if (d->samples[q][i].pod && d->samples[q][i].namespace)
 				d->pod_index[d->npod_index++] = &d->samples[q][i];
+			else if (d->samples[q][i].dra_claim)
+				d->claims_unnamed = true;
 	qsort(d->pod_index, d->npod_index, sizeof(*d->pod_index), sample_pod_cmp);
 	d->indexed = true;
 	return 0;
@@ -708,7 +723,7 @@ bool usage_names_pod(const struct usage_data *d, const char *ns, const char *nam
 	struct usage_sample probe = {.namespace = ns, .pod = name};
 	const struct usage_sample *pp = &probe;
 
-	if (!d->indexed)
+	if (!d->indexed || d->claims_unnamed)
 		return true;
 	if (!ns || !name)
 		return false;

@@ -398,5 +398,67 @@ class UsageTest(unittest.TestCase):
 			self.api.delete_object("nodes", None, "cn-hangzhou.192.168.2.199")
 
 
+@unittest.skipUnless(plugin_path(), "the plugin is not built")
+@unittest.skipUnless(prometheus_available(), "prometheus is not installed (tests/setup-debian.sh)")
+class DRAUsageTest(unittest.TestCase):
+	"""DCGM series labelled with a DRA claim and device (fixtures/metrics/dra) matched to the devices and claims
+	of the dra-whole and dra-timeslicing scenarios."""
+
+	@classmethod
+	def setUpClass(cls):
+		cls.prom = Prometheus(["dra"]).start()
+		cls.apis = {sc: FakeAPI(sc).start() for sc in ("dra-whole", "dra-timeslicing")}
+		for api in cls.apis.values():
+			api.control("POST", "/_fake/services", {"namespace": "monitoring", "name": "prometheus-server",
+				"port": "9090", "url": cls.prom.url})
+
+	@classmethod
+	def tearDownClass(cls):
+		for api in cls.apis.values():
+			api.stop()
+		cls.prom.stop()
+
+	def usage(self, scenario, *args):
+		r = run_plugin(["--kubeconfig", self.apis[scenario].kubeconfig, "usage", SVC] + list(args))
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return r
+
+	def test_devices_and_one_pod_claims(self):
+		r = self.usage("dra-whole")
+		g = {(x[0], x[1]): x for x in rows(r.stdout) if len(x) >= 10 and x[0].startswith("dra-a100-")}
+		# matched by device name, not by the exporter's GPU index or UUID
+		self.assertEqual(g[("dra-a100-1", "0")][2:6], ["81920", "MiB", "60000", "MiB"])
+		self.assertEqual(g[("dra-a100-2", "1")][2:6], ["81920", "MiB", "20000", "MiB"])
+		self.assertEqual(g[("dra-a100-2", "2")][2:6], ["0", "MiB", "1024", "MiB"])
+		self.assertIn("pod ml/train-1 on node dra-a100-1 uses at most 10000 of its 81920 MiB", r.stdout)
+		self.assertIn("node dra-a100-2 GPU 2: 1024 MiB of GPU memory in use with nothing allocated", r.stdout)
+		# infer-0's claim is its own: judged as a pod (50000 of 163840 MiB), not per GPU
+		self.assertNotIn("node dra-a100-2 GPU 1", r.stdout)
+		pods = {(p["namespace"], p["name"]): p for p in json.loads(self.usage("dra-whole", "-o", "json").stdout)["pods"]}
+		# through the claim alone (no pod label): the sum over the claim's two GPUs
+		self.assertEqual(pods[("serving", "infer-0")]["usage"], {"usedBytes": 50000 * MIB})
+		self.assertEqual(pods[("ml", "train-0")]["usage"], {"usedBytes": 60000 * MIB})
+		d = {(x[0], x[1]): x for x in rows(self.usage("dra-whole", "-d").stdout) if x and x[0] in ("ml", "serving")}
+		self.assertEqual(d[("serving", "infer-0")][3:], ["0,1", "163840", "MiB", "50000", "MiB"])
+
+	def test_claim_shared_by_pods_is_the_gpus(self):
+		r = self.usage("dra-timeslicing", "-d")
+		self.assertEqual(self.row(r.stdout, "dra-ts-1", "0")[2:7], ["81559", "MiB", "12000", "MiB", "81559"])
+		# three pods share the claim: no pod has a figure of its own, the GPU is judged as one
+		for name in ("notebook-0", "notebook-1", "notebook-2"):
+			self.assertEqual(self.row(r.stdout, "research", name)[-1], "unknown")
+		self.assertIn("node dra-ts-1 GPU 0: the pods use at most 12000 of the 81559 MiB allocated", r.stdout)
+		self.assertNotIn("pod research/", r.stdout)
+		d = json.loads(self.usage("dra-timeslicing", "-o", "json").stdout)
+		self.assertEqual([p["usage"] for p in d["pods"]], [{"usedBytes": None}] * 3)
+		self.assertEqual([(f["code"], f["object"]) for f in d["usage"]["findings"]], [("Idle", "node/dra-ts-1")])
+
+	def row(self, out, first, second):
+		for x in rows(out):
+			if len(x) > 2 and x[0] == first and x[1] == second:
+				return x
+		self.fail("no row %s %s in:\n%s" % (first, second, out))
+
+
 if __name__ == "__main__":
 	unittest.main()

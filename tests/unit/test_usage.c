@@ -60,7 +60,8 @@ Test(usage, query_text)
 
 	cr_assert_str_eq(q, "max by (node, kubernetes_node, NodeName, node_name, nodename, Hostname, instance, gpu, "
 			    "minor_number, deviceidx, UUID, uuid, deviceuuid, exported_namespace, NamespaceName, "
-			    "pod_namespace, podnamespace, namespace, exported_pod, PodName, pod_name, podname, pod) "
+			    "pod_namespace, podnamespace, namespace, exported_pod, PodName, pod_name, podname, pod, "
+			    "dra_claim_namespace, dra_claim_name, dra_pool_name, dra_device_name) "
 			    "(max_over_time(DCGM_FI_DEV_FB_USED[5m]))");
 	free(q);
 	q = usage_query_text(UQ_GPU_FREE, &labels, "5m");
@@ -75,7 +76,8 @@ Test(usage, query_text)
 
 	cr_assert_eq(usage_labels_override(&labels, "node=kubernetes_node,pod=my_pod", &err), 0);
 	q = usage_query_text(UQ_GPU_UTIL, &labels, "1h30m");
-	cr_assert_str_eq(q, "max by (kubernetes_node, gpu, minor_number, deviceidx, UUID, uuid, deviceuuid) "
+	cr_assert_str_eq(q, "max by (kubernetes_node, gpu, minor_number, deviceidx, UUID, uuid, deviceuuid, "
+			    "dra_claim_namespace, dra_claim_name, dra_pool_name, dra_device_name) "
 			    "(avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h30m]))");
 	free(q);
 	for (const char *const *bad = (const char *const[]){"rack=x", "pod=a-b", "pod", NULL}; *bad; bad++) {
