@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "cgpu_testobj.h"
+#include "scheme_dra.h"
+#include "scheme_test_util.h"
 #include "usage.h"
 
 #define MIB (1LL << 20)
@@ -585,4 +587,171 @@ Test(usage, format)
 	cr_assert_str_eq(usage_format(b, sizeof(b), 3481 * MIB, UNIT_MIB), "3481");
 	cr_assert_eq(usage_unit_bytes(4, UNIT_GIB), 4 * GIB);
 	cr_assert_eq(usage_unit_bytes(4, UNIT_MIB), 4 * MIB);
+}
+
+/* --- DRA devices and claims ------------------------------------------------- */
+
+static int dra_take_slice(void *ud, struct k8s_resource_slice *s, struct kerr *err)
+{
+	(void)err;
+	return dra_inventory_add_slice(ud, s);
+}
+
+static int dra_take_claim(void *ud, struct k8s_resource_claim *c, struct kerr *err)
+{
+	(void)err;
+	return dra_inventory_add_claim(ud, c);
+}
+
+static void dra_list(struct dra_inventory *inv, const char *scenario, const char *file, enum obj_kind kind)
+{
+	const struct decode_filter *filter = kind == OBJ_RESOURCE_SLICE ? &dra_slice_fields : &dra_claim_fields;
+	struct decode_sink sink = {.resource_slice = dra_take_slice, .resource_claim = dra_take_claim, .ud = inv};
+	struct kerr err = KERR_INIT;
+	struct list_decoder *d = list_decoder_new(kind, filter, &sink);
+	char path[1024];
+	size_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/scenarios/%s/%s", FIXTURES_DIR, scenario, file);
+	buf = t_read_file(path, &len);
+	cr_assert_eq(list_decoder_feed(d, buf, len, &err), 0, "%s", err.message);
+	cr_assert_eq(list_decoder_finish(d, &err), 0, "%s", err.message);
+	list_decoder_free(d);
+	free(buf);
+}
+
+/* The model of a DRA scenario, its devices and claims read as the load reads them. */
+static void dra_build(struct model *m, const char *scenario)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true};
+	struct dra_inventory inv = {0};
+	struct scheme_objects objs = {.dra = &inv};
+	struct t_objs nodes = {0}, pods = {0};
+	struct warnings w = {0};
+	struct kerr err = KERR_INIT;
+
+	dra_list(&inv, scenario, "resourceslices.json", OBJ_RESOURCE_SLICE);
+	dra_list(&inv, scenario, "resourceclaims.json", OBJ_RESOURCE_CLAIM);
+	cr_assert_eq(dra_inventory_finish(&inv, &w), 0);
+	o.objects = &objs;
+	cr_assert_eq(model_init(m, &o), 0);
+	t_load_list(&nodes, scenario, "nodes.json", OBJ_NODE, model_node_filter(m));
+	t_load_list(&pods, scenario, "pods.json", OBJ_POD, model_pod_filter(m));
+	for (size_t i = 0; i < nodes.nnodes; i++) {
+		cr_assert_eq(model_add_node(m, nodes.nodes[i], &err), 0);
+		k8s_node_free(nodes.nodes[i]);
+	}
+	for (size_t i = 0; i < pods.npods; i++) {
+		cr_assert_eq(model_add_pod(m, pods.pods[i], &err), 0);
+		k8s_pod_free(pods.pods[i]);
+	}
+	m->opts.objects = NULL;
+	dra_inventory_release(&inv);
+	warnings_release(&w);
+	tfinish(m);
+}
+
+/* A DCGM series of a claimed DRA device, without pod labels. */
+#define DRA_SERIES(node, gpu, ns, claim, device, value)                                                              \
+	"{\"metric\":{\"Hostname\":\"" node "\",\"gpu\":\"" gpu "\",\"UUID\":\"GPU-x" gpu "\",\"dra_claim_namespace\":\"" ns \
+	"\",\"dra_claim_name\":\"" claim "\",\"dra_pool_name\":\"" node "\",\"dra_device_name\":\"" device           \
+	"\"},\"value\":[1,\"" value "\"]}"
+
+static const struct model_gpu *gpu_named(const struct model *m, const char *node, const char *id)
+{
+	const struct model_node *n = model_find_node(m, node);
+
+	for (int g = 0; n && g < n->ngpus; g++)
+		if (n->gpus[g].id && strcmp(n->gpus[g].id, id) == 0)
+			return &n->gpus[g];
+	cr_assert_fail("no GPU %s on %s", id, node);
+	return NULL;
+}
+
+Test(usage, dra_labels_parsed)
+{
+	struct usage_data d = {0};
+
+	parse(&d, UQ_GPU_USED, DRA_SERIES("n1", "3", "ml", "c", "gpu-1", "100"));
+	cr_assert_eq(d.n[UQ_GPU_USED], 1);
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].dra_namespace, "ml");
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].dra_claim, "c");
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].dra_pool, "n1");
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].dra_device, "gpu-1");
+	/* a claim and no pod: which pods are named is known in the join only */
+	cr_assert_eq(usage_data_index(&d), 0);
+	cr_assert(usage_names_pod(&d, "other", "pod"));
+	usage_data_release(&d);
+}
+
+Test(usage, dra_device_by_name_and_claim_of_one_pod)
+{
+	struct model m;
+	struct usage_data d = {0};
+
+	dra_build(&m, "dra-whole");
+	/* the exporter's index 3 and UUID name nothing: the device name does;
+	 * the pool names the node where no node label does */
+	parse(&d, UQ_GPU_USED,
+	      DRA_SERIES("dra-a100-1", "3", "ml", "train-1-gpu-d448c", "gpu-1", "10000") ","
+	      "{\"metric\":{\"gpu\":\"0\",\"dra_claim_namespace\":\"serving\",\"dra_claim_name\":\"infer-0-gpu-tjx98\","
+	      "\"dra_pool_name\":\"dra-a100-2\",\"dra_device_name\":\"gpu-1\"},\"value\":[1,\"70000\"]}");
+	apply(&m, &d, NULL);
+	cr_assert(gpu_named(&m, "dra-a100-1", "gpu-1")->used_known);
+	cr_assert_eq(gpu_named(&m, "dra-a100-1", "gpu-1")->used_bytes, 10000 * MIB);
+	cr_assert_not(gpu_named(&m, "dra-a100-1", "gpu-3")->used_known);
+	cr_assert_eq(gpu_named(&m, "dra-a100-2", "gpu-1")->used_bytes, 70000 * MIB);
+	cr_assert(pod(&m, "train-1")->used_known);
+	cr_assert_eq(pod(&m, "train-1")->used_bytes, 10000 * MIB);
+	cr_assert_eq(pod(&m, "infer-0")->used_bytes, 70000 * MIB);
+	cr_assert_not(pod(&m, "train-0")->used_known);
+	cr_assert_not_null(finding(&m, "Idle", "pod/ml/train-1"));
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+Test(usage, dra_claim_of_several_pods_is_the_gpus)
+{
+	struct model m;
+	struct usage_data d = {0};
+
+	dra_build(&m, "dra-timeslicing");
+	parse(&d, UQ_GPU_USED,
+	      DRA_SERIES("dra-ts-1", "0", "research", "shared-gpu", "gpu-0", "90000") ","
+	      /* a claim of that name in another namespace is another claim */
+	      DRA_SERIES("dra-ts-1", "0", "other", "shared-gpu", "gpu-1", "5"));
+	apply(&m, &d, NULL);
+	cr_assert_eq(gpu_named(&m, "dra-ts-1", "gpu-0")->used_bytes, 90000 * MIB);
+	for (const char *const *n = (const char *const[]){"notebook-0", "notebook-1", "notebook-2", NULL}; *n; n++)
+		cr_assert_not(pod(&m, *n)->used_known, "%s", *n);
+	/* never split among the pods: the GPU is judged as one */
+	cr_assert_not_null(finding(&m, "OverUse", "node/dra-ts-1"));
+	cr_assert_null(finding(&m, "OverUse", "pod/research/notebook-0"));
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* The exporter labels the pods of a shared claim too (from the kubelet's pod
+ * resources), each series with the GPU's figure at its own scrape: still
+ * the GPU's, not each pod's. */
+Test(usage, dra_shared_claim_with_pod_labels)
+{
+	struct model m;
+	struct usage_data d = {0};
+
+	dra_build(&m, "dra-timeslicing");
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"Hostname\":\"dra-ts-1\",\"dra_claim_namespace\":\"research\",\"dra_claim_name\":\"shared-gpu\","
+	      "\"dra_pool_name\":\"dra-ts-1\",\"dra_device_name\":\"gpu-0\",\"namespace\":\"research\",\"pod\":\"notebook-0\"},"
+	      "\"value\":[1,\"5000\"]},"
+	      "{\"metric\":{\"Hostname\":\"dra-ts-1\",\"dra_claim_namespace\":\"research\",\"dra_claim_name\":\"shared-gpu\","
+	      "\"dra_pool_name\":\"dra-ts-1\",\"dra_device_name\":\"gpu-0\",\"namespace\":\"research\",\"pod\":\"notebook-1\"},"
+	      "\"value\":[1,\"7000\"]}");
+	apply(&m, &d, NULL);
+	cr_assert(gpu_named(&m, "dra-ts-1", "gpu-0")->used_known);
+	cr_assert_not(pod(&m, "notebook-0")->used_known);
+	cr_assert_not(pod(&m, "notebook-1")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
 }
