@@ -249,6 +249,7 @@ static void extreme_min(struct extreme *e, double v)
 struct gpu_acc {
 	struct extreme level; /* highest series with no pod label */
 	size_t pod_series;
+	size_t claim_series; /* series naming a DRA claim and no pod */
 	double pod_sum;
 	struct extreme pod_min, pod_max;
 	double vgpu_sum;
@@ -526,6 +527,7 @@ static void read_answers(struct join *j, const struct usage_data *d)
 			switch ((enum usage_query)q) {
 			case UQ_GPU_USED:
 				if (!s->pod) {
+					a->claim_series += s->dra_claim != NULL;
 					extreme_max(&a->level, s->value);
 					break;
 				}
@@ -581,7 +583,9 @@ static void read_answers(struct join *j, const struct usage_data *d)
 			claim_pod = dra_claim_pod(j, s, g);
 		if (claim_pod == -2)
 			continue;
-		if (!s->pod && claim_pod >= 0 && !j->acc[g].pod_series) {
+		/* the exporter measures the device: where several claims share it
+		 * (consumable capacity) each claim's series is the device's */
+		if (!s->pod && claim_pod >= 0 && !j->acc[g].pod_series && j->acc[g].claim_series == 1) {
 			pod_add(j, claim_pod, s->value);
 			continue;
 		}

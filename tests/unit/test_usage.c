@@ -755,3 +755,27 @@ Test(usage, dra_shared_claim_with_pod_labels)
 	usage_data_release(&d);
 	model_release(&m);
 }
+
+/* Claims sharing one device by consumable memory: the exporter measures the
+ * device, so each claim's series is the device's figure, judged against all
+ * the shares together. */
+Test(usage, dra_claims_sharing_a_device_by_capacity)
+{
+	struct model m;
+	struct usage_data d = {0};
+
+	dra_build(&m, "dra-consumable");
+	parse(&d, UQ_GPU_USED,
+	      DRA_SERIES("dra-share-1", "0", "team-a", "llm-0-gpu-gtvfb", "gpu-0", "70000") ","
+	      DRA_SERIES("dra-share-1", "0", "team-a", "llm-1-gpu-8j8nt", "gpu-0", "70000") ","
+	      DRA_SERIES("dra-share-1", "0", "team-b", "embed-0-gpu-zgm56", "gpu-0", "70000"));
+	apply(&m, &d, NULL);
+	cr_assert_eq(gpu_named(&m, "dra-share-1", "gpu-0")->used_bytes, 70000 * MIB);
+	cr_assert_not(pod(&m, "llm-0")->used_known);
+	cr_assert_not(pod(&m, "embed-0")->used_known);
+	/* 70000 MiB against the 60 GiB the three claims consumed */
+	cr_assert_not_null(finding(&m, "OverUse", "node/dra-share-1"));
+	cr_assert_null(finding(&m, "OverUse", "pod/team-a/llm-0"));
+	usage_data_release(&d);
+	model_release(&m);
+}
