@@ -273,6 +273,7 @@ void model_derive(struct model *m)
 	for (size_t i = 0; i < m->nnodes; i++)
 		model_derive_node(&m->nodes[i]);
 	model_derive_frag(m);
+	model_derive_stranded(m);
 	for (size_t i = 0; i < m->npods; i++) {
 		struct model_pod *p = &m->pods[i];
 

@@ -144,6 +144,8 @@ void model_append_warnings(struct warnings *dst, const struct warnings *src);
 void model_derive_node(struct model_node *n);
 /* m->frag, from the nodes' derived figures. */
 void model_derive_frag(struct model *m);
+/* Every node's common_request and stranded (model_strand.c). */
+void model_derive_stranded(struct model *m);
 /* On no node, or on its node with no GPU chosen. */
 bool model_pod_waits(const struct model_pod *p);
 /* What a pod on no node asks, as fit reads it (r points into p); false when

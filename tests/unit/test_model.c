@@ -466,3 +466,54 @@ Test(model, unscheduled_pods_follow_the_forced_unit)
 	cr_assert_eq(m.totals.mem_pending, 4096);
 	model_release(&m);
 }
+
+static struct k8s_node *pool_node(const char *name, const char *pool, const char *mem, const char *count)
+{
+	struct k8s_node *n = tnode(name, "10.0.0.1", mem, count);
+
+	n->ready = true;
+	if (pool)
+		tkv(&n->labels, "alibabacloud.com/nodepool-id", pool);
+	return n;
+}
+
+/* Stranded memory: per GPU, what is left beyond whole requests of the
+ * pool's most common size; a pool's size is its own, ties go to the
+ * smaller size, a pool with no pods strands nothing, and a node that takes
+ * no pods strands all it has free. */
+Test(model, stranded_per_pool_common_request)
+{
+	struct model m;
+	struct k8s_node *cordoned = pool_node("e", "np1", "15", "1");
+	const struct model_node *a, *b, *c, *d, *e;
+
+	cordoned->unschedulable = true;
+	init(&m, true);
+	tadd_node(&m, pool_node("a", "np1", "30", "2"));
+	tadd_node(&m, pool_node("b", "np1", "15", "1"));
+	tadd_node(&m, pool_node("c", "np2", "15", "1"));
+	tadd_node(&m, pool_node("d", NULL, "15", "1"));
+	tadd_node(&m, cordoned);
+	tadd_pod(&m, tpod("ml", "a1", "a", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("ml", "a2", "a", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("ml", "a3", "a", "Running", "1", "3", NULL));
+	tadd_pod(&m, tpod("ml", "b1", "b", "Running", "0", "4", NULL));
+	tadd_pod(&m, tpod("ml", "c1", "c", "Running", "0", "6", NULL));
+	tadd_pod(&m, tpod("ml", "c2", "c", "Running", "0", "2", NULL));
+	tfinish(&m);
+	a = model_find_node(&m, "a");
+	b = model_find_node(&m, "b");
+	c = model_find_node(&m, "c");
+	d = model_find_node(&m, "d");
+	e = model_find_node(&m, "e");
+	cr_assert_eq(a->common_request, 4, "three pods of 4 against one of 3");
+	cr_assert_eq(a->stranded, 3, "GPU 0 has 7 free: one of 4 and 3 left; GPU 1 has 12: three of 4");
+	cr_assert_eq(b->stranded, 3, "11 free: two of 4 and 3 left");
+	cr_assert_eq(c->common_request, 2, "one pod of 6 and one of 2: the smaller");
+	cr_assert_eq(c->stranded, 1, "7 free: three of 2 and 1 left");
+	cr_assert_eq(d->common_request, 0);
+	cr_assert_eq(d->stranded, 0, "no pod asks for memory in its pool");
+	cr_assert_eq(e->common_request, 4, "its pool's size though it holds no pod");
+	cr_assert_eq(e->stranded, 15, "cordoned: nothing it has free hosts a request");
+	model_release(&m);
+}
