@@ -33,6 +33,9 @@ struct node_acc *model_acc_get(struct model_private *p, const char *name)
 
 static void acc_clear_pods(struct node_acc *a)
 {
+	free(a->sizes);
+	a->sizes = NULL;
+	a->nsizes = a->sizes_cap = 0;
 	free(a->devs);
 	a->devs = NULL;
 	a->ndevs = a->devs_cap = 0;
@@ -307,6 +310,41 @@ int model_gpu_by_id(const struct scheme_node *info, const char *id)
 	return -1;
 }
 
+/* What one pod asks of each GPU it holds (of the node where the split is
+ * not published): 0 when it holds no memory. */
+static int64_t pod_size(const struct model_pod_gpu *gpus, size_t ngpus, int64_t mem)
+{
+	for (size_t i = 0; i < ngpus; i++)
+		if (gpus[i].mem > 0)
+			return gpus[i].mem;
+	return ngpus ? 0 : mem;
+}
+
+static int fold_size(struct node_acc *a, int64_t size, int sign)
+{
+	size_t i = 0;
+
+	if (size <= 0)
+		return 0;
+	while (i < a->nsizes && a->sizes[i].size != size)
+		i++;
+	if (i == a->nsizes) {
+		struct acc_size *ns;
+
+		if (sign < 0)
+			return 0;
+		ns = kube_array_grow(a->sizes, &a->sizes_cap, a->nsizes + 1, sizeof(*ns), 4);
+		if (!ns)
+			return -1;
+		a->sizes = ns;
+		a->sizes[a->nsizes++] = (struct acc_size){size, 0};
+	}
+	a->sizes[i].count += (size_t)sign;
+	if (!a->sizes[i].count)
+		a->sizes[i] = a->sizes[--a->nsizes];
+	return 0;
+}
+
 int model_fold_pod(struct node_acc *a, const struct model_pod_gpu *gpus, size_t ngpus, int64_t mem, int64_t core,
 		   int sign)
 {
@@ -323,6 +361,8 @@ int model_fold_pod(struct node_acc *a, const struct model_pod_gpu *gpus, size_t 
 			return -1;
 		}
 	}
+	if (fold_size(a, pod_size(gpus, ngpus, mem), sign) < 0)
+		return -1;
 	a->mem += sign * mem;
 	a->core += sign * core;
 	a->npods += (size_t)sign;

@@ -11,13 +11,18 @@ static int oom(struct kerr *err)
 	return kerr_set(err, KERR_OTHER, "out of memory");
 }
 
-static int64_t convert(int64_t v, enum mem_unit from, enum mem_unit to)
+int64_t model_convert_mem(int64_t v, enum mem_unit from, enum mem_unit to)
 {
 	if (from == UNIT_GIB && to == UNIT_MIB)
 		return v * 1024;
 	if (from == UNIT_MIB && to == UNIT_GIB)
 		return v / 1024;
 	return v;
+}
+
+static int64_t convert(int64_t v, enum mem_unit from, enum mem_unit to)
+{
+	return model_convert_mem(v, from, to);
 }
 
 /* convert, remembering in the model when a part of a GiB was dropped */

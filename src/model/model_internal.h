@@ -31,6 +31,15 @@ struct node_acc {
 	struct dev_claim *devs;
 	size_t ndevs, devs_cap;
 	size_t node_pods_cap; /* room in m->nodes[node].pods, filled by model_finish() */
+	/* how many pods here ask each memory of one GPU (in the scheme's
+	 * unit), kept or not: the request sizes of the stranded figure */
+	struct acc_size *sizes;
+	size_t nsizes, sizes_cap;
+};
+
+struct acc_size {
+	int64_t size;
+	size_t count;
 };
 
 struct dev_claim {
@@ -145,6 +154,7 @@ void model_derive_node(struct model_node *n);
 /* m->frag, from the nodes' derived figures. */
 void model_derive_frag(struct model *m);
 /* Every node's common_request and stranded (model_strand.c). */
+int64_t model_convert_mem(int64_t v, enum mem_unit from, enum mem_unit to);
 void model_derive_stranded(struct model *m);
 /* On no node, or on its node with no GPU chosen. */
 bool model_pod_waits(const struct model_pod *p);

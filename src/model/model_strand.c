@@ -13,6 +13,7 @@ struct strand_key {
 	const char *pool; /* NULL = nodes without a pool label */
 	int unit;
 	int64_t size;
+	size_t count; /* pods asking it */
 };
 
 static int cmp_pool(const char *a, const char *b)
@@ -37,15 +38,6 @@ static int cmp_key(const void *pa, const void *pb)
 	return c ? c : (a->size > b->size) - (a->size < b->size);
 }
 
-/* What one pod asks of each GPU it holds: 0 when it holds no memory. */
-static int64_t pod_size(const struct model_pod *p)
-{
-	for (size_t i = 0; i < p->ngpus; i++)
-		if (p->gpus[i].mem > 0)
-			return p->gpus[i].mem;
-	return p->ngpus ? 0 : p->mem;
-}
-
 /* The most common size of each (pool, unit) run of sorted keys, written
  * over the run's first key; ties go to the smaller size (keys are sorted
  * by size within a run).  Returns the number of runs. */
@@ -58,12 +50,12 @@ static size_t common_sizes(struct strand_key *k, size_t n)
 		int64_t best_size = 0;
 
 		while (j < n && !cmp_group(&k[i], &k[j])) {
-			size_t e = j;
+			size_t e = j, count = 0;
 
 			while (e < n && !cmp_key(&k[j], &k[e]))
-				e++;
-			if (e - j > best) {
-				best = e - j;
+				count += k[e++].count;
+			if (count > best) {
+				best = count;
 				best_size = k[j].size;
 			}
 			j = e;
@@ -95,34 +87,54 @@ static int64_t node_stranded(const struct model_node *n, int64_t size)
 	return sum + (model_node_free(n) - all);
 }
 
+/* Every node's request sizes, in its shown unit, as keys; NULL when there
+ * are none (a model put together by hand has no pods folded) or out of
+ * memory. */
+static struct strand_key *size_keys(struct model *m, size_t *ret_n)
+{
+	struct strand_key *k;
+	size_t n = 0;
+
+	*ret_n = 0;
+	if (!m->priv)
+		return NULL;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct node_acc *a = model_acc_find(m->priv, m->nodes[i].name);
+
+		n += a ? a->nsizes : 0;
+	}
+	if (!n || !(k = malloc(n * sizeof(*k))))
+		return NULL;
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct model_node *nd = &m->nodes[i];
+		const struct node_acc *a = model_acc_find(m->priv, nd->name);
+
+		for (size_t j = 0; a && j < a->nsizes; j++) {
+			int64_t s = model_convert_mem(a->sizes[j].size, nd->info.unit, nd->unit);
+
+			if (s > 0)
+				k[(*ret_n)++] = (struct strand_key){nd->pool, (int)nd->unit, s, a->sizes[j].count};
+		}
+	}
+	return k;
+}
+
 void model_derive_stranded(struct model *m)
 {
 	struct strand_key *k;
-	size_t n = 0, nruns;
+	size_t n, nruns;
 
 	for (size_t i = 0; i < m->nnodes; i++) {
 		m->nodes[i].common_request = 0;
 		m->nodes[i].stranded = 0;
-		n += m->nodes[i].npods;
 	}
-	if (!n || !(k = malloc(n * sizeof(*k))))
+	if (!(k = size_keys(m, &n)))
 		return;
-	n = 0;
-	for (size_t i = 0; i < m->nnodes; i++) {
-		const struct model_node *nd = &m->nodes[i];
-
-		for (size_t j = 0; j < nd->npods; j++) {
-			int64_t s = pod_size(&m->pods[nd->pods[j]]);
-
-			if (s > 0)
-				k[n++] = (struct strand_key){nd->pool, (int)nd->unit, s};
-		}
-	}
 	qsort(k, n, sizeof(*k), cmp_key);
 	nruns = common_sizes(k, n);
 	for (size_t i = 0; i < m->nnodes; i++) {
 		struct model_node *nd = &m->nodes[i];
-		struct strand_key want = {nd->pool, (int)nd->unit, 0};
+		struct strand_key want = {nd->pool, (int)nd->unit, 0, 0};
 		const struct strand_key *hit = bsearch(&want, k, nruns, sizeof(*k),
 						       (int (*)(const void *, const void *))cmp_group);
 

@@ -481,14 +481,14 @@ static struct k8s_node *pool_node(const char *name, const char *pool, const char
  * pool's most common size; a pool's size is its own, ties go to the
  * smaller size, a pool with no pods strands nothing, and a node that takes
  * no pods strands all it has free. */
-Test(model, stranded_per_pool_common_request)
+static void check_stranded(bool keep)
 {
 	struct model m;
 	struct k8s_node *cordoned = pool_node("e", "np1", "15", "1");
 	const struct model_node *a, *b, *c, *d, *e;
 
 	cordoned->unschedulable = true;
-	init(&m, true);
+	init(&m, keep);
 	tadd_node(&m, pool_node("a", "np1", "30", "2"));
 	tadd_node(&m, pool_node("b", "np1", "15", "1"));
 	tadd_node(&m, pool_node("c", "np2", "15", "1"));
@@ -516,4 +516,15 @@ Test(model, stranded_per_pool_common_request)
 	cr_assert_eq(e->common_request, 4, "its pool's size though it holds no pod");
 	cr_assert_eq(e->stranded, 15, "cordoned: nothing it has free hosts a request");
 	model_release(&m);
+}
+
+Test(model, stranded_per_pool_common_request)
+{
+	check_stranded(true);
+}
+
+/* The summary keeps no pods: the sizes are those of every pod all the same. */
+Test(model, stranded_without_kept_pods)
+{
+	check_stranded(false);
 }
