@@ -187,6 +187,12 @@ static char *cell_largest(const struct model *m, const struct model_node *n, int
 	return n->largest_free < 0 ? strdup("-") : fmt("%lld", (long long)n->largest_free);
 }
 
+/* "-" where no pod of its pool asks for memory: nothing to measure by */
+static char *cell_stranded(const struct model *m, const struct model_node *n, int gpu)
+{
+	return n->common_request > 0 ? fmt("%lld", (long long)n->stranded) : strdup("-");
+}
+
 /* --- report values ---------------------------------------------------------- */
 
 static json_t *value_name(struct doc *d, const struct model *m, const struct model_node *n)
@@ -316,6 +322,11 @@ static json_t *value_schedulable(struct doc *d, const struct model *m, const str
 static json_t *value_largest(struct doc *d, const struct model *m, const struct model_node *n)
 {
 	return n->largest_free >= 0 ? doc_num(n->largest_free) : json_null();
+}
+
+static json_t *value_stranded(struct doc *d, const struct model *m, const struct model_node *n)
+{
+	return n->common_request > 0 ? doc_num(n->stranded) : json_null();
 }
 
 static json_t *value_used(struct doc *d, const struct model *m, const struct model_node *n)
@@ -468,6 +479,11 @@ static int cmp_largest(const struct model_node *a, const struct model_node *b)
 	return cmp_i64(a->largest_free, b->largest_free);
 }
 
+static int cmp_stranded(const struct model_node *a, const struct model_node *b)
+{
+	return cmp_i64(a->stranded, b->stranded);
+}
+
 /* --- the table ----------------------------------------------------------------- */
 
 const struct column columns[COL_COUNT] = {
@@ -504,6 +520,8 @@ const struct column columns[COL_COUNT] = {
 			cmp_status, LIVE_SPARE_WORDS, "STATUS", NULL, tone_status},
 	[COL_LARGEST] = {COL_LARGEST, "MAX FREE/GPU(%s)", COLW_WIDE, false, cell_largest, "largestFreeOnOneGPU",
 			 COL_NONE, value_largest, "largest", cmp_largest, LIVE_SPARE, "MAXFREE/GPU(%s)", live_largest},
+	[COL_STRANDED] = {COL_STRANDED, "STRANDED(%s)", COLW_WIDE, false, cell_stranded, "strandedFree", COL_NONE,
+			  value_stranded, "stranded", cmp_stranded},
 	[COL_SCHEME] = {COL_SCHEME, NULL, COLW_NEVER, false, NULL, "scheme", COL_NONE, value_scheme},
 	[COL_UNIT] = {COL_UNIT, NULL, COLW_NEVER, false, NULL, "unit", COL_NONE, value_unit},
 	[COL_UNIT_SOURCE] = {COL_UNIT_SOURCE, NULL, COLW_NEVER, false, NULL, "unitSource", COL_NONE, value_unit_source},
@@ -524,7 +542,7 @@ const enum column_id column_json_order[] = {
 	COL_NAME,     COL_IP,	 COL_SCHEME,	   COL_MODE,	     COL_ISOLATION, COL_PLACEMENT,   COL_POOL,
 	COL_MODEL,    COL_CARD_MEM, COL_UNIT,	   COL_UNIT_SOURCE,  COL_LABELS,    COL_MEMORY,	     COL_FREE,
 	COL_PENDING,  COL_UNHEALTHY, COL_CORE,	   COL_GPU_COUNT,    COL_GPU,	    COL_PENDING_PODS, COL_PODS,
-	COL_PER_GPU,  COL_STATUS,   COL_SCHEDULABLE, COL_LARGEST,     COL_USED,
+	COL_PER_GPU,  COL_STATUS,   COL_SCHEDULABLE, COL_LARGEST,     COL_STRANDED, COL_USED,
 };
 const size_t column_json_count = sizeof(column_json_order) / sizeof(column_json_order[0]);
 

@@ -38,6 +38,7 @@ enum column_id {
 	COL_FREE,
 	COL_STATUS,  /* Ready, NotReady, SchedulingDisabled, unhealthy or cordoned GPUs */
 	COL_LARGEST, /* largest free on one usable GPU: what fragmentation leaves */
+	COL_STRANDED, /* free memory its pool's most common request cannot use */
 	/* in no table: the report and the live view */
 	COL_SCHEME,
 	COL_UNIT,

@@ -199,9 +199,9 @@ Test(render_table, wide_columns)
 	tfinish(&m);
 	out = summary(&m, true);
 	cr_assert(strstr(out, "NAME  IPADDRESS  GPU0(Allocated/Total)  GPU Memory(GiB)  MODEL       CARD MEMORY(MiB)  "
-			      "MODE     ISOLATION  PLACEMENT  POOL  UNHEALTHY(GiB)  STATUS  MAX FREE/GPU(GiB)\n"
+			      "MODE     ISOLATION  PLACEMENT  POOL  UNHEALTHY(GiB)  STATUS  MAX FREE/GPU(GiB)  STRANDED(GiB)\n"
 			      "n     10.0.0.1   0/15                   0/15             Tesla-V100  16160             "
-			      "isolate  on         binpack    np-1  10              Ready   15\n"),
+			      "isolate  on         binpack    np-1  10              Ready   15                 -\n"),
 		  "%s", out);
 	free(out);
 	model_release(&m);
