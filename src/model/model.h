@@ -142,11 +142,10 @@ struct model_node {
 	bool schedulable;
 	int64_t largest_free;
 	/* Derived: the most common memory a pod of its pool (on nodes of its
-	 * unit, kept or not) asks of one GPU, 0 when none asks any, and the
-	 * free memory
-	 * here that cannot host it: all of it on a node that takes no pods
-	 * or a GPU that takes none, else what each GPU has beyond a whole
-	 * number of such requests. */
+	 * unit, kept or not) asks of one GPU, 0 when none asks any or the node
+	 * counts slots, and the free memory here that cannot host it: all of
+	 * it on a node that takes no pods or a GPU that takes none, else what
+	 * each GPU has beyond a whole number of such requests. */
 	int64_t common_request;
 	int64_t stranded;
 };

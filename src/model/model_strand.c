@@ -109,6 +109,9 @@ static struct strand_key *size_keys(struct model *m, size_t *ret_n)
 		const struct model_node *nd = &m->nodes[i];
 		const struct node_acc *a = model_acc_find(m->priv, nd->name);
 
+		/* a slot is a whole share: no part of one is left over */
+		if (nd->unit == UNIT_SLOTS)
+			continue;
 		for (size_t j = 0; a && j < a->nsizes; j++) {
 			int64_t s = model_convert_mem(a->sizes[j].size, nd->info.unit, nd->unit);
 

@@ -337,7 +337,7 @@ class Fit(ClusterCase):
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "wide"], env=ENV)
 		self.assertIn("Largest request that fits on one GPU now: 15 GiB (3 GPUs)\n"
 			"Free on nodes that cannot take pods: 60 GiB (2 nodes)\n", r.stdout)
-		self.assertRegex(r.stdout, r"share-notready .* NotReady +15\n")
+		self.assertRegex(r.stdout, r"share-notready .* NotReady +15 +30\n")
 
 	def test_required_affinity_in_pending_reasons(self):
 		# ml/zonal-0 asks 4 GiB, which three GPUs have free, but no node satisfies its required node affinity:
