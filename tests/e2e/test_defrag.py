@@ -300,6 +300,9 @@ class Defrag(ClusterCase):
 			posts = [e for e in proxy.log() if e["method"] == "POST"]
 			self.assertEqual([(e["fault"], e["answered"]) for e in posts], [("drop_after", False)])
 			self.assertTrue(any(e["method"] == "GET" and e["path"].endswith("/pods/small-b") for e in proxy.log()))
+			# what it reported is what the server holds: the pod gone or on its way out
+			status, _, body = self.api.call("GET", "/api/v1/namespaces/ml/pods/small-b")
+			self.assertTrue(status == 404 or body["metadata"].get("deletionTimestamp"), body)
 		finally:
 			proxy.stop()
 
