@@ -152,6 +152,28 @@ void cli_namespace_unused(struct cli_ctx *ctx, const char *why)
 	fprintf(ctx->errout, "Warning: -n %s has no effect here: %s\n", ctx->g.ov.namespace, why);
 }
 
+int cli_flag_error(struct kerr *err, const char *flag, const char *v, const char *what)
+{
+	return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--%s\" flag: %s", v, flag, what);
+}
+
+int cli_parse_whole(const char *v, const char *flag, long lo, long hi, long *ret, struct kerr *err)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < lo || n > hi) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "must be a whole number from %ld to %ld", lo, hi);
+		return cli_flag_error(err, flag, v, what);
+	}
+	*ret = n;
+	return 0;
+}
+
 int cli_confirm(struct cli_ctx *ctx, size_t n, const char *what, const char *question, const char *verb,
 		struct kerr *err)
 {

@@ -155,6 +155,12 @@ void cli_word_error(struct kerr *err);
  * of memory. */
 char *cli_error_line(const struct kerr *err);
 
+/* kubectl's flag error: invalid argument "V" for "--FLAG" flag: WHAT (-1). */
+int cli_flag_error(struct kerr *err, const char *flag, const char *v, const char *what);
+
+/* A whole number from lo to hi given to --FLAG, or -1 with its flag error. */
+int cli_parse_whole(const char *v, const char *flag, long lo, long hi, long *ret, struct kerr *err);
+
 /* Before a write to n > 1 objects (WHAT: "nodes", "pods"): "QUESTION N
  * WHAT? [y/N]" on the terminal (stdin and stderr); 0 for yes, 1 for
  * anything else (after saying "nothing changed": not an error).  Without

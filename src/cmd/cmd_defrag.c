@@ -9,7 +9,6 @@
  * asking first on a terminal, and the first refusal stops it.  Exit 0 with
  * a plan or when nothing needs moving, 3 when no plan exists within the
  * limits. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,28 +76,6 @@ struct defrag_run {
 	int *budget, *allowed;
 };
 
-static int usage_error(struct kerr *err, const char *flag, const char *v, const char *what)
-{
-	return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--%s\" flag: %s", v, flag, what);
-}
-
-static int parse_int(const char *v, const char *flag, long lo, long hi, long *ret, struct kerr *err)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (!*v || *end || errno || n < lo || n > hi) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "must be a whole number from %ld to %ld", lo, hi);
-		return usage_error(err, flag, v, what);
-	}
-	*ret = n;
-	return 0;
-}
-
 static int parse_request(const char *const *vals, struct defrag_run *r, struct kerr *err)
 {
 	char *why = NULL;
@@ -106,28 +83,28 @@ static int parse_request(const char *const *vals, struct defrag_run *r, struct k
 
 	r->req.gpus = 1;
 	if (vals[D_MEMORY] && fit_parse_memory(vals[D_MEMORY], &r->req.mem, &r->req.mem_unit, &why) < 0) {
-		usage_error(err, "memory", vals[D_MEMORY], why ? why : "out of memory");
+		cli_flag_error(err, "memory", vals[D_MEMORY], why ? why : "out of memory");
 		free(why);
 		return -1;
 	}
 	if (vals[D_GPUS]) {
-		if (parse_int(vals[D_GPUS], "gpus", 1, 64, &v, err) < 0)
+		if (cli_parse_whole(vals[D_GPUS], "gpus", 1, 64, &v, err) < 0)
 			return -1;
 		r->req.gpus = (int)v;
 	}
 	if (vals[D_CORE]) {
-		if (parse_int(vals[D_CORE], "core", 1, 100, &v, err) < 0)
+		if (cli_parse_whole(vals[D_CORE], "core", 1, 100, &v, err) < 0)
 			return -1;
 		r->req.core = v;
 	}
 	if (vals[D_PRIORITY]) {
-		if (parse_int(vals[D_PRIORITY], "priority", -2147483648L, 2147483647L, &v, err) < 0)
+		if (cli_parse_whole(vals[D_PRIORITY], "priority", -2147483648L, 2147483647L, &v, err) < 0)
 			return -1;
 		r->priority = v;
 	}
 	r->max_moves = DEFRAG_DEFAULT_MOVES;
 	if (vals[D_MAX_MOVES]) {
-		if (parse_int(vals[D_MAX_MOVES], "max-moves", 1, DEFRAG_MAX_MOVES, &v, err) < 0)
+		if (cli_parse_whole(vals[D_MAX_MOVES], "max-moves", 1, DEFRAG_MAX_MOVES, &v, err) < 0)
 			return -1;
 		r->max_moves = (int)v;
 	}

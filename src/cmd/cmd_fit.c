@@ -6,7 +6,6 @@
  * pods, and the pure fit check (src/model/fit.c) answers.  Exit 0 when it
  * fits, 3 when it does not. */
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,28 +61,6 @@ struct fit_run {
 	char *scheduled_on; /* the pod is already on a node */
 };
 
-static int usage(struct kerr *err, const char *flag, const char *v, const char *what)
-{
-	return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"--%s\" flag: %s", v, flag, what);
-}
-
-static int parse_count(const char *v, const char *flag, long lo, long hi, int64_t *ret, struct kerr *err)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (!*v || *end || errno || n < lo || n > hi) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "must be a whole number from %ld to %ld", lo, hi);
-		return usage(err, flag, v, what);
-	}
-	*ret = n;
-	return 0;
-}
-
 /* --memory as kubectl reads a quantity (fit_parse_memory), or refused in
  * kubectl's flag-error form with how to write it. */
 static int parse_memory(const char *v, struct fit_request *r, struct kerr *err)
@@ -92,7 +69,7 @@ static int parse_memory(const char *v, struct fit_request *r, struct kerr *err)
 
 	if (fit_parse_memory(v, &r->mem, &r->mem_unit, &why) == 0)
 		return 0;
-	usage(err, "memory", v, why ? why : "out of memory");
+	cli_flag_error(err, "memory", v, why ? why : "out of memory");
 	free(why);
 	return -1;
 }
@@ -327,7 +304,7 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run
 	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
 	int npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
 	bool flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];
-	int64_t v;
+	long v;
 
 	if (npos < 0 || output_parse(vals[F_OUTPUT], false, &r->out, err) < 0)
 		return -1;
@@ -340,12 +317,15 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run
 	if (vals[F_MEMORY] && parse_memory(vals[F_MEMORY], &r->req, err) < 0)
 		return -1;
 	if (vals[F_GPUS]) {
-		if (parse_count(vals[F_GPUS], "gpus", 1, 64, &v, err) < 0)
+		if (cli_parse_whole(vals[F_GPUS], "gpus", 1, 64, &v, err) < 0)
 			return -1;
 		r->req.gpus = (int)v;
 	}
-	if (vals[F_CORE] && parse_count(vals[F_CORE], "core", 1, 100, &r->req.core, err) < 0)
-		return -1;
+	if (vals[F_CORE]) {
+		if (cli_parse_whole(vals[F_CORE], "core", 1, 100, &v, err) < 0)
+			return -1;
+		r->req.core = v;
+	}
 	/* the positional names a pod, not nodes */
 	if (nodesel_parse(&r->sel, ctx->cmd, vals, NULL, 0, false, err) < 0)
 		return -1;

@@ -42,7 +42,7 @@ enum np_mode {
 	NP_MODE_CORE = SCHEME_MODE_CORE,
 };
 
-/* "pro", "basic", "opensource" (also "open-source", "gpushare"). */
+/* An edition by the name (or an alias) its scheme's editions table gives it. */
 int np_edition_parse(const char *s, enum np_edition *ret, struct kerr *err);
 const char *np_edition_name(enum np_edition e);
 /* A longer name for messages: "ACK Pro (ack-ai-installer)". */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "t_read_file.h"
 #include "t_text.h"
 
 #ifndef DRA_TESTDATA
@@ -395,25 +396,11 @@ static int got_pod(void *ud, struct k8s_pod *p, struct kerr *err)
 static char *fixture(const char *name, size_t *len)
 {
 	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/%s", DRA_TESTDATA, name);
 	if (access(path, R_OK) != 0)
 		cr_skip_test("the reference data is not there (%s)", path);
-	f = fopen(path, "rb");
-	cr_assert_not_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	cr_assert_not_null(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return t_read_file(path, len);
 }
 
 /* The JSON object as the one item of a list. */
