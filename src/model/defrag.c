@@ -129,7 +129,7 @@ static bool may_move(const struct model *m, const struct defrag_rules *rules, si
 	return (!rules->stay || rules->stay[pod] == DEFRAG_MOVABLE) && m->pods[pod].scheme && holds_gpu(&m->pods[pod]);
 }
 
-static bool budgets_allow(const struct defrag_rules *rules, const size_t *pods, size_t n)
+bool defrag_budgets_allow(const struct defrag_rules *rules, const size_t *pods, size_t n)
 {
 	for (size_t i = 0; rules->budget && i < n; i++) {
 		int b = rules->budget[pods[i]], used = 0;
@@ -236,7 +236,7 @@ static int check_set(struct model *m, const struct fit_request *r, const struct 
 	struct fit_place target = {0};
 	int reason, rc;
 
-	if (!n || n > DEFRAG_MAX_MOVES || from >= m->nnodes || !budgets_allow(rules, pods, n))
+	if (!n || n > DEFRAG_MAX_MOVES || from >= m->nnodes || !defrag_budgets_allow(rules, pods, n))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!may_move(m, rules, pods[i]) || node_index(m, m->pods[pods[i]].node) != from)

@@ -79,6 +79,10 @@ int defrag_check_set(struct model *m, const struct fit_request *r, const struct 
 /* The request a pod on a node makes of another: its ask and constraints. */
 void defrag_pod_request(const struct model_pod *p, struct fit_request *ret);
 
+/* Do the budgets allow moving these pods together (no budget selecting
+ * more of them than its disruptionsAllowed)? */
+bool defrag_budgets_allow(const struct defrag_rules *rules, const size_t *pods, size_t n);
+
 /* The GPU memory a pod holds on its GPUs, in MiB. */
 int64_t defrag_pod_mib(const struct model *m, const struct model_pod *p);
 
