@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "defrag.h"
+#include "defrag_frag.h"
 #include "fit.h"
 #include "fit_files.h"
 #include "kube.h"
@@ -63,6 +64,7 @@ struct defrag_run {
 	enum output out;
 	const char *pod_name, *filename;
 	bool execute, yes;
+	bool report; /* no request: the fragmentation report */
 	long wait_ms; /* --wait: 0 = do not wait */
 	enum cli_dry_run dry;
 	int max_moves;
@@ -122,8 +124,12 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct defrag_
 		return -1;
 	if (npos > 1)
 		return kerr_set(err, KERR_USAGE, "defrag takes at most one pod (NAMESPACE/NAME)");
-	if ((npos > 0) + (vals[D_FILENAME] != NULL) + flags_given != 1)
-		return kerr_set(err, KERR_USAGE, "give exactly one of: a pending pod (NAMESPACE/NAME), -f FILE, or "
+	if ((npos > 0) + (vals[D_FILENAME] != NULL) + flags_given > 1)
+		return kerr_set(err, KERR_USAGE, "give at most one of: a pending pod (NAMESPACE/NAME), -f FILE, or "
+						 "--memory/--gpus/--core");
+	r->report = !npos && !vals[D_FILENAME] && !flags_given;
+	if (r->report && vals[D_EXECUTE])
+		return kerr_set(err, KERR_USAGE, "--execute needs a request: a pending pod (NAMESPACE/NAME), -f FILE, or "
 						 "--memory/--gpus/--core");
 	if (parse_request(vals, r, err) < 0 || nodesel_parse(&r->sel, ctx->cmd, vals, NULL, 0, false, err) < 0)
 		return -1;
@@ -461,6 +467,17 @@ out:
 	return rc;
 }
 
+/* Without a request: how fragmented each pool is (defrag_frag.c). */
+static int frag_answer(struct defrag_run *r, struct kerr *err)
+{
+	struct defrag_rules rules;
+	struct defrag_report counts = {0};
+
+	if (make_rules(r, &rules, &counts, err) < 0)
+		return -1;
+	return defrag_frag_answer(r->ctx, &r->load.model, &rules, r->sel.scheme, r->out, err);
+}
+
 int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct defrag_run r = {.ctx = ctx};
@@ -481,9 +498,9 @@ int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	r.load.from_cache = !r.execute;
 	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_pod(&r, err) < 0))
 		goto out;
-	if (set_request(&r, &w, err) < 0 || cluster_load_model(&r.load, err) < 0)
+	if ((!r.report && set_request(&r, &w, err) < 0) || cluster_load_model(&r.load, err) < 0)
 		goto out;
-	rc = answer(&r, err);
+	rc = r.report ? frag_answer(&r, err) : answer(&r, err);
 out:
 	cluster_load_release(&r.load);
 	nodesel_release(&r.sel);

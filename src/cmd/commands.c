@@ -102,14 +102,17 @@ const struct command commands[] = {
 	{
 		.name = "defrag",
 		.usage = "[NAMESPACE/NAME | -f FILE | --memory QUANTITY [--gpus N] [--core PCT]] [flags]",
-		.summary = "Tell which pods to move so that a request fits, and move them",
+		.summary = "Tell which pods to move so that a request fits, and move them; without one, how fragmented "
+			   "each pool is",
 		.flags = { defrag_flags, nodesel_scheme_flags },
 		.run = defrag_run,
 		.first_arg_values = "namespaces",
 		.examples = "# The fewest moves after which 12 GiB fits on one GPU of the cgpu nodes\n"
 			    "--memory 12Gi --scheme cgpu\n"
 			    "# Carry the plan out, asking first\n"
-			    "--memory 12Gi --scheme cgpu --execute",
+			    "--memory 12Gi --scheme cgpu --execute\n"
+			    "# Per pool: stranded memory, and the whole GPUs that moves could free\n"
+			    "--scheme cgpu",
 	},
 	{
 		.name = "help",

@@ -36,7 +36,7 @@ static char *safe(const char *s)
 }
 
 /* "node/GPU0,GPU1", or "node" where the scheme has no per-GPU split. */
-static char *where(const struct model *m, size_t node, const int *gpus, int n)
+char *render_defrag_where(const struct model *m, size_t node, const int *gpus, int n)
 {
 	char *s = NULL, *name = safe(m->nodes[node].name);
 	size_t len = 0;
@@ -65,7 +65,8 @@ static bool put_moves(struct tabwriter *tw, const struct model *m, const struct 
 		const struct defrag_move *mv = &p->moves[i];
 		const struct model_pod *pod = &m->pods[mv->pod];
 		char *ns = safe(pod->namespace), *name = safe(pod->name);
-		char *from = where(m, mv->from, mv->from_gpus, mv->nfrom_gpus), *to = where(m, mv->to.node, mv->to.gpus, mv->to.ngpus);
+		char *from = render_defrag_where(m, mv->from, mv->from_gpus, mv->nfrom_gpus);
+		char *to = render_defrag_where(m, mv->to.node, mv->to.gpus, mv->to.ngpus);
 
 		ok = ns && name && from && to &&
 		     tabwriter_printf(tw, "%s/%s\t%s\t%s\t%lld %s\n", ns, name, from, to, (long long)mv->mem,
@@ -121,7 +122,7 @@ int render_defrag_table(FILE *out, const struct model *m, const struct fit_reque
 	if (ok && !p->needed) {
 		ok = tabwriter_puts(tw, "The request fits now: nothing to move.\n") >= 0;
 	} else if (ok && p->found) {
-		target = where(m, p->target.node, p->target.gpus, p->target.ngpus);
+		target = render_defrag_where(m, p->target.node, p->target.gpus, p->target.ngpus);
 		ok = target &&
 		     tabwriter_printf(tw, "Move %zu pod%s (%lld MiB of GPU memory); then the request fits on %s.\n",
 				      p->nmoves, p->nmoves == 1 ? "" : "s", (long long)p->mem_moved_mib, target) >= 0 &&
@@ -148,7 +149,7 @@ static json_t *place_json(const struct model *m, size_t node, const int *gpus, i
 	return g ? json_pack("{s:s, s:o}", "node", m->nodes[node].name, "gpus", g) : NULL;
 }
 
-static json_t *moves_json(const struct model *m, const struct defrag_plan *p)
+json_t *render_defrag_moves_json(const struct model *m, const struct defrag_plan *p)
 {
 	json_t *a = json_array();
 
@@ -188,7 +189,7 @@ json_t *render_defrag_document(const struct model *m, const struct fit_request *
 			"scheme", r->scheme, "memoryPerGPU", (json_int_t)r->mem, "memoryUnit",
 			r->mem_unit == FIT_MEM_MIB ? "MiB" : "node", "corePerGPU", (json_int_t)r->core, "gpus",
 			r->gpus > 1 ? r->gpus : 1, "needed", p->needed, "found", p->found || !p->needed, "maxMoves",
-			rep->max_moves, "moves", p->found ? moves_json(m, p) : json_array(), "memoryMovedMiB",
+			rep->max_moves, "moves", p->found ? render_defrag_moves_json(m, p) : json_array(), "memoryMovedMiB",
 			(json_int_t)p->mem_moved_mib, "target",
 			p->found ? place_json(m, p->target.node, p->target.gpus, p->target.ngpus) : json_null(),
 			"reasons", reasons, "podsThatMayNotMove", stay);

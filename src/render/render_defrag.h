@@ -26,6 +26,11 @@ int render_defrag_table(FILE *out, const struct model *m, const struct fit_reque
 /* kind DefragPlan; NULL on allocation failure. */
 json_t *render_defrag_document(const struct model *m, const struct fit_request *r, const struct defrag_plan *p,
 			       const struct defrag_report *rep);
+/* "node/GPU0,GPU1" (the node's name made safe for a terminal), or "node"
+ * where the scheme has no per-GPU split; malloc'd, NULL when out of memory. */
+char *render_defrag_where(const struct model *m, size_t node, const int *gpus, int n);
+/* A plan's moves as the DefragPlan's moves[]; NULL when out of memory. */
+json_t *render_defrag_moves_json(const struct model *m, const struct defrag_plan *p);
 /* The reason a pod stays, as JSON and the table name it. */
 const char *defrag_stay_name(enum defrag_stay s);
 

@@ -191,6 +191,59 @@ class Defrag(ClusterCase):
 		# the pods of another namespace are left out of the document, not out of the figure
 		self.assertEqual({n["name"]: n["strandedFree"] for n in d["nodes"]}, want)
 
+	def report(self, *args):
+		"""The fragmentation report as a document, checked against its schema, and its one row."""
+		r = self.defrag(*args, "-o", "json")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		d = json.loads(r.stdout)
+		with open(os.path.join(HERE, "frag.schema.json")) as f:
+			self.assertEqual(schema_errors(json.load(f), d), [])
+		self.assertEqual((d["kind"], len(d["pools"])), ("FragmentationReport", 1))
+		return d["pools"][0]
+
+	def test_fragmentation_report_without_a_request(self):
+		# GPUs holding pods: a/0 web-a 6 and b/0 small-b 5 each go elsewhere; the 14 GiB pods fit nowhere
+		# else; the bare pod, the DaemonSet's and the urgent one stay
+		r = self.defrag("--scheme", "cgpu")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertRegex(r.stdout, r"(?m)^POOL\s+SCHEME\s+NODES\s+GPUS\s+FREE\s+COMMON REQUEST\s+STRANDED\s+FREEABLE GPUS$")
+		self.assertRegex(r.stdout, r"(?m)^<none>\s+cgpu\s+4\s+8\s+55 GiB\s+4 GiB\s+15 GiB\s+2$")
+		self.assertRegex(r.stdout, r"(?m)^<none> \(cgpu\)\s+node-b/GPU0\s+5 GiB\s+ml/small-b\s+node-a/GPU0\s+5 GiB$")
+		self.assertRegex(r.stdout, r"(?m)^<none> \(cgpu\)\s+node-a/GPU0\s+6 GiB\s+ml/web-a\s+node-\w/GPU\d\s+6 GiB$")
+		self.assertIn("<none> (cgpu): 8 GPUs holding pods, 2 freeable; kept: 3 by a pod that may not move, "
+			"3 by a pod that fits on no other node\n", r.stdout)
+		g = self.report("--scheme", "cgpu")
+		self.assertEqual((g["pool"], g["scheme"], g["unit"], g["nodes"], g["gpus"]), (None, "cgpu", "GiB", 4, 8))
+		self.assertEqual((g["free"], g["commonRequest"], g["strandedFree"]), (55, 4, 15))
+		self.assertEqual((g["heldGPUs"], g["freeableGPUs"], g["uncheckedGPUs"]), (8, 2, 0))
+		self.assertEqual(g["kept"], {"PodThatMayNotMove": 3, "NoDisruptionAllowed": 0, "MoreThanMaxMoves": 0,
+			"NowhereToGo": 3})
+		self.assertEqual([(f["node"], f["gpu"], f["held"], [m["name"] for m in f["moves"]]) for f in g["freed"]],
+			[("node-b", 0, 5, ["small-b"]), ("node-a", 0, 6, ["web-a"])])
+		self.assertEqual(g["freed"][0]["moves"][0]["to"], {"node": "node-a", "gpus": [0]})
+
+	@fake_only("the rules are the same on both servers; one check of the report runs on the real one")
+	def test_fragmentation_report_rules_and_bounds(self):
+		# the urgent pod may move for a request of higher priority: three freed, the bound reached
+		r = self.defrag("--priority", "2000")
+		self.assertRegex(r.stdout, r"(?m)^<none>\s+cgpu\s+4\s+8\s+55 GiB\s+4 GiB\s+15 GiB\s+3\+$")
+		self.assertIn("; 3 more not tried (the search stops at 3 freed or 64 tried)\n", r.stdout)
+		g = self.report("--priority", "2000")
+		self.assertEqual((g["freeableGPUs"], g["uncheckedGPUs"], g["freed"][0]["node"]), (3, 3, "node-d"))
+		# a budget that allows no disruption keeps small-b's GPU
+		self.put_budget("small-pdb", "small", 0)
+		g = self.report()
+		self.assertEqual([f["node"] for f in g["freed"]], ["node-a"])
+		self.assertEqual(g["kept"]["NoDisruptionAllowed"], 1)
+		# the node selection applies: node-a alone has nowhere to move its pods
+		g = self.report("-l", "kubernetes.io/hostname=node-a")
+		self.assertEqual((g["nodes"], g["heldGPUs"], g["freeableGPUs"], g["kept"]["NowhereToGo"]), (1, 2, 0, 2))
+		g = self.report("--max-moves", "1", "--node", "node-c")
+		self.assertEqual((g["nodes"], g["kept"]["PodThatMayNotMove"]), (1, 2))
+		r = self.defrag("--scheme", "hami")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("No GPU nodes of a sharing scheme among the nodes selected.", r.stdout)
+
 	def test_a_budget_that_forbids_the_move(self):
 		self.put_budget("small-pdb", "small", 0)
 		d = self.plan("--memory", "12", "--scheme", "cgpu")
@@ -217,7 +270,8 @@ class Defrag(ClusterCase):
 		self.assertEqual((d["needed"], d["moves"]), (False, []))
 		r = self.defrag("--memory", "8", "--scheme", "cgpu")
 		self.assertIn("The request fits now: nothing to move.", r.stdout)
-		for args, msg in [([], "give exactly one of"), (["--memory", "7.9"], "write 8"),
+		for args, msg in [(["--memory", "4", "ml/x"], "give at most one of"), (["--memory", "7.9"], "write 8"),
+				  (["--execute"], "--execute needs a request"),
 				  (["--memory", "4", "--max-moves", "9"], '"--max-moves" flag'),
 				  (["--memory", "4", "--dry-run=server"], "--dry-run goes with --execute")]:
 			with self.subTest(args=args):
