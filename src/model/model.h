@@ -173,6 +173,7 @@ struct model_frag {
 	size_t gpus;
 	int64_t free_unschedulable;
 	size_t unschedulable_nodes;
+	int64_t stranded; /* the nodes' model_node.stranded, summed */
 };
 
 /* The nodes shown in one unit, and the unscheduled pods asking in it: the

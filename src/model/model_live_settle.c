@@ -365,6 +365,7 @@ int model_live_settle(struct model_live *l, struct kerr *err)
 		settle_unscheduled(l);
 	gather_flags(l);
 	model_derive_frag(&l->m);
+	model_derive_stranded(&l->m); /* a pool's common request follows every pod of it */
 	if (rc == 0)
 		rc = live_asks_settle(l);
 	for (size_t i = 0; i < s->ntouched; i++)

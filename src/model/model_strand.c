@@ -127,6 +127,8 @@ void model_derive_stranded(struct model *m)
 	struct strand_key *k;
 	size_t n, nruns;
 
+	for (int u = 0; u < UNIT_SLOTS; u++)
+		m->frag[u].stranded = 0;
 	for (size_t i = 0; i < m->nnodes; i++) {
 		m->nodes[i].common_request = 0;
 		m->nodes[i].stranded = 0;
@@ -145,6 +147,8 @@ void model_derive_stranded(struct model *m)
 			continue;
 		nd->common_request = hit->size;
 		nd->stranded = node_stranded(nd, hit->size);
+		if (nd->unit < UNIT_SLOTS)
+			m->frag[nd->unit].stranded += nd->stranded;
 	}
 	free(k);
 }

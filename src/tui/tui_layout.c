@@ -113,22 +113,31 @@ static void put_fragmentation(struct tui_frame *f, struct tui_line *l, int x)
 		const char *name = mem_unit_name(units[u]);
 		const struct model_frag *fr = &f->m->frag[units[u]];
 		char *t;
-		bool any = false;
+		bool any = false, common = false;
 
-		for (size_t i = 0; i < f->m->nnodes && !any; i++)
-			any = f->m->nodes[i].unit == units[u];
+		for (size_t i = 0; i < f->m->nnodes; i++)
+			if (f->m->nodes[i].unit == units[u]) {
+				any = true;
+				common = common || f->m->nodes[i].common_request > 0;
+			}
 		if (!any)
 			continue;
 		t = tui_strf("  largest fit %lld %s (%zu GPU%s)", (long long)fr->largest, name, fr->gpus,
 			     fr->gpus == 1 ? "" : "s");
 		x = put_whole(f, l, x, TUI_ROLE_NORMAL, t);
 		free(t);
-		if (!fr->unschedulable_nodes)
-			continue;
-		t = tui_strf("  cannot take pods %lld %s (%zu node%s)", (long long)fr->free_unschedulable, name,
-			     fr->unschedulable_nodes, fr->unschedulable_nodes == 1 ? "" : "s");
-		x = put_whole(f, l, x, TUI_ROLE_MID, t);
-		free(t);
+		if (fr->unschedulable_nodes) {
+			t = tui_strf("  cannot take pods %lld %s (%zu node%s)", (long long)fr->free_unschedulable, name,
+				     fr->unschedulable_nodes, fr->unschedulable_nodes == 1 ? "" : "s");
+			x = put_whole(f, l, x, TUI_ROLE_MID, t);
+			free(t);
+		}
+		/* the free memory each pool's common request cannot use (model_strand.c) */
+		if (common) {
+			t = tui_strf("  stranded %lld %s", (long long)fr->stranded, name);
+			x = put_whole(f, l, x, TUI_ROLE_NORMAL, t);
+			free(t);
+		}
 	}
 }
 

@@ -236,8 +236,14 @@ class TopTest(unittest.TestCase):
 		p.wait_text("pool (no pool): 4 nodes")
 		self.quit(p)
 
+	def stranded(self):
+		"""The header's stranded figure for what the summary's JSON says now: its nodes' strandedFree summed."""
+		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "json"])
+		self.assertEqual(r.returncode, 0, r.stderr)
+		return "stranded %d GiB" % sum(n["strandedFree"] or 0 for n in json.loads(r.stdout)["nodes"] if n["unit"] == "GiB")
+
 	def test_a_new_pod_appears_within_seconds(self):
-		p = self.start("multi-gpu")
+		p = self.start("multi-gpu", cols=170)  # room for the header's last figure
 		p.wait_text("64/218 GiB (29%)")
 		t0 = time.monotonic()
 		self.api.put_object(pod("fresh-pod-0", "gpu-2x", 3, 0))
@@ -253,6 +259,14 @@ class TopTest(unittest.TestCase):
 		lists = [r for r in self.api.requests() if r["method"] == "GET" and r["path"] in ("/api/v1/pods", "/api/v1/nodes")
 			and "watch" not in (r.get("query") or {})]
 		self.assertEqual(len(lists), 2, lists)
+		# the stranded figure follows the live model
+		before = self.stranded()
+		p.wait_text(before)
+		self.api.put_object(pod("fresh-pod-1", "gpu-8x", 3, 0))
+		p.wait_text("67/218 GiB (30%)", timeout=5)
+		after = self.stranded()
+		self.assertNotEqual(before, after)
+		p.wait_text(after, timeout=5)
 		self.quit(p)
 
 	def test_end_and_home_in_a_node_taller_than_the_screen(self):

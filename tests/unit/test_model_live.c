@@ -323,12 +323,13 @@ static void dump_totals(FILE *f, const char *what, const struct model_totals *t)
 static void dump_node(FILE *f, const struct model *m, const struct model_node *n)
 {
 	fprintf(f, "node %s ip=%s scheme=%s unit=%d mem=%lld/%lld pending=%lld unhealthy=%lld core=%lld/%lld pool=%s "
-		   "model=%s ready=%d cordoned=%d held=%zu status=%s sched=%d largest=%lld labels=%zu taints=%zu\n",
+		   "model=%s ready=%d cordoned=%d held=%zu status=%s sched=%d largest=%lld labels=%zu taints=%zu "
+		   "common=%lld stranded=%lld\n",
 		n->name, n->ip, n->scheme->name, n->unit, (long long)n->mem_allocated, (long long)n->mem_total,
 		(long long)n->mem_pending, (long long)n->mem_unhealthy, (long long)n->core_allocated,
 		(long long)n->core_total, n->pool ? n->pool : "-", n->gpu_model ? n->gpu_model : "-", n->ready,
 		n->unschedulable, n->pods_held, n->status, n->schedulable, (long long)n->largest_free, n->labels.len,
-		n->ntaints);
+		n->ntaints, (long long)n->common_request, (long long)n->stranded);
 	for (int g = 0; g < n->ngpus; g++) {
 		const struct model_gpu *x = &n->gpus[g];
 
@@ -376,8 +377,9 @@ static char *dump(const struct model *m)
 			m->units[u].any_core);
 	}
 	for (int u = 0; u < UNIT_SLOTS; u++)
-		fprintf(f, "frag %d largest=%lld gpus=%zu unsched=%lld/%zu\n", u, (long long)m->frag[u].largest,
-			m->frag[u].gpus, (long long)m->frag[u].free_unschedulable, m->frag[u].unschedulable_nodes);
+		fprintf(f, "frag %d largest=%lld gpus=%zu unsched=%lld/%zu stranded=%lld\n", u, (long long)m->frag[u].largest,
+			m->frag[u].gpus, (long long)m->frag[u].free_unschedulable, m->frag[u].unschedulable_nodes,
+			(long long)m->frag[u].stranded);
 	fprintf(f, "max_gpus=%d pending=%d core=%d rounded=%d nnodes=%zu\n", m->max_gpus, m->any_pending, m->any_core,
 		m->rounded, m->nnodes);
 	for (size_t i = 0; i < m->nnodes; i++)
