@@ -181,8 +181,9 @@ static int candidates(const struct model *m, const struct defrag_rules *rules, s
 	return 0;
 }
 
-/* Try the group's candidates in order, within the bounds. */
-static int search_group(struct model *m, const struct defrag_rules *rules, struct frag_group *g)
+/* Try the group's candidates in order, within the bounds (*checks_left:
+ * for the whole report). */
+static int search_group(struct model *m, const struct defrag_rules *rules, struct frag_group *g, size_t *checks_left)
 {
 	struct candidate *c;
 	size_t nc, i;
@@ -193,7 +194,7 @@ static int search_group(struct model *m, const struct defrag_rules *rules, struc
 		free(c);
 		return -1;
 	}
-	for (i = 0; i < nc && g->nfreed < FRAG_FREED_MAX && g->checks < FRAG_CHECKS_MAX; i++) {
+	for (i = 0; i < nc && g->nfreed < FRAG_FREED_MAX && g->checks < FRAG_CHECKS_MAX && *checks_left; i++) {
 		size_t pods[DEFRAG_MAX_MOVES];
 		struct fit_request r;
 		struct frag_freed *f = &g->freed[g->nfreed];
@@ -204,6 +205,7 @@ static int search_group(struct model *m, const struct defrag_rules *rules, struc
 		memset(f, 0, sizeof(*f));
 		rc = defrag_check_set(m, &r, rules, pods, c[i].npods, &f->plan);
 		g->checks++;
+		(*checks_left)--;
 		if (rc < 0) {
 			free(c);
 			return -1;
@@ -222,7 +224,7 @@ static int search_group(struct model *m, const struct defrag_rules *rules, struc
 
 int frag_report_build(struct model *m, const struct defrag_rules *rules, const char *scheme, struct frag_report *ret)
 {
-	size_t cap = 0;
+	size_t cap = 0, checks_left = FRAG_CHECKS_TOTAL;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->max_moves = rules->max_moves;
@@ -241,7 +243,7 @@ int frag_report_build(struct model *m, const struct defrag_rules *rules, const c
 	if (ret->ngroups)
 		qsort(ret->groups, ret->ngroups, sizeof(*ret->groups), cmp_group);
 	for (size_t i = 0; i < ret->ngroups; i++)
-		if (ret->groups[i].unit != UNIT_SLOTS && search_group(m, rules, &ret->groups[i]) < 0) {
+		if (ret->groups[i].unit != UNIT_SLOTS && search_group(m, rules, &ret->groups[i], &checks_left) < 0) {
 			frag_report_release(ret);
 			return -1;
 		}

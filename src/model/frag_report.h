@@ -11,8 +11,9 @@
  * are not claimed to be freeable together.
  *
  * Bounded: per group the GPUs are tried least memory held first, and the
- * search stops after FRAG_FREED_MAX freed or FRAG_CHECKS_MAX checks; the
- * GPUs left untried are counted.  Nodes counted in slots, nodes that do not
+ * search stops after FRAG_FREED_MAX freed or FRAG_CHECKS_MAX checks, and
+ * the whole report after FRAG_CHECKS_TOTAL checks; the GPUs left untried
+ * are counted.  Nodes counted in slots, nodes that do not
  * publish which GPU a pod holds and GPUs whose memory is not known are
  * counted apart and never as freeable.  Pure: the model is changed while
  * searching and put back.
@@ -29,6 +30,7 @@
 
 #define FRAG_FREED_MAX 3
 #define FRAG_CHECKS_MAX 64
+#define FRAG_CHECKS_TOTAL 512
 
 /* Why a GPU holding pods was not found freeable. */
 enum frag_blocked {

@@ -114,8 +114,8 @@ static bool put_notes(FILE *f, const struct frag_report *r, const struct frag_gr
 			g->nfreed);
 		put_kept(f, g, r->max_moves);
 		if (g->unchecked)
-			fprintf(f, "; %zu more not tried (the search stops at %d freed or %d tried)", g->unchecked,
-				FRAG_FREED_MAX, FRAG_CHECKS_MAX);
+			fprintf(f, "; %zu more not tried (the search stops at %d freed or %d tried per row, %d in all)",
+				g->unchecked, FRAG_FREED_MAX, FRAG_CHECKS_MAX, FRAG_CHECKS_TOTAL);
 		fputc('\n', f);
 	}
 	if (g->unpublished_nodes)

@@ -227,7 +227,7 @@ class Defrag(ClusterCase):
 		# the urgent pod may move for a request of higher priority: three freed, the bound reached
 		r = self.defrag("--priority", "2000")
 		self.assertRegex(r.stdout, r"(?m)^<none>\s+cgpu\s+4\s+8\s+55 GiB\s+4 GiB\s+15 GiB\s+3\+$")
-		self.assertIn("; 3 more not tried (the search stops at 3 freed or 64 tried)\n", r.stdout)
+		self.assertIn("; 3 more not tried (the search stops at 3 freed or 64 tried per row, 512 in all)\n", r.stdout)
 		g = self.report("--priority", "2000")
 		self.assertEqual((g["freeableGPUs"], g["uncheckedGPUs"], g["freed"][0]["node"]), (3, 3, "node-d"))
 		# a budget that allows no disruption keeps small-b's GPU

@@ -263,6 +263,42 @@ Test(frag_report, the_search_stops_after_a_few_freed_gpus)
 	model_release(&m);
 }
 
+Test(frag_report, the_whole_report_stops_after_its_checks)
+{
+	/* nine pools of 32 full nodes: no pod has anywhere to go, every GPU is tried until the checks run out */
+	enum { POOLS = 9, PER_POOL = 32, NODES = POOLS * PER_POOL };
+	static struct tpod_spec pods[NODES * 2];
+	static char names[POOLS][8];
+	static const char *pools[NODES];
+	struct model m;
+	struct defrag_rules rules = {.max_moves = 3};
+	struct frag_report r;
+	size_t checks = 0;
+
+	for (int i = 0; i < NODES; i++) {
+		snprintf(names[i / PER_POOL], sizeof(names[0]), "np-%d", i / PER_POOL);
+		pools[i] = names[i / PER_POOL];
+		pods[2 * i] = (struct tpod_spec){i, 0, 8};
+		pods[2 * i + 1] = (struct tpod_spec){i, 1, 8};
+	}
+	build(&m, NODES, 8, pools, pods, NODES * 2);
+	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
+	cr_assert_eq(r.ngroups, POOLS);
+	for (size_t i = 0; i < r.ngroups; i++) {
+		const struct frag_group *g = &r.groups[i];
+
+		cr_assert_eq(g->held_gpus, 2 * PER_POOL);
+		cr_assert_eq(g->checks + g->unchecked, 2 * PER_POOL);
+		cr_assert_leq(g->checks, FRAG_CHECKS_MAX);
+		checks += g->checks;
+	}
+	cr_assert_eq(checks, FRAG_CHECKS_TOTAL);
+	cr_assert_eq(r.groups[POOLS - 1].checks, 0);
+	cr_assert_eq(r.groups[POOLS - 1].unchecked, 2 * PER_POOL);
+	frag_report_release(&r);
+	model_release(&m);
+}
+
 /* --- every freed GPU is freed by its moves ------------------------------------ */
 
 static unsigned long long rng_state;
