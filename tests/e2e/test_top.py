@@ -499,7 +499,8 @@ class TopTest(unittest.TestCase):
 		self.assertRegex(s, r"share-b .* 15/30 +50% +2 +0 Ready +11\n")
 		self.assertRegex(s, r"share-cordoned .* 0/30 +0% +0 +0 Ready,SchedulingDisabled +15\n")
 		self.assertRegex(s, r"share-notready .* 0/30 +0% +0 +0 NotReady +15\n")
-		self.assertIn("pending 2 (u)  largest fit 15 GiB (3 GPUs)  cannot take pods 60 GiB (2 nodes)", s)
+		# the stranded figure: -o wide's STRANDED summed (6 + 5 + 3 + 30 + 30)
+		self.assertIn("pending 2 (u)  largest fit 15 GiB (3 GPUs)  cannot take pods 60 GiB (2 nodes)  stranded 74 GiB", s)
 
 		p.keys("u")
 		s = p.wait_text("2 pending pods: not scheduled, or no GPU chosen yet")
