@@ -22,6 +22,7 @@ small helper tests/bench/maxrss.c, compiled into the build directory; see there 
   json      kubectl-inspect-cgpu -o json            (stdout to /dev/null)
   yaml      kubectl-inspect-cgpu -o yaml            (stdout to /dev/null)
   defrag    kubectl-inspect-cgpu defrag --memory 15Gi  (a plan for a whole GPU; stdout to /dev/null)
+  frag      kubectl-inspect-cgpu defrag                (the fragmentation report; stdout to /dev/null)
   kubectl   kubectl get nodes,pods -A -o json       (stdout to /dev/null; run once per scale, stopped and
             reported as skipped when it would exceed --kubectl-mem GiB or --kubectl-timeout seconds)
 
@@ -81,7 +82,7 @@ POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 # Concurrent connections that load the real API server: on 2 cores it is the server's CPU that bounds the
 # rate, reached from about 8 on.
 LOAD_WORKERS = 16
-ROWS = ("floor", "floor_pb", "summary", "details", "json", "yaml", "defrag", "kubectl")
+ROWS = ("floor", "floor_pb", "summary", "details", "json", "yaml", "defrag", "frag", "kubectl")
 PB = "application/vnd.kubernetes.protobuf"
 
 
@@ -367,7 +368,7 @@ def bench_scale(name, plugin, args):
 			curl_config(srv, [u], cp, PB + ", application/json")
 		outp = os.path.join(srv.dir, "out")
 		plugin_runs = {"summary": [], "details": ["-d"], "json": ["-o", "json"], "yaml": ["-o", "yaml"],
-			"defrag": ["defrag", "--memory", "15Gi"]}
+			"defrag": ["defrag", "--memory", "15Gi"], "frag": ["defrag"]}
 		res = {k: [] for k in ROWS}
 		# Warm-up: page caches, TLS session setup in the server, the binary in the page cache.
 		measure_floor(srv, cfgs)
@@ -460,6 +461,7 @@ def table(r, repeat):
 		"floor_pb": "download floor, protobuf (2 x curl, watch cache, gzip)", "summary": "plugin summary",
 		"details": "plugin `-d`", "json": "plugin `-o json`", "yaml": "plugin `-o yaml`",
 		"defrag": "plugin `defrag --memory 15Gi`",
+		"frag": "plugin `defrag` (fragmentation report)",
 		"kubectl": "`kubectl get nodes,pods -A -o json`"}
 	for row in ROWS:
 		w, m, c = med(res[row], 0), med(res[row], 1), med(res[row], 2)

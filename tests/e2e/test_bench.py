@@ -21,7 +21,7 @@ import envtest  # noqa: E402  (found through harness's path)
 
 BENCH = os.path.join(ROOT, "tests", "bench", "bench.py")
 ROWS = ("download floor, JSON", "download floor, protobuf", "plugin summary", "plugin `-d`", "plugin `-o json`",
-	"plugin `-o yaml`", "`kubectl get nodes,pods -A -o json`")
+	"plugin `-o yaml`", "plugin `defrag` (fragmentation report)", "`kubectl get nodes,pods -A -o json`")
 NUM = r"\d+\.\d+"
 
 
