@@ -102,8 +102,7 @@ const struct command commands[] = {
 	{
 		.name = "defrag",
 		.usage = "[NAMESPACE/NAME | -f FILE | --memory QUANTITY [--gpus N] [--core PCT]] [flags]",
-		.summary = "Tell which pods to move so that a request fits, and move them; without one, how fragmented "
-			   "each pool is",
+		.summary = "Tell which pods to move so that a request fits, or how fragmented each pool is",
 		.flags = { defrag_flags, nodesel_scheme_flags },
 		.run = defrag_run,
 		.first_arg_values = "namespaces",
