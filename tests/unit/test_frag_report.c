@@ -263,6 +263,45 @@ Test(frag_report, the_search_stops_after_a_few_freed_gpus)
 	model_release(&m);
 }
 
+/* Nodes counted in MiB (a GPU's total above 100 is read as MiB): the whole
+ * GPU asked is its memory in MiB, not in GiB. */
+Test(frag_report, a_gpu_counted_in_mib)
+{
+	struct model_options o = {.force_unit = -1, .keep_pods = true, .scheduling = true, .movable = true};
+	struct defrag_rules rules = {.max_moves = 3};
+	struct model m;
+	struct frag_report r;
+
+	cr_assert_eq(model_init(&m, &o), 0);
+	for (int i = 0; i < 2; i++) {
+		struct k8s_node *n = tnode(i ? "mib-1" : "mib-0", "10.0.0.1", "32768", "2");
+
+		n->ready = true;
+		tadd_node(&m, n);
+	}
+	tadd_pod(&m, tpod("ml", "small", "mib-0", "Running", "0", "4096", NULL));
+	tadd_pod(&m, tpod("ml", "full", "mib-0", "Running", "1", "16384", NULL));
+	tadd_pod(&m, tpod("ml", "other", "mib-1", "Running", "0", "16384", NULL));
+	tfinish(&m);
+	cr_assert_eq((int)m.nodes[0].unit, (int)UNIT_MIB);
+	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
+	cr_assert_eq(r.ngroups, 1);
+	cr_assert_eq((int)r.groups[0].unit, (int)UNIT_MIB);
+	/* small (4 GiB) and full (16 GiB) each go to mib-1's empty GPU; other finds 12 GiB free at most */
+	cr_assert_eq(r.groups[0].nfreed, 2);
+	cr_assert_str_eq(m.nodes[r.groups[0].freed[0].node].name, "mib-0");
+	cr_assert_eq(r.groups[0].freed[0].gpu, 0);
+	cr_assert_eq(r.groups[0].freed[0].held, 4096);
+	cr_assert_eq(r.groups[0].freed[0].plan.moves[0].mem, 4096);
+	cr_assert_str_eq(m.nodes[r.groups[0].freed[0].plan.moves[0].to.node].name, "mib-1");
+	cr_assert_eq(r.groups[0].freed[1].gpu, 1);
+	cr_assert_eq(r.groups[0].freed[1].held, 16384);
+	cr_assert_eq(r.groups[0].freed[1].plan.moves[0].to.gpus[0], 1);
+	cr_assert_eq(r.groups[0].blocked[FRAG_BLOCKED_NOWHERE], 1);
+	frag_report_release(&r);
+	model_release(&m);
+}
+
 Test(frag_report, the_whole_report_stops_after_its_checks)
 {
 	/* nine pools of 32 full nodes: no pod has anywhere to go, every GPU is tried until the checks run out */
