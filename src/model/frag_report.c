@@ -170,8 +170,11 @@ static int candidates(const struct model *m, const struct defrag_rules *rules, s
 
 			if (rc <= 0)
 				continue;
-			if (!(grown = kube_array_grow(*ret, &cap, *nret + 1, sizeof(*grown), 16)))
+			if (!(grown = kube_array_grow(*ret, &cap, *nret + 1, sizeof(*grown), 16))) {
+				free(*ret);
+				*ret = NULL;
 				return -1;
+			}
 			*ret = grown;
 			(*ret)[(*nret)++] = c;
 		}
