@@ -100,6 +100,14 @@ static json_t *totals_obj(struct doc *d, const struct model_totals *t, bool with
 	return o;
 }
 
+static bool any_common_request(const struct model *m, enum mem_unit u)
+{
+	for (size_t i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].unit == u && m->nodes[i].common_request > 0)
+			return true;
+	return false;
+}
+
 static json_t *fragmentation_obj(struct doc *d, const struct model *m, enum mem_unit u)
 {
 	json_t *o = json_object();
@@ -110,6 +118,8 @@ static json_t *fragmentation_obj(struct doc *d, const struct model *m, enum mem_
 	doc_set(d, o, "gpusWithLargestFree", json_integer((json_int_t)f->gpus));
 	doc_set(d, o, "freeOnUnschedulableNodes", doc_num(f->free_unschedulable));
 	doc_set(d, o, "unschedulableNodes", json_integer((json_int_t)f->unschedulable_nodes));
+	/* the nodes' strandedFree summed, null where none has a common request */
+	doc_set(d, o, "strandedFree", any_common_request(m, u) ? doc_num(f->stranded) : json_null());
 	return o;
 }
 

@@ -328,8 +328,11 @@ class Fit(ClusterCase):
 		self.assertEqual(nodes["share-a"]["largestFreeOnOneGPU"], 7)
 		self.assertEqual(nodes["cce-1"]["largestFreeOnOneGPU"], 16384)  # never more than one card
 		frag = {f["unit"]: f for f in d["fragmentation"]}
+		# strandedFree: the nodes' strandedFree summed per unit
 		self.assertEqual(frag["GiB"], {"unit": "GiB", "largestFreeOnOneGPU": 15, "gpusWithLargestFree": 3,
-			"freeOnUnschedulableNodes": 60, "unschedulableNodes": 2})
+			"freeOnUnschedulableNodes": 60, "unschedulableNodes": 2, "strandedFree": 6 + 5 + 3 + 30 + 30})
+		self.assertEqual(frag["MiB"]["strandedFree"], sum(n["strandedFree"] or 0 for n in d["nodes"] if n["unit"] == "MiB"))
+		self.assertGreater(frag["MiB"]["strandedFree"], 0)
 		# the default summary keeps its published lines
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig], env=ENV)
 		self.assertNotIn("Largest request", r.stdout)
