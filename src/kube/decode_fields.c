@@ -235,10 +235,18 @@ static const struct decode_field node_selector_fields[] = {
 static const struct decode_field node_selector_term_fields[] = {
 	LIST("matchExpressions", 1, M_NODE_SELECTOR_REQ, struct k8s_node_term, reqs, nreqs, KEEP_SCHEDULING,
 	     MAX_EXPRS, 0),
+	LIST("matchFields", 2, M_NODE_SELECTOR_FIELD, struct k8s_node_term, fields, nfields, KEEP_SCHEDULING,
+	     MAX_EXPRS, 0),
 	END,
 };
 static const struct decode_field node_selector_req_fields[] = {
 	STR("key", 1, struct k8s_node_requirement, key, NODE_SELECTION),
+	STR("operator", 2, struct k8s_node_requirement, op, SCHED_ONLY),
+	STRS("values", 3, struct k8s_node_requirement, values, nvalues, MAX_VALUES, SCHED_ONLY),
+	END,
+};
+static const struct decode_field node_selector_field_fields[] = {
+	STR("key", 1, struct k8s_node_requirement, key, SCHED_ONLY),
 	STR("operator", 2, struct k8s_node_requirement, op, SCHED_ONLY),
 	STRS("values", 3, struct k8s_node_requirement, values, nvalues, MAX_VALUES, SCHED_ONLY),
 	END,
@@ -617,6 +625,7 @@ const struct decode_field *const decode_messages[M_COUNT] = {
 	[M_NODE_SELECTOR] = node_selector_fields,
 	[M_NODE_SELECTOR_TERM] = node_selector_term_fields,
 	[M_NODE_SELECTOR_REQ] = node_selector_req_fields,
+	[M_NODE_SELECTOR_FIELD] = node_selector_field_fields,
 	[M_POD_STATUS] = pod_status_fields,
 	[M_CONTAINER_CLAIM] = container_claim_fields,
 	[M_POD_CLAIM] = pod_claim_fields,

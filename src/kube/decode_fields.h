@@ -48,6 +48,7 @@ enum decode_msg {
 	M_NODE_SELECTOR, /* the required node affinity */
 	M_NODE_SELECTOR_TERM,
 	M_NODE_SELECTOR_REQ,
+	M_NODE_SELECTOR_FIELD, /* a matchFields entry: its key names a field, not a label */
 	M_POD_STATUS,
 	M_CONTAINER_CLAIM, /* resources.claims[] */
 	M_POD_CLAIM,	   /* spec.resourceClaims[] */

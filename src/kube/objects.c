@@ -387,19 +387,23 @@ void k8s_pod_free(struct k8s_pod *p)
 	free(p);
 }
 
+static void requirements_free(struct k8s_node_requirement *r, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		free(r[j].key);
+		free(r[j].op);
+		for (size_t k = 0; k < r[j].nvalues; k++)
+			free(r[j].values[k]);
+		free(r[j].values);
+	}
+	free(r);
+}
+
 void k8s_node_terms_free(struct k8s_node_term *terms, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct k8s_node_term *t = &terms[i];
-
-		for (size_t j = 0; j < t->nreqs; j++) {
-			free(t->reqs[j].key);
-			free(t->reqs[j].op);
-			for (size_t k = 0; k < t->reqs[j].nvalues; k++)
-				free(t->reqs[j].values[k]);
-			free(t->reqs[j].values);
-		}
-		free(t->reqs);
+		requirements_free(terms[i].reqs, terms[i].nreqs);
+		requirements_free(terms[i].fields, terms[i].nfields);
 	}
 	free(terms);
 }
@@ -482,6 +486,20 @@ static int copy_requirement(struct k8s_node_requirement *c, const struct k8s_nod
 	return 0;
 }
 
+/* n requirements into *c (calloc'd), counted in *cn as each is begun. */
+static int copy_requirements(struct k8s_node_requirement **c, size_t *cn, const struct k8s_node_requirement *r,
+			     size_t n)
+{
+	if (n && !(*c = calloc(n, sizeof(**c))))
+		return -1;
+	for (; *cn < n; (*cn)++)
+		if (copy_requirement(&(*c)[*cn], &r[*cn]) < 0) {
+			(*cn)++;
+			return -1;
+		}
+	return 0;
+}
+
 int k8s_node_terms_copy(struct k8s_node_term **ret, size_t *ret_n, const struct k8s_node_term *terms, size_t n)
 {
 	struct k8s_node_term *c = n ? calloc(n, sizeof(*c)) : NULL;
@@ -494,13 +512,9 @@ int k8s_node_terms_copy(struct k8s_node_term **ret, size_t *ret_n, const struct 
 	for (; done < n; done++) {
 		const struct k8s_node_term *t = &terms[done];
 
-		if (t->nreqs && !(c[done].reqs = calloc(t->nreqs, sizeof(*c[done].reqs))))
+		if (copy_requirements(&c[done].reqs, &c[done].nreqs, t->reqs, t->nreqs) < 0 ||
+		    copy_requirements(&c[done].fields, &c[done].nfields, t->fields, t->nfields) < 0)
 			goto fail;
-		for (; c[done].nreqs < t->nreqs; c[done].nreqs++)
-			if (copy_requirement(&c[done].reqs[c[done].nreqs], &t->reqs[c[done].nreqs]) < 0) {
-				c[done].nreqs++;
-				goto fail;
-			}
 	}
 	*ret = c;
 	*ret_n = n;
@@ -566,6 +580,36 @@ bool k8s_node_term_match(const struct kvlist *labels, const struct k8s_node_term
 		return false;
 	for (size_t i = 0; i < t->nreqs; i++)
 		if (!requirement_match(labels, &t->reqs[i]))
+			return false;
+	return true;
+}
+
+/* A matchFields entry: the scheduler knows one node field, metadata.name,
+ * and the operators In and NotIn for it. */
+static bool field_match(const char *name, const struct k8s_node_requirement *r)
+{
+	bool in = false;
+
+	if (!name || !r->key || strcmp(r->key, "metadata.name") != 0 || !r->op)
+		return false;
+	for (size_t i = 0; i < r->nvalues; i++)
+		in |= r->values[i] && strcmp(name, r->values[i]) == 0;
+	if (strcmp(r->op, "In") == 0)
+		return in;
+	if (strcmp(r->op, "NotIn") == 0)
+		return !in;
+	return false;
+}
+
+bool k8s_node_term_match_node(const char *name, const struct kvlist *labels, const struct k8s_node_term *t)
+{
+	if (!t->nreqs && !t->nfields)
+		return false;
+	for (size_t i = 0; i < t->nreqs; i++)
+		if (!labels || !requirement_match(labels, &t->reqs[i]))
+			return false;
+	for (size_t i = 0; i < t->nfields; i++)
+		if (!field_match(name, &t->fields[i]))
 			return false;
 	return true;
 }

@@ -105,10 +105,14 @@ struct k8s_node_requirement {
 	size_t nvalues;
 };
 
-/* A nodeSelectorTerm: its requirements all hold (the terms are ORed). */
+/* A nodeSelectorTerm: its requirements all hold (the terms are ORed).
+ * fields are its matchFields: keys name node fields (metadata.name), the
+ * operator In or NotIn. */
 struct k8s_node_term {
 	struct k8s_node_requirement *reqs;
 	size_t nreqs;
+	struct k8s_node_requirement *fields;
+	size_t nfields;
 };
 
 struct k8s_node {
@@ -228,6 +232,9 @@ void k8s_tolerations_free(struct k8s_toleration *t, size_t n);
  * compare integers as the scheduler does; a bad number never matches. */
 bool k8s_node_selector_match(const struct kvlist *labels, const struct kvlist *selector);
 bool k8s_node_term_match(const struct kvlist *labels, const struct k8s_node_term *t);
+/* The same with the term's matchFields too, against the node named name
+ * (NULL: no field holds): a term of matchFields alone selects by name. */
+bool k8s_node_term_match_node(const char *name, const struct kvlist *labels, const struct k8s_node_term *t);
 /* Does some toleration tolerate the taint? */
 bool k8s_tolerates(const struct k8s_toleration *tols, size_t ntols, const struct k8s_taint *t);
 

@@ -55,7 +55,7 @@ struct k8s_resource_slice {
 	int64_t generation, slice_count; /* pool.generation, pool.resourceSliceCount */
 	char *node_name;
 	bool all_nodes, per_device_nodes;
-	struct k8s_node_term *node_terms; /* spec.nodeSelector's terms (their matchExpressions) */
+	struct k8s_node_term *node_terms; /* spec.nodeSelector's terms (matchExpressions, matchFields) */
 	size_t nnode_terms;
 	struct k8s_dra_device *devices;
 	size_t ndevices;

@@ -1,6 +1,7 @@
 /* Dynamic Resource Allocation devices (scheme_dra.h). */
 #include "scheme_dra.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ static bool slice_on_node(const struct k8s_resource_slice *s, const char *name, 
 	if (s->all_nodes)
 		return true;
 	for (size_t i = 0; i < s->nnode_terms; i++)
-		if (labels && k8s_node_term_match(labels, &s->node_terms[i]))
+		if (k8s_node_term_match_node(name, labels, &s->node_terms[i]))
 			return true;
 	return false;
 }
@@ -563,6 +564,37 @@ static int results_index(struct dra_inventory *inv)
 	return 0;
 }
 
+char *dra_gpu_id(const struct k8s_resource_slice *s, const char *name)
+{
+	char *id = NULL;
+
+	if (s->node_name && str_eq(s->pool, s->node_name))
+		return strdup(name ? name : "");
+	return asprintf(&id, "%s/%s", s->pool ? s->pool : "", name ? name : "") < 0 ? NULL : id;
+}
+
+/* The GPU ids the claims name, kept once each with the claims' strings. */
+static int index_gpu_ids(struct dra_inventory *inv)
+{
+	bool oom = false;
+
+	for (size_t i = 0; i < inv->nindex && !oom; i++) {
+		struct dra_index_entry *e = &inv->index[i];
+		const char *name = e->parent ? e->parent : e->dev->name;
+		char *id;
+
+		if (e->slice->node_name && str_eq(e->slice->pool, e->slice->node_name)) {
+			e->gpu_id = name;
+			continue;
+		}
+		if (!(id = dra_gpu_id(e->slice, name)))
+			return -1;
+		e->gpu_id = dra_arena_intern(&inv->claim_arena, id, &oom);
+		free(id);
+	}
+	return oom ? -1 : 0;
+}
+
 static int index_build(struct dra_inventory *inv)
 {
 	size_t n = 0;
@@ -576,10 +608,10 @@ static int index_build(struct dra_inventory *inv)
 	for (size_t i = 0; i < inv->nslices; i++)
 		for (size_t j = 0; !inv->stale[i] && j < inv->slices[i]->ndevices; j++)
 			inv->index[inv->nindex++] = (struct dra_index_entry){
-				inv->slices[i], &inv->slices[i]->devices[j], NULL, inv->incomplete[i]};
+				inv->slices[i], &inv->slices[i]->devices[j], NULL, inv->incomplete[i], NULL};
 	qsort(inv->index, inv->nindex, sizeof(*inv->index), entry_cmp);
 	index_parents(inv);
-	if (nodes_index(inv) < 0)
+	if (index_gpu_ids(inv) < 0 || nodes_index(inv) < 0)
 		return -1;
 	if (inv->nclaims)
 		qsort(inv->claims, inv->nclaims, sizeof(*inv->claims), claim_cmp);
@@ -698,7 +730,7 @@ static int gpus_fill(struct scheme_node *out, const struct dra_device *devs, siz
 		if (!devs[i].gpu || devs[i].parent)
 			continue;
 		g->index = k++;
-		g->id = strdup(devs[i].dev->name);
+		g->id = dra_gpu_id(devs[i].slice, devs[i].dev->name);
 		g->type = model && model->str ? strdup(model->str) : NULL;
 		g->mem_total = out->unit == UNIT_MIB ? devs[i].mem_bytes / MIB : 1;
 		g->cordoned = device_tainted(devs[i].dev);
@@ -766,9 +798,18 @@ static int claim_result_add(const struct dra_claim *c, const struct k8s_pod *pod
 	if (!(sc = realloc(out->claims, (out->nclaims + 1) * sizeof(*sc))))
 		return -1;
 	out->claims = sc;
-	out->claims[out->nclaims++] = (struct scheme_claim){-1, -1, e->parent ? e->parent : e->dev->name, m, 0};
+	out->claims[out->nclaims++] = (struct scheme_claim){-1, -1, e->gpu_id, m, 0};
 	out->mem += m;
 	return 0;
+}
+
+/* The pod's status names the claim made for its claim ref. */
+static bool status_named(const struct k8s_pod *pod, const char *ref)
+{
+	for (size_t i = 0; i < pod->nclaim_statuses; i++)
+		if (str_eq(pod->claim_statuses[i].name, ref) && pod->claim_statuses[i].claim_name)
+			return true;
+	return false;
 }
 
 /* The claims of the pod: by the names its statuses give them, as it names
@@ -785,7 +826,12 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 		bool said = false; /* a claim of several devices is named once */
 		const char *resource = i + 1 == n && pod->nextended_requests ? pod->extended_requests[0].resource : NULL;
 
-		*any |= name != NULL || (i + 1 < n && i >= pod->nclaim_statuses);
+		/* a claim allocated devices of no GPU says nothing; one not made
+		 * or not allocated yet may still be the pod's GPU */
+		if (!(c && c->nresults) &&
+		    (name || (i + 1 < n && i >= pod->nclaim_statuses &&
+			      !status_named(pod, pod->claims[i - pod->nclaim_statuses].name))))
+			*any = true;
 		for (size_t j = 0; c && j < c->nresults; j++) {
 			const struct dra_claim_result *r = &c->results[j];
 			const struct dra_index_entry *e = dra_device_find(inv, r->driver, r->pool, r->device);

@@ -30,6 +30,7 @@ struct dra_index_entry {
 	const struct k8s_dra_device *dev;
 	const char *parent;
 	bool incomplete;
+	const char *gpu_id; /* the GPU a claim on it holds, as dra_gpu_id names it (its MIG parent's) */
 };
 
 /* A slice named for one node, by the node's name. */
@@ -126,6 +127,13 @@ extern const struct scheme scheme_dra;
 const struct dra_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name);
 const struct dra_index_entry *dra_device_find(const struct dra_inventory *inv, const char *driver, const char *pool,
 					      const char *device);
+
+/* What the views name a GPU device of slice s by: its name where its pool
+ * is its node's own (placed by nodeName on the node the pool is named
+ * after, as NVIDIA's driver publishes one pool per node), else POOL/NAME,
+ * so that devices of one name in two pools on a node, or in a pool several
+ * nodes reach, are told apart.  malloc'd; NULL when out of memory. */
+char *dra_gpu_id(const struct k8s_resource_slice *s, const char *name);
 
 /* An attribute of a device by its name, with or without the driver's domain
  * ("uuid" or "gpu.nvidia.com/uuid"); NULL when absent. */

@@ -480,7 +480,7 @@ class TestDRAScenarios(unittest.TestCase):
 	claims that exist), and holds what fixtures/README.md says."""
 
 	def test_every_scenario_is_served(self):
-		self.assertEqual(len(DRA_SCENARIOS), 14)
+		self.assertEqual(len(DRA_SCENARIOS), 15)
 		for name in DRA_SCENARIOS:
 			with self.subTest(scenario=name), FakeAPI(name) as api:
 				st, _, g = api.call("GET", GROUP)
@@ -524,7 +524,12 @@ def check_consistent(t, k):
 	nodes = {n["metadata"]["name"] for n in k.get("Node", [])}
 	pod_uids = {(p["metadata"]["namespace"], p["metadata"]["name"]): p["metadata"]["uid"] for p in pods}
 	for s in slices:
-		t.assertIn(s["spec"]["nodeName"], nodes)
+		# placed on a node, or by a selector naming nodes (matchFields metadata.name In [...])
+		named = [s["spec"]["nodeName"]] if "nodeName" in s["spec"] else [v for term in s["spec"]["nodeSelector"][
+			"nodeSelectorTerms"] for f in term.get("matchFields", []) for v in f["values"]]
+		t.assertTrue(named)
+		for n in named:
+			t.assertIn(n, nodes)
 	taken = {}
 	for cname, dev, r in allocations(claims):
 		t.assertIn(tuple(dev.split("/")), devices, cname)
@@ -638,6 +643,22 @@ def facts_mixed(t, k):
 	t.assertEqual([d for _c, d, _r in allocations(k["ResourceClaim"])], ["dra-a100-1/gpu-0"])
 
 
+def facts_pools(t, k):
+	pools = sorted((s["spec"]["driver"], s["spec"]["pool"]["name"], s["spec"].get("nodeName"),
+		[d["name"] for d in s["spec"]["devices"]]) for s in k["ResourceSlice"])
+	t.assertEqual(pools, [("gaudi.intel.com", "dra-gaudi-1", "dra-gaudi-1", ["accel-0", "accel-1"]),
+		("gpu.nvidia.com", "dra-a100-3", "dra-a100-3", ["gpu-0", "gpu-1"]),
+		("gpu.nvidia.com", "dra-rack-1", None, ["gpu-0"])])
+	rack = next(s for s in k["ResourceSlice"] if s["spec"]["pool"]["name"] == "dra-rack-1")
+	t.assertEqual(rack["spec"]["nodeSelector"], {"nodeSelectorTerms": [{"matchFields": [
+		{"key": "metadata.name", "operator": "In", "values": ["dra-a100-3"]}]}]})
+	t.assertNotIn("ownerReferences", rack["metadata"])
+	t.assertEqual({"capacity" in d for s in k["ResourceSlice"] if s["spec"]["driver"] == "gaudi.intel.com"
+		for d in s["spec"]["devices"]}, {False})
+	t.assertEqual(sorted(d for _c, d, _r in allocations(k["ResourceClaim"])),
+		["dra-a100-3/gpu-0", "dra-gaudi-1/accel-0", "dra-rack-1/gpu-0"])
+
+
 SCENARIO_FACTS = {
 	"dra-whole": facts_whole,
 	"dra-timeslicing": facts_shared("shared-gpu", ["notebook-0", "notebook-1", "notebook-2"],
@@ -652,6 +673,7 @@ SCENARIO_FACTS = {
 	"dra-leaked": facts_leaked,
 	"dra-pending": facts_pending,
 	"dra-mixed": facts_mixed,
+	"dra-pools": facts_pools,
 }
 
 

@@ -44,6 +44,7 @@ CASES = {
 	"consumable-wide": ("dra-consumable", ["-o", "wide"]),
 	"mig-wide": ("dra-mig", ["-o", "wide"]),
 	"mixed-wide": ("dra-mixed", ["-o", "wide"]),
+	"pools-details": ("dra-pools", ["-d"]),
 }
 
 
@@ -194,6 +195,18 @@ class Model(unittest.TestCase):
 			self.assertIn("GPU0 TimeSlicing Long; GPU1 -", out)
 		with APIServer("dra-whole") as api:
 			self.assertNotIn("SHARING", inspect(api, ["-o", "wide"]).stdout)
+
+	def test_two_pools_on_one_node_are_told_apart(self):
+		"""a pool placed by matchFields beside the node's own, each with a gpu-0: each claim holds its own"""
+		with APIServer("dra-pools") as api:
+			doc = inspect_json(api, ["-d"])
+			validate(self, doc)
+			n = nodes_of(doc)["dra-a100-3"]
+			self.assertEqual([g["id"] for g in n["gpus"]], ["gpu-0", "gpu-1", "dra-rack-1/gpu-0"])
+			self.assertEqual([g["memory"]["allocated"] for g in n["gpus"]], [81920, 0, 81920])
+			pods = {p["name"]: p for p in doc["pods"]}
+			self.assertEqual(pods["train-b"]["gpus"][0]["deviceId"], "dra-rack-1/gpu-0")
+			self.assertEqual(doc.get("warnings", []), [])
 
 
 if __name__ == "__main__":

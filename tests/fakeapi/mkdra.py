@@ -5,9 +5,9 @@ fixtures/README.md says what each holds."""
 import os
 import sys
 
-from mkfixtures_dra import (DRIVER, MIG_A100_40, claim, claim_template, device_class, dra_node, dra_pod, gpu_config,
-	gpu_device, mig_counters, mig_device, request, resource_slice, result, share_id, suffix, unschedulable)
-from mkfixtures_objects import T1, V100, event, gpu_pod, gpushare_node
+from mkfixtures_dra import (API, DRIVER, MIG_A100_40, claim, claim_template, device_class, dra_node, dra_pod,
+	gpu_config, gpu_device, mig_counters, mig_device, request, resource_slice, result, share_id, suffix, unschedulable)
+from mkfixtures_objects import T1, V100, event, gpu_pod, gpushare_node, node
 
 ALL_VERSIONS = {"settings": {"resource_versions": ["v1", "v1beta2", "v1beta1"]}}
 PENDING_MESSAGE = ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: 0/1 "
@@ -228,6 +228,48 @@ def s_dra_mixed(c):
 	return objs, dict(ALL_VERSIONS)
 
 
+GAUDI_DRIVER = "gaudi.intel.com"
+
+
+def gaudi_node(c, name, ip, count):
+	"""A node of count Intel Gaudi2 accelerators published by their DRA driver: attributes, no capacity."""
+	n = node(c, name, ip, {"node.kubernetes.io/instance-type": "dl1.24xlarge"}, cpu="96", memory="790273944Ki")
+	devs = [{"name": "accel-%d" % i, "attributes": {"model": {"string": "Gaudi2"},
+		"pciRoot": {"string": "%02x" % (0x10 + i)}, "serial": {"string": "AN%08d" % (4412000 + i)}}}
+		for i in range(count)]
+	return n, resource_slice(c, n, devs, driver=GAUDI_DRIVER)
+
+
+def s_dra_pools(c):
+	"""Devices of pools that are not one node's own, and of a driver that is not a GPU driver.  dra-a100-3
+	(two A100 80GB in its own pool) is also reached by the pool dra-rack-1, placed by a nodeSelector of
+	matchFields (metadata.name In [dra-a100-3]), whose one A100 80GB is named gpu-0 too: ml/train-a holds the
+	node's gpu-0, ml/train-b the rack's.  dra-gaudi-1 has two Gaudi2 accelerators of gaudi.intel.com (no memory
+	capacity: GPUs only when --dra-driver names the driver); ml/gaudi-0 holds accel-0."""
+	a, sa = gpu_node(c, "dra-a100-3", "10.20.12.11", "A100-80", 2)
+	rack = resource_slice(c, a, [gpu_device(c, "dra-rack-1", 0, "A100-80")], pool="dra-rack-1",
+		selector={"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In",
+			"values": ["dra-a100-3"]}]}]})
+	g, sg = gaudi_node(c, "dra-gaudi-1", "10.20.12.12", 2)
+	gaudi_class = {"kind": "DeviceClass", "apiVersion": API, "metadata": dict(device_class(c, "gaudi.intel.com",
+		"gpu")["metadata"]), "spec": {"selectors": [{"cel": {"expression": "device.driver == '%s'" % GAUDI_DRIVER}}]}}
+	one, accel = [request("gpu")], [request("accel", device_class_name=GAUDI_DRIVER)]
+	objs = [a, sa, rack, g, sg] + classes(c) + [gaudi_class, claim_template(c, "single-gpu", "ml", one),
+		claim_template(c, "single-gaudi", "ml", accel)]
+	objs += templated(c, "train-a", "ml", a, "single-gpu", one, [("gpu", "gpu-0")])
+	for pod_name, node_obj, tmpl, req, pool, dev, driver in (
+			("train-b", a, "single-gpu", one, "dra-rack-1", "gpu-0", DRIVER),
+			("gaudi-0", g, "single-gaudi", accel, "dra-gaudi-1", "accel-0", GAUDI_DRIVER)):
+		nname, ref = node_obj["metadata"]["name"], req[0]["name"]
+		uid = c.uid("pod", "ml", pod_name)
+		cname = "%s-%s-%s" % (pod_name, ref, suffix(c, "claim", "ml", pod_name, ref))
+		objs.append(claim(c, cname, "ml", req, results=[result(ref, pool, dev, driver=driver)], node=nname,
+			reserved=[(pod_name, uid)], owner=(pod_name, uid), pod_claim=ref))
+		objs.append(dra_pod(c, pod_name, "ml", nname, ip_of(node_obj), [(ref, {"resourceClaimTemplateName": tmpl},
+			cname)]))
+	return objs, dict(ALL_VERSIONS)
+
+
 def versions_of(served):
 	"""dra-whole's cluster (the same objects) served in other resource.k8s.io versions, or without the group."""
 	def scenario(c):
@@ -249,6 +291,7 @@ SCENARIOS = {
 	"dra-leaked": s_dra_leaked,
 	"dra-pending": s_dra_pending,
 	"dra-mixed": s_dra_mixed,
+	"dra-pools": s_dra_pools,
 	"dra-versions-v1beta1": versions_of(["v1beta1"]),
 	"dra-versions-v1beta2": versions_of(["v1beta2", "v1beta1"]),
 	"dra-versions-none": versions_of([]),

@@ -143,22 +143,31 @@ def dra_node(c, name, ip, model, count, labels=None):
 	return node(c, name, ip, lab, cpu="96", memory="1056276172Ki")
 
 
-def resource_slice(c, node, devices, generation=1, count=1, shared_counters=None, seq=0):
+def resource_slice(c, node, devices, generation=1, count=1, shared_counters=None, seq=0, driver=DRIVER, pool=None,
+		selector=None):
 	"""One ResourceSlice of the driver's pool for node (the pool is named after the node), as the kubelet
-	plugin publishes it: owned by the node, generated name, seq telling apart a pool's slices."""
-	nname = node["metadata"]["name"]
-	gen_name = "%s-%s-" % (nname, DRIVER)
-	name = gen_name + suffix(c, "slice", nname, str(generation), str(seq))
-	owner = {"apiVersion": "v1", "kind": "Node", "name": nname, "uid": node["metadata"]["uid"], "controller": True}
-	spec = {"driver": DRIVER, "pool": {"name": nname, "generation": generation, "resourceSliceCount": count},
-		"nodeName": nname}
+	plugin publishes it: owned by the node, generated name, seq telling apart a pool's slices.  With selector
+	(a nodeSelector) the slice is the pool's of that name, placed by the selector rather than on node, and
+	owned by no node."""
+	nname = node["metadata"]["name"] if node else None
+	pname = pool or nname
+	gen_name = "%s-%s-" % (pname, driver)
+	name = gen_name + suffix(c, "slice", pname, str(generation), str(seq))
+	owner = None if selector else {"apiVersion": "v1", "kind": "Node", "name": nname, "uid": node["metadata"]["uid"],
+		"controller": True}
+	spec = {"driver": driver, "pool": {"name": pname, "generation": generation, "resourceSliceCount": count}}
+	if selector:
+		spec["nodeSelector"] = selector
+	else:
+		spec["nodeName"] = nname
 	if devices:
 		spec["devices"] = devices
 	if shared_counters:
 		spec["sharedCounters"] = shared_counters
-	meta = _meta(c, "slice", name, generateName=gen_name, ownerReferences=[owner])
-	meta["managedFields"] = [_mf("gpu-kubelet-plugin", {"f:metadata": {"f:generateName": {}, "f:ownerReferences": {
-		".": {}, 'k:{"uid":"%s"}' % owner["uid"]: {}}}, "f:spec": dict({"f:pool": {".": {}, "f:generation": {},
+	meta = _meta(c, "slice", name, generateName=gen_name, ownerReferences=[owner] if owner else None)
+	owned = {"f:ownerReferences": {".": {}, 'k:{"uid":"%s"}' % owner["uid"]: {}}} if owner else {}
+	meta["managedFields"] = [_mf("gpu-kubelet-plugin" if owner else "%s-controller" % driver.split(".")[0],
+		{"f:metadata": dict({"f:generateName": {}}, **owned), "f:spec": dict({"f:pool": {".": {}, "f:generation": {},
 		"f:name": {}, "f:resourceSliceCount": {}}}, **_fields(k for k in spec if k != "pool"))})]
 	return {"kind": "ResourceSlice", "apiVersion": API, "metadata": meta, "spec": spec}
 
@@ -209,9 +218,9 @@ def request(name, device_class_name=DRIVER, count=1, capacity=None, tolerations=
 	return {"name": name, "exactly": ex}
 
 
-def result(req, pool, device, share=None, consumed=None, tolerations=None):
+def result(req, pool, device, share=None, consumed=None, tolerations=None, driver=DRIVER):
 	"""One allocated device of a claim's status."""
-	r = {"request": req, "driver": DRIVER, "pool": pool, "device": device}
+	r = {"request": req, "driver": driver, "pool": pool, "device": device}
 	if tolerations:
 		r["tolerations"] = tolerations
 	if share:

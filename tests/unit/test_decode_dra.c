@@ -56,17 +56,22 @@ static void out_counters(struct text *t, const char *what, const struct k8s_dra_
 	}
 }
 
+static void out_reqs(struct text *t, size_t term, const char *what, const struct k8s_node_requirement *r, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		out(t, " %s %zu %s %s", what, term, S(r[j].key), S(r[j].op));
+		for (size_t k = 0; k < r[j].nvalues; k++)
+			out(t, " %s", r[j].values[k]);
+		out(t, "\n");
+	}
+}
+
 static void out_terms(struct text *t, const struct k8s_node_term *terms, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < terms[i].nreqs; j++) {
-			const struct k8s_node_requirement *r = &terms[i].reqs[j];
-
-			out(t, " term %zu %s %s", i, S(r->key), S(r->op));
-			for (size_t k = 0; k < r->nvalues; k++)
-				out(t, " %s", r->values[k]);
-			out(t, "\n");
-		}
+	for (size_t i = 0; i < n; i++) {
+		out_reqs(t, i, "term", terms[i].reqs, terms[i].nreqs);
+		out_reqs(t, i, "field", terms[i].fields, terms[i].nfields);
+	}
 }
 
 static void out_slice(struct text *t, const struct k8s_resource_slice *s)
@@ -234,18 +239,28 @@ static void ref_counters(struct text *t, const char *what, json_t *arr, const ch
 	}
 }
 
+static void ref_reqs(struct text *t, size_t term, const char *what, json_t *arr)
+{
+	size_t j, k;
+	json_t *r, *v;
+
+	json_array_foreach(arr, j, r) {
+		out(t, " %s %zu %s %s", what, term, S(js(r, "key")), S(js(r, "operator")));
+		json_array_foreach(jget(r, "values"), k, v)
+			out(t, " %s", json_string_value(v));
+		out(t, "\n");
+	}
+}
+
 static void ref_terms(struct text *t, json_t *sel)
 {
-	size_t i, j, k;
-	json_t *term, *r, *v;
+	size_t i;
+	json_t *term;
 
-	json_array_foreach(jget(sel, "nodeSelectorTerms"), i, term)
-		json_array_foreach(jget(term, "matchExpressions"), j, r) {
-			out(t, " term %zu %s %s", i, S(js(r, "key")), S(js(r, "operator")));
-			json_array_foreach(jget(r, "values"), k, v)
-				out(t, " %s", json_string_value(v));
-			out(t, "\n");
-		}
+	json_array_foreach(jget(sel, "nodeSelectorTerms"), i, term) {
+		ref_reqs(t, i, "term", jget(term, "matchExpressions"));
+		ref_reqs(t, i, "field", jget(term, "matchFields"));
+	}
 }
 
 static void ref_slice(struct text *t, json_t *j)

@@ -232,3 +232,45 @@ Test(objects, strset_keeps_first_order_once)
 	cr_assert_null(s.v);
 	cr_assert_eq(s.len, 0);
 }
+
+/* A node term's matchFields name the node by metadata.name (In, NotIn);
+ * with matchExpressions both must hold, and a term of fields alone
+ * selects by name.  The copy keeps them. */
+Test(objects, node_term_match_fields)
+{
+	char *names[] = { "n1", "n2" }, *gpu[] = { "true" };
+	struct k8s_node_requirement in = { "metadata.name", "In", names, 2 };
+	struct k8s_node_requirement not_in = { "metadata.name", "NotIn", names, 1 };
+	struct k8s_node_requirement other = { "metadata.namespace", "In", names, 2 };
+	struct k8s_node_requirement label = { "gpu", "In", gpu, 1 };
+	struct k8s_node_term by_name = { .fields = &in, .nfields = 1 };
+	struct k8s_node_term both = { .reqs = &label, .nreqs = 1, .fields = &not_in, .nfields = 1 };
+	struct k8s_node_term unknown = { .fields = &other, .nfields = 1 };
+	struct k8s_node_term empty = { 0 };
+	struct k8s_node_term *c = NULL;
+	struct kvlist labels = { 0 };
+	size_t nc = 0;
+
+	kvlist_add(&labels, "gpu", 3, "true", 4);
+	cr_assert(k8s_node_term_match_node("n2", NULL, &by_name));
+	cr_assert_not(k8s_node_term_match_node("n3", &labels, &by_name));
+	cr_assert_not(k8s_node_term_match_node(NULL, &labels, &by_name));
+	cr_assert(k8s_node_term_match_node("n2", &labels, &both));
+	cr_assert_not(k8s_node_term_match_node("n1", &labels, &both));
+	cr_assert_not(k8s_node_term_match_node("n2", NULL, &both));
+	cr_assert_not(k8s_node_term_match_node("n1", &labels, &unknown));
+	cr_assert_not(k8s_node_term_match_node("n1", &labels, &empty));
+	/* the labels alone: fields are not read there */
+	cr_assert_not(k8s_node_term_match(&labels, &by_name));
+
+	cr_assert_eq(k8s_node_terms_copy(&c, &nc, &both, 1), 0);
+	cr_assert_eq(nc, 1);
+	cr_assert_eq(c[0].nfields, 1);
+	cr_assert_neq(c[0].fields[0].key, not_in.key);
+	cr_assert_str_eq(c[0].fields[0].op, "NotIn");
+	cr_assert_eq(c[0].fields[0].nvalues, 1);
+	cr_assert_str_eq(c[0].fields[0].values[0], "n1");
+	cr_assert(k8s_node_term_match_node("n2", &labels, &c[0]));
+	k8s_node_terms_free(c, nc);
+	kvlist_release(&labels);
+}

@@ -245,3 +245,43 @@ Test(scheme_dra, sharing_per_gpu)
 		free(s);
 	}
 }
+
+/* A slice placed by a nodeSelector of matchFields reaches the node it
+ * names (with or without its labels) and no other; its pool is not the
+ * node's own, so its GPUs are named POOL/DEVICE, apart from the node's
+ * device of the same name, and the claims on each find their own. */
+Test(scheme_dra, pool_by_match_fields_told_apart)
+{
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct dra_device *d;
+	size_t n, rack = 0;
+
+	load(&inv, &w, "dra-pools");
+	cr_assert_eq(dra_node_devices(&inv, "dra-a100-3", NULL, &d, &n), 0);
+	cr_assert_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		char *id = dra_gpu_id(d[i].slice, d[i].dev->name);
+
+		cr_assert(d[i].gpu);
+		cr_assert_eq(d[i].nuses, strcmp(d[i].dev->name, "gpu-0") == 0);
+		if (strcmp(d[i].slice->pool, "dra-rack-1") == 0) {
+			rack++;
+			cr_assert_str_eq(id, "dra-rack-1/gpu-0");
+			cr_assert(strstr(d[i].uses[0].claim->name, "train-b-"), "%s", d[i].uses[0].claim->name);
+		} else {
+			cr_assert_str_eq(id, d[i].dev->name);
+		}
+		free(id);
+	}
+	cr_assert_eq(rack, 1);
+	dra_devices_free(d, n);
+	cr_assert_str_eq(dra_device_find(&inv, "gpu.nvidia.com", "dra-rack-1", "gpu-0")->gpu_id, "dra-rack-1/gpu-0");
+	cr_assert_str_eq(dra_device_find(&inv, "gpu.nvidia.com", "dra-a100-3", "gpu-0")->gpu_id, "gpu-0");
+	/* the rack's selector names dra-a100-3 only */
+	cr_assert_eq(dra_node_devices(&inv, "dra-gaudi-1", NULL, &d, &n), 0);
+	cr_assert_eq(n, 2);
+	dra_devices_free(d, n);
+	warnings_release(&w);
+	dra_inventory_release(&inv);
+}
