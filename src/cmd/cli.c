@@ -479,6 +479,37 @@ static int join_value(const char **val, const char *v, struct kerr *err)
 	return 0;
 }
 
+int cli_list_split(const char *list, const char *flag, char **ret_buf, char ***ret_items, size_t *ret_n,
+		   struct kerr *err)
+{
+	size_t cap = 2, n = 0;
+	char *buf, **items, *save = NULL;
+
+	*ret_buf = NULL;
+	*ret_items = NULL;
+	*ret_n = 0;
+	for (const char *p = list; *p; p++)
+		cap += *p == ',';
+	buf = strdup(list);
+	items = calloc(cap, sizeof(*items));
+	if (!buf || !items) {
+		free(buf);
+		free(items);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		items[n++] = p;
+	if (n == 0) {
+		free(buf);
+		free(items);
+		return kerr_set(err, KERR_USAGE, "invalid argument \"%s\" for \"%s\" flag: no value", list, flag);
+	}
+	*ret_buf = buf;
+	*ret_items = items;
+	*ret_n = n;
+	return 0;
+}
+
 int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char **vals, struct kerr *err)
 {
 	int npos = 0;

@@ -134,6 +134,13 @@ int cli_parse_flags(const struct command *cmd, int argc, char **argv, const char
 /* The values of list flags given more than once are joined by
  * cli_parse_flags into strings kept until this is called (by main). */
 void cli_flags_release(void);
+/* The items of a list flag's value as cli_parse_flags leaves it (values
+ * given again joined by commas, each of them comma-separated itself), as
+ * pflag reads a string slice: *ret_items (NULL-terminated) points into
+ * *ret_buf, both malloc'd; empty items are skipped.  A value of no items
+ * at all is a usage error naming flag ("--node").  -1 with err set. */
+int cli_list_split(const char *list, const char *flag, char **ret_buf, char ***ret_items, size_t *ret_n,
+		   struct kerr *err);
 
 /* Print usage for a command (NULL = overview of the given table) with the
  * name we were run as. */

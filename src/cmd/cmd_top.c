@@ -449,6 +449,7 @@ static int dra_discover(struct top *t, struct kerr *err)
 	t->dra.version = version;
 	/* every claim of the cluster each time: no more than once a second */
 	t->dra.refresh_ms = t->refresh_ms < 1000 ? 1000 : t->refresh_ms;
+	t->dra.gpu_drivers = t->mopts.dra_drivers;
 	t->mopts.objects = &t->dra.objects;
 	t->live.m.opts.objects = &t->dra.objects;
 	return 0;
@@ -470,6 +471,7 @@ static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, 
 	t->mopts.scheme = t->sel.scheme;
 	t->mopts.keep_pods = true;
 	t->mopts.nodes = (const char *const *)t->sel.names;
+	t->mopts.dra_drivers = (const char *const *)t->sel.dra_drivers;
 	t->mopts.pod_namespace = ctx->g.ov.namespace;
 	/* the pending pods' reasons need what each asks of a node and where it
 	 * may go, as -d's "Why pending" */

@@ -548,6 +548,7 @@ static int dra_rounds(struct loading *gs, size_t n, struct kerr *err)
 			if (!again[i])
 				continue;
 			dra_inventory_release(&gs[i].a.l->dra);
+			gs[i].a.l->dra.gpu_drivers = gs[i].a.l->mo.dra_drivers;
 			gs[i].a.multi = true;
 			gs[i].a.restarted = false;
 			if (plan_dra_lists(&gs[i].p, &gs[i].a, &e) < 0) {
@@ -587,6 +588,8 @@ int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 		if (l->err.kind != KERR_NONE || !l->cluster.client)
 			continue;
 		l->mo.nodes = nnames ? (const char *const *)l->sel->names : NULL;
+		if (l->sel)
+			l->mo.dra_drivers = (const char *const *)l->sel->dra_drivers;
 		if (nnames && !(gs[i].a.seen = calloc(nnames, sizeof(bool)))) {
 			kerr_set(&l->err, KERR_OTHER, "out of memory");
 			continue;

@@ -16,7 +16,7 @@
 #define NODE_FLAG \
 	{ "node", 0, CLI_LIST_ARG("NAME"), "only these nodes, by name (repeatable, or comma-separated)", "nodes" }
 
-enum { NS_SELECTOR, NS_POOL, NS_NODE, NS_SCHEME };
+enum { NS_SELECTOR, NS_POOL, NS_NODE, NS_SCHEME, NS_DRA_DRIVER };
 
 const struct flag nodesel_flags[] = {
 	[NS_SELECTOR] = SELECTOR_FLAG,
@@ -31,6 +31,10 @@ const struct flag nodesel_scheme_flags[] = {
 	[NS_NODE] = NODE_FLAG,
 	[NS_SCHEME] = { "scheme", 0, "NAME", "only nodes and pods of this sharing scheme (default: each node's own)",
 			"schemes" },
+	[NS_DRA_DRIVER] = { "dra-driver", 0, CLI_LIST_ARG("NAME"),
+			    "DRA driver whose devices are GPUs too, beside gpu.nvidia.com"
+			    " and those with a memory capacity (repeatable, or comma-separated)",
+			    NULL },
 	{ 0 },
 };
 
@@ -101,19 +105,22 @@ static int take_names(struct nodesel *s, char **names, size_t n, struct kerr *er
 /* The names of --node (commas between them) after the positional ones. */
 static int take_node_flag(struct nodesel *s, const char *list, char **names, size_t n, struct kerr *err)
 {
-	size_t cap = n + 1, len = n;
-	char **all, *save = NULL;
+	char **items, **all;
+	size_t k;
 	int rc;
 
-	for (const char *p = list; *p; p++)
-		cap += *p == ',';
-	if (!(s->node_buf = strdup(list)) || !(all = calloc(cap, sizeof(*all))))
+	if (strspn(list, ",") == strlen(list))
+		return kerr_set(err, KERR_USAGE, "a node name must not be empty");
+	if (cli_list_split(list, "--node", &s->node_buf, &items, &k, err) < 0)
+		return -1;
+	if (!(all = calloc(n + k + 1, sizeof(*all)))) {
+		free(items);
 		return kerr_set(err, KERR_OTHER, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		all[i] = names[i];
-	for (char *p = strtok_r(s->node_buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
-		all[len++] = p;
-	rc = len == n ? kerr_set(err, KERR_USAGE, "a node name must not be empty") : take_names(s, all, len, err);
+	}
+	memcpy(all, names, n * sizeof(*all));
+	memcpy(all + n, items, k * sizeof(*all));
+	rc = take_names(s, all, n + k, err);
+	free(items);
 	free(all);
 	return rc;
 }
@@ -124,6 +131,8 @@ void nodesel_release(struct nodesel *s)
 		return;
 	free(s->names);
 	free(s->node_buf);
+	free(s->dra_drivers);
+	free(s->dra_driver_buf);
 	free(s->label_selector);
 	memset(s, 0, sizeof(*s));
 }
@@ -144,6 +153,10 @@ int nodesel_parse(struct nodesel *s, const struct command *cmd, const char *cons
 			return -1;
 		s->scheme = scheme_find(v[NS_SCHEME])->name; /* as the table spells it */
 	}
+	if (nflags > NS_DRA_DRIVER && v[NS_DRA_DRIVER] &&
+	    cli_list_split(v[NS_DRA_DRIVER], "--dra-driver", &s->dra_driver_buf, &s->dra_drivers, &s->ndra_drivers,
+			   err) < 0)
+		return -1;
 	if (join_selectors(s, err) < 0)
 		return -1;
 	if (nflags > NS_NODE && v[NS_NODE])

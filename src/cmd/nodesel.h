@@ -15,10 +15,11 @@
 #include "kube.h"
 
 /* The node-selection block of a command (struct command.flags[1]):
- * -l/--selector and --pool, and with nodesel_scheme_flags --scheme too. */
+ * -l/--selector and --pool, and with nodesel_scheme_flags --scheme and
+ * --dra-driver (what counts as a GPU goes with which scheme reads it) too. */
 extern const struct flag nodesel_flags[], nodesel_scheme_flags[];
 /* The most flags a block holds: a command's vals need room for them. */
-#define NODESEL_MAX_FLAGS 4
+#define NODESEL_MAX_FLAGS 5
 
 /* What the command line chose; --node NAME adds to the names given as
  * arguments. */
@@ -30,6 +31,10 @@ struct nodesel {
 	const char *scheme;	     /* a name in the scheme table, or NULL */
 	const char *node_flag;	     /* --node as given (comma-separated), or NULL */
 	char *node_buf;		     /* the names of --node, split (names point into it) */
+	/* --dra-driver's drivers, split (NULL-terminated, into dra_driver_buf), or NULL */
+	char **dra_drivers;
+	size_t ndra_drivers;
+	char *dra_driver_buf;
 };
 
 /* The block's values (in vals, after cmd's own flags, as cli_parse_flags

@@ -106,6 +106,7 @@ static int relist_start(struct top_dra *d, struct kerr *err)
 	d->next_list = 0;
 	if (!(d->next = inventory_new()))
 		return kerr_set(err, KERR_OTHER, "out of memory");
+	d->next->gpu_drivers = d->gpu_drivers;
 	for (int i = 0; i < 3; i++) {
 		struct kube_list *l = &d->lists[i];
 

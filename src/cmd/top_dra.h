@@ -27,6 +27,7 @@ struct top_dra {
 	struct kube_client *client;
 	const char *version; /* "v1", "v1beta2" or "v1beta1" */
 	long refresh_ms;
+	const char *const *gpu_drivers; /* given to each inventory (model_options.dra_drivers) */
 
 	struct scheme_objects objects; /* .dra: the inventory held, or NULL before the first */
 	struct warnings warnings;      /* what finishing it said */

@@ -38,6 +38,10 @@ struct model_options {
 	/* what the load gathered beside nodes and pods (Dynamic Resource
 	 * Allocation), for the schemes that read it; NULL = nothing */
 	const struct scheme_objects *objects;
+	/* Drivers whose DRA devices are GPUs beside gpu.nvidia.com and those
+	 * with a memory capacity (NULL-terminated), or NULL: given to the DRA
+	 * inventory objects holds when it is built */
+	const char *const *dra_drivers;
 	bool movable;		    /* with scheduling, keep every pod's constraints (nodeSelector, affinity,
 				     * tolerations), not only those of pods on no node (defrag) */
 	/* With keep_pods, which pods on a node to keep (NULL = all); the

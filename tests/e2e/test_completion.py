@@ -206,12 +206,13 @@ class CompletionTest(unittest.TestCase):
 		# every command that chooses nodes takes the same block of flags
 		for cmd in ("usage", "fit", "top"):
 			cands = self.plugin([cmd, "--"])[0]
-			for f in ("--selector", "--pool", "--scheme"):
+			for f in ("--selector", "--pool", "--scheme", "--dra-driver"):
 				self.assertIn(f, cands, cmd)
 		for cmd in ("mode", "restart"):
 			cands = self.plugin([cmd, "--"])[0]
 			self.assertIn("--pool", cands, cmd)
 			self.assertNotIn("--scheme", cands, cmd)
+			self.assertNotIn("--dra-driver", cands, cmd)
 
 	def test_flag_values(self):
 		self.assertEqual(self.plugin(["-o", ""])[0], ["json", "name", "wide", "yaml"])

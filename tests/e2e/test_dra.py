@@ -45,6 +45,7 @@ CASES = {
 	"mig-wide": ("dra-mig", ["-o", "wide"]),
 	"mixed-wide": ("dra-mixed", ["-o", "wide"]),
 	"pools-details": ("dra-pools", ["-d"]),
+	"pools-drivers-details": ("dra-pools", ["-d", "--dra-driver", "gpu.amd.com,gaudi.intel.com"]),
 }
 
 
@@ -207,6 +208,23 @@ class Model(unittest.TestCase):
 			pods = {p["name"]: p for p in doc["pods"]}
 			self.assertEqual(pods["train-b"]["gpus"][0]["deviceId"], "dra-rack-1/gpu-0")
 			self.assertEqual(doc.get("warnings", []), [])
+
+	def test_dra_driver_adds_the_devices_of_a_driver(self):
+		"""--dra-driver repeats and takes commas, in every command that reads the cluster"""
+		with APIServer("dra-pools") as api:
+			self.assertNotIn("dra-gaudi-1", nodes_of(inspect_json(api)))
+			self.assertNotIn("dra-gaudi-1", inspect(api, ["top", "--once"]).stdout)
+			for args in (["--dra-driver", "gaudi.intel.com"], ["--dra-driver=gpu.amd.com", "--dra-driver", "gaudi.intel.com"]):
+				n = nodes_of(inspect_json(api, args))["dra-gaudi-1"]
+				self.assertEqual((n["scheme"], n["unit"], n["memory"]["allocated"], n["memory"]["total"]),
+					("dra", "slots", 1, 2))
+			r = inspect(api, ["top", "--once", "--dra-driver", "gaudi.intel.com"])
+			self.assertEqual(r.returncode, 0, r.stderr)
+			self.assertIn("dra-gaudi-1", r.stdout)
+			r = inspect(api, ["--dra-driver", ","])
+			self.assertEqual(r.returncode, 2)
+			self.assertIn('invalid argument "," for "--dra-driver" flag', r.stderr)
+
 
 
 if __name__ == "__main__":

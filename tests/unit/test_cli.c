@@ -212,6 +212,36 @@ Test(cli, node_selection_node_flag)
 	cli_flags_release();
 }
 
+/* --dra-driver repeats and takes commas, as --node; empty items are dropped */
+Test(cli, dra_drivers_repeat_and_take_commas)
+{
+	char *argv[] = { "picker", "-d", "--dra-driver", "gaudi.intel.com,,gpu.amd.com", "--dra-driver=tpu.example.com",
+			 NULL };
+	char *none[] = { "picker", "-d", "--dra-driver", ",", NULL };
+	char *not_here[] = { "changer", "-d", "--dra-driver", "gaudi.intel.com", NULL };
+	const char *vals[2 + NODESEL_MAX_FLAGS + 1] = { 0 };
+	struct nodesel sel;
+	struct kerr err = KERR_INIT;
+
+	cr_assert_eq(pick(&picker, argv, false, &sel, &err), 0, "%s", err.message);
+	cr_assert_eq(sel.ndra_drivers, 3);
+	cr_assert_str_eq(sel.dra_drivers[0], "gaudi.intel.com");
+	cr_assert_str_eq(sel.dra_drivers[1], "gpu.amd.com");
+	cr_assert_str_eq(sel.dra_drivers[2], "tpu.example.com");
+	cr_assert_null(sel.dra_drivers[3]);
+	nodesel_release(&sel);
+	cr_assert_eq(pick(&picker, none, false, &sel, &err), -1);
+	cr_assert_eq(err.kind, KERR_USAGE);
+	cr_assert_str_eq(err.message, "invalid argument \",\" for \"--dra-driver\" flag: no value");
+	nodesel_release(&sel);
+	kerr_release(&err);
+	/* only the block with --scheme has it */
+	cr_assert_eq(cli_parse_flags(&changer, 4, not_here, vals, &err), -1);
+	cr_assert_str_eq(err.message, "unknown flag: --dra-driver");
+	kerr_release(&err);
+	cli_flags_release();
+}
+
 Test(cli, node_selection_selector_pool_and_scheme)
 {
 	char *argv[] = { "picker", "-d", "--pool", "np-a", "-l", "gpu=v100", "--scheme", "hami", NULL };

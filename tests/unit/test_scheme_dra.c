@@ -246,6 +246,58 @@ Test(scheme_dra, sharing_per_gpu)
 	}
 }
 
+/* A driver whose devices have no memory capacity has GPUs only when named
+ * (--dra-driver); a pod holding one of them is then this scheme's, and
+ * before that it is no GPU pod at all. */
+Test(scheme_dra, other_drivers_only_when_named)
+{
+	static const char *const gaudi[] = {"gaudi.intel.com", NULL};
+	struct scheme_objects objs = {0};
+	struct dra_inventory inv;
+	struct warnings w = {0};
+	struct scheme_node node = {0};
+	struct k8s_node k = {.name = "dra-gaudi-1"};
+	/* the pod as its claim's template made it: the claim named in its status */
+	struct k8s_pod_claim ref = {.name = "accel", .template_name = "single-gaudi"}, made = {.name = "accel"};
+	struct k8s_pod pod = {.name = "gaudi-0", .namespace = "ml", .node_name = "dra-gaudi-1", .claims = &ref,
+			      .nclaims = 1, .claim_statuses = &made, .nclaim_statuses = 1};
+	struct scheme_pod sp = {0};
+	struct dra_device *d;
+	size_t n;
+
+	load(&inv, &w, "dra-pools");
+	objs.dra = &inv;
+	for (size_t i = 0; i < inv.nclaims; i++)
+		if (strncmp(inv.claims[i]->name, "gaudi-0-accel-", 14) == 0)
+			made.claim_name = (char *)inv.claims[i]->name;
+	cr_assert_not_null(made.claim_name);
+	cr_assert_eq(dra_node_devices(&inv, "dra-gaudi-1", NULL, &d, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_not(d[0].gpu || d[1].gpu);
+	cr_assert_eq(find(d, n, "accel-0")->nuses, 1);
+	dra_devices_free(d, n);
+	cr_assert_eq(scheme_dra.node_decode_in(&objs, &k, &node, &w), 0);
+	cr_assert_eq(scheme_dra.pod_decode_in(&objs, &pod, &sp, &w), 0);
+
+	inv.gpu_drivers = gaudi;
+	cr_assert_eq(dra_node_devices(&inv, "dra-gaudi-1", NULL, &d, &n), 0);
+	cr_assert(d[0].gpu && d[1].gpu);
+	dra_devices_free(d, n);
+	cr_assert_eq(scheme_dra.node_decode_in(&objs, &k, &node, &w), 1);
+	cr_assert_eq(node.ngpus, 2);
+	cr_assert_eq(node.unit, UNIT_SLOTS);
+	cr_assert_str_eq(node.gpus[0].id, "accel-0");
+	scheme_node_release(&node);
+	cr_assert_eq(scheme_dra.pod_decode_in(&objs, &pod, &sp, &w), 1);
+	cr_assert_eq(sp.nclaims, 1);
+	cr_assert_str_eq(sp.claims[0].device_id, "accel-0");
+	cr_assert_eq(sp.mem, 1);
+	scheme_pod_release(&sp);
+	cr_assert_eq(w.len, 0);
+	warnings_release(&w);
+	dra_inventory_release(&inv);
+}
+
 /* A slice placed by a nodeSelector of matchFields reaches the node it
  * names (with or without its labels) and no other; its pool is not the
  * node's own, so its GPUs are named POOL/DEVICE, apart from the node's
