@@ -356,25 +356,56 @@ static const struct key_ref *node_by_value(const struct join *j, const char *v)
 	return key_find(j->nodes, j->nnodes, host);
 }
 
+/* Whether GPU g of node n is the DRA device pool/device: the scheme names
+ * a GPU of the node's own pool (named after the node) by its device name,
+ * and one of any other pool POOL/DEVICE, so that two pools on one node
+ * holding devices of one name, or a pool several nodes reach, are told
+ * apart.  A series without a pool matches by the device's name. */
+static bool dra_gpu_is(const struct model_node *n, const struct model_gpu *g, const char *pool, const char *device)
+{
+	size_t len;
+
+	if (!g->id)
+		return false;
+	if ((!pool || (n->name && strcmp(pool, n->name) == 0)) && strcmp(g->id, device) == 0)
+		return true;
+	if (!pool)
+		return false;
+	len = strlen(pool);
+	return strncmp(g->id, pool, len) == 0 && g->id[len] == '/' && strcmp(g->id + len + 1, device) == 0;
+}
+
+static long dra_gpu_on(const struct join *j, size_t node, const struct usage_sample *s)
+{
+	const struct model_node *n = &j->m->nodes[node];
+
+	for (int g = 0; g < n->ngpus; g++)
+		if (dra_gpu_is(n, &n->gpus[g], s->dra_pool, s->dra_device))
+			return (long)(j->gpu_base[node] + (size_t)g);
+	return -1;
+}
+
 /* The flat GPU index of a DRA device named by pool and device: on the node
  * the series names, else the node the pool is named after (a GPU driver
- * publishes one pool per node, named for it).  The DRA scheme names its
- * GPUs by device; the others' ids are UUIDs, which no device name equals.
- * -1 when none. */
+ * publishes one pool per node, named for it), else the first node a pool
+ * named after none reaches.  The DRA scheme names its GPUs by device; the
+ * others' ids are UUIDs, which no device name equals.  -1 when none. */
 static long dra_gpu_of(const struct join *j, const struct usage_sample *s)
 {
+	bool pool_is_node = false;
+	long g;
+
 	for (size_t i = 0; i <= USAGE_LABEL_VARIANTS; i++) {
 		const char *v = i < USAGE_LABEL_VARIANTS ? s->node[i] : s->dra_pool;
 		const struct key_ref *nk = v ? node_by_value(j, v) : NULL;
-		const struct model_node *n;
 
-		if (!nk)
-			continue;
-		n = &j->m->nodes[nk->node];
-		for (int g = 0; g < n->ngpus; g++)
-			if (n->gpus[g].id && strcmp(n->gpus[g].id, s->dra_device) == 0)
-				return (long)(j->gpu_base[nk->node] + (size_t)g);
+		pool_is_node |= nk && i == USAGE_LABEL_VARIANTS;
+		if (nk && (g = dra_gpu_on(j, nk->node, s)) >= 0)
+			return g;
 	}
+	for (size_t k = 0; s->dra_pool && !pool_is_node && k < j->m->nnodes; k++)
+		if ((g = dra_gpu_on(j, k, s)) >= 0)
+			return g;
 	return -1;
 }
 

@@ -732,6 +732,43 @@ Test(usage, dra_claim_of_several_pods_is_the_gpus)
 	model_release(&m);
 }
 
+/* A DCGM series of a DRA device of pool, on node (no node label when NULL). */
+#define DRA_POOL_SERIES(host, pool, claim, device, value)                                                          \
+	"{\"metric\":{" host "\"dra_claim_namespace\":\"ml\",\"dra_claim_name\":\"" claim "\",\"dra_pool_name\":\"" \
+	pool "\",\"dra_device_name\":\"" device "\"},\"value\":[1,\"" value "\"]}"
+#define HOST(n) "\"Hostname\":\"" n "\","
+
+/* Two pools on one node, each with a gpu-0: the node's own and a pool its
+ * selector places there.  The pool tells them apart, with the node label
+ * or without (then the pool, named after no node, is found where it is). */
+Test(usage, dra_device_by_pool_and_name)
+{
+	struct model m;
+	struct usage_data d = {0};
+
+	dra_build(&m, "dra-pools");
+	parse(&d, UQ_GPU_USED,
+	      DRA_POOL_SERIES(HOST("dra-a100-3"), "dra-a100-3", "train-a-gpu-d5f29", "gpu-0", "20000") ","
+	      DRA_POOL_SERIES(HOST("dra-a100-3"), "dra-rack-1", "train-b-gpu-68fmq", "gpu-0", "50000"));
+	apply(&m, &d, NULL);
+	cr_assert_eq(gpu_named(&m, "dra-a100-3", "gpu-0")->used_bytes, 20000 * MIB);
+	cr_assert_eq(gpu_named(&m, "dra-a100-3", "dra-rack-1/gpu-0")->used_bytes, 50000 * MIB);
+	cr_assert_not(gpu_named(&m, "dra-a100-3", "gpu-1")->used_known);
+	cr_assert_eq(pod(&m, "train-a")->used_bytes, 20000 * MIB);
+	cr_assert_eq(pod(&m, "train-b")->used_bytes, 50000 * MIB);
+	usage_data_release(&d);
+	model_release(&m);
+
+	dra_build(&m, "dra-pools");
+	parse(&d, UQ_GPU_USED, DRA_POOL_SERIES("", "dra-rack-1", "train-b-gpu-68fmq", "gpu-0", "30000"));
+	apply(&m, &d, NULL);
+	cr_assert_eq(gpu_named(&m, "dra-a100-3", "dra-rack-1/gpu-0")->used_bytes, 30000 * MIB);
+	cr_assert_not(gpu_named(&m, "dra-a100-3", "gpu-0")->used_known);
+	cr_assert_eq(pod(&m, "train-b")->used_bytes, 30000 * MIB);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
 /* The exporter labels the pods of a shared claim too (from the kubelet's pod
  * resources), each series with the GPU's figure at its own scrape: still
  * the GPU's, not each pod's. */
