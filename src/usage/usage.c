@@ -19,6 +19,9 @@ static const char *const default_labels[UR_COUNT][USAGE_LABEL_VARIANTS + 1] = {
 	[UR_DRA_CLAIM] = {"dra_claim_name", NULL},
 	[UR_DRA_POOL] = {"dra_pool_name", NULL},
 	[UR_DRA_DEVICE] = {"dra_device_name", NULL},
+	[UR_DRA_MIG_PROFILE] = {"dra_mig_profile", NULL},
+	[UR_MIG_INSTANCE] = {"GPU_I_ID", NULL},
+	[UR_MIG_PROFILE] = {"GPU_I_PROFILE", NULL},
 };
 
 /* The roles a mapping may name (the DRA ones keep the exporter's names). */
@@ -409,20 +412,25 @@ static long dra_gpu_of(const struct join *j, const struct usage_sample *s)
 	return -1;
 }
 
-/* The flat GPU index a series is about, or -1. */
+/* The flat GPU index a series is about, or -1.  A series of a DRA claim
+ * on a MIG device names the MIG device, which is no GPU of the model: its
+ * GPU is the one the exporter's index names, on the node the series or
+ * the pool names. */
 static long gpu_of(const struct join *j, const struct usage_sample *s)
 {
 	const struct key_ref *k;
+	long dg;
 
-	if (s->dra_device)
-		return dra_gpu_of(j, s);
+	if (s->dra_device && ((dg = dra_gpu_of(j, s)) >= 0 || !s->dra_mig_profile))
+		return dg;
 	k = s->uuid ? key_find(j->uuids, j->nuuids, s->uuid) : NULL;
 	if (k)
 		return (long)(j->gpu_base[k->node] + (size_t)k->gpu);
 	if (s->gpu < 0)
 		return -1;
-	for (size_t i = 0; i < USAGE_LABEL_VARIANTS; i++) {
-		const struct key_ref *nk = s->node[i] ? node_by_value(j, s->node[i]) : NULL;
+	for (size_t i = 0; i <= USAGE_LABEL_VARIANTS; i++) {
+		const char *v = i < USAGE_LABEL_VARIANTS ? s->node[i] : s->dra_pool;
+		const struct key_ref *nk = v ? node_by_value(j, v) : NULL;
 		const struct model_node *n;
 
 		if (!nk)
@@ -552,13 +560,15 @@ static void read_answers(struct join *j, const struct usage_data *d)
 			long g = gpu_of(j, s);
 			struct gpu_acc *a;
 
-			if (g < 0)
+			/* a MIG instance's figures are its own, never its GPU's */
+			if (g < 0 || s->mig_instance)
 				continue;
 			a = &j->acc[g];
 			switch ((enum usage_query)q) {
 			case UQ_GPU_USED:
-				if (!s->pod) {
-					a->claim_series += s->dra_claim != NULL;
+				/* a claim's series on a MIG device is its GPU's */
+				if (!s->pod || s->dra_mig_profile) {
+					a->claim_series += s->dra_claim != NULL && !s->dra_mig_profile;
 					extreme_max(&a->level, s->value);
 					break;
 				}
@@ -608,6 +618,9 @@ static void read_answers(struct join *j, const struct usage_data *d)
 
 		long claim_pod = -1;
 
+		/* a MIG device's: its instance's series (mig_claims) */
+		if (s->dra_mig_profile || s->mig_instance)
+			continue;
 		/* a DRA claim's series: the pod's where the claim is one pod's,
 		 * never a pod's where several share it */
 		if (s->dra_claim && (g = gpu_of(j, s)) >= 0)
@@ -629,6 +642,84 @@ static void read_answers(struct join *j, const struct usage_data *d)
 			continue;
 		pod_add(j, pod, s->value);
 	}
+}
+
+/* A series of a MIG instance, or of a DRA claim on a MIG device of its
+ * GPU, by GPU and profile. */
+struct mig_ref {
+	long g;
+	const char *profile;
+	const struct usage_sample *s;
+};
+
+static int mig_ref_cmp(const void *x, const void *y)
+{
+	const struct mig_ref *a = x, *b = y;
+
+	if (a->g != b->g)
+		return a->g < b->g ? -1 : 1;
+	return strcmp(a->profile, b->profile);
+}
+
+static bool same_claim(const struct usage_sample *a, const struct usage_sample *b)
+{
+	return strcmp(a->dra_claim, b->dra_claim) == 0 && strcmp(a->dra_namespace, b->dra_namespace) == 0;
+}
+
+/* One profile on one GPU: the instance series and the claims of that
+ * profile there.  Only one of each pairs them (the exporter labels no
+ * instance with its device): its pod, where the claim is one pod's, gets
+ * the instance's figure. */
+static void mig_group(struct join *j, const struct mig_ref *r, size_t n)
+{
+	const struct usage_sample *inst = NULL, *claim = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct usage_sample *s = r[i].s;
+
+		if (s->mig_instance) {
+			if (inst && strcmp(inst->mig_instance, s->mig_instance) != 0)
+				return;
+			inst = s;
+		} else {
+			if (claim && !same_claim(claim, s))
+				return;
+			claim = s;
+		}
+	}
+	if (inst && claim)
+		pod_add(j, dra_claim_pod(j, claim, r[0].g), inst->value);
+}
+
+/* The MIG devices' figures: the memory each MIG instance uses, given to
+ * the pod whose claim holds the MIG device of its profile.  -1 when out
+ * of memory. */
+static int mig_claims(struct join *j, const struct usage_data *d)
+{
+	struct mig_ref *r = malloc((d->n[UQ_GPU_USED] ? d->n[UQ_GPU_USED] : 1) * sizeof(*r));
+	size_t n = 0;
+
+	if (!r)
+		return -1;
+	for (size_t i = 0; i < d->n[UQ_GPU_USED]; i++) {
+		const struct usage_sample *s = &d->samples[UQ_GPU_USED][i];
+		bool inst = s->mig_instance && s->mig_profile;
+		long g;
+
+		if (!inst && !(s->dra_mig_profile && s->dra_claim && s->dra_namespace))
+			continue;
+		if ((g = gpu_of(j, s)) >= 0)
+			r[n++] = (struct mig_ref){g, inst ? s->mig_profile : s->dra_mig_profile, s};
+	}
+	if (n)
+		qsort(r, n, sizeof(*r), mig_ref_cmp);
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo + 1; hi < n && mig_ref_cmp(&r[lo], &r[hi]) == 0; hi++)
+			;
+		mig_group(j, r + lo, hi - lo);
+	}
+	free(r);
+	return 0;
 }
 
 /* The most memory any series of the GPU reported in use. */
@@ -926,8 +1017,13 @@ int usage_apply(struct model *m, const struct usage_data *d, const struct usage_
 		join_release(&j);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	if (d && !source_error)
+	if (d && !source_error) {
 		read_answers(&j, d);
+		if (mig_claims(&j, d) < 0) {
+			join_release(&j);
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		}
+	}
 	unknown_nodes = node_figures(&j, &names);
 	for (size_t i = 0; i < m->npods; i++) {
 		m->pods[i].used_known = j.pod[i].used_known;

@@ -28,7 +28,9 @@
 
 /* The DRA roles: the claim a GPU is allocated through and the device, as
  * the DCGM exporter labels them on a cluster using Dynamic Resource
- * Allocation (set only for GPUs a claim holds). */
+ * Allocation (set only for GPUs a claim holds; on a MIG device's GPU with
+ * its profile too).  The MIG roles: the GPU instance a series of a MIG
+ * instance is about, and its profile. */
 enum usage_role {
 	UR_NODE,
 	UR_GPU,
@@ -39,6 +41,9 @@ enum usage_role {
 	UR_DRA_CLAIM,
 	UR_DRA_POOL,
 	UR_DRA_DEVICE,
+	UR_DRA_MIG_PROFILE,
+	UR_MIG_INSTANCE,
+	UR_MIG_PROFILE,
 	UR_COUNT
 };
 
@@ -84,6 +89,11 @@ struct usage_sample {
 	const char *namespace, *pod;
 	/* the DRA claim (namespace, name) and device (pool, name), or NULL */
 	const char *dra_namespace, *dra_claim, *dra_pool, *dra_device;
+	/* the profile of the MIG device dra_device names (the series is then
+	 * its GPU's), or NULL */
+	const char *dra_mig_profile;
+	/* a MIG instance's series: its GPU instance and profile, or NULL */
+	const char *mig_instance, *mig_profile;
 	double value; /* bytes for memory, percent for utilisation */
 };
 

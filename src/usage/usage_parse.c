@@ -4,7 +4,8 @@
  * "vector", "result":[{"metric":{labels}, "value":[time, "figure"]}, ...]}}
  * of a few megabytes at tens of thousands of series.  Rather than building
  * it as a tree, the yajl events go through a small state machine that keeps,
- * per series, only the labels of the roles (node, GPU, UUID, namespace, pod)
+ * per series, only the labels of the roles (node, GPU, UUID, namespace, pod,
+ * the DRA claim and device, the MIG instance)
  * and the figure, and copies the kept label values into one string arena per
  * query.  Keys may come in any order (the status after the data), so the
  * series are staged and handed over only once the document has ended well.
@@ -220,6 +221,9 @@ static int series_end(struct usage_stream *s)
 	o->dra_claim = keep(s, first_slot(s, UR_DRA_CLAIM), &bad);
 	o->dra_pool = keep(s, first_slot(s, UR_DRA_POOL), &bad);
 	o->dra_device = keep(s, first_slot(s, UR_DRA_DEVICE), &bad);
+	o->dra_mig_profile = keep(s, first_slot(s, UR_DRA_MIG_PROFILE), &bad);
+	o->mig_instance = keep(s, first_slot(s, UR_MIG_INSTANCE), &bad);
+	o->mig_profile = keep(s, first_slot(s, UR_MIG_PROFILE), &bad);
 	o->gpu = -1;
 	gi = first_slot(s, UR_GPU);
 	if (gi) {

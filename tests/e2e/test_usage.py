@@ -402,12 +402,12 @@ class UsageTest(unittest.TestCase):
 @unittest.skipUnless(prometheus_available(), "prometheus is not installed (tests/setup-debian.sh)")
 class DRAUsageTest(unittest.TestCase):
 	"""DCGM series labelled with a DRA claim and device (fixtures/metrics/dra) matched to the devices and claims
-	of the dra-whole and dra-timeslicing scenarios."""
+	of the dra-whole, dra-timeslicing and dra-mig scenarios."""
 
 	@classmethod
 	def setUpClass(cls):
 		cls.prom = Prometheus(["dra"]).start()
-		cls.apis = {sc: FakeAPI(sc).start() for sc in ("dra-whole", "dra-timeslicing")}
+		cls.apis = {sc: FakeAPI(sc).start() for sc in ("dra-whole", "dra-timeslicing", "dra-mig")}
 		for api in cls.apis.values():
 			api.control("POST", "/_fake/services", {"namespace": "monitoring", "name": "prometheus-server",
 				"port": "9090", "url": cls.prom.url})
@@ -452,6 +452,17 @@ class DRAUsageTest(unittest.TestCase):
 		d = json.loads(self.usage("dra-timeslicing", "-o", "json").stdout)
 		self.assertEqual([p["usage"] for p in d["pods"]], [{"usedBytes": None}] * 3)
 		self.assertEqual([(f["code"], f["object"]) for f in d["usage"]["findings"]], [("Idle", "node/dra-ts-1")])
+
+	def test_mig_devices_by_their_instances(self):
+		r = self.usage("dra-mig", "-d")
+		# the GPU's own series (copied for each claim), not its instances'
+		self.assertEqual(self.row(r.stdout, "dra-mig-1", "0")[2:6], ["29696", "MiB", "20000", "MiB"])
+		pods = {p["name"]: p for p in json.loads(self.usage("dra-mig", "-o", "json").stdout)["pods"]}
+		# the only 3g.20gb instance is the only 3g.20gb device's, judged against its 19968 MiB
+		self.assertEqual(pods["mig-large-0"]["usage"], {"usedBytes": 15000 * MIB})
+		# two 1g.5gb instances and two such devices: which is which, the exporter does not say
+		self.assertEqual(pods["mig-small-0"]["usage"], {"usedBytes": None})
+		self.assertEqual(pods["mig-small-1"]["usage"], {"usedBytes": None})
 
 	def row(self, out, first, second):
 		for x in rows(out):

@@ -63,8 +63,8 @@ Test(usage, query_text)
 	cr_assert_str_eq(q, "max by (node, kubernetes_node, NodeName, node_name, nodename, Hostname, instance, gpu, "
 			    "minor_number, deviceidx, UUID, uuid, deviceuuid, exported_namespace, NamespaceName, "
 			    "pod_namespace, podnamespace, namespace, exported_pod, PodName, pod_name, podname, pod, "
-			    "dra_claim_namespace, dra_claim_name, dra_pool_name, dra_device_name) "
-			    "(max_over_time(DCGM_FI_DEV_FB_USED[5m]))");
+			    "dra_claim_namespace, dra_claim_name, dra_pool_name, dra_device_name, dra_mig_profile, "
+			    "GPU_I_ID, GPU_I_PROFILE) (max_over_time(DCGM_FI_DEV_FB_USED[5m]))");
 	free(q);
 	q = usage_query_text(UQ_GPU_FREE, &labels, "5m");
 	cr_assert(strstr(q, "min by (") == q, "%s", q);
@@ -79,8 +79,8 @@ Test(usage, query_text)
 	cr_assert_eq(usage_labels_override(&labels, "node=kubernetes_node,pod=my_pod", &err), 0);
 	q = usage_query_text(UQ_GPU_UTIL, &labels, "1h30m");
 	cr_assert_str_eq(q, "max by (kubernetes_node, gpu, minor_number, deviceidx, UUID, uuid, deviceuuid, "
-			    "dra_claim_namespace, dra_claim_name, dra_pool_name, dra_device_name) "
-			    "(avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h30m]))");
+			    "dra_claim_namespace, dra_claim_name, dra_pool_name, dra_device_name, dra_mig_profile, "
+			    "GPU_I_ID, GPU_I_PROFILE) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h30m]))");
 	free(q);
 	for (const char *const *bad = (const char *const[]){"rack=x", "pod=a-b", "pod", NULL}; *bad; bad++) {
 		cr_assert_eq(usage_labels_override(&labels, *bad, &err), -1, "%s", *bad);
@@ -765,6 +765,93 @@ Test(usage, dra_device_by_pool_and_name)
 	cr_assert_eq(gpu_named(&m, "dra-a100-3", "dra-rack-1/gpu-0")->used_bytes, 30000 * MIB);
 	cr_assert_not(gpu_named(&m, "dra-a100-3", "gpu-0")->used_known);
 	cr_assert_eq(pod(&m, "train-b")->used_bytes, 30000 * MIB);
+	usage_data_release(&d);
+	model_release(&m);
+}
+
+/* dra-mig's GPU as the DCGM exporter labels it with MIG on: the GPU's
+ * series copied for each claim on a MIG device of it (the MIG device and
+ * its profile, the claim's pod), and a series per GPU instance (profile
+ * and id, no claim). */
+#define MIG_COPY(pod, claim, device, profile, value)                                                                \
+	"{\"metric\":{\"Hostname\":\"dra-mig-1\",\"gpu\":\"0\",\"UUID\":\"GPU-ecbb2393\",\"dra_claim_namespace\":\"ml\","    \
+	"\"dra_claim_name\":\"" claim "\",\"dra_pool_name\":\"dra-mig-1\",\"dra_device_name\":\"" device "\","              \
+	"\"dra_mig_profile\":\"" profile "\",\"namespace\":\"ml\",\"pod\":\"" pod "\"},\"value\":[1,\"" value "\"]}"
+#define MIG_INSTANCE(profile, id, value)                                                                              \
+	"{\"metric\":{\"Hostname\":\"dra-mig-1\",\"gpu\":\"0\",\"UUID\":\"GPU-ecbb2393\",\"GPU_I_PROFILE\":\"" profile      \
+	"\",\"GPU_I_ID\":\"" id "\"},\"value\":[1,\"" value "\"]}"
+#define MIG_LARGE(value) MIG_COPY("mig-large-0", "mig-large-0-mig-hx6vd", "gpu-0-mig-3g20gb-9-4", "3g.20gb", value)
+#define MIG_SMALL0(value) MIG_COPY("mig-small-0", "mig-small-0-mig-gg6k6", "gpu-0-mig-1g5gb-19-0", "1g.5gb", value)
+#define MIG_SMALL1(value) MIG_COPY("mig-small-1", "mig-small-1-mig-dt7r6", "gpu-0-mig-1g5gb-19-1", "1g.5gb", value)
+
+Test(usage, dra_mig_labels_parsed)
+{
+	struct usage_data d = {0};
+
+	parse(&d, UQ_GPU_USED, MIG_LARGE("20000") "," MIG_INSTANCE("1g.5gb", "9", "100"));
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][0].dra_mig_profile, "3g.20gb");
+	cr_assert_null(d.samples[UQ_GPU_USED][0].mig_instance);
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][1].mig_instance, "9");
+	cr_assert_str_eq(d.samples[UQ_GPU_USED][1].mig_profile, "1g.5gb");
+	cr_assert_null(d.samples[UQ_GPU_USED][1].dra_mig_profile);
+	usage_data_release(&d);
+}
+
+/* A claim's series on a MIG device is its GPU's figure, never the pod's;
+ * the instances' series never the GPU's (their free memory is the
+ * instance's).  An instance of a profile that one claim holds on the GPU
+ * is that claim's pod's; two of one profile are nobody's, as the exporter
+ * does not say which instance is which device. */
+Test(usage, dra_mig_instances_to_their_claims)
+{
+	struct model m;
+	struct usage_data d = {0};
+	const struct model_gpu *g;
+
+	dra_build(&m, "dra-mig");
+	parse(&d, UQ_GPU_USED, MIG_LARGE("20000") "," MIG_SMALL0("20000") "," MIG_SMALL1("20000"));
+	parse(&d, UQ_GPU_FREE, MIG_LARGE("20960") "," MIG_INSTANCE("1g.5gb", "9", "864"));
+	apply(&m, &d, NULL);
+	g = gpu_named(&m, "dra-mig-1", "gpu-0");
+	cr_assert_eq(g->used_bytes, 20000 * MIB);
+	cr_assert_eq(g->total_bytes, 40960 * MIB);
+	cr_assert_not(pod(&m, "mig-large-0")->used_known);
+	cr_assert_not(pod(&m, "mig-small-0")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
+
+	dra_build(&m, "dra-mig");
+	parse(&d, UQ_GPU_USED,
+	      MIG_LARGE("20000") "," MIG_SMALL0("20000") "," MIG_SMALL1("20000") "," MIG_INSTANCE("3g.20gb", "2", "2000") ","
+	      MIG_INSTANCE("1g.5gb", "9", "1000") "," MIG_INSTANCE("1g.5gb", "10", "4000"));
+	apply(&m, &d, NULL);
+	cr_assert_eq(gpu_named(&m, "dra-mig-1", "gpu-0")->used_bytes, 20000 * MIB);
+	cr_assert_eq(pod(&m, "mig-large-0")->used_bytes, 2000 * MIB);
+	/* judged against the MIG device it was allocated: 2000 of 19968 MiB */
+	cr_assert_not_null(finding(&m, "Idle", "pod/ml/mig-large-0"));
+	cr_assert_not(pod(&m, "mig-small-0")->used_known);
+	cr_assert_not(pod(&m, "mig-small-1")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
+
+	/* without the pod's labels the claim still names it: the GPU's figure stays the GPU's */
+	dra_build(&m, "dra-mig");
+	parse(&d, UQ_GPU_USED,
+	      "{\"metric\":{\"Hostname\":\"dra-mig-1\",\"gpu\":\"0\",\"dra_claim_namespace\":\"ml\","
+	      "\"dra_claim_name\":\"mig-small-1-mig-dt7r6\",\"dra_pool_name\":\"dra-mig-1\","
+	      "\"dra_device_name\":\"gpu-0-mig-1g5gb-19-1\",\"dra_mig_profile\":\"1g.5gb\"},\"value\":[1,\"9000\"]}");
+	apply(&m, &d, NULL);
+	cr_assert_eq(gpu_named(&m, "dra-mig-1", "gpu-0")->used_bytes, 9000 * MIB);
+	cr_assert_not(pod(&m, "mig-small-1")->used_known);
+	usage_data_release(&d);
+	model_release(&m);
+
+	/* one 1g.5gb device held: its one instance is its own */
+	dra_build(&m, "dra-mig");
+	parse(&d, UQ_GPU_USED, MIG_SMALL1("9000") "," MIG_INSTANCE("1g.5gb", "10", "4000"));
+	apply(&m, &d, NULL);
+	cr_assert_eq(pod(&m, "mig-small-1")->used_bytes, 4000 * MIB);
+	cr_assert_not(pod(&m, "mig-small-0")->used_known);
 	usage_data_release(&d);
 	model_release(&m);
 }
