@@ -35,7 +35,7 @@ struct flag {
 	const char *arg;   /* value placeholder ("NAME"), NULL for a boolean */
 	const char *help;  /* one line */
 	const char *values; /* completion hint: "nodes", "pools", "contexts", "namespaces", "schemes",
-			     * "labels", or a space-separated word list; NULL = none */
+			     * "labels", "dra-drivers", or a space-separated word list; NULL = none */
 };
 
 /* A flag whose placeholder ends in ",..." ("NAME,...") is a list, as

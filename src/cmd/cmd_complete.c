@@ -9,6 +9,7 @@
  * Values from the cluster (node names, pools, namespaces) are fetched with a
  * short deadline and any failure prints nothing: a shell must never hang.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,45 @@ static void complete_namespaces(struct cli_ctx *ctx, struct strset *out)
 	}
 	json_decref(list);
 out:
+	cluster_release(&cl);
+	kerr_release(&err);
+}
+
+static int collect_driver(void *ud, struct k8s_resource_slice *s, struct kerr *err)
+{
+	/* NVIDIA's GPU driver counts without being named */
+	if (s->driver && strcmp(s->driver, "gpu.nvidia.com") != 0)
+		strset_add(ud, s->driver);
+	k8s_resource_slice_free(s);
+	return 0;
+}
+
+/* The drivers of the cluster's ResourceSlices, in the newest version of
+ * resource.k8s.io the server serves, for --dra-driver. */
+static void complete_dra_drivers(struct cli_ctx *ctx, struct strset *out)
+{
+	static const char *const versions[] = {"v1", "v1beta2", "v1beta1", NULL};
+	struct cluster cl = { 0 };
+	struct kerr err = KERR_INIT;
+	struct decode_filter filter = { 0 };
+	const char *version = NULL;
+	char path[64];
+	struct kube_list list = {
+		.path = path,
+		.from_cache = true,
+		.filter = &filter,
+		.sink = { .resource_slice = collect_driver, .ud = out },
+	};
+
+	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
+	ctx->g.verbosity = 0;
+	if (cluster_connect(ctx, &cl, &err) == 0 &&
+	    kube_group_version(cl.client, "resource.k8s.io", versions, &version, &err) == 0 && version) {
+		snprintf(path, sizeof(path), "/apis/resource.k8s.io/%s/resourceslices", version);
+		list.kind = strcmp(version, "v1beta1") == 0 ? OBJ_RESOURCE_SLICE_V1BETA1 : OBJ_RESOURCE_SLICE;
+		kube_list_run(cl.client, &list, 1, &err);
+	}
+	kube_list_release(&list);
 	cluster_release(&cl);
 	kerr_release(&err);
 }
@@ -249,6 +289,8 @@ static void complete_values(struct cli_ctx *ctx, const char *values, const char 
 			strset_add(out, schemes[i]->name);
 	} else if (strcmp(values, "daemonsets") == 0) {
 		complete_daemonsets(ctx, out);
+	} else if (strcmp(values, "dra-drivers") == 0) {
+		complete_dra_drivers(ctx, out);
 	} else if (strcmp(values, "commands") == 0) {
 		add_commands(out);
 	} else if (strcmp(values, "clusters") == 0 || strcmp(values, "users") == 0) {

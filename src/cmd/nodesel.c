@@ -34,7 +34,7 @@ const struct flag nodesel_scheme_flags[] = {
 	[NS_DRA_DRIVER] = { "dra-driver", 0, CLI_LIST_ARG("NAME"),
 			    "DRA driver whose devices are GPUs too, beside gpu.nvidia.com"
 			    " and those with a memory capacity (repeatable, or comma-separated)",
-			    NULL },
+			    "dra-drivers" },
 	{ 0 },
 };
 

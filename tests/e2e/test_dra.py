@@ -221,6 +221,9 @@ class Model(unittest.TestCase):
 			r = inspect(api, ["top", "--once", "--dra-driver", "gaudi.intel.com"])
 			self.assertEqual(r.returncode, 0, r.stderr)
 			self.assertIn("dra-gaudi-1", r.stdout)
+			# completion offers the drivers the slices name, beside NVIDIA's
+			r = inspect(api, ["__complete", "--dra-driver", ""])
+			self.assertEqual(r.stdout.splitlines(), ["gaudi.intel.com", ":4"])
 			r = inspect(api, ["--dra-driver", ","])
 			self.assertEqual(r.returncode, 2)
 			self.assertIn('invalid argument "," for "--dra-driver" flag', r.stderr)
