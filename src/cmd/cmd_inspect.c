@@ -343,15 +343,15 @@ static int print_fleet_groups(struct cli_ctx *ctx, const struct fleet *f, enum m
 
 /* One cluster's part of the fleet's tables: its section (the published
  * summary and -d), or its rows under a CLUSTER column (-o wide). */
-static int print_fleet_cluster(struct cli_ctx *ctx, const struct fleet *f, size_t i, const struct inspect_opts *o,
-			       struct kerr *err)
+static int print_fleet_cluster(struct cli_ctx *ctx, const struct fleet *f, size_t i, bool first,
+			       const struct inspect_opts *o, struct kerr *err)
 {
 	struct render_table_opts table = o->table;
 	int rc;
 
 	if (o->out != OUTPUT_WIDE)
-		return fleet_heading(ctx, f, i, err) < 0 ? -1 : print_tables(ctx, &f->loads[i].model, o, &table, err);
-	if (i > 0 && fputc('\n', ctx->out) == EOF)
+		return fleet_heading(ctx, f, i, first, err) < 0 ? -1 : print_tables(ctx, &f->loads[i].model, o, &table, err);
+	if (!first && fputc('\n', ctx->out) == EOF)
 		return kerr_set(err, KERR_OTHER, "cannot write the table");
 	if (!(table.cluster = fleet_cluster_cell(f, i)))
 		return kerr_set(err, KERR_OTHER, "out of memory");
@@ -382,9 +382,11 @@ static int print_fleet(struct cli_ctx *ctx, const struct fleet *f, const struct 
 			rc = output_document(ctx, doc, o->out, err);
 		json_decref(doc);
 	} else {
+		size_t shown = 0;
+
 		for (size_t i = 0; rc == 0 && i < f->n; i++)
 			if (f->loads[i].have_model)
-				rc = print_fleet_cluster(ctx, f, i, o, err);
+				rc = print_fleet_cluster(ctx, f, i, shown++ == 0, o, err);
 		if (rc == 0 && o->by != BY_NONE)
 			rc = print_fleet_groups(ctx, f, o->by, err);
 	}

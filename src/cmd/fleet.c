@@ -8,12 +8,12 @@
 #include "render.h"
 #include "termsafe.h"
 
-int fleet_heading(struct cli_ctx *ctx, const struct fleet *f, size_t i, struct kerr *err)
+int fleet_heading(struct cli_ctx *ctx, const struct fleet *f, size_t i, bool first, struct kerr *err)
 {
 	char *name = termsafe_str(f->names[i]);
 	int rc = 0;
 
-	if (!name || fprintf(ctx->out, "%sCluster: %s\n", i > 0 ? "\n" : "", name) < 0)
+	if (!name || fprintf(ctx->out, "%sCluster: %s\n", first ? "" : "\n", name) < 0)
 		rc = kerr_set(err, KERR_OTHER, "cannot write the table");
 	free(name);
 	return rc;

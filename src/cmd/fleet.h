@@ -8,6 +8,7 @@
 #define FLEET_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "load.h"
@@ -15,9 +16,9 @@
 #define FLEET_KIND_REPORT "FleetReport"
 #define FLEET_KIND_FIT "FleetFitAnswer"
 
-/* "Cluster: NAME", the line that heads a cluster's section (blank line
- * between sections); NAME in its visible form. */
-int fleet_heading(struct cli_ctx *ctx, const struct fleet *f, size_t i, struct kerr *err);
+/* "Cluster: NAME", the line that heads cluster i's section, after a blank
+ * line unless it is the first section shown; NAME in its visible form. */
+int fleet_heading(struct cli_ctx *ctx, const struct fleet *f, size_t i, bool first, struct kerr *err);
 
 /* The CLUSTER cell of cluster i: its name in its visible form, padded to
  * the widest name of the fleet (and to the header); malloc'd. */

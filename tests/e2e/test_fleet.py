@@ -174,6 +174,12 @@ class Fleet(unittest.TestCase):
 		self.assertEqual(r.stdout, "Cluster: train\n" + self.single("train") + "\nCluster: infer\n" +
 				 self.single("infer"))
 
+	def test_failed_first_context_leaves_no_blank_line(self):
+		r = self.plugin("--context", "staging,train")
+		self.assertEqual(r.stdout, "Cluster: train\n" + self.single("train"))
+		r = self.plugin("--context", "staging,train", "-o", "wide")
+		self.assertTrue(r.stdout.startswith("CLUSTER "), r.stdout[:100])
+
 	def test_ignore_unreachable(self):
 		r = self.plugin("--context", "train,staging", "--ignore-unreachable")
 		self.assertEqual(r.returncode, 0)
