@@ -8,7 +8,11 @@
  * With --execute the plan's pods are evicted in order (policy/v1 Eviction),
  * asking first on a terminal, and the first refusal stops it.  Exit 0 with
  * a plan or when nothing needs moving, 3 when no plan exists within the
- * limits. */
+ * limits.
+ *
+ * Several contexts (--context a,b, --all-contexts) are loaded at once and
+ * planned for one by one, the best cluster first; a plan is carried out in
+ * one cluster only, so --execute takes one context. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +22,7 @@
 #include "defrag_frag.h"
 #include "fit.h"
 #include "fit_files.h"
+#include "fleet.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -478,6 +483,156 @@ static int frag_answer(struct defrag_run *r, struct kerr *err)
 	return defrag_frag_answer(r->ctx, &r->load.model, &rules, r->sel.scheme, r->out, err);
 }
 
+/* --- several clusters ---------------------------------------------------- */
+
+/* What defrag found in one cluster of a fleet. */
+struct defrag_answer {
+	struct defrag_plan plan;
+	struct fit_result now;
+	struct defrag_report rep;
+};
+
+struct defrag_fleet {
+	const struct defrag_run *r;
+	struct fleet f;
+	struct defrag_answer *ans; /* one per cluster */
+	size_t *order;		   /* the best first */
+};
+
+/* The plan for one cluster, made as for one: its load is lent to r while
+ * the rules are drawn from it, and given back. */
+static int plan_cluster(struct defrag_run *r, struct cluster_load *l, struct defrag_answer *a, struct kerr *err)
+{
+	struct defrag_rules rules;
+	int rc;
+
+	a->rep = (struct defrag_report){.subject = r->subject, .max_moves = r->max_moves, .now = &a->now};
+	r->load = *l;
+	rc = make_rules(r, &rules, &a->rep, err);
+	if (rc == 0 && (defrag_plan(&r->load.model, &r->req, &rules, &a->plan) < 0 ||
+			fit_check(&r->load.model, &r->req, &a->now) < 0))
+		rc = kerr_set(err, KERR_OTHER, "out of memory");
+	*l = r->load;
+	memset(&r->load, 0, sizeof(r->load));
+	free(r->stay);
+	free(r->budget);
+	free(r->allowed);
+	r->stay = NULL;
+	r->budget = NULL;
+	r->allowed = NULL;
+	return rc;
+}
+
+/* 0: it fits without moves, 1: a plan, 2: no plan, 3: the cluster failed. */
+static int answer_rank(const struct defrag_fleet *df, size_t i)
+{
+	const struct defrag_plan *p = &df->ans[i].plan;
+
+	if (!df->f.loads[i].have_model)
+		return 3;
+	return !p->needed ? 0 : p->found ? 1 : 2;
+}
+
+/* Fits without moves, then the fewest moves, then the least memory moved;
+ * then by name. */
+static int cmp_answers(const void *a, const void *b, void *ud)
+{
+	const struct defrag_fleet *df = ud;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct defrag_plan *pi = &df->ans[i].plan, *pj = &df->ans[j].plan;
+	int ri = answer_rank(df, i), rj = answer_rank(df, j);
+
+	if (ri != rj)
+		return ri < rj ? -1 : 1;
+	if (ri == 1 && pi->nmoves != pj->nmoves)
+		return pi->nmoves < pj->nmoves ? -1 : 1;
+	if (ri == 1 && pi->mem_moved_mib != pj->mem_moved_mib)
+		return pi->mem_moved_mib < pj->mem_moved_mib ? -1 : 1;
+	return strcmp(df->f.names[i], df->f.names[j]);
+}
+
+static json_t *cluster_json(const struct fleet *f, size_t i, void *ud)
+{
+	const struct defrag_fleet *df = ud;
+	const struct defrag_answer *a = &df->ans[i];
+
+	return render_defrag_document(&f->loads[i].model, &df->r->req, &a->plan, &a->rep);
+}
+
+/* One section per cluster that answered, the best first, each what that
+ * context alone prints (or the FleetDefragPlan); then the errors.  0 when
+ * a cluster fits the request or has a plan, EXIT_NO_PLAN when none, 1 when
+ * a cluster failed. */
+static int print_fleet(struct defrag_run *r, struct defrag_fleet *df, struct kerr *err)
+{
+	size_t shown = 0, room = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < df->f.n; i++)
+		room += answer_rank(df, i) < 2;
+	if (output_is_document(r->out)) {
+		json_t *doc = fleet_document(&df->f, FLEET_KIND_DEFRAG, df->order, cluster_json, df);
+
+		rc = doc ? output_document(r->ctx, doc, r->out, err) : kerr_set(err, KERR_OTHER, "cannot build the answer");
+		json_decref(doc);
+	}
+	for (size_t k = 0; !output_is_document(r->out) && rc == 0 && k < df->f.n; k++) {
+		size_t i = df->order[k];
+		const struct defrag_answer *a = &df->ans[i];
+
+		if (!df->f.loads[i].have_model)
+			continue;
+		rc = fleet_heading(r->ctx, &df->f, i, shown++ == 0, err);
+		if (rc == 0)
+			rc = render_defrag_table(r->ctx->out, &df->f.loads[i].model, &r->req, &a->plan, &a->rep, err);
+	}
+	fflush(r->ctx->out);
+	fleet_print_errors(r->ctx, &df->f);
+	if (rc < 0)
+		return -1;
+	rc = fleet_exit_code(r->ctx, &df->f);
+	return rc ? rc : room ? 0 : EXIT_NO_PLAN;
+}
+
+static int defrag_fleet_run(struct defrag_run *r, struct warnings *w, struct kerr *err)
+{
+	struct defrag_fleet df = {.r = r};
+	int rc = -1;
+
+	if (r->report)
+		return kerr_set(err, KERR_USAGE, "the fragmentation report reads one cluster: give one --context, or a "
+						 "request (--memory, -f FILE) to ask the fleet");
+	if (r->pod_name)
+		return kerr_set(err, KERR_USAGE, "a pod is read from one cluster: with several contexts, give -f FILE or --memory");
+	if (r->execute)
+		return kerr_set(err, KERR_USAGE, "--execute evicts in one cluster: a plan is made for each, so give one "
+						 "--context to carry it out");
+	if (set_request(r, w, err) < 0 || fleet_load(r->ctx, &df.f, &r->load, err) < 0)
+		goto out;
+	df.ans = calloc(df.f.n, sizeof(*df.ans));
+	df.order = calloc(df.f.n, sizeof(*df.order));
+	if (!df.ans || !df.order) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < df.f.n; i++) {
+		df.order[i] = i;
+		if (df.f.loads[i].have_model && plan_cluster(r, &df.f.loads[i], &df.ans[i], err) < 0)
+			goto out;
+	}
+	qsort_r(df.order, df.f.n, sizeof(*df.order), cmp_answers, &df);
+	rc = print_fleet(r, &df, err);
+out:
+	for (size_t i = 0; df.ans && i < df.f.n; i++) {
+		fit_result_release(&df.ans[i].now);
+		defrag_plan_release(&df.ans[i].plan);
+	}
+	free(df.ans);
+	free(df.order);
+	fleet_release(&df.f);
+	return rc;
+}
+
 int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct defrag_run r = {.ctx = ctx};
@@ -496,6 +651,10 @@ int defrag_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	/* a plan only shown may come from the watch cache, as the summary does;
 	 * one carried out is planned on what etcd holds */
 	r.load.from_cache = !r.execute;
+	if (cluster_fleet_asked(ctx)) {
+		rc = defrag_fleet_run(&r, &w, err);
+		goto out;
+	}
 	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_pod(&r, err) < 0))
 		goto out;
 	if ((!r.report && set_request(&r, &w, err) < 0) || cluster_load_model(&r.load, err) < 0)

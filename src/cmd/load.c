@@ -738,6 +738,7 @@ int fleet_connect(struct cli_ctx *ctx, struct fleet *f, const struct cluster_loa
 		f->loads[i].sel = tmpl->sel;
 		f->loads[i].mo = tmpl->mo;
 		f->loads[i].from_cache = tmpl->from_cache;
+		f->loads[i].budgets = tmpl->budgets;
 	}
 	return fleet_connect_all(ctx, f, err);
 }

@@ -403,6 +403,16 @@ class FleetBoth(unittest.TestCase):
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertEqual([l.split()[0] for l in r.stdout.splitlines()[2:7]], ["east"] * 3 + ["west"] * 2)
 
+	def test_defrag_each_cluster_as_alone(self):
+		ask = ("defrag", "--memory", "4", "--scheme", "cgpu")
+		r = self.plugin(*ask, "--context", "west,gone,east")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(errors(r), ['error: context "gone": ' + REFUSED])
+		# both fit without moves: by name
+		self.assertEqual(r.stdout, "Cluster: east\n" + self.alone("east", *ask) + "\nCluster: west\n" +
+				 self.alone("west", *ask))
+		self.assertIn("The request fits now: nothing to move.", self.alone("west", *ask))
+
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
 @unittest.skipUnless(prometheus_available(), "prometheus is not installed (tests/setup-debian.sh)")
