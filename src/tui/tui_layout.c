@@ -2,6 +2,7 @@
 #include "tui_layout.h"
 
 #include "columns.h"
+#include "tui_fleet.h"
 #include "tui_pane.h"
 
 #include <stdarg.h>
@@ -21,8 +22,9 @@ static const char *const help_text[] = {
 	"  Enter, Right     open the selected node: its GPUs and the pods on each",
 	"  Esc, Backspace   back (Esc in the list clears the filter)",
 	"  s                sort: name, allocated %, free memory, pending",
-	"  /                filter nodes: key=value (a label, or pool=NAME) or a substring",
+	"  /                filter nodes: key=value (a label, pool=NAME, cluster=NAME) or a substring",
 	"  p                group nodes by pool",
+	"  c                several clusters: each cluster's nodes together, or all as one list",
 	"  w                the warnings counted in the header",
 	"  u                the pending pods and why each waits",
 	"  ?                this help",
@@ -293,10 +295,16 @@ static void draw_status(struct tui_frame *f)
 
 static void draw_pane(struct tui_frame *f, const char *name, int y0, int height, bool scroll)
 {
-	const struct model_node *n = name ? tui_find_node(f->m, name) : NULL;
 	struct tui_lines ls = { .cols = f->scr->cols, .oom = &f->scr->oom };
-	size_t top = scroll ? f->s->detail_top : 0;
+	size_t top = scroll ? f->s->detail_top : 0, c = 0;
+	const struct model_node *n = name && !f->fleet ? tui_find_node(f->m, name) : NULL;
 
+	/* several clusters: the row's key names the cluster, whose model the
+	 * pane reads; a node gone is named by the key's part after the cluster */
+	if (name && f->fleet && (n = tui_fleet_find(f->fleet, name, &c)))
+		f->m = f->fleet->c[c].m;
+	else if (name && f->fleet && strchr(name, '\x1f'))
+		name = strchr(name, '\x1f') + 1;
 	if (height < 1)
 		return;
 	if (!n) {
@@ -376,10 +384,24 @@ static void draw_pending(struct tui_frame *f, int y0, int height)
 	tui_lines_release(&ls);
 }
 
-int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const struct model *m,
-		      const struct tui_status *st)
+/* Several clusters: the model the views of one cluster read (warnings,
+ * pending pods), the selected row's cluster's, else the first loaded. */
+static const struct model *fleet_model(const struct tui_state *s, const struct tui_fleet *fl)
 {
-	struct tui_frame f = { .scr = scr, .s = s, .m = m, .st = st };
+	size_t c = 0;
+
+	if (tui_fleet_find(fl, tui_state_selected(s), &c))
+		return fl->c[c].m;
+	for (size_t i = 0; i < fl->n; i++)
+		if (fl->c[i].m)
+			return fl->c[i].m;
+	return NULL;
+}
+
+static int layout(struct tui_screen *scr, const struct tui_state *s, const struct model *m, const struct tui_status *st,
+		  const struct tui_fleet *fleet)
+{
+	struct tui_frame f = { .scr = scr, .s = s, .m = fleet ? fleet_model(s, fleet) : m, .st = st, .fleet = fleet };
 	int body0 = 3, body_h;
 
 	memset(scr, 0, sizeof(*scr));
@@ -400,8 +422,12 @@ int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const s
 		tui_put(&scr->line[0], scr->cols, &scr->oom, 0, TUI_ROLE_NORMAL, "terminal too small", -1);
 		goto out;
 	}
-	draw_header(&f);
+	if (fleet)
+		body0 = tui_fleet_header(&f);
+	else
+		draw_header(&f);
 	draw_status(&f);
+	m = f.m;
 	body_h = scr->lines - body0 - 1;
 	if (s->view == TUI_VIEW_HELP) {
 		draw_help(&f, body0, body_h);
@@ -429,4 +455,16 @@ out:
 		return -1;
 	}
 	return 0;
+}
+
+int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const struct model *m,
+		      const struct tui_status *st)
+{
+	return layout(scr, s, m, st, NULL);
+}
+
+int tui_layout_fleet_screen(struct tui_screen *scr, const struct tui_state *s, const struct tui_fleet *fleet,
+			    const struct tui_status *st)
+{
+	return layout(scr, s, NULL, st, fleet);
 }

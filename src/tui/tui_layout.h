@@ -21,5 +21,11 @@
  * when out of memory (scr is then released). */
 int tui_layout_screen(struct tui_screen *scr, const struct tui_state *s, const struct model *m,
 		      const struct tui_status *st);
+/* The same for several clusters: a CLUSTER column first, rows keyed by
+ * cluster and node (tui_fleet_rows), the fleet's totals and a line per
+ * cluster above; the warnings and pending pods of the selected row's
+ * cluster. */
+int tui_layout_fleet_screen(struct tui_screen *scr, const struct tui_state *s, const struct tui_fleet *fleet,
+			    const struct tui_status *st);
 
 #endif

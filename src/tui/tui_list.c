@@ -3,6 +3,7 @@
 #include "tui_list.h"
 
 #include "columns.h"
+#include "tui_fleet.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,8 @@
  * column_live_order; x and w are by that order. */
 struct list_geom {
 	bool unit_in_cell; /* nodes disagree on the unit: say it in every row */
-	int name_w, bars_x, bar_w, per, nbars; /* nbars 0 = one bar per node */
+	int cluster_w;	   /* the CLUSTER column, first, with several clusters; else 0 */
+	int name_x, name_w, bars_x, bar_w, per, nbars; /* nbars 0 = one bar per node */
 	int x[COL_COUNT], w[COL_COUNT];	       /* w 0: the column is not shown */
 };
 
@@ -114,6 +116,67 @@ long tui_layout_rows(const struct model *m, const struct tui_state *s, const cha
 	return (long)n;
 }
 
+/* A row of several clusters. */
+struct fleet_row {
+	const struct model_node *n;
+	size_t c;
+};
+
+/* cluster=NAME picks a cluster; anything else matches a node as for one
+ * cluster, or is a substring of the cluster's name. */
+static bool fleet_matches(const struct tui_cluster *c, const struct model_node *n, const char *filter)
+{
+	if (filter && strncmp(filter, "cluster=", 8) == 0)
+		return strcmp(c->name, filter + 8) == 0;
+	return tui_node_matches(n, filter) || (filter && strstr(c->name, filter));
+}
+
+/* Grouped by cluster (in the fleet's order) when asked, then as for one
+ * cluster; a name in several clusters in the fleet's order. */
+static int cmp_fleet_rows(const void *pa, const void *pb, void *ctx)
+{
+	const struct fleet_row *a = pa, *b = pb;
+	const struct tui_state *s = ctx;
+	int c;
+
+	if (s->group_clusters && a->c != b->c)
+		return a->c < b->c ? -1 : 1;
+	if ((c = cmp_nodes(&a->n, &b->n, ctx)) != 0)
+		return c;
+	return a->c < b->c ? -1 : a->c > b->c;
+}
+
+long tui_fleet_rows(const struct tui_fleet *fl, const struct tui_state *s, char ***ret)
+{
+	struct fleet_row *rows;
+	size_t n = 0, all = 0;
+	char **keys;
+	bool oom = false;
+
+	*ret = NULL;
+	for (size_t c = 0; c < fl->n; c++)
+		all += fl->c[c].m ? fl->c[c].m->nnodes : 0;
+	if (!(rows = calloc(all ? all : 1, sizeof(*rows))))
+		return -1;
+	for (size_t c = 0; c < fl->n; c++)
+		for (size_t i = 0; fl->c[c].m && i < fl->c[c].m->nnodes; i++)
+			if (fleet_matches(&fl->c[c], &fl->c[c].m->nodes[i], s->filter))
+				rows[n++] = (struct fleet_row){ .n = &fl->c[c].m->nodes[i], .c = c };
+	qsort_r(rows, n, sizeof(*rows), cmp_fleet_rows, (void *)s);
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	for (size_t i = 0; keys && i < n; i++)
+		oom = oom || !(keys[i] = tui_fleet_key(rows[i].c, rows[i].n->name));
+	free(rows);
+	if (!keys || oom) {
+		for (size_t i = 0; keys && i < n; i++)
+			free(keys[i]);
+		free(keys);
+		return -1;
+	}
+	*ret = keys;
+	return (long)n;
+}
+
 /* --- the columns right of the bars -------------------------------------------- */
 
 static const struct column *live_column(size_t c)
@@ -152,33 +215,86 @@ static int spare_room(int maxg)
 	return maxg * 5 > 16 ? maxg * 5 : 16;
 }
 
+/* Is the column shown: for one cluster as its model says, for several
+ * where any cluster's does. */
+static bool column_shown(const struct tui_frame *f, size_t c)
+{
+	if (!f->fleet)
+		return column_in_live(live_column(c), f->m);
+	for (size_t i = 0; i < f->fleet->n; i++)
+		if (f->fleet->c[i].m && column_in_live(live_column(c), f->fleet->c[i].m))
+			return true;
+	return false;
+}
+
+/* With several clusters, row i's cell is read from its cluster's model. */
+static void row_model(struct tui_frame *f, const size_t *cl, size_t i)
+{
+	if (f->fleet && cl)
+		f->m = f->fleet->c[cl[i]].m;
+}
+
 /* Each column as wide as its widest cell or its header, over every node
  * of the list (so that scrolling does not move the columns). */
-static void column_widths(struct tui_frame *f, struct list_geom *g, const struct model_node *const *nodes)
+static void column_widths(struct tui_frame *f, struct list_geom *g, const struct model_node *const *nodes,
+			  const size_t *cl)
 {
+	const struct model *selected = f->m;
+
 	for (size_t c = 0; c < column_live_count; c++) {
 		char *t;
 
-		if (!column_in_live(live_column(c), f->m))
+		if (!column_shown(f, c))
 			continue;
 		g->w[c] = (t = live_header(f, g, c)) ? (int)strlen(t) : 6;
 		free(t);
 		for (size_t i = 0; i < f->s->nrows; i++) {
+			row_model(f, cl, i);
 			if (nodes[i] && (t = live_cell(f, g, c, nodes[i]))) {
 				if (tui_screen_width(t, f->st->utf8) > g->w[c])
 					g->w[c] = tui_screen_width(t, f->st->utf8);
 				free(t);
 			}
+			f->m = selected;
 		}
 	}
 }
 
-static void list_geometry(struct tui_frame *f, struct list_geom *g, const struct model_node *const *nodes)
+/* Several clusters: the most GPUs of a node, whether units differ, and
+ * the CLUSTER column's width (its widest name among the rows). */
+static void fleet_geometry(struct tui_frame *f, struct list_geom *g, const size_t *cl, int *maxg)
+{
+	const struct model *first = NULL;
+
+	g->cluster_w = (int)strlen("CLUSTER");
+	for (size_t i = 0; i < f->fleet->n; i++) {
+		const struct model *m = f->fleet->c[i].m;
+
+		if (!m)
+			continue;
+		*maxg = m->max_gpus > *maxg ? m->max_gpus : *maxg;
+		g->unit_in_cell = g->unit_in_cell || m->totals.mixed_units || (first && first->totals.unit != m->totals.unit);
+		first = first ? first : m;
+	}
+	for (size_t i = 0; cl && i < f->s->nrows; i++) {
+		int w = tui_screen_width(f->fleet->c[cl[i]].name, f->st->utf8);
+
+		g->cluster_w = w > g->cluster_w ? w : g->cluster_w;
+	}
+	if (g->cluster_w > f->scr->cols / 5)
+		g->cluster_w = f->scr->cols / 5 > 7 ? f->scr->cols / 5 : 7;
+	g->name_x = g->cluster_w + 1;
+}
+
+static void list_geometry(struct tui_frame *f, struct list_geom *g, const struct model_node *const *nodes,
+			  const size_t *cl)
 {
 	int cols = f->scr->cols, right = -1, avail, maxg = f->m->max_gpus, x;
 
 	memset(g, 0, sizeof(*g));
 	g->unit_in_cell = f->m->totals.mixed_units;
+	if (f->fleet)
+		fleet_geometry(f, g, cl, &maxg);
 	g->name_w = (int)strlen(columns[COL_NAME].live_header);
 	for (size_t i = 0; i < f->s->nrows; i++) {
 		int w = nodes[i] ? tui_screen_width(nodes[i]->name, f->st->utf8) : 0;
@@ -186,7 +302,7 @@ static void list_geometry(struct tui_frame *f, struct list_geom *g, const struct
 		if (w > g->name_w)
 			g->name_w = w;
 	}
-	column_widths(f, g, nodes);
+	column_widths(f, g, nodes, cl);
 	if (g->name_w > cols * 2 / 5)
 		g->name_w = cols * 2 / 5 > 8 ? cols * 2 / 5 : 8;
 	if (maxg < 1)
@@ -194,7 +310,7 @@ static void list_geometry(struct tui_frame *f, struct list_geom *g, const struct
 	for (size_t c = 0; c < column_live_count; c++)
 		if (!spare(live_column(c)) && g->w[c])
 			right += g->w[c] + 1;
-	g->bars_x = g->name_w + 1;
+	g->bars_x = g->name_x + g->name_w + 1;
 	avail = cols - g->bars_x - right - 1;
 	for (size_t c = 0; c < column_live_count; c++) {
 		if (!spare(live_column(c)) || !g->w[c])
@@ -262,7 +378,9 @@ static void list_header(struct tui_frame *f, const struct list_geom *g, int y)
 	if (!l)
 		return;
 	l->fill = TUI_ROLE_HEADER;
-	tui_put(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_HEADER, columns[COL_NAME].live_header, g->name_w);
+	if (g->cluster_w)
+		tui_put(l, f->scr->cols, &f->scr->oom, 0, TUI_ROLE_HEADER, "CLUSTER", g->cluster_w);
+	tui_put(l, f->scr->cols, &f->scr->oom, g->name_x, TUI_ROLE_HEADER, columns[COL_NAME].live_header, g->name_w);
 	/* the bars' header stops before the first column's */
 	bars = g->bar_w ? header_fit(g->nbars ? per_gpu : one_bar, g->x[0] - g->bars_x - 1) : NULL;
 	if (bars)
@@ -284,29 +402,32 @@ static void list_header(struct tui_frame *f, const struct list_geom *g, int y)
 /* A name longer than w keeps its start and its end, cut in the middle:
  * node names of one cluster often share a long prefix and differ at the
  * end (cn-shanghai.192.168.7.157, .158, ...). */
-static void put_name(struct tui_line *l, int cols, bool *oom, const char *name, int w)
+static void put_name(struct tui_line *l, int cols, bool *oom, int x, const char *name, int w)
 {
 	size_t len = strlen(name), head, tail;
 
 	if (w <= 0)
 		return;
 	if (len <= (size_t)w || w < 4) {
-		tui_put(l, cols, oom, 0, TUI_ROLE_NORMAL, name, w);
+		tui_put(l, cols, oom, x, TUI_ROLE_NORMAL, name, w);
 		return;
 	}
 	head = (size_t)w / 3;
 	tail = (size_t)w - 1 - head;
-	tui_putf(l, cols, oom, 0, TUI_ROLE_NORMAL, w, "%.*s~%s", (int)head, name, name + len - tail);
+	tui_putf(l, cols, oom, x, TUI_ROLE_NORMAL, w, "%.*s~%s", (int)head, name, name + len - tail);
 }
 
+/* A node's row; cluster is its CLUSTER cell, or NULL with one cluster. */
 static void list_row(struct tui_frame *f, const struct list_geom *g, struct tui_line *l, const struct model_node *n,
-		     bool selected)
+		     const char *cluster, bool selected)
 {
 	int cols = f->scr->cols;
 	bool *oom = &f->scr->oom;
 
 	l->selected = selected;
-	put_name(l, cols, oom, n->name, g->name_w);
+	if (cluster && g->cluster_w)
+		put_name(l, cols, oom, 0, cluster, g->cluster_w);
+	put_name(l, cols, oom, g->name_x, n->name, g->name_w);
 	if (g->bar_w && g->nbars && n->gpus) {
 		for (int i = 0; i < n->ngpus && i < g->nbars; i++)
 			tui_put_bar(l, cols, oom, g->bars_x + i * g->per, g->bar_w, n->gpus[i].mem_allocated,
@@ -335,8 +456,8 @@ struct dline {
 	size_t row;
 };
 
-static struct dline *display_lines(struct tui_frame *f, const struct model_node *const *nodes, size_t *ret_n,
-				   size_t *ret_sel)
+static struct dline *display_lines(struct tui_frame *f, const struct model_node *const *nodes, const size_t *cl,
+				   size_t *ret_n, size_t *ret_sel)
 {
 	struct dline *d = calloc(f->s->nrows * 2 + 1, sizeof(*d));
 	size_t n = 0;
@@ -350,7 +471,8 @@ static struct dline *display_lines(struct tui_frame *f, const struct model_node 
 
 		if (!node)
 			continue;
-		if (f->s->group_pools && (i == 0 || cmp_str_last_null(prev, node->pool) != 0))
+		if (f->s->group_pools && (i == 0 || cmp_str_last_null(prev, node->pool) != 0 ||
+					  (cl && f->s->group_clusters && cl[i] != cl[i - 1])))
 			d[n++] = (struct dline){ .pool = node->pool ? node->pool : "(no pool)", .row = i };
 		prev = node->pool;
 		if (i == f->s->sel)
@@ -391,28 +513,37 @@ static void pool_heading(struct tui_frame *f, struct tui_line *l, const struct d
 	}
 }
 
-/* The model's node of each row, looked up once (NULL: gone since). */
-static const struct model_node **row_nodes(const struct tui_frame *f)
+/* The model's node of each row, looked up once (NULL: gone since); with
+ * several clusters, each row's cluster in *cl (else NULL). */
+static const struct model_node **row_nodes(const struct tui_frame *f, size_t **cl)
 {
 	const struct model_node **nodes = calloc(f->s->nrows ? f->s->nrows : 1, sizeof(*nodes));
 
+	*cl = f->fleet ? calloc(f->s->nrows ? f->s->nrows : 1, sizeof(**cl)) : NULL;
+	if (f->fleet && !*cl) {
+		free(nodes);
+		return NULL;
+	}
 	for (size_t i = 0; nodes && i < f->s->nrows; i++)
-		nodes[i] = tui_find_node(f->m, f->s->rows[i]);
+		nodes[i] = f->fleet ? tui_fleet_find(f->fleet, f->s->rows[i], &(*cl)[i]) : tui_find_node(f->m, f->s->rows[i]);
 	return nodes;
 }
 
 void tui_list_draw(struct tui_frame *f, int y0, int height)
 {
-	const struct model_node **nodes = row_nodes(f);
+	size_t *cl = NULL;
+	const struct model_node **nodes = row_nodes(f, &cl);
+	const struct model *selected = f->m;
 	struct list_geom g;
 	struct dline *d;
 	size_t n, sel, top;
 
 	if (!nodes) {
+		free(cl);
 		f->scr->oom = true;
 		return;
 	}
-	list_geometry(f, &g, nodes);
+	list_geometry(f, &g, nodes, cl);
 	list_header(f, &g, y0);
 	y0++;
 	height--;
@@ -426,12 +557,14 @@ void tui_list_draw(struct tui_frame *f, int y0, int height)
 		if (height >= 1)
 			f->scr->page = (size_t)height;
 		free(nodes);
+		free(cl);
 		return;
 	}
 	f->scr->page = (size_t)height;
-	d = display_lines(f, nodes, &n, &sel);
+	d = display_lines(f, nodes, cl, &n, &sel);
 	free(nodes);
 	if (!d) {
+		free(cl);
 		f->scr->oom = true;
 		return;
 	}
@@ -454,10 +587,13 @@ void tui_list_draw(struct tui_frame *f, int y0, int height)
 
 		if (!l)
 			break;
+		row_model(f, cl, d[i].row);
 		if (d[i].node)
-			list_row(f, &g, l, d[i].node, d[i].row == f->s->sel);
+			list_row(f, &g, l, d[i].node, cl ? f->fleet->c[cl[d[i].row]].name : NULL, d[i].row == f->s->sel);
 		else
 			pool_heading(f, l, d, i, n);
+		f->m = selected;
 	}
 	free(d);
+	free(cl);
 }

@@ -21,6 +21,12 @@ bool tui_node_matches(const struct model_node *n, const char *filter);
  * is freed with free().  Returns the count, or -1 when out of memory. */
 long tui_layout_rows(const struct model *m, const struct tui_state *s, const char ***ret);
 
+/* The same over several clusters: each row's key (tui_fleet_key), grouped
+ * by cluster first when group_clusters; a filter cluster=NAME keeps one
+ * cluster, and another filter also matches a cluster's name.  *ret and
+ * each key are malloc'd.  Returns the count, or -1 when out of memory. */
+long tui_fleet_rows(const struct tui_fleet *fl, const struct tui_state *s, char ***ret);
+
 /* The column headers at y0 and the rows below, height lines in all; keeps
  * the selection in view and reports the scroll position in f->scr. */
 void tui_list_draw(struct tui_frame *f, int y0, int height);

@@ -69,12 +69,26 @@ struct tui_status {
 	bool utf8;	      /* the terminal's character set is UTF-8 */
 };
 
+/* One cluster of several the view shows (--context a,b), each its own
+ * model. */
+struct tui_cluster {
+	const char *name;      /* the context */
+	const struct model *m; /* NULL: nothing loaded (yet) */
+	const char *error;     /* why it shows nothing or old data, or NULL */
+};
+
+struct tui_fleet {
+	const struct tui_cluster *c;
+	size_t n;
+};
+
 /* One screen being laid out. */
 struct tui_frame {
 	struct tui_screen *scr;
 	const struct tui_state *s;
-	const struct model *m;
+	const struct model *m;	       /* one cluster's; with a fleet, the selected row's */
 	const struct tui_status *st;
+	const struct tui_fleet *fleet; /* several clusters, or NULL */
 };
 
 /* The role of a column's tone, and of allocated in total (column_level). */

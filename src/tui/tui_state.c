@@ -329,6 +329,10 @@ static void on_key(struct tui_state *s, int key)
 		s->group_pools = !s->group_pools;
 		ask_rows(s);
 		return;
+	case 'c':
+		s->group_clusters = !s->group_clusters;
+		ask_rows(s);
+		return;
 	case '/':
 		start_edit(s);
 		if (is_overlay(s->view))

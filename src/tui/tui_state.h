@@ -72,6 +72,7 @@ struct tui_state {
 	enum tui_view help_from; /* where ?, w or u was pressed, to go back to */
 	enum tui_sort sort;
 	bool group_pools;
+	bool group_clusters; /* several clusters: each cluster's nodes together (c) */
 
 	char *filter;	     /* applied: "key=value" or a substring; NULL = none */
 	bool editing;	     /* the filter prompt is open */

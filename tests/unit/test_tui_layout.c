@@ -809,7 +809,7 @@ Test(tui_layout, nothing_cut_at_80_or_60_columns)
 {
 	static const int64_t alloc[] = { 8 };
 	static const char *const help_words[] = {
-		"filter nodes: key=value (a label, or pool=NAME) or a substring",
+		"filter nodes: key=value (a label, pool=NAME, cluster=NAME) or a substring",
 		"Bars show allocated/total GPU memory: green below 50%, yellow below 90%, red above.",
 		"cannot take pods: free memory on NotReady or cordoned nodes, never offered.",
 	};
