@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fleet.h"
 #include "kube.h"
 #include "load.h"
 #include "model_live.h"
@@ -455,10 +456,8 @@ static int dra_discover(struct top *t, struct kerr *err)
 	return 0;
 }
 
-/* The flags, the connection, and the named nodes: a name that is not
- * there is an error, said as kubectl says it, before the screen opens
- * rather than an empty screen after. */
-static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+/* The flags, and the live model they ask for; no connection yet. */
+static int top_parse(struct top *t, struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = { 0 };
 	int nargs = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
@@ -486,9 +485,24 @@ static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, 
 	t->ctx = *ctx;
 	if (t->devnull)
 		t->ctx.errout = t->devnull;
-	if (cluster_connect(&t->ctx, &t->cluster, err) < 0 || cluster_find_nodes(&t->cluster, &t->sel, err) < 0)
+	return 0;
+}
+
+/* On the connected cluster, the named nodes: a name that is not there is
+ * an error, said as kubectl says it, before the screen opens rather than
+ * an empty screen after.  Then whether it serves DRA. */
+static int top_attach(struct top *t, struct kerr *err)
+{
+	if (cluster_find_nodes(&t->cluster, &t->sel, err) < 0)
 		return -1;
 	return dra_discover(t, err);
+}
+
+static int top_setup(struct top *t, struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	if (top_parse(t, ctx, argc, argv, err) < 0 || cluster_connect(&t->ctx, &t->cluster, err) < 0)
+		return -1;
+	return top_attach(t, err);
 }
 
 /* List nodes and pods; the watches follow as the lists end. */
@@ -528,16 +542,19 @@ static int lists_start(struct top *t, struct kerr *err)
 	return t->dra_on ? top_dra_start(&t->dra, err) : feeds_start(t, err);
 }
 
-/* The screen until q, a signal or a fatal error; the terminal is given
- * back either way.  A signal ends the view normally: the exit status says
- * which, as the shell would have reported it had we not caught it. */
-static int show(struct top *t, struct kerr *err)
+/* The screen until q, a signal or a fatal error, run calling ud's loop;
+ * the terminal is given back either way.  A signal ends the view normally:
+ * the exit status says which, as the shell would have reported it had we
+ * not caught it. */
+static int show_with(int (*run)(void *ud, struct tui_state *s, struct kerr *err), void *ud, bool by_cluster,
+		     struct kerr *err)
 {
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct tui_state s;
 	int rc = -1;
 
 	tui_state_init(&s, 0, 0);
+	s.group_clusters = by_cluster;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -546,7 +563,7 @@ static int show(struct top *t, struct kerr *err)
 	sigaction(SIGHUP, &sa, &old_hup);
 	if (tui_draw_start(err) == 0) {
 		tui_draw_size(&s.cols, &s.lines);
-		rc = loop(t, &s, t->cluster.cfg.context_name, err);
+		rc = run(ud, &s, err);
 		tui_draw_stop();
 	}
 	sigaction(SIGINT, &old_int, NULL);
@@ -557,6 +574,18 @@ static int show(struct top *t, struct kerr *err)
 	got_signal = 0;
 	tui_state_release(&s);
 	return rc;
+}
+
+static int run_one(void *ud, struct tui_state *s, struct kerr *err)
+{
+	struct top *t = ud;
+
+	return loop(t, s, t->cluster.cfg.context_name, err);
+}
+
+static int show(struct top *t, struct kerr *err)
+{
+	return show_with(run_one, t, false, err);
 }
 
 static void top_release(struct top *t)
@@ -613,37 +642,46 @@ static int print_frame(FILE *out, const struct tui_screen *scr, struct kerr *err
 	return rc;
 }
 
-/* --once, or no terminal on stdout: the first frame, once the lists (and
- * the usage, when asked) are in, as wide as $COLUMNS (80 by default) and as
- * tall as the nodes need, for logs and CI. */
-static int show_once(struct top *t, struct kerr *err)
+/* The frame's width: $COLUMNS, 80 by default. */
+static int once_cols(void)
 {
-	const char *env = getenv("COLUMNS"), *codeset = nl_langinfo(CODESET);
+	const char *env = getenv("COLUMNS");
+
+	return env && atoi(env) >= 40 ? atoi(env) : 80;
+}
+
+/* The data moved on, for a frame not yet shown. */
+static int once_step(struct top *t, struct kerr *err)
+{
+	long long now = top_now_ms();
+	struct tui_state s;
+	int rc;
+
+	tui_state_init(&s, 80, 24);
+	rc = usage_step(t, now, err) < 0 || data_step(t, &s, now, err) < 0 ? -1 : 0;
+	tui_state_release(&s);
+	return rc;
+}
+
+/* The lists are in, and the usage when it was asked for. */
+static bool once_ready(const struct top *t)
+{
+	return t->have_model && !t->fetch && (!t->usage.configured || t->have_usage);
+}
+
+/* The first frame as plain text, as tall as the nodes need. */
+static int print_once(struct top *t, int cols, struct kerr *err)
+{
+	const char *codeset = nl_langinfo(CODESET);
 	struct tui_status st = { .context = t->cluster.cfg.context_name,
 				 .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
 	struct tui_state s;
 	struct tui_screen scr;
 	char mode[64];
-	int cols = env && atoi(env) >= 40 ? atoi(env) : 80, rc;
+	int rc;
 
-	tui_state_init(&s, cols, 24);
-	for (;;) {
-		long long now = top_now_ms();
-
-		if (usage_step(t, now, err) < 0 || data_step(t, &s, now, err) < 0) {
-			tui_state_release(&s);
-			return -1;
-		}
-		if (t->have_model && !t->fetch && (!t->usage.configured || t->have_usage))
-			break;
-		if (kube_client_poll(t->cluster.client, -1, 250, err) < 0) {
-			tui_state_release(&s);
-			return -1;
-		}
-	}
 	if (t->usage_fresh)
 		settle(t, top_now_ms());
-	tui_state_release(&s);
 	tui_state_init(&s, cols, (int)t->live.m.nnodes + 24);
 	sync_rows(t, &s);
 	status_of(t, top_now_ms(), &st, mode, sizeof(mode));
@@ -659,11 +697,376 @@ static int show_once(struct top *t, struct kerr *err)
 	return rc;
 }
 
+/* --once, or no terminal on stdout: the first frame, once the lists (and
+ * the usage, when asked) are in, as wide as $COLUMNS (80 by default) and as
+ * tall as the nodes need, for logs and CI. */
+static int show_once(struct top *t, struct kerr *err)
+{
+	for (;;) {
+		if (once_step(t, err) < 0)
+			return -1;
+		if (once_ready(t))
+			break;
+		if (kube_client_poll(t->cluster.client, -1, 250, err) < 0)
+			return -1;
+	}
+	return print_once(t, once_cols(), err);
+}
+
+/* --- several clusters ------------------------------------------------------------ */
+
+/* Each cluster's view as one cluster's, all fed on the fleet's one loop. */
+struct top_fleet {
+	struct fleet f; /* the contexts, and each one's error */
+	struct top *tops;
+	/* the live view */
+	struct tui_cluster *view; /* each cluster as the screen shows it */
+	char **lines;		  /* a failed cluster's error, in kubectl's words */
+	struct tui_screen shown;  /* what the terminal shows */
+	bool have_shown;
+};
+
+/* top_parse on a copy of the arguments: the flags' parser moves them, and
+ * each cluster's view reads them afresh. */
+static int parse_copy(struct top *t, struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	int rc;
+
+	if (!copy)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	rc = top_parse(t, ctx, argc, copy, err);
+	free(copy);
+	return rc;
+}
+
+static void fleet_fail(struct top_fleet *tf, size_t i, struct kerr *e)
+{
+	kerr_release(&tf->f.loads[i].err);
+	tf->f.loads[i].err = *e;
+	memset(e, 0, sizeof(*e));
+}
+
+static bool fleet_failed(const struct top_fleet *tf, size_t i)
+{
+	return tf->f.loads[i].err.kind != KERR_NONE;
+}
+
+/* Each cluster that connected: its own view set up on its connection
+ * (borrowed from the fleet's load, whose config the client points to, and
+ * released with it), its lists started. */
+static int fleet_tops_start(struct top_fleet *tf, struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	tf->tops = calloc(tf->f.n, sizeof(*tf->tops));
+	tf->view = calloc(tf->f.n, sizeof(*tf->view));
+	tf->lines = calloc(tf->f.n, sizeof(*tf->lines));
+	if (!tf->tops || !tf->view || !tf->lines)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (size_t i = 0; i < tf->f.n; i++) {
+		struct top *t = &tf->tops[i];
+		struct kerr e = KERR_INIT;
+
+		if (parse_copy(t, ctx, argc, argv, err) < 0)
+			return -1;
+		if (fleet_failed(tf, i))
+			continue;
+		t->cluster = tf->f.loads[i].cluster;
+		if (top_attach(t, &e) < 0 || lists_start(t, &e) < 0)
+			fleet_fail(tf, i, &e);
+	}
+	return 0;
+}
+
+/* Every cluster moved on until each has its frame or its error; one
+ * cluster's wait holds back none of the others. */
+static int fleet_once_wait(struct top_fleet *tf, struct kerr *err)
+{
+	for (;;) {
+		struct kube_client *pending = NULL;
+
+		for (size_t i = 0; i < tf->f.n; i++) {
+			struct top *t = &tf->tops[i];
+			struct kerr e = KERR_INIT;
+
+			if (fleet_failed(tf, i) || once_ready(t))
+				continue;
+			if (once_step(t, &e) < 0)
+				fleet_fail(tf, i, &e);
+			else if (!once_ready(t))
+				pending = t->cluster.client;
+		}
+		if (!pending)
+			return 0;
+		/* one client's poll drives every client of the loop */
+		if (kube_client_poll(pending, -1, 250, err) < 0)
+			return -1;
+	}
+}
+
+/* The live view of a fleet ------------------------------------------------------ */
+
+/* Each cluster as the screen shows it: its settled model, and its error
+ * (why it failed, or the last one of its feeds, as its status would say). */
+static void fleet_view(struct top_fleet *tf, long long now)
+{
+	for (size_t i = 0; i < tf->f.n; i++) {
+		struct top *t = &tf->tops[i];
+		struct tui_status st = { 0 };
+		char mode[64];
+
+		if (fleet_failed(tf, i) && !tf->lines[i]) {
+			char *line = cli_error_line(&tf->f.loads[i].err);
+
+			/* the header says "error: " itself */
+			if (line && strncmp(line, "error: ", 7) == 0)
+				memmove(line, line + 7, strlen(line + 7) + 1);
+			tf->lines[i] = line;
+		}
+		if (!fleet_failed(tf, i))
+			status_of(t, now, &st, mode, sizeof(mode));
+		tf->view[i] = (struct tui_cluster){ .name = tf->f.names[i],
+						    .m = fleet_failed(tf, i) ? NULL : shown_model(t),
+						    .error = fleet_failed(tf, i) ? tf->lines[i] : st.error };
+	}
+}
+
+/* The status line of the fleet: the oldest data, the first cluster's way
+ * of following (they all follow alike), and no error of its own: each
+ * cluster's is on its line of the header. */
+static void fleet_status(struct top_fleet *tf, long long now, struct tui_status *st, char *mode, size_t modelen)
+{
+	bool first = true;
+	char other[64];
+
+	st->loading = true;
+	for (size_t i = 0; i < tf->f.n; i++) {
+		struct tui_status one = { 0 };
+
+		if (fleet_failed(tf, i))
+			continue;
+		status_of(&tf->tops[i], now, &one, first ? mode : other, first ? modelen : sizeof(other));
+		if (one.loading)
+			continue;
+		st->mode = first ? one.mode : st->mode;
+		st->loading = false;
+		st->age_s = first || one.age_s > st->age_s ? one.age_s : st->age_s;
+		first = false;
+	}
+	st->error = NULL;
+}
+
+static void fleet_sync_rows(struct top_fleet *tf, struct tui_state *s)
+{
+	const struct tui_fleet fl = { .c = tf->view, .n = tf->f.n };
+	struct tui_event ev = { .type = TUI_EV_ROWS };
+	char **keys = NULL;
+	long n = tui_fleet_rows(&fl, s, &keys);
+
+	if (n < 0)
+		return;
+	ev.rows = (const char *const *)keys;
+	ev.nrows = (size_t)n;
+	tui_reduce(s, &ev);
+	for (long i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+static void fleet_draw(struct top_fleet *tf, struct tui_state *s, long long now)
+{
+	const char *codeset = nl_langinfo(CODESET);
+	const struct tui_fleet fl = { .c = tf->view, .n = tf->f.n };
+	struct tui_status st = { .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
+	struct tui_event ev = { .type = TUI_EV_SCROLL };
+	struct tui_screen scr;
+	char mode[64];
+
+	fleet_status(tf, now, &st, mode, sizeof(mode));
+	if (tui_layout_fleet_screen(&scr, s, &fl, &st) < 0)
+		return;
+	ev.top = scr.top;
+	ev.detail_top = scr.detail_top;
+	tui_reduce(s, &ev);
+	tui_state_set_page(s, scr.page);
+	s->dirty = false;
+	if (tf->have_shown && tui_screen_same(&scr, &tf->shown)) {
+		tui_screen_release(&scr);
+		return;
+	}
+	tui_draw_screen(&scr);
+	if (tf->have_shown)
+		tui_screen_release(&tf->shown);
+	tf->shown = scr;
+	tf->have_shown = true;
+}
+
+/* Every cluster moved on; one that fails keeps its error on its line and
+ * stops, the others go on.  The client to wait on (NULL: none is left)
+ * and how long. */
+static struct kube_client *fleet_step(struct top_fleet *tf, struct tui_state *s, long long now, long long last_tick,
+				      long long *wait)
+{
+	struct kube_client *c = NULL;
+
+	*wait = 250;
+	for (size_t i = 0; i < tf->f.n; i++) {
+		struct top *t = &tf->tops[i];
+		struct kerr e = KERR_INIT;
+		long long w;
+
+		if (fleet_failed(tf, i))
+			continue;
+		if (usage_step(t, now, &e) < 0 || data_step(t, s, now, &e) < 0) {
+			fleet_fail(tf, i, &e);
+			s->relayout = s->dirty = true;
+			continue;
+		}
+		c = c ? c : t->cluster.client;
+		if ((w = wait_ms(t, now, last_tick)) < *wait)
+			*wait = w;
+	}
+	return c;
+}
+
+static int fleet_loop(void *ud, struct tui_state *s, struct kerr *err)
+{
+	struct top_fleet *tf = ud;
+	long long last_tick = 0;
+
+	for (;;) {
+		struct kube_client *c;
+		struct tui_event ev;
+		long long now, wait;
+
+		if (got_signal)
+			return 0;
+		while (tui_draw_read(&ev)) {
+			tui_reduce(s, &ev);
+			if (s->quit)
+				return 0;
+		}
+		now = top_now_ms();
+		c = fleet_step(tf, s, now, last_tick, &wait);
+		fleet_view(tf, now);
+		if (now - last_tick >= tf->tops[0].refresh_ms) {
+			ev = (struct tui_event){ .type = TUI_EV_TICK };
+			tui_reduce(s, &ev);
+			last_tick = now;
+		}
+		if (s->relayout)
+			fleet_sync_rows(tf, s);
+		if (s->dirty)
+			fleet_draw(tf, s, now);
+		/* one client's poll drives every client of the loop */
+		if (c && kube_client_poll(c, STDIN_FILENO, (int)wait, err) < 0)
+			return -1;
+		if (!c) {
+			struct pollfd keys = { .fd = STDIN_FILENO, .events = POLLIN };
+
+			poll(&keys, 1, (int)wait);
+		}
+	}
+}
+
+/* --once: the fleet's screen as one frame of text, once every cluster has
+ * its data or its error, as tall as the nodes and clusters need. */
+static int fleet_print_once(struct top_fleet *tf, FILE *out, struct kerr *err)
+{
+	const char *codeset = nl_langinfo(CODESET);
+	const struct tui_fleet fl = { .c = tf->view, .n = tf->f.n };
+	struct tui_status st = { .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
+	struct tui_state s;
+	struct tui_screen scr;
+	size_t nodes = 0;
+	char mode[64];
+	int rc;
+
+	for (size_t i = 0; i < tf->f.n; i++)
+		if (!fleet_failed(tf, i) && tf->tops[i].usage_fresh)
+			settle(&tf->tops[i], top_now_ms());
+	fleet_view(tf, top_now_ms());
+	for (size_t i = 0; i < tf->f.n; i++)
+		nodes += tf->view[i].m ? tf->view[i].m->nnodes : 0;
+	tui_state_init(&s, once_cols(), (int)(nodes + tf->f.n) + 24);
+	s.group_clusters = true;
+	fleet_sync_rows(tf, &s);
+	fleet_status(tf, top_now_ms(), &st, mode, sizeof(mode));
+	st.mode = "one frame";
+	if (tui_layout_fleet_screen(&scr, &s, &fl, &st) < 0) {
+		tui_state_release(&s);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	rc = print_frame(out, &scr, err);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+	return rc;
+}
+
+/* Several contexts: the live view of all, or with --once its first frame;
+ * then each failed cluster's line. */
+static int top_fleet_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
+{
+	struct top_fleet tf = { 0 };
+	struct top probe;
+	const struct cluster_load tmpl = { 0 };
+	/* -v logs and server warnings would scribble over the screen */
+	FILE *devnull = fopen("/dev/null", "w");
+	struct cli_ctx quiet = *ctx;
+	bool probe_once = false;
+	int rc = -1;
+
+	memset(&probe, 0, sizeof(probe));
+	if (parse_copy(&probe, ctx, argc, argv, err) < 0)
+		rc = -1;
+	else if (probe.usage.url)
+		kerr_set(err, KERR_USAGE, "--prometheus-url names one Prometheus: with several contexts give "
+					  "--prometheus NAMESPACE/SERVICE[:PORT], read through each cluster's API server");
+	else
+		rc = 0;
+	probe_once = probe.once;
+	top_release(&probe);
+	if (devnull)
+		quiet.errout = devnull;
+	if (rc < 0 || fleet_connect(&quiet, &tf.f, &tmpl, err) < 0 || fleet_tops_start(&tf, ctx, argc, argv, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (probe_once)
+		rc = fleet_once_wait(&tf, err) < 0 ? -1 : fleet_print_once(&tf, ctx->out, err);
+	else
+		rc = show_with(fleet_loop, &tf, true, err);
+	/* what failed is said after the frame, or once the screen is given back */
+	if (rc == 0) {
+		fleet_count_failed(&tf.f);
+		fleet_print_errors(ctx, &tf.f);
+		rc = fleet_exit_code(ctx, &tf.f);
+	}
+out:
+	for (size_t i = 0; tf.tops && i < tf.f.n; i++) {
+		memset(&tf.tops[i].cluster, 0, sizeof(tf.tops[i].cluster)); /* the fleet's */
+		top_release(&tf.tops[i]);
+	}
+	for (size_t i = 0; tf.lines && i < tf.f.n; i++)
+		free(tf.lines[i]);
+	free(tf.lines);
+	free(tf.view);
+	if (tf.have_shown)
+		tui_screen_release(&tf.shown);
+	free(tf.tops);
+	fleet_release(&tf.f);
+	if (devnull)
+		fclose(devnull);
+	return rc;
+}
+
 int top_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 {
 	struct top t;
 	int rc = -1;
 
+	if (cluster_fleet_asked(ctx))
+		return top_fleet_run(ctx, argc, argv, err);
 	memset(&t, 0, sizeof(t));
 	if (top_setup(&t, ctx, argc, argv, err) == 0 && lists_start(&t, err) == 0)
 		rc = t.once ? show_once(&t, err) : show(&t, err);

@@ -248,6 +248,45 @@ class Fleet(unittest.TestCase):
 		self.assertEqual(doc["clusters"][0]["report"], alone)
 		self.assertIsNone(doc["clusters"][2]["report"])
 
+	def node_rows(self, frame, prefix=""):
+		"""The node rows of a top frame: name and the figures right of the bars."""
+		lines = frame.split("\n\n")[0].splitlines()
+		head = next(i for i, l in enumerate(lines) if l.startswith(prefix + "NODE "))
+		return [l.split()[:1 + bool(prefix)] + l.split()[-6:] for l in lines[head + 1:] if l.strip()]
+
+	def test_top_once_one_frame_of_the_fleet(self):
+		r = self.plugin("top", "--once", "-v=8", "--context", "train,staging,sso,locked")
+		self.assertEqual(r.returncode, 1)
+		# as for one context, the client's log stays off the screen: only the errors
+		self.assertEqual(r.stderr.splitlines(), errors(r))
+		self.assertEqual(errors(r)[0], 'error: context "staging": ' + REFUSED)
+		self.assertTrue(errors(r)[1].startswith('error: context "locked": Error from server (Forbidden): '), r.stderr)
+		lines = r.stdout.splitlines()
+		self.assertEqual(lines[0], "cgpu top  4 clusters  sort name  by cluster")
+		self.assertTrue(lines[1].endswith(" 73/248 GiB (29%)  nodes 6  GPUs 17  pods 13  pending 2"), lines[1])
+		self.assertEqual([l[:10] for l in lines[2:6]], ["  train   ", "  staging ", "  sso     ", "  locked  "])
+		self.assertEqual(lines[3], "  staging error: " + REFUSED)
+		self.assertIn("] 9/30 GiB (30%)  nodes 2  GPUs 2  pods 3  pending 0", lines[4])
+		# each cluster's rows are what that context alone shows
+		rows = self.node_rows(r.stdout, "CLUSTER ")
+		want = [["train"] + x for x in self.node_rows(self.single("train", "top", "--once"))]
+		want += [["sso"] + x for x in self.node_rows(self.single("sso", "top", "--once"))]
+		self.assertEqual(rows, want)
+
+	def test_top_once_bounds_a_hung_cluster(self):
+		t0 = time.monotonic()
+		r = self.plugin("top", "--once", "--all-contexts", "--request-timeout", "2s", "--ignore-unreachable")
+		self.assertLess(time.monotonic() - t0, 10, "a hung cluster held the fleet back")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertEqual(sorted({l.split()[0] for l in r.stdout.splitlines()[7:] if l.startswith(("infer ", "sso ", "train "))}),
+				 ["infer", "sso", "train"])
+		self.assertEqual(sorted(l.split('"')[1] for l in errors(r)), ["hung", "locked", "staging"])
+
+	def test_top_prometheus_url_names_one_prometheus(self):
+		r = self.plugin("top", "--once", "--prometheus-url", "http://127.0.0.1:1", "--context", "train,infer")
+		self.assertEqual(r.returncode, 2)
+		self.assertIn("--prometheus-url names one Prometheus", r.stderr)
+
 	def complete(self, *words):
 		r = run_plugin(["__complete", "--kubeconfig", self.kubeconfig] + list(words), env=dict(ENV, HOME=self.dir))
 		self.assertEqual(r.returncode, 0, r.stderr)
@@ -328,6 +367,80 @@ class Fleet(unittest.TestCase):
 		r = run_plugin(["--kubeconfig", path, "--context", bad + ",staging"], env=dict(ENV, HOME=self.dir))
 		self.assertIn("Cluster: evil\\x1b[2Jname\n", r.stdout)
 		self.assertNotIn("\x1b", r.stdout + r.stderr)
+
+
+@unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
+@unittest.skipUnless(shutil.which("tmux"), "tmux is not installed")
+class FleetTop(unittest.TestCase):
+	"""top's live view of train and infer (two servers), staging (refused) and locked (forbidden), in a tmux
+	pane."""
+	maxDiff = None
+
+	@classmethod
+	def setUpClass(cls):
+		cls.train = FakeAPI("multi-gpu").start()
+		cls.infer = FakeAPI("published-two-nodes").start()
+		cls.dir = tempfile.mkdtemp(prefix="cgpu-fleet-top-")
+		clusters = [{"name": n, "cluster": {"server": a.url, "certificate-authority": a.ca}}
+			    for n, a in (("train", cls.train), ("infer", cls.infer))]
+		clusters.append({"name": "staging", "cluster": {"server": "https://127.0.0.1:1",
+								"certificate-authority": cls.train.ca}})
+		users = [{"name": n, "user": {"token": a.tokens["admin-token"]}} for n, a in (("train", cls.train),
+											("infer", cls.infer))]
+		users.append({"name": "nobody", "user": {"token": cls.train.tokens["nobody"]}})
+		contexts = [{"name": n, "context": {"cluster": n, "user": n}} for n in ("train", "infer")]
+		contexts += [{"name": "staging", "context": {"cluster": "staging", "user": "train"}},
+			     {"name": "locked", "context": {"cluster": "train", "user": "nobody"}}]
+		cls.kubeconfig = os.path.join(cls.dir, "kubeconfig")
+		with open(cls.kubeconfig, "w") as f:
+			json.dump({"apiVersion": "v1", "kind": "Config", "clusters": clusters, "users": users,
+				   "contexts": contexts, "current-context": "train"}, f)
+
+	@classmethod
+	def tearDownClass(cls):
+		cls.train.stop()
+		cls.infer.stop()
+		shutil.rmtree(cls.dir, ignore_errors=True)
+
+	def pane(self, *args, lines=30):
+		from test_top import Pane  # pylint: disable=import-outside-toplevel
+		p = Pane(self, args=args, cols=160, lines=lines, env={"HOME": self.dir})
+		self.addCleanup(p.close)
+		return p
+
+	def test_a_cluster_column_each_clusters_line_and_events_on_one(self):
+		from test_top import pod  # pylint: disable=import-outside-toplevel
+		p = self.pane("--context", "train,infer,staging,locked")
+		s = p.wait_text("  infer   [")
+		self.assertIn("cgpu top  4 clusters  sort name  by cluster", s)
+		self.assertIn("73/248 GiB (29%)  nodes 6  GPUs 17  pods 13", s)
+		self.assertRegex(s, r"\n  train   \[\|+ *\] 64/218 GiB \(29%\)  nodes 4")
+		self.assertIn("\n  staging error: " + REFUSED, s)
+		self.assertRegex(s, r"\n  locked  error: Error from server \(Forbidden\): nodes is forbidden")
+		self.assertRegex(s, r"\nCLUSTER NODE +GPUS")
+		rows = [l for l in s.splitlines() if l.startswith(("train ", "infer "))]
+		self.assertEqual([l.split()[:2] for l in rows], [["train", "gpu-2x"], ["train", "gpu-4x"], ["train", "gpu-8x"],
+								  ["train", "gpu-zero"],
+								  ["infer", "cn-shanghai.i-uf61h64dz1tmlob9hmtb"],
+								  ["infer", "cn-shanghai.i-uf61h64dz1tmlob9hmtc"]])
+		# an event on infer changes infer's row and figures only
+		self.infer.put_object(pod("fresh-pod-0", "cn-shanghai.i-uf61h64dz1tmlob9hmtc", 3, 0))
+		s = p.wait_text("76/248 GiB")
+		self.assertIn("12/30 GiB (40%)", s)
+		self.assertRegex(s, r"\ninfer +cn-shanghai.i-uf61h64dz1tmlob9hmtc .* 6/15 +40% +2 ")
+		self.assertEqual([l for l in s.splitlines() if l.startswith("train ")], rows[:4])
+		# the filter picks a cluster; c lists the fleet as one
+		p.keys("/", "cluster=infer", "Enter")
+		s = p.wait_text("filter cluster=infer (2 of 6 nodes)")
+		self.assertFalse([l for l in s.splitlines() if l.startswith("train ")], s)
+		p.keys("Escape", "c")
+		s = p.wait_for(lambda s: "by cluster" not in s and "filter" not in s, what="one list")
+		names = [l.split()[1] for l in s.splitlines() if l.startswith(("train ", "infer "))]
+		self.assertEqual(names, sorted(names))
+		p.keys("q")
+		self.assertEqual(p.wait_exit(), 1)
+		s = p.wait_text("MARK-AFTER-TOP")
+		self.assertIn('error: context "staging": ' + REFUSED, s)
 
 
 class SecondRealServer:
