@@ -411,7 +411,7 @@ class FleetTop(unittest.TestCase):
 	def test_a_cluster_column_each_clusters_line_and_events_on_one(self):
 		from test_top import pod  # pylint: disable=import-outside-toplevel
 		p = self.pane("--context", "train,infer,staging,locked")
-		s = p.wait_text("  infer   [")
+		s = p.wait_for(lambda s: "  infer   [" in s and "  locked  error" in s, what="every cluster's line")
 		self.assertIn("cgpu top  4 clusters  sort name  by cluster", s)
 		self.assertIn("73/248 GiB (29%)  nodes 6  GPUs 17  pods 13", s)
 		self.assertRegex(s, r"\n  train   \[\|+ *\] 64/218 GiB \(29%\)  nodes 4")
@@ -525,6 +525,15 @@ class FleetBoth(unittest.TestCase):
 		self.assertEqual(r.stdout, "Cluster: east\n" + self.alone("east", *ask) + "\nCluster: west\n" +
 				 self.alone("west", *ask))
 		self.assertIn("The request fits now: nothing to move.", self.alone("west", *ask))
+
+	def test_top_once_each_clusters_rows_as_alone(self):
+		r = self.plugin("top", "--once", "--context", "west,gone,east")
+		self.assertEqual(r.returncode, 1)
+		self.assertEqual(errors(r), ['error: context "gone": ' + REFUSED])
+		self.assertIn("\n  gone error: " + REFUSED + "\n", r.stdout)
+		rows = Fleet.node_rows(self, r.stdout, "CLUSTER ")
+		want = [[c] + x for c in ("west", "east") for x in Fleet.node_rows(self, self.alone(c, "top", "--once"))]
+		self.assertEqual(rows, want)
 
 
 @unittest.skipIf(plugin_path() is None, "the plugin is not built (CGPU_PLUGIN)")
