@@ -23,6 +23,7 @@
 #include "fit.h"
 #include "fit_files.h"
 #include "fleet.h"
+#include "frag_report.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -30,6 +31,7 @@
 #include "output.h"
 #include "render.h"
 #include "render_defrag.h"
+#include "render_frag.h"
 #include "termsafe.h"
 #include "write_check.h"
 
@@ -499,8 +501,22 @@ struct defrag_fleet {
 	size_t *order;		   /* the best first */
 };
 
-/* The plan for one cluster, made as for one: its load is lent to r while
- * the rules are drawn from it, and given back. */
+/* A cluster of the fleet is planned for as one: its load is lent to r
+ * while the rules are drawn from it (make_rules reads r->load), and given
+ * back with the rules' arrays freed. */
+static void load_give_back(struct defrag_run *r, struct cluster_load *l)
+{
+	*l = r->load;
+	memset(&r->load, 0, sizeof(r->load));
+	free(r->stay);
+	free(r->budget);
+	free(r->allowed);
+	r->stay = NULL;
+	r->budget = NULL;
+	r->allowed = NULL;
+}
+
+/* The plan for one cluster, made as for one. */
 static int plan_cluster(struct defrag_run *r, struct cluster_load *l, struct defrag_answer *a, struct kerr *err)
 {
 	struct defrag_rules rules;
@@ -512,14 +528,7 @@ static int plan_cluster(struct defrag_run *r, struct cluster_load *l, struct def
 	if (rc == 0 && (defrag_plan(&r->load.model, &r->req, &rules, &a->plan) < 0 ||
 			fit_check(&r->load.model, &r->req, &a->now) < 0))
 		rc = kerr_set(err, KERR_OTHER, "out of memory");
-	*l = r->load;
-	memset(&r->load, 0, sizeof(r->load));
-	free(r->stay);
-	free(r->budget);
-	free(r->allowed);
-	r->stay = NULL;
-	r->budget = NULL;
-	r->allowed = NULL;
+	load_give_back(r, l);
 	return rc;
 }
 
@@ -594,14 +603,80 @@ static int print_fleet(struct defrag_run *r, struct defrag_fleet *df, struct ker
 	return rc ? rc : room ? 0 : EXIT_NO_PLAN;
 }
 
+/* Without a request: each cluster's fragmentation report, as one cluster
+ * gives it, in the order asked. */
+struct frag_fleet {
+	struct fleet f;
+	struct frag_report *reps; /* one per cluster */
+};
+
+static json_t *frag_cluster_json(const struct fleet *f, size_t i, void *ud)
+{
+	const struct frag_fleet *ff = ud;
+
+	return render_frag_document(&f->loads[i].model, &ff->reps[i]);
+}
+
+static int frag_print_fleet(struct defrag_run *r, struct frag_fleet *ff, struct kerr *err)
+{
+	size_t shown = 0;
+	int rc = 0;
+
+	if (output_is_document(r->out)) {
+		json_t *doc = fleet_document(&ff->f, FLEET_KIND_FRAG, NULL, frag_cluster_json, ff);
+
+		rc = doc ? output_document(r->ctx, doc, r->out, err) : kerr_set(err, KERR_OTHER, "cannot build the answer");
+		json_decref(doc);
+	}
+	for (size_t i = 0; !output_is_document(r->out) && rc == 0 && i < ff->f.n; i++)
+		if (ff->f.loads[i].have_model && (rc = fleet_heading(r->ctx, &ff->f, i, shown++ == 0, err)) == 0)
+			rc = render_frag_table(r->ctx->out, &ff->f.loads[i].model, &ff->reps[i], err);
+	fflush(r->ctx->out);
+	fleet_print_errors(r->ctx, &ff->f);
+	return rc < 0 ? -1 : fleet_exit_code(r->ctx, &ff->f);
+}
+
+static int frag_fleet_run(struct defrag_run *r, struct kerr *err)
+{
+	struct frag_fleet ff = {0};
+	int rc = -1;
+
+	if (fleet_load(r->ctx, &ff.f, &r->load, err) < 0)
+		goto out;
+	if (!(ff.reps = calloc(ff.f.n, sizeof(*ff.reps)))) {
+		kerr_set(err, KERR_OTHER, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ff.f.n; i++) {
+		struct defrag_rules rules;
+		struct defrag_report counts = {0};
+
+		if (!ff.f.loads[i].have_model)
+			continue;
+		r->load = ff.f.loads[i];
+		rc = make_rules(r, &rules, &counts, err);
+		if (rc == 0 && frag_report_build(&r->load.model, &rules, r->sel.scheme, &ff.reps[i]) < 0)
+			rc = kerr_set(err, KERR_OTHER, "out of memory");
+		load_give_back(r, &ff.f.loads[i]);
+		if (rc < 0)
+			goto out;
+	}
+	rc = frag_print_fleet(r, &ff, err);
+out:
+	for (size_t i = 0; ff.reps && i < ff.f.n; i++)
+		frag_report_release(&ff.reps[i]);
+	free(ff.reps);
+	fleet_release(&ff.f);
+	return rc;
+}
+
 static int defrag_fleet_run(struct defrag_run *r, struct warnings *w, struct kerr *err)
 {
 	struct defrag_fleet df = {.r = r};
 	int rc = -1;
 
 	if (r->report)
-		return kerr_set(err, KERR_USAGE, "the fragmentation report reads one cluster: give one --context, or a "
-						 "request (--memory, -f FILE) to ask the fleet");
+		return frag_fleet_run(r, err);
 	if (r->pod_name)
 		return kerr_set(err, KERR_USAGE, "a pod is read from one cluster: with several contexts, give -f FILE or --memory");
 	if (r->execute)

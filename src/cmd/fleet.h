@@ -16,6 +16,7 @@
 #define FLEET_KIND_REPORT "FleetReport"
 #define FLEET_KIND_FIT "FleetFitAnswer"
 #define FLEET_KIND_DEFRAG "FleetDefragPlan"
+#define FLEET_KIND_FRAG "FleetFragmentationReport"
 
 /* "Cluster: NAME", the line that heads cluster i's section, after a blank
  * line unless it is the first section shown; NAME in its visible form. */
