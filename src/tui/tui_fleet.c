@@ -148,7 +148,7 @@ int tui_fleet_header(struct tui_frame *f)
 			tui_putf(l, cols, &f->scr->oom, x, TUI_ROLE_ERROR, -1, "error: %s", c->error);
 	}
 	if (shown < fl->n && (l = tui_frame_row(f, y++)))
-		tui_putf(l, cols, &f->scr->oom, 2, TUI_ROLE_DIM, -1, "%zu more clusters (/ cluster=NAME shows one)",
-			 fl->n - shown);
+		tui_putf(l, cols, &f->scr->oom, 2, TUI_ROLE_DIM, -1, "%zu more cluster%s (/ cluster=NAME shows one)",
+			 fl->n - shown, fl->n - shown == 1 ? "" : "s");
 	return y;
 }

@@ -232,6 +232,27 @@ Test(tui_fleet, header_per_cluster_and_a_cluster_column)
 	tui_state_release(&s);
 }
 
+Test(tui_fleet, a_short_screen_counts_the_clusters_it_leaves_out)
+{
+	struct tui_state s;
+	struct tui_screen scr;
+	char *text;
+
+	fleet_init();
+	tui_state_init(&s, 100, 12);
+	sync_rows(&s);
+	text = screen_text(&s, &scr);
+	/* two cluster lines on 12 lines, the list keeps the rest */
+	cr_assert_not_null(strstr(text, "\n  train   ["), "%s", text);
+	cr_assert_not_null(strstr(text, "\n  infer   ["), "%s", text);
+	cr_assert_null(strstr(text, "staging"), "%s", text);
+	cr_assert_not_null(strstr(text, "\n  1 more cluster (/ cluster=NAME shows one)\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "\nCLUSTER NODE"), "%s", text);
+	free(text);
+	tui_screen_release(&scr);
+	tui_state_release(&s);
+}
+
 Test(tui_fleet, the_pane_reads_the_selected_rows_cluster)
 {
 	struct tui_state s;
