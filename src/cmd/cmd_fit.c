@@ -25,7 +25,8 @@
 #define MAX_EVENTS 3
 #define EXIT_DOES_NOT_FIT 3
 
-enum { F_MEMORY, F_GPUS, F_CORE, F_FILENAME, F_RECURSIVE, F_OUTPUT, F_COUNT };
+enum { F_MEMORY, F_GPUS, F_CORE, F_CLASS, F_DEVICES, F_CAPACITY, F_SELECTOR, F_FILENAME, F_RECURSIVE, F_OUTPUT,
+       F_COUNT };
 
 const struct flag fit_flags[] = {
 	[F_MEMORY] = {"memory", 0, "QUANTITY",
@@ -33,6 +34,12 @@ const struct flag fit_flags[] = {
 		      NULL},
 	[F_GPUS] = {"gpus", 0, "N", "number of GPUs (default 1); alone, whole GPUs", NULL},
 	[F_CORE] = {"core", 0, "PCT", "compute share of each GPU, in percent", NULL},
+	[F_CLASS] = {"device-class", 0, "NAME", "a claim of devices of this DeviceClass (Dynamic Resource Allocation)",
+		     NULL},
+	[F_DEVICES] = {"count", 0, "N", "devices the claim asks for (default 1)", NULL},
+	[F_CAPACITY] = {"capacity", 0, CLI_LIST_ARG("NAME=QUANTITY"),
+			"capacity the claim asks of each device (memory=10Gi)", NULL},
+	[F_SELECTOR] = {"selector", 0, "CEL", "a CEL expression each device must satisfy, beside the class's", NULL},
 	[F_FILENAME] = {"filename", 'f', CLI_LIST_ARG("FILE"),
 			"manifests of Pods or workloads (YAML or JSON, files or directories; - for stdin)", NULL},
 	[F_RECURSIVE] = {"recursive", 'R', NULL, "process the directories given with -f recursively", NULL},
@@ -59,6 +66,9 @@ struct fit_run {
 	char **events;
 	size_t nevents;
 	char *scheduled_on; /* the pod is already on a node */
+	/* a claim of devices from the flags */
+	struct k8s_dra_request claim;
+	struct k8s_dra_selector selector;
 };
 
 /* --memory as kubectl reads a quantity (fit_parse_memory), or refused in
@@ -221,8 +231,42 @@ static char *describe(const struct fit_request *q, const char *what)
 	return s;
 }
 
+/* "claim: 2 devices of class gpu.nvidia.com, memory=10Gi each, where EXPR" */
+static char *describe_claim(const struct fit_request *q, const char *what)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s: ", what);
+	for (size_t i = 0; i < q->nclaim; i++) {
+		const struct k8s_dra_request *c = &q->claim[i];
+		long long n = c->count > 0 ? c->count : 1;
+		bool all = c->allocation_mode && strcmp(c->allocation_mode, "All") == 0;
+
+		if (i)
+			fputs("; ", f);
+		if (all)
+			fprintf(f, "every device of class %s", c->class_name ? c->class_name : "?");
+		else
+			fprintf(f, "%lld device%s of class %s", n, n == 1 ? "" : "s", c->class_name ? c->class_name : "?");
+		for (size_t k = 0; k < c->capacity.len; k++)
+			fprintf(f, "%s%s=%s", k ? ", " : " with ", c->capacity.items[k].key, c->capacity.items[k].value);
+		for (size_t k = 0; k < c->nselectors; k++)
+			fprintf(f, "%s%s", k ? " and " : " where ", c->selectors[k].expression ? c->selectors[k].expression : "");
+	}
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static void run_release(struct fit_run *r)
 {
+	kvlist_release(&r->claim.capacity);
 	cluster_load_release(&r->load);
 	nodesel_release(&r->sel);
 	if (!r->filename)
@@ -298,12 +342,70 @@ static int print_documents(struct cli_ctx *ctx, struct fit_run *r, struct kerr *
 	return rc;
 }
 
+/* --capacity NAME=QUANTITY[,...]: each a quantity as kubectl reads one. */
+static int parse_capacity(const char *v, struct kvlist *out, struct kerr *err)
+{
+	char *copy = strdup(v), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		int64_t q;
+
+		if (!eq || eq == item || quantity_parse_int(eq + 1, &q) < 0 || q <= 0) {
+			rc = cli_flag_error(err, "capacity", v, "must be NAME=QUANTITY, such as memory=10Gi");
+			break;
+		}
+		*eq = 0;
+		if (kvlist_add(out, item, strlen(item), eq + 1, strlen(eq + 1)) < 0)
+			rc = kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	free(copy);
+	return rc;
+}
+
+/* --device-class and the flags of a claim, which go with it alone. */
+static int parse_claim_flags(const char **vals, struct fit_run *r, struct kerr *err)
+{
+	long v = 1;
+
+	if (!vals[F_CLASS]) {
+		for (int f = F_DEVICES; f <= F_SELECTOR; f++)
+			if (vals[f])
+				return kerr_set(err, KERR_USAGE, "--%s is a flag of a claim: give it with --device-class",
+						fit_flags[f].name);
+		return 0;
+	}
+	if (vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE])
+		return kerr_set(err, KERR_USAGE,
+				"--device-class asks for devices: give --count, --capacity and --selector, not --memory, --gpus or --core");
+	if (!*vals[F_CLASS])
+		return cli_flag_error(err, "device-class", vals[F_CLASS], "must name a DeviceClass");
+	if (vals[F_DEVICES] && cli_parse_whole(vals[F_DEVICES], "count", 1, SCHEME_MAX_ASK_GPUS, &v, err) < 0)
+		return -1;
+	if (vals[F_CAPACITY] && parse_capacity(vals[F_CAPACITY], &r->claim.capacity, err) < 0)
+		return -1;
+	r->claim.name = (char *)"request";
+	r->claim.class_name = (char *)vals[F_CLASS];
+	r->claim.count = v;
+	if (vals[F_SELECTOR]) {
+		r->selector.expression = (char *)vals[F_SELECTOR];
+		r->claim.selectors = &r->selector;
+		r->claim.nselectors = 1;
+	}
+	r->req.claim = &r->claim;
+	r->req.nclaim = 1;
+	return 0;
+}
+
 /* The flags: what is asked for, and of which nodes. */
 static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run *r, struct kerr *err)
 {
 	const char *vals[F_COUNT + NODESEL_MAX_FLAGS + 1] = {0};
 	int npos = cli_parse_flags(ctx->cmd, argc, argv, vals, err);
-	bool flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE];
+	bool flags_given = vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE] || vals[F_CLASS];
 	long v;
 
 	if (npos < 0 || output_parse(vals[F_OUTPUT], false, &r->out, err) < 0)
@@ -312,7 +414,9 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run
 		return kerr_set(err, KERR_USAGE, "fit takes at most one pod (NAMESPACE/NAME or NAME)");
 	if ((npos > 0) + (vals[F_FILENAME] != NULL) + flags_given != 1)
 		return kerr_set(err, KERR_USAGE,
-				"give exactly one of: a pod (NAMESPACE/NAME), -f FILE, or --memory/--gpus/--core");
+				"give exactly one of: a pod (NAMESPACE/NAME), -f FILE, --memory/--gpus/--core, or --device-class");
+	if (parse_claim_flags(vals, r, err) < 0)
+		return -1;
 	r->req.gpus = 1;
 	if (vals[F_MEMORY] && parse_memory(vals[F_MEMORY], &r->req, err) < 0)
 		return -1;
@@ -382,7 +486,12 @@ static int set_subject(struct fit_run *r, const char *what, long pods, struct wa
 	free(r->subject);
 	r->subject = NULL;
 	r->req = (struct fit_request){.scheme = r->sel.scheme, .mem = r->req.mem, .mem_unit = r->req.mem_unit,
-				      .core = r->req.core, .gpus = r->req.gpus};
+				      .core = r->req.core, .gpus = r->req.gpus, .claim = r->req.claim,
+				      .nclaim = r->req.nclaim};
+	if (!r->pod && r->req.nclaim) {
+		r->subject = describe_claim(&r->req, "claim");
+		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
+	}
 	if (!r->pod) {
 		r->subject = describe(&r->req, "request");
 		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
@@ -427,6 +536,24 @@ static int check_memory_unit(const struct fit_run *r, struct kerr *err)
 		return kerr_set(err, KERR_USAGE,
 				"--memory %s has no unit and the nodes count GPU memory in GiB and in MiB: write %sGi or %sMi, or choose a --scheme",
 				r->memory, r->memory, r->memory);
+	return 0;
+}
+
+/* A claim names DeviceClasses: each must exist, as the API server says of one that does not. */
+static int check_classes(const struct fit_run *r, struct kerr *err)
+{
+	for (size_t i = 0; i < r->req.nclaim; i++) {
+		char *msg = NULL;
+
+		if (fit_claim_class_known(&r->load.model, r->req.claim[i].class_name))
+			continue;
+		if (asprintf(&msg, "deviceclasses.resource.k8s.io \"%s\" not found",
+			     r->req.claim[i].class_name ? r->req.claim[i].class_name : "") < 0)
+			msg = NULL;
+		kerr_set_status(err, 404, "NotFound", msg ? msg : "deviceclass not found");
+		free(msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -664,7 +791,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	}
 	if (!r.filename && set_subject(&r, "pod", 1, &w, err) < 0)
 		goto out;
-	if (cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0)
+	if (cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0 || check_classes(&r, err) < 0)
 		goto out;
 	if (r.filename ? answer_manifests(ctx, &r, &w, &fits, err) < 0 : answer(ctx, &r, 1, &fits, err) < 0)
 		goto out;

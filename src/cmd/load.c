@@ -415,9 +415,13 @@ static void loading_settle(struct loading *g, struct kerr *set_err, int round)
 	g->active = false;
 	/* every node and pod has been read from the inventory and the model
 	 * keeps its own copies: its memory goes to finishing and drawing */
-	g->m.opts.objects = NULL;
-	l->mo.objects = NULL;
-	dra_inventory_release(&l->dra);
+	if (!l->mo.scheduling) {
+		/* fit's checks and the pending reasons read the devices: kept
+		 * with scheduling, until the load is released */
+		g->m.opts.objects = NULL;
+		l->mo.objects = NULL;
+		dra_inventory_release(&l->dra);
+	}
 	if (set_err->kind == KERR_NONE && check_missing(&g->a, set_err) == 0 && model_finish(&g->m, set_err) == 0) {
 		l->model = g->m;
 		l->have_model = true;

@@ -1,6 +1,7 @@
 /* Fit checks: one pass over the model's nodes, each node either a place
  * (with the GPUs its scheme would pick) or one reason, reasons grouped. */
 #include "fit.h"
+#include "fit_claim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,13 @@ static const char *const reason_names[FIT_REASON_COUNT] = {
 	[FIT_REASON_CORE] = "InsufficientCompute",
 	[FIT_REASON_SLOTS] = "NoFreeSlot",
 	[FIT_REASON_CARD] = "LargerThanOneGPU",
+	[FIT_REASON_NO_DEVICE] = "NoDeviceOfClass",
+	[FIT_REASON_DEVICE_SELECTOR] = "SelectorFalse",
+	[FIT_REASON_FEW_DEVICES] = "TooFewDevices",
+	[FIT_REASON_DEVICE_TAKEN] = "DeviceTaken",
+	[FIT_REASON_DEVICE_CAPACITY] = "InsufficientDeviceCapacity",
+	[FIT_REASON_DEVICE_TAINT] = "DeviceTaint",
+	[FIT_REASON_UNKNOWN] = "Unknown",
 };
 
 const char *fit_reason_name(enum fit_reason reason)
@@ -152,6 +160,8 @@ struct wanted {
 
 static bool scheme_matches(const struct model_node *n, const struct fit_request *r, const struct wanted *want)
 {
+	if (r->nclaim)
+		return fit_claim_node(n) && (want->any_scheme || n->scheme == want->sc);
 	if (!want->any_scheme)
 		return want->sc && n->scheme == want->sc;
 	/* whole GPUs only: the nodes that count slots; else those that count memory */
@@ -249,7 +259,19 @@ struct check {
 	const struct fit_request *r;
 	struct wanted want;
 	struct scheme_place_gpu *gpus;
+	struct fit_claim_check *claim; /* a claim of devices, compiled once */
 };
+
+/* The rule of the node: the claim's on its devices, else its scheme's. */
+static int node_rule(const struct model_node *n, const struct check *c, struct verdict *v, bool *unpublished)
+{
+	if (!c->claim)
+		return scheme_rule(n, c->r, c->gpus, v, unpublished);
+	if (fit_claim_judge(c->claim, n, &v->reason, &v->owned, &v->place) < 0)
+		return -1;
+	v->detail = v->owned;
+	return 0;
+}
 
 static int judge(const struct model_node *n, const struct check *c, struct verdict *v, bool *unpublished)
 {
@@ -261,7 +283,7 @@ static int judge(const struct model_node *n, const struct check *c, struct verdi
 	if (!scheme_matches(n, r, &c->want)) {
 		v->reason = FIT_REASON_SCHEME;
 	} else if (r->node) {
-		return scheme_rule(n, r, c->gpus, v, unpublished);
+		return node_rule(n, c, v, unpublished);
 	} else if (!n->ready) {
 		v->reason = FIT_REASON_NOT_READY;
 	} else if (n->unschedulable) {
@@ -273,7 +295,7 @@ static int judge(const struct model_node *n, const struct check *c, struct verdi
 	} else if (!affinity_matches(n, r)) {
 		v->reason = FIT_REASON_AFFINITY;
 	} else {
-		return scheme_rule(n, r, c->gpus, v, unpublished);
+		return node_rule(n, c, v, unpublished);
 	}
 	return 0;
 }
@@ -369,14 +391,26 @@ static int cmp_groups(const void *a, const void *b)
 
 /* A check of nodes of m for req (whose GPU count is at least 1 in *r):
  * room for the GPUs of the largest node. */
-static int check_init(struct check *c, struct fit_request *r, const struct fit_request *req, int maxg)
+static void check_release(struct check *c)
+{
+	free(c->gpus);
+	fit_claim_check_free(c->claim);
+	c->gpus = NULL;
+	c->claim = NULL;
+}
+
+static int check_init(struct check *c, const struct model *m, struct fit_request *r, const struct fit_request *req,
+		      int maxg)
 {
 	*r = *req;
 	if (r->gpus < 1)
 		r->gpus = 1;
 	*c = (struct check){.r = r, .want = {scheme_find(r->scheme), !r->scheme}};
 	c->gpus = calloc((size_t)(maxg > 1 ? maxg : 1), sizeof(*c->gpus));
-	return c->gpus ? 0 : -1;
+	if (c->gpus && (!r->nclaim || fit_claim_check_new(m, r, &c->claim) == 0))
+		return 0;
+	check_release(c);
+	return -1;
 }
 
 /* The verdict as fit_verdict says it: detail always its own. */
@@ -409,10 +443,10 @@ int fit_judge(const struct model *m, size_t node, const struct fit_request *req,
 	int rc;
 
 	memset(ret, 0, sizeof(*ret));
-	if (check_init(&c, &r, req, m->nodes[node].ngpus) < 0)
+	if (check_init(&c, m, &r, req, m->nodes[node].ngpus) < 0)
 		return -1;
 	rc = judge_node(&m->nodes[node], node, &c, ret);
-	free(c.gpus);
+	check_release(&c);
 	return rc;
 }
 
@@ -444,6 +478,7 @@ int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct
 		if (fv->reason >= 0) {
 			if (add_group(res, &gcap, &m->nodes[i], &v) < 0)
 				goto fail;
+			res->nunknown += fv->reason == FIT_REASON_UNKNOWN;
 			continue;
 		}
 		p = &res->fits[res->nfits++];
@@ -477,7 +512,7 @@ int fit_check(const struct model *m, const struct fit_request *req, struct fit_r
 	memset(res, 0, sizeof(*res));
 	for (size_t i = 0; i < m->nnodes; i++)
 		maxg = m->nodes[i].ngpus > maxg ? m->nodes[i].ngpus : maxg;
-	if (check_init(&c, &r, req, maxg) < 0)
+	if (check_init(&c, m, &r, req, maxg) < 0)
 		return -1;
 	v = calloc(m->nnodes ? m->nnodes : 1, sizeof(*v));
 	for (size_t i = 0; v && i < m->nnodes; i++) {
@@ -495,7 +530,7 @@ out:
 	for (size_t i = 0; v && i < m->nnodes; i++)
 		fit_verdict_release(&v[i]);
 	free(v);
-	free(c.gpus);
+	check_release(&c);
 	return rc;
 }
 
@@ -586,6 +621,15 @@ char *fit_group_text(const struct fit_group *g, const struct fit_request *r)
 		break;
 	case FIT_REASON_CARD:
 		rc = asprintf(&s, "%lld %s is more than one GPU holds", need, u);
+		break;
+	case FIT_REASON_NO_DEVICE:
+	case FIT_REASON_DEVICE_SELECTOR:
+	case FIT_REASON_FEW_DEVICES:
+	case FIT_REASON_DEVICE_TAKEN:
+	case FIT_REASON_DEVICE_CAPACITY:
+	case FIT_REASON_DEVICE_TAINT:
+	case FIT_REASON_UNKNOWN:
+		rc = asprintf(&s, "%s", g->detail ? g->detail : "?");
 		break;
 	default:
 		rc = asprintf(&s, "does not fit");

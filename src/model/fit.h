@@ -35,6 +35,12 @@ struct fit_request {
 	size_t nterms;
 	const struct k8s_toleration *tols;
 	size_t ntols;
+	/* A claim of devices (Dynamic Resource Allocation) instead of memory:
+	 * its requests, each of a DeviceClass, a count, CEL selectors and
+	 * capacity requests, judged on the nodes of a scheme that publishes
+	 * devices (scheme.h: node_devices).  nclaim 0 = not a claim. */
+	const struct k8s_dra_request *claim;
+	size_t nclaim;
 	/* A pod already bound to this node, waiting for its GPU: only this
 	 * node, and only its scheme's rule (the scheduler's checks are behind
 	 * it).  NULL = every node. */
@@ -54,6 +60,14 @@ enum fit_reason {
 	FIT_REASON_CORE,	/* memory yes, compute share no */
 	FIT_REASON_SLOTS,	/* no free vGPU slot / whole GPU */
 	FIT_REASON_CARD,	/* more than one GPU's memory (cce) */
+	/* a claim of devices; detail: the reason in words */
+	FIT_REASON_NO_DEVICE,	    /* no device of the class */
+	FIT_REASON_DEVICE_SELECTOR, /* devices of the class, none the request's selectors match */
+	FIT_REASON_FEW_DEVICES,	    /* fewer free devices that match than asked for */
+	FIT_REASON_DEVICE_TAKEN,    /* those that match are allocated and not shareable */
+	FIT_REASON_DEVICE_CAPACITY, /* not enough capacity left on those that match */
+	FIT_REASON_DEVICE_TAINT,    /* those that match are tainted NoSchedule/NoExecute */
+	FIT_REASON_UNKNOWN,	    /* a selector not evaluated, a pool incomplete: may fit, never counted so */
 	FIT_REASON_COUNT
 };
 
@@ -83,7 +97,12 @@ struct fit_result {
 	size_t ngroups;
 	size_t considered; /* nodes looked at */
 	bool unpublished;  /* a node's scheme does not publish its per-GPU rule (cce) */
+	size_t nunknown;   /* nodes of FIT_REASON_UNKNOWN: neither a place nor a no */
 };
+
+/* A claim's DeviceClass is known to the model's objects (a claim of an
+ * unknown class is refused before it is checked). */
+bool fit_claim_class_known(const struct model *m, const char *name);
 
 /* --memory as kubectl reads a quantity: with a binary or decimal suffix
  * (12Gi, 512Mi, 16G) a size, in MiB rounded up (FIT_MEM_MIB); a plain

@@ -47,13 +47,19 @@ static int fail(struct kerr *err)
 	return kerr_set(err, KERR_OTHER, "cannot write the answer");
 }
 
-/* The grouped reasons of a check, one line each. */
-static bool put_groups(struct tabwriter *tw, const struct fit_request *r, const struct fit_result *res)
+/* The grouped reasons of a check, one line each: those that say no, or
+ * (unknown) those that cannot tell. */
+static bool put_groups(struct tabwriter *tw, const struct fit_request *r, const struct fit_result *res, bool unknown)
 {
 	bool ok = true;
 
 	for (size_t i = 0; ok && i < res->ngroups; i++) {
-		char *t = fit_group_text(&res->groups[i], r), *st = t ? safe(t) : NULL;
+		char *t, *st;
+
+		if ((res->groups[i].reason == FIT_REASON_UNKNOWN) != unknown)
+			continue;
+		t = fit_group_text(&res->groups[i], r);
+		st = t ? safe(t) : NULL;
 
 		ok = st && tabwriter_printf(tw, "  %zu node%s: %s\n", res->groups[i].count,
 					    res->groups[i].count == 1 ? "" : "s", st) >= 0;
@@ -86,7 +92,7 @@ static bool put_sequence(struct tabwriter *tw, const struct model *m, const stru
 	ok = ok && tabwriter_printf(tw, "%s.\n", s->placed ? ")" : "") >= 0;
 	if (ok && s->placed < s->asked)
 		ok = tabwriter_printf(tw, "Pod %zu of %zu fits nowhere once those are placed:\n", s->placed + 1, s->asked) >= 0 &&
-		     put_groups(tw, r, &s->rest);
+		     put_groups(tw, r, &s->rest, false) && put_groups(tw, r, &s->rest, true);
 	return ok;
 }
 
@@ -94,7 +100,7 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 		     const struct fit_report *rep, struct kerr *err)
 {
 	struct tabwriter *tw = tabwriter_new(0, PADDING, TABWRITER_TRIM_TRAILING);
-	size_t not_fit = res->considered - res->nfits;
+	size_t not_fit = res->considered - res->nfits - res->nunknown;
 	size_t unsure = res->nfits - res->nsure;
 	char *subject = safe(rep->subject);
 	bool ok = tw && subject;
@@ -124,7 +130,11 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 				      unsure, unsure == 1 ? "" : "s") >= 0;
 	if (ok && not_fit)
 		ok = tabwriter_printf(tw, "\nDoes not fit on %zu node%s:\n", not_fit, not_fit == 1 ? "" : "s") >= 0;
-	ok = ok && put_groups(tw, r, res);
+	ok = ok && put_groups(tw, r, res, false);
+	if (ok && res->nunknown)
+		ok = tabwriter_printf(tw, "\nUnknown on %zu node%s, never counted as fits:\n", res->nunknown,
+				      res->nunknown == 1 ? "" : "s") >= 0;
+	ok = ok && put_groups(tw, r, res, true);
 	if (ok && rep->seq)
 		ok = put_sequence(tw, m, r, rep->seq);
 	if (ok && res->unpublished)
@@ -255,6 +265,42 @@ static json_t *sequence_places(const struct model *m, const struct fit_sequence 
 	return a;
 }
 
+/* A claim's requests as asked: class, count, allocation mode, selectors, capacity. */
+static json_t *claim_requests(const struct fit_request *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < r->nclaim; i++) {
+		const struct k8s_dra_request *q = &r->claim[i];
+		json_t *o = json_object(), *sel = json_array(), *cap = json_object();
+		int rc = !o || !sel || !cap;
+
+		for (size_t k = 0; !rc && k < q->nselectors; k++)
+			rc |= json_array_append_new(sel, json_string(q->selectors[k].expression ? q->selectors[k].expression : ""));
+		for (size_t k = 0; !rc && k < q->capacity.len; k++)
+			rc |= set(cap, q->capacity.items[k].key, json_string(q->capacity.items[k].value));
+		if (!rc) {
+			rc |= set(o, "name", q->name ? json_string(q->name) : json_null());
+			rc |= set(o, "deviceClassName", json_string(q->class_name ? q->class_name : ""));
+			rc |= set(o, "allocationMode", json_string(q->allocation_mode ? q->allocation_mode : "ExactCount"));
+			rc |= set(o, "count", json_integer(q->count > 0 ? q->count : 1));
+			rc |= json_object_set_new(o, "selectors", sel);
+			sel = NULL;
+			rc |= json_object_set_new(o, "capacity", cap);
+			cap = NULL;
+		}
+		json_decref(sel);
+		json_decref(cap);
+		if (rc)
+			json_decref(o);
+		if (rc || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 json_t *render_fit_document(const struct model *m, const struct fit_request *r, const struct fit_result *res,
 			    const struct fit_report *rep)
 {
@@ -272,6 +318,8 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 	rc |= set(req, "memoryUnit", json_string(r->mem_unit == FIT_MEM_MIB ? "MiB" : "node"));
 	rc |= set(req, "corePerGPU", json_integer(r->core));
 	rc |= set(req, "gpus", json_integer(r->gpus > 1 ? r->gpus : 1));
+	if (r->nclaim)
+		rc |= set(req, "deviceRequests", claim_requests(r));
 	rc |= json_object_set_new(doc, "request", req);
 	req = NULL;
 	rc |= set(doc, "fits", json_boolean(rep->seq ? rep->seq->placed == rep->seq->asked : res->nsure > 0));
@@ -280,6 +328,8 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 	if (rep->seq)
 		rc |= set(doc, "placedInOrder", sequence_places(m, rep->seq));
 	rc |= set(doc, "nodesConsidered", json_integer((json_int_t)res->considered));
+	if (r->nclaim)
+		rc |= set(doc, "nodesUnknown", json_integer((json_int_t)res->nunknown));
 	for (size_t i = 0; !rc && i < res->nfits; i++) {
 		const struct fit_place *p = &res->fits[i];
 		const struct model_node *n = &m->nodes[p->node];

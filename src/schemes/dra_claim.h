@@ -59,6 +59,9 @@ struct dra_claim {
 	size_t nconfigs;
 	struct dra_claim_consumer *reserved;
 	size_t nreserved;
+	/* A claim not allocated yet, as listed (its requests in full), for
+	 * the reason its pods wait; NULL for the others. */
+	const struct k8s_resource_claim *waiting;
 };
 
 /* s kept once in a: the same pointer for the same string; NULL for NULL

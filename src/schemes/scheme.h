@@ -96,6 +96,9 @@ struct scheme_pod {
 	/* What the pod holds its devices through, as the views name it beside
 	 * the pod (DRA: its claims, with how each is shared), or NULL; owned. */
 	char *via;
+	/* The name of a claim of the pod's that is not allocated yet (it
+	 * waits for it), or NULL; lives as long as the objects read. */
+	const char *claim_waiting;
 };
 
 /* One GPU as a placement rule sees it, in its node's unit. */
@@ -196,6 +199,64 @@ struct scheme_objects {
 	const struct dra_inventory *dra;
 };
 
+/* A device as a claim's selectors and requests see it (Dynamic Resource
+ * Allocation), from a scheme whose devices are published in objects of
+ * their own.  The strings and taints live as long as the objects the
+ * scheme read them from. */
+enum scheme_attr_type {
+	SCHEME_ATTR_INT,
+	SCHEME_ATTR_BOOL,
+	SCHEME_ATTR_STRING,
+	SCHEME_ATTR_VERSION,
+	SCHEME_ATTR_NONE,
+};
+
+struct scheme_attr {
+	const char *name; /* "DOMAIN/NAME", or "NAME" in the driver's domain */
+	enum scheme_attr_type type;
+	int64_t i;
+	bool b;
+	const char *s;
+};
+
+struct scheme_capacity {
+	const char *name, *value; /* as published ("memory", "80Gi") */
+	int64_t amount;		  /* value as a whole number (bytes for memory) */
+	int64_t left;		  /* what allocations leave of it (a device that takes several) */
+	bool left_known;	  /* false: allocations consume it by a measure not kept */
+};
+
+/* A part of a shared counter (a GPU's memory slices, multiprocessors) a device consumes. */
+struct scheme_counter_use {
+	size_t counter; /* index into scheme_devices.counters_left */
+	int64_t amount;
+};
+
+struct scheme_device {
+	const char *driver, *pool, *name;
+	const char *gpu; /* the GPU it counts under (itself, a MIG device's parent), or NULL */
+	struct scheme_attr *attrs;
+	size_t nattrs;
+	struct scheme_capacity *caps;
+	size_t ncaps;
+	struct scheme_counter_use *consumes;
+	size_t nconsumes;
+	const struct k8s_taint *taints;
+	size_t ntaints;
+	bool allow_multiple; /* takes several allocations, each a share of its capacity */
+	bool in_use;	     /* allocated now */
+	bool incomplete;     /* its pool lacks slices: more devices may exist */
+	int64_t mem_mib;     /* its memory in MiB, 0 when none */
+};
+
+/* A node's devices, with what its shared counters have left. */
+struct scheme_devices {
+	struct scheme_device *devs;
+	size_t n;
+	int64_t *counters_left;
+	size_t ncounters;
+};
+
 struct scheme {
 	const char *name;  /* "cgpu", "cce", "hami", "volcano-vgpu", "nvidia" */
 	const char *title; /* "Alibaba cGPU / gpushare" */
@@ -222,6 +283,17 @@ struct scheme {
 	 * unit) goes on a node of this scheme, or why it cannot.  0, or -1
 	 * when out of memory.  The rules the schemes share are in scheme_place.h. */
 	int (*place)(const struct scheme_place_node *n, const struct scheme_ask *a, struct scheme_placement *ret);
+	/* Claims of devices (Dynamic Resource Allocation), or NULL: a node's
+	 * devices (0, or -1 when out of memory), released by
+	 * node_devices_release; a DeviceClass's selectors (1 found, 0 not);
+	 * the requests of a claim not allocated yet (1 found, 0 not). */
+	int (*node_devices)(const struct scheme_objects *objs, const char *node, const struct kvlist *labels,
+			    struct scheme_devices *ret);
+	void (*node_devices_release)(struct scheme_devices *d);
+	int (*device_class)(const struct scheme_objects *objs, const char *name,
+			    const struct k8s_dra_selector **ret, size_t *ret_n);
+	int (*claim_requests)(const struct scheme_objects *objs, const char *ns, const char *name,
+			      const struct k8s_dra_request **ret, size_t *ret_n);
 	/* An ask that names no memory takes a whole, unused GPU (not a slot). */
 	bool whole_card_by_default;
 	/* How the scheme's labels set sharing modes, or NULL when they do not. */

@@ -50,6 +50,15 @@ int dra_inventory_add_claim(struct dra_inventory *inv, struct k8s_resource_claim
 {
 	struct dra_claim *lean = dra_claim_fold(&inv->claim_arena, c);
 
+	/* a claim not allocated is kept whole: what it asks tells why its pods wait */
+	if (lean && !c->nresults && c->nrequests && !c->deleting) {
+		if (add_ptr((void ***)&inv->waiting, &inv->nwaiting, &inv->cap_waiting, c) < 0) {
+			k8s_resource_claim_free(c);
+			return -1;
+		}
+		lean->waiting = c;
+		c = NULL;
+	}
 	k8s_resource_claim_free(c);
 	return lean ? add_ptr((void ***)&inv->claims, &inv->nclaims, &inv->cap_claims, lean) : -1;
 }
@@ -68,6 +77,9 @@ void dra_inventory_release(struct dra_inventory *inv)
 		k8s_resource_slice_free(inv->slices[i]);
 	for (size_t i = 0; i < inv->nclasses; i++)
 		k8s_device_class_free(inv->classes[i]);
+	for (size_t i = 0; i < inv->nwaiting; i++)
+		k8s_resource_claim_free(inv->waiting[i]);
+	free(inv->waiting);
 	free(inv->slices);
 	free(inv->claims);
 	dra_arena_release(&inv->claim_arena);
@@ -845,6 +857,8 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 		}
 		if (c)
 			out->ask.gpus += c->ask_gpus < SCHEME_MAX_ASK_GPUS ? c->ask_gpus : SCHEME_MAX_ASK_GPUS;
+		if (c && c->waiting && !out->claim_waiting)
+			out->claim_waiting = c->name;
 	}
 	return 0;
 }
@@ -883,5 +897,9 @@ const struct scheme scheme_dra = {
 	.node_decode_in = dra_node_decode,
 	.pod_decode_in = dra_pod_decode,
 	.place = scheme_place_shares,
+	.node_devices = dra_fit_node_devices,
+	.node_devices_release = dra_fit_devices_release,
+	.device_class = dra_fit_device_class,
+	.claim_requests = dra_fit_claim_requests,
 	.whole_card_by_default = true,
 };

@@ -91,6 +91,9 @@ struct dra_inventory {
 	/* after dra_inventory_finish: every claim's results by driver, pool and device */
 	struct dra_result_ref *results;
 	size_t nresults;
+	/* the claims not allocated yet, as listed (a dra_claim's waiting) */
+	struct k8s_resource_claim **waiting;
+	size_t nwaiting, cap_waiting;
 };
 
 /* Take an object as a list delivers it (owned from then on; a claim is
@@ -119,6 +122,16 @@ int dra_node_devices_only(const struct dra_inventory *inv, const char *name, con
  * attribute and what each claim asks in detail. */
 extern const struct decode_filter dra_slice_fields, dra_slice_fields_full;
 extern const struct decode_filter dra_claim_fields, dra_claim_fields_full;
+
+/* The hooks of claims of devices (scheme.h): a node's devices with what
+ * is left of them, a class's selectors, a waiting claim's requests. */
+int dra_fit_node_devices(const struct scheme_objects *objs, const char *node, const struct kvlist *labels,
+			 struct scheme_devices *ret);
+void dra_fit_devices_release(struct scheme_devices *d);
+int dra_fit_device_class(const struct scheme_objects *objs, const char *name, const struct k8s_dra_selector **ret,
+			 size_t *ret_n);
+int dra_fit_claim_requests(const struct scheme_objects *objs, const char *ns, const char *name,
+			   const struct k8s_dra_request **ret, size_t *ret_n);
 
 /* The scheme's row (scheme.c lists it). */
 extern const struct scheme scheme_dra;
