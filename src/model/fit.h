@@ -41,6 +41,7 @@ struct fit_request {
 	 * devices (scheme.h: node_devices).  nclaim 0 = not a claim. */
 	const struct k8s_dra_request *claim;
 	size_t nclaim;
+	const char *claim_name; /* the claim's name, for words, or NULL */
 	/* A pod already bound to this node, waiting for its GPU: only this
 	 * node, and only its scheme's rule (the scheduler's checks are behind
 	 * it).  NULL = every node. */

@@ -71,6 +71,10 @@ struct model_pod {
 	enum mem_unit unit; /* of mem, gpus[].mem and container_mem: its node's, or its scheme's */
 	char *owner; /* "Deployment/web", "Job/x", NULL = none (opts.owners) */
 	char *via;   /* what it holds its devices through (scheme_pod.via), or NULL */
+	/* Pods on no node, with opts.scheduling: the name of a claim of its
+	 * (in its namespace) not allocated yet, whose requests fit judges for
+	 * the reason it waits (Dynamic Resource Allocation), or NULL. */
+	char *claim;
 	/* Pods on no node, with opts.scheduling: what the pod asks of one node
 	 * (memory in its scheme's own count, per GPU) and where it may go, for
 	 * the reason it is pending (pending_reason). */

@@ -116,7 +116,14 @@ static void write_reasons(FILE *f, const struct model *m, const struct fit_reque
 {
 	size_t shown = 0;
 
-	if (res->nsure) {
+	if (r->nclaim) {
+		fprintf(f, "claim %s not allocated: ", r->claim_name ? r->claim_name : "");
+		if (res->nsure) {
+			fprintf(f, "%zu node%s could hold it (first %s)", res->nsure, res->nsure == 1 ? "" : "s",
+				m->nodes[res->fits[0].node].name);
+			return;
+		}
+	} else if (res->nsure) {
 		fprintf(f, "fits now on %zu node%s (first %s): waiting for the scheduler", res->nsure,
 			res->nsure == 1 ? "" : "s", m->nodes[res->fits[0].node].name);
 		return;
@@ -134,7 +141,9 @@ static void write_reasons(FILE *f, const struct model *m, const struct fit_reque
 		free(t);
 		shown++;
 	}
-	if (!shown)
+	if (!shown && r->nclaim)
+		fprintf(f, "no node publishes devices");
+	else if (!shown)
 		fprintf(f, "no %s node", r->scheme);
 }
 
@@ -154,13 +163,21 @@ char *model_reason_text(const struct model *m, const struct fit_request *r, cons
 	return s;
 }
 
-bool model_pod_request(const struct model_pod *p, struct fit_request *r)
+bool model_pod_request(const struct model *m, const struct model_pod *p, struct fit_request *r)
 {
 	if (!p->ask.gpus || !p->scheme)
 		return false;
 	*r = (struct fit_request){.scheme = p->scheme->name, .mem = p->ask.mem, .core = p->ask.core,
 				  .gpus = p->ask.gpus, .node_selector = &p->node_selector, .terms = p->node_terms,
 				  .nterms = p->nnode_terms, .tols = p->tolerations, .ntols = p->ntolerations};
+	/* a claim not allocated: what it asks of devices, where its scheme still has it */
+	if (p->claim && p->scheme->claim_requests &&
+	    p->scheme->claim_requests(m->opts.objects, p->namespace, p->claim, &r->claim, &r->nclaim) != 1)
+		r->nclaim = 0;
+	if (!r->nclaim)
+		r->claim = NULL;
+	else
+		r->claim_name = p->claim;
 	return true;
 }
 
@@ -232,7 +249,7 @@ static char *pending_reason(const struct model *m, const struct model_pod *p)
 
 	if (p->node)
 		return model_waiting_on_node(m, p);
-	if (!model_pod_request(p, &r) || fit_check(m, &r, &res) < 0)
+	if (!model_pod_request(m, p, &r) || fit_check(m, &r, &res) < 0)
 		return NULL;
 	s = model_reason_text(m, &r, &res);
 	fit_result_release(&res);

@@ -158,9 +158,10 @@ int64_t model_convert_mem(int64_t v, enum mem_unit from, enum mem_unit to);
 void model_derive_stranded(struct model *m);
 /* On no node, or on its node with no GPU chosen. */
 bool model_pod_waits(const struct model_pod *p);
-/* What a pod on no node asks, as fit reads it (r points into p); false when
- * it asks nothing fit can judge. */
-bool model_pod_request(const struct model_pod *p, struct fit_request *r);
+/* What a pod on no node asks, as fit reads it (r points into p, and for a
+ * claim not allocated into m's objects); false when it asks nothing fit
+ * can judge. */
+bool model_pod_request(const struct model *m, const struct model_pod *p, struct fit_request *r);
 /* The reason in one line, from fit's answer to the request; "on node X,
  * waiting for its GPU to be chosen".  malloc'd, NULL when out of memory. */
 char *model_reason_text(const struct model *m, const struct fit_request *r, const struct fit_result *res);

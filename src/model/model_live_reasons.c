@@ -26,6 +26,9 @@ static char *ask_key(const struct model_pod *p)
 	if (!f)
 		return NULL;
 	fprintf(f, "%s|%lld|%lld|%d|", p->scheme->name, (long long)p->ask.mem, (long long)p->ask.core, p->ask.gpus);
+	/* a claim is its pod's own: its requests are read where the claim is */
+	key_str(f, p->claim ? p->namespace : NULL);
+	key_str(f, p->claim);
 	for (size_t i = 0; i < p->node_selector.len; i++) {
 		key_str(f, p->node_selector.items[i].key);
 		key_str(f, p->node_selector.items[i].value);
@@ -78,6 +81,8 @@ static int ask_copy(struct live_ask *a, const struct model_pod *p)
 {
 	a->req.scheme = p->scheme;
 	a->req.ask = p->ask;
+	if (p->claim && (!(a->req.claim = strdup(p->claim)) || !(a->req.namespace = strdup(p->namespace))))
+		return -1;
 	if (model_copy_labels(&a->req.node_selector, &p->node_selector) < 0 ||
 	    k8s_node_terms_copy(&a->req.node_terms, &a->req.nnode_terms, p->node_terms, p->nnode_terms) < 0 ||
 	    k8s_tolerations_copy(&a->req.tolerations, &a->req.ntolerations, p->tolerations, p->ntolerations) < 0)
@@ -94,7 +99,7 @@ int live_ask_take(struct model_live *l, struct live_pod *r)
 	char *key;
 	long k;
 
-	if (!model_pod_request(p, &fr))
+	if (!model_pod_request(&l->m, p, &fr))
 		return 0; /* nothing fit can judge: no reason, as a finished model has none */
 	if (!(key = ask_key(p)))
 		return -1;
@@ -179,7 +184,7 @@ static int ask_settle(struct model_live *l, struct live_ask *a)
 
 	if (!a->judge_all && !l->s->ntouched && a->text)
 		return 0;
-	model_pod_request(&a->req, &r);
+	model_pod_request(&l->m, &a->req, &r);
 	if (ask_judge(l, a, &r) < 0) {
 		/* judged again from nothing next time */
 		a->judge_all = true;

@@ -44,6 +44,7 @@ void model_pod_free_fields(struct model_pod *mp)
 	free(mp->controller_kind);
 	free(mp->owner);
 	free(mp->via);
+	free(mp->claim);
 	k8s_tolerations_free(mp->tolerations, mp->ntolerations);
 	k8s_node_terms_free(mp->node_terms, mp->nnode_terms);
 	free(mp->pending_reason);
@@ -232,6 +233,7 @@ int model_fill_pod(struct model *m, struct model_pod *mp, const struct k8s_pod *
 	mp->core = sp->core;
 	mp->assigned = sp->assigned;
 	mp->via = xstrdup(sp->via);
+	mp->claim = !r->node && m->opts.scheduling ? xstrdup(sp->claim_waiting) : NULL;
 	/* a pod bound to a node keeps its ask: whether a GPU there can hold it */
 	mp->ask = sp->ask;
 	if (r->ngpus && (mp->gpus = malloc(r->ngpus * sizeof(*mp->gpus)))) {
@@ -239,7 +241,7 @@ int model_fill_pod(struct model *m, struct model_pod *mp, const struct k8s_pod *
 		mp->ngpus = r->ngpus;
 	}
 	if (!mp->namespace || !mp->name || (pod->uid && !p->strings && !mp->uid) || (pod->phase && !mp->phase) ||
-	    (r->node && !mp->node) || (r->ngpus && !mp->gpus) || (sp->via && !mp->via) ||
+	    (r->node && !mp->node) || (r->ngpus && !mp->gpus) || (sp->via && !mp->via) || (mp->claim != NULL) != (!r->node && m->opts.scheduling && sp->claim_waiting) ||
 	    ((!r->node || m->opts.movable) && m->opts.scheduling && keep_ask(mp, pod, sp) < 0) ||
 	    (m->opts.owners && pod_owner(pod, &mp->owner) < 0) ||
 	    (m->opts.movable && keep_movable(mp, pod) < 0) ||

@@ -30,6 +30,8 @@ static json_t *pod_obj(struct doc *d, const struct model *m, const struct model_
 	doc_set(d, o, "core", doc_num(p->core));
 	if (p->pending_reason)
 		doc_set(d, o, "pendingReason", json_string(p->pending_reason));
+	if (p->claim)
+		doc_set(d, o, "waitsForClaim", json_string(p->claim));
 	if (p->via)
 		doc_set(d, o, "heldThrough", json_string(p->via));
 	arr = json_array();

@@ -560,7 +560,7 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 {
 	int64_t sum[UNIT_SLOTS + 1] = {0};
 	bool asked[UNIT_SLOTS + 1] = {false};
-	size_t nasked = 0, done = 0, shown;
+	size_t nasked = 0, done = 0, shown, claims = 0;
 	char **names;
 	int rc = 0;
 
@@ -569,12 +569,17 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 	for (size_t i = 0; i < m->nunscheduled; i++) {
 		const struct model_pod *p = &m->pods[m->unscheduled[i]];
 
+		/* a claim of devices asks no memory figure: said apart */
+		if (p->claim) {
+			claims++;
+			continue;
+		}
 		sum[p->unit] += p->mem;
 		nasked += !asked[p->unit];
 		asked[p->unit] = true;
 	}
-	if (fprintf(out, "Not scheduled yet: %zu pod%s asking for ", m->nunscheduled,
-		    m->nunscheduled == 1 ? "" : "s") < 0)
+	if (fprintf(out, "Not scheduled yet: %zu pod%s%s", m->nunscheduled, m->nunscheduled == 1 ? "" : "s",
+		    nasked ? " asking for " : "") < 0)
 		return fail(err);
 	/* each unit on its own: GiB, MiB and slots are never added up */
 	for (int u = 0; u <= UNIT_SLOTS; u++) {
@@ -585,6 +590,9 @@ int render_unscheduled(FILE *out, const struct model *m, struct kerr *err)
 			return fail(err);
 		done++;
 	}
+	if (claims && (nasked ? fprintf(out, ", %zu waiting for a claim of devices", claims)
+			      : fprintf(out, " waiting for a claim of devices")) < 0)
+		return fail(err);
 	if (fputs(": ", out) == EOF)
 		return fail(err);
 	/* the first few by name, as grouped warnings name theirs: the JSON
