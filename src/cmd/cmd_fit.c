@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "fleet.h"
 #include "fit.h"
+#include "fit_claims.h"
 #include "fit_files.h"
 #include "kube.h"
 #include "load.h"
@@ -69,6 +70,7 @@ struct fit_run {
 	/* a claim of devices from the flags */
 	struct k8s_dra_request claim;
 	struct k8s_dra_selector selector;
+	struct fit_claims claims; /* of the manifest being answered */
 };
 
 /* --memory as kubectl reads a quantity (fit_parse_memory), or refused in
@@ -266,6 +268,7 @@ static char *describe_claim(const struct fit_request *q, const char *what)
 
 static void run_release(struct fit_run *r)
 {
+	fit_claims_release(&r->claims);
 	kvlist_release(&r->claim.capacity);
 	cluster_load_release(&r->load);
 	nodesel_release(&r->sel);
@@ -449,7 +452,7 @@ static int read_manifests(struct cli_ctx *ctx, struct fit_run *r, struct kerr *e
 	for (size_t i = 0; i < r->set.nskipped; i++)
 		fprintf(ctx->errout, "skipped %zu %s object%s: no pod template\n", r->set.skipped[i].count,
 			r->set.skipped[i].kind, r->set.skipped[i].count == 1 ? "" : "s");
-	if (!r->set.len)
+	if (!r->set.len && !r->set.nclaims)
 		return kerr_set(err, KERR_OTHER, "no object in the manifests carries a pod template (a Pod, Deployment, "
 						 "ReplicaSet, StatefulSet, Job, CronJob or DaemonSet)");
 	return 0;
@@ -475,6 +478,32 @@ static int read_named_pod(struct fit_run *r, struct kerr *err)
 	return rc;
 }
 
+/* A pod of the manifests whose spec.resourceClaims name claims or
+ * templates: what they request, where the pod may go. */
+static int pod_claims_subject(struct fit_run *r, const char *what, struct kerr *err)
+{
+	const char *dflt = r->load.cluster.cfg.namespace ? r->load.cluster.cfg.namespace : "default";
+	const char *ns = r->pod->namespace ? r->pod->namespace : dflt;
+	char *label = NULL;
+
+	fit_claims_release(&r->claims);
+	if (fit_claims_for_pod(&r->claims, &r->set, r->load.cluster.client, r->load.dra_version, r->pod, ns, err) < 0)
+		return -1;
+	r->req.claim = r->claims.reqs;
+	r->req.nclaim = r->claims.nreqs;
+	r->req.node_selector = &r->pod->node_selector;
+	r->req.terms = r->pod->node_terms;
+	r->req.nterms = r->pod->nnode_terms;
+	r->req.tols = r->pod->tolerations;
+	r->req.ntols = r->pod->ntolerations;
+	if (asprintf(&label, "%s %s/%s, claim %s", what, ns, r->pod->name ? r->pod->name : "",
+		     r->claims.names ? r->claims.names : "") < 0)
+		label = NULL;
+	r->subject = label ? describe_claim(&r->req, label) : NULL;
+	free(label);
+	return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
+}
+
 /* The request said in words: from the pod (its GPU resources, what it
  * is: "pod", "manifest" or a workload's kind, and how many pods), or from
  * the flags. */
@@ -486,8 +515,9 @@ static int set_subject(struct fit_run *r, const char *what, long pods, struct wa
 	free(r->subject);
 	r->subject = NULL;
 	r->req = (struct fit_request){.scheme = r->sel.scheme, .mem = r->req.mem, .mem_unit = r->req.mem_unit,
-				      .core = r->req.core, .gpus = r->req.gpus, .claim = r->req.claim,
-				      .nclaim = r->req.nclaim};
+				      .core = r->req.core, .gpus = r->req.gpus,
+				      /* the flags' claim; a manifest's is its own */
+				      .claim = r->filename ? NULL : r->req.claim, .nclaim = r->filename ? 0 : r->req.nclaim};
 	if (!r->pod && r->req.nclaim) {
 		r->subject = describe_claim(&r->req, "claim");
 		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
@@ -496,6 +526,8 @@ static int set_subject(struct fit_run *r, const char *what, long pods, struct wa
 		r->subject = describe(&r->req, "request");
 		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
 	}
+	if (r->filename && r->pod->nclaims)
+		return pod_claims_subject(r, what, err);
 	found = fit_request_from_pod(r->pod, r->sel.scheme, &r->req, &r->sc, w);
 	if (found < 0)
 		return kerr_set(err, KERR_OTHER, "out of memory");
@@ -596,7 +628,8 @@ static int answer(struct cli_ctx *ctx, struct fit_run *r, long pods, bool *fits,
 {
 	struct fit_result res = {0};
 	struct fit_sequence seq = {0};
-	bool many = pods != 1;
+	/* each pod of a workload makes its own claim: one is checked */
+	bool many = pods != 1 && !r->req.nclaim;
 	const struct model_pod *waits = waiting_pod(r);
 	int rc;
 
@@ -618,7 +651,7 @@ static int answer(struct cli_ctx *ctx, struct fit_run *r, long pods, bool *fits,
 		*fits &= seq.placed == seq.asked;
 	else
 		*fits &= res.nsure > 0 || (r->scheduled_on && !waits);
-	if (!many && rc == 0 && res.nsure && r->pod && r->filename)
+	if (!many && rc == 0 && res.nsure && r->pod && r->filename && !r->req.nclaim)
 		fit_take(&r->load.model, &r->req, &res.fits[0]);
 	fit_result_release(&res);
 	fit_sequence_release(&seq);
@@ -741,6 +774,63 @@ out:
 	return rc;
 }
 
+/* Whether a pod of the manifests names the claim or template obj. */
+static bool claim_named(const struct manifest_set *set, const json_t *obj)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	bool tmpl = kind && strcmp(kind, "ResourceClaimTemplate") == 0;
+
+	for (size_t i = 0; name && i < set->len; i++)
+		for (size_t j = 0; j < set->items[i].pod->nclaims; j++) {
+			const struct k8s_pod_claim *c = &set->items[i].pod->claims[j];
+			const char *n = tmpl ? c->template_name : c->claim_name;
+
+			if (n && strcmp(n, name) == 0)
+				return true;
+		}
+	return false;
+}
+
+/* The claims and templates of the manifests no pod names, each on its own. */
+static int answer_claims(struct cli_ctx *ctx, struct fit_run *r, bool *fits, struct kerr *err)
+{
+	bool first = r->set.len == 0;
+
+	for (size_t i = 0; i < r->set.nclaims; i++) {
+		const json_t *obj = r->set.claims[i];
+		const json_t *meta = json_object_get(obj, "metadata");
+		const char *kind = json_string_value(json_object_get(obj, "kind"));
+		const char *ns = json_string_value(json_object_get(meta, "namespace"));
+		char *label = NULL;
+
+		if (claim_named(&r->set, obj))
+			continue;
+		fit_claims_release(&r->claims);
+		if (fit_claims_of(&r->claims, obj, err) < 0)
+			return -1;
+		r->pod = NULL;
+		r->req = (struct fit_request){.scheme = r->sel.scheme, .gpus = 1, .claim = r->claims.reqs,
+					      .nclaim = r->claims.nreqs};
+		free(r->subject);
+		if (asprintf(&label, "%s %s%s%s", strcmp(kind, "ResourceClaim") == 0 ? "resourceclaim" : "resourceclaimtemplate",
+			     ns ? ns : "", ns ? "/" : "", r->claims.names ? r->claims.names : "") < 0)
+			label = NULL;
+		r->subject = label ? describe_claim(&r->req, label) : NULL;
+		free(label);
+		if (!r->subject)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		if (check_classes(r, err) < 0)
+			return -1;
+		if (!first && !output_is_document(r->out))
+			fputc('\n', ctx->out);
+		first = false;
+		if (answer(ctx, r, 1, fits, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Each workload of the manifests in turn, each taking its places before
  * the next is checked. */
 static int answer_manifests(struct cli_ctx *ctx, struct fit_run *r, struct warnings *w, bool *fits, struct kerr *err)
@@ -753,14 +843,14 @@ static int answer_manifests(struct cli_ctx *ctx, struct fit_run *r, struct warni
 		for (char *p = what; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
 		r->pod = wl->pod;
-		if (set_subject(r, what, wl->pods, w, err) < 0)
+		if (set_subject(r, what, wl->pods, w, err) < 0 || check_classes(r, err) < 0)
 			return -1;
 		if (i && !output_is_document(r->out))
 			fputc('\n', ctx->out);
 		if (answer(ctx, r, wl->pods, fits, err) < 0)
 			return -1;
 	}
-	return 0;
+	return answer_claims(ctx, r, fits, err);
 }
 
 int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)

@@ -147,7 +147,7 @@ int fit_files_read(const char *list, bool recursive, struct manifest_set *set, s
 	for (char *p = strtok_r(copy, ",", &save); rc == 0 && p; p = strtok_r(NULL, ",", &save))
 		rc = read_path(p, recursive, 0, true, set, err);
 	free(copy);
-	if (rc == 0 && !set->len && !set->nskipped)
+	if (rc == 0 && !set->len && !set->nskipped && !set->nclaims)
 		rc = kerr_set(err, KERR_OTHER, "no objects passed to apply");
 	return rc;
 }

@@ -265,6 +265,17 @@ static int read_node_terms(struct k8s_pod *p, const json_t *spec)
 }
 
 /* The pod object: metadata and spec of a Pod, or of a workload's template. */
+static int read_pod_claim(void *item, const json_t *c)
+{
+	struct k8s_pod_claim *o = item;
+	bool oom = false;
+
+	o->name = field_text(c, "name", &oom);
+	o->claim_name = field_text(c, "resourceClaimName", &oom);
+	o->template_name = field_text(c, "resourceClaimTemplateName", &oom);
+	return oom ? -1 : 0;
+}
+
 static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, const json_t *owner_meta)
 {
 	void *items = NULL;
@@ -307,6 +318,12 @@ static int read_pod(struct k8s_pod *p, const json_t *meta, const json_t *spec, c
 			  read_toleration);
 	p->tolerations = items;
 	if (rc < 0 || read_node_terms(p, spec) < 0)
+		return -1;
+	items = NULL;
+	rc = read_objects(json_object_get(spec, "resourceClaims"), sizeof(*p->claims), &items, &p->nclaims,
+			  read_pod_claim);
+	p->claims = items;
+	if (rc < 0)
 		return -1;
 	p->has_node_selector = p->node_selector.len > 0 || p->nnode_terms > 0;
 	return 0;
@@ -493,6 +510,15 @@ static int add_object(struct manifest_set *set, const json_t *obj, int depth, st
 				return -1;
 		return 0;
 	}
+	if (strcmp(kind, "ResourceClaim") == 0 || strcmp(kind, "ResourceClaimTemplate") == 0) {
+		json_t **c = kube_array_grow(set->claims, &set->claims_cap, set->nclaims + 1, sizeof(*c), 4);
+
+		if (!c)
+			return kerr_set(err, KERR_OTHER, "out of memory");
+		set->claims = c;
+		set->claims[set->nclaims++] = json_incref((json_t *)obj);
+		return 0;
+	}
 	template_of(obj, kind, &known);
 	if (!known)
 		return skip_kind(set, kind) < 0 ? kerr_set(err, KERR_OTHER, "out of memory") : 0;
@@ -546,5 +572,8 @@ void manifest_set_release(struct manifest_set *set)
 	for (size_t i = 0; i < set->nskipped; i++)
 		free(set->skipped[i].kind);
 	free(set->skipped);
+	for (size_t i = 0; i < set->nclaims; i++)
+		json_decref(set->claims[i]);
+	free(set->claims);
 	memset(set, 0, sizeof(*set));
 }

@@ -41,6 +41,10 @@ struct manifest_skipped {
 struct manifest_set {
 	struct manifest_workload *items;
 	size_t len, cap;
+	/* ResourceClaims and ResourceClaimTemplates as read (their own
+	 * references), which the pods' spec.resourceClaims may name */
+	json_t **claims;
+	size_t nclaims, claims_cap;
 	struct manifest_skipped *skipped;
 	size_t nskipped, skipped_cap;
 };
