@@ -374,13 +374,8 @@ static int parse_claim_flags(const char **vals, struct fit_run *r, struct kerr *
 {
 	long v = 1;
 
-	if (!vals[F_CLASS]) {
-		for (int f = F_DEVICES; f <= F_SELECTOR; f++)
-			if (vals[f])
-				return kerr_set(err, KERR_USAGE, "--%s is a flag of a claim: give it with --device-class",
-						fit_flags[f].name);
+	if (!vals[F_CLASS])
 		return 0;
-	}
 	if (vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE])
 		return kerr_set(err, KERR_USAGE,
 				"--device-class asks for devices: give --count, --capacity and --selector, not --memory, --gpus or --core");
@@ -415,6 +410,10 @@ static int parse_args(struct cli_ctx *ctx, int argc, char **argv, struct fit_run
 		return -1;
 	if (npos > 1)
 		return kerr_set(err, KERR_USAGE, "fit takes at most one pod (NAMESPACE/NAME or NAME)");
+	for (int f = F_DEVICES; f <= F_SELECTOR && !vals[F_CLASS]; f++)
+		if (vals[f])
+			return kerr_set(err, KERR_USAGE, "--%s is a flag of a claim: give it with --device-class",
+					fit_flags[f].name);
 	if ((npos > 0) + (vals[F_FILENAME] != NULL) + flags_given != 1)
 		return kerr_set(err, KERR_USAGE,
 				"give exactly one of: a pod (NAMESPACE/NAME), -f FILE, --memory/--gpus/--core, or --device-class");
