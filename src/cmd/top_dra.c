@@ -100,7 +100,7 @@ static int relist_start(struct top_dra *d, struct kerr *err)
 	bool beta1 = strcmp(d->version, "v1beta1") == 0;
 	const enum obj_kind kinds[3] = {beta1 ? OBJ_RESOURCE_SLICE_V1BETA1 : OBJ_RESOURCE_SLICE,
 					beta1 ? OBJ_RESOURCE_CLAIM_V1BETA1 : OBJ_RESOURCE_CLAIM, OBJ_DEVICE_CLASS};
-	const struct decode_filter *filters[3] = {&dra_slice_fields, &dra_claim_fields, &dra_claim_fields};
+	const struct decode_filter *filters[3] = {&dra_slice_fields_full, &dra_claim_fields_full, &dra_claim_fields};
 
 	lists_stop(d);
 	d->next_list = 0;

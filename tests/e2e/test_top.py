@@ -576,6 +576,24 @@ class TopTest(unittest.TestCase):
 		self.assertRegex(s, r"dra-a100-3 \[ +\] \[ +\] +0/163840 +0% +0")
 		self.quit(p)
 
+	def test_dra_pending_claim_reason_follows_the_claims(self):
+		"""A pod waiting for its claim: fit's reason for the claim in the pending list, judged again when the
+		claim that holds the only device lets it go (a DRA relist, no pod or node event)."""
+		scen = os.path.join(HERE, "..", "..", "fixtures", "scenarios", "dra-pending")
+		with open(os.path.join(scen, "resourceclaims.json")) as f:
+			busy = [c for c in json.load(f)["items"] if c["metadata"]["name"].startswith("busy-0-")][0]
+		p = self.start("dra-pending", ["-r", "500ms"], cols=160)
+		p.wait_text("dra-full-1 [")
+		p.keys("u")
+		s = p.wait_text("why: claim waiting-0-gpu-")
+		self.assertRegex(s, r"why: claim waiting-0-gpu-\w+ not allocated: 1 node: every device of class gpu\.nvidia\.com")
+		busy["kind"], busy["apiVersion"] = "ResourceClaim", "resource.k8s.io/v1"
+		del busy["status"]
+		self.api.put_object(busy)
+		s = p.wait_text("1 node could hold it (first dra-full-1)")
+		self.assertRegex(s, r"why: claim waiting-0-gpu-\w+ not allocated: 1 node could hold it")
+		self.quit(p)
+
 	def test_dra_beside_other_schemes_in_one_frame(self):
 		"""--once on a cluster mixing DRA with cGPU and HAMi nodes: the DRA node among them, in MiB, as the
 		summary counts it."""
