@@ -123,6 +123,7 @@ enum dev_state {
 	DEV_SEL_FALSE,	 /* of the class, the request's selectors say no */
 	DEV_TAINT,
 	DEV_TAKEN,
+	DEV_COUNTERS, /* what it consumes of a shared counter is held by others (a MIG device's slices) */
 	DEV_CAPACITY,
 	DEV_MAYBE, /* would serve, but a selector or capacity could not be judged */
 	DEV_OK,
@@ -263,8 +264,10 @@ static enum dev_state device_state(const struct req_check *rc, const struct sche
 		return DEV_SEL_FALSE;
 	if (device_taint(d))
 		return DEV_TAINT;
-	if ((d->in_use && !d->allow_multiple) || !counters_fit(ds, ds->counters_left, d))
+	if (d->in_use && !d->allow_multiple)
 		return DEV_TAKEN;
+	if (!counters_fit(ds, ds->counters_left, d))
+		return DEV_COUNTERS;
 	cap = capacity_state(rc->req, d, short_cap);
 	if (cap == DEV_CAPACITY)
 		return DEV_CAPACITY;
@@ -350,7 +353,7 @@ static int search_run(struct search *s, enum dev_state worst)
 
 /* How the devices of a node stand to one request. */
 struct tally {
-	size_t of_class, matched, taint, taken, capacity, maybe, ok;
+	size_t of_class, matched, taint, taken, counters, capacity, maybe, ok;
 	const char *short_cap;
 	const struct k8s_taint *first_taint;
 };
@@ -371,6 +374,7 @@ static void tally_add(struct tally *t, enum dev_state st, const struct scheme_de
 	t->matched += st != DEV_CLASS_FALSE && st != DEV_SEL_FALSE;
 	t->taint += st == DEV_TAINT;
 	t->taken += st == DEV_TAKEN;
+	t->counters += st == DEV_COUNTERS;
 	t->capacity += st == DEV_CAPACITY;
 	t->maybe += st == DEV_MAYBE;
 	t->ok += st == DEV_OK;
@@ -466,8 +470,14 @@ static int request_reason(const struct judging *j, size_t r, char **detail)
 			       t->first_taint->value ? t->first_taint->value : "", t->first_taint->effect) < 0
 			      ? -2
 			      : FIT_REASON_DEVICE_TAINT;
-	else
+	else if (!t->counters)
 		rc_ = asprintf(detail, "every device of class %s that matches is taken (not shareable)", cls) < 0
+			      ? -2
+			      : FIT_REASON_DEVICE_TAKEN;
+	else
+		rc_ = asprintf(detail, "the devices of class %s that match are taken or need counters of their GPU that "
+				       "devices in use hold (MIG memory slices, multiprocessors)",
+			       cls) < 0
 			      ? -2
 			      : FIT_REASON_DEVICE_TAKEN;
 	return rc_;

@@ -288,7 +288,8 @@ Test(fit_claim, mig_devices_and_their_counters)
 	fit_result_release(&res);
 	/* the other 3g.20gb overlaps the slices held; the whole GPU consumes every counter */
 	check(&wd, &res, MIG, 1, ATTR("profile") " == '3g.20gb'", NULL, NULL);
-	only_group(&res, FIT_REASON_DEVICE_TAKEN);
+	cr_assert(strstr(only_group(&res, FIT_REASON_DEVICE_TAKEN)->detail, "need counters of their GPU that devices in use hold"),
+		  "%s", res.groups[0].detail);
 	fit_result_release(&res);
 	check(&wd, &res, GPU, 1, NULL, NULL, NULL);
 	only_group(&res, FIT_REASON_DEVICE_TAKEN);
