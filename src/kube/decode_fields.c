@@ -472,14 +472,20 @@ static const struct decode_field request_fields[] = {
 	STR("allocationMode", n + 2, REQUEST, allocation_mode, OMIT),                                  \
 	INT("count", n + 3, REQUEST, count),                                                           \
 	BOOL("adminAccess", n + 4, REQUEST, admin_access)
+/* a DeviceToleration has the numbers of a pod's toleration */
+#define MAX_REQUEST_TOLERATIONS 16
 static const struct decode_field exact_fields[] = {
 	EXACT_FIELDS(1),
+	LIST("tolerations", 6, M_TOLERATION, REQUEST, tolerations, ntolerations, KEEP_SCHEDULING,
+	     MAX_REQUEST_TOLERATIONS, SCHED_ONLY),
 	MSG("capacity", 7, M_CAPACITY_REQS, 0),
 	END,
 };
 static const struct decode_field request_b1_fields[] = {
 	STR("name", 1, REQUEST, name, 0),
 	EXACT_FIELDS(2),
+	LIST("tolerations", 8, M_TOLERATION, REQUEST, tolerations, ntolerations, KEEP_SCHEDULING,
+	     MAX_REQUEST_TOLERATIONS, SCHED_ONLY),
 	MSG("capacity", 9, M_CAPACITY_REQS, 0),
 	END,
 };

@@ -92,6 +92,7 @@ static void requests_free(struct k8s_dra_request *r, size_t n)
 		free(r[i].allocation_mode);
 		selectors_free(r[i].selectors, r[i].nselectors);
 		kvlist_release(&r[i].capacity);
+		k8s_tolerations_free(r[i].tolerations, r[i].ntolerations);
 	}
 	free(r);
 }

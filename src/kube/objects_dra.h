@@ -76,6 +76,8 @@ struct k8s_dra_request {
 	struct k8s_dra_selector *selectors;
 	size_t nselectors;
 	struct kvlist capacity; /* capacity.requests: quantities as written */
+	struct k8s_toleration *tolerations; /* of device taints, the fields of a pod's */
+	size_t ntolerations;
 };
 
 /* An opaque configuration (a claim's, an allocation's or a class's), with

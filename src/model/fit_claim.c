@@ -238,12 +238,14 @@ static bool counters_fit(const struct scheme_devices *ds, const int64_t *left, c
 	return true;
 }
 
-static const struct k8s_taint *device_taint(const struct scheme_device *d)
+/* The first NoSchedule or NoExecute taint of the device the request does not tolerate. */
+static const struct k8s_taint *device_taint(const struct scheme_device *d, const struct k8s_dra_request *q)
 {
 	for (size_t i = 0; i < d->ntaints; i++) {
 		const char *e = d->taints[i].effect;
 
-		if (e && (strcmp(e, "NoSchedule") == 0 || strcmp(e, "NoExecute") == 0))
+		if (e && (strcmp(e, "NoSchedule") == 0 || strcmp(e, "NoExecute") == 0) &&
+		    !k8s_tolerates(q->tolerations, q->ntolerations, &d->taints[i]))
 			return &d->taints[i];
 	}
 	return NULL;
@@ -262,7 +264,7 @@ static enum dev_state device_state(const struct req_check *rc, const struct sche
 	own = selectors_eval(rc, rc->nclass, rc->nprogs, cd, why);
 	if (own == CEL_FALSE)
 		return DEV_SEL_FALSE;
-	if (device_taint(d))
+	if (device_taint(d, rc->req))
 		return DEV_TAINT;
 	if (d->in_use && !d->allow_multiple)
 		return DEV_TAKEN;
@@ -368,7 +370,8 @@ struct judging {
 	bool have_why, cap_unknown, incomplete;
 };
 
-static void tally_add(struct tally *t, enum dev_state st, const struct scheme_device *d)
+static void tally_add(struct tally *t, enum dev_state st, const struct scheme_device *d,
+		      const struct k8s_dra_request *q)
 {
 	t->of_class += st != DEV_CLASS_FALSE;
 	t->matched += st != DEV_CLASS_FALSE && st != DEV_SEL_FALSE;
@@ -379,7 +382,7 @@ static void tally_add(struct tally *t, enum dev_state st, const struct scheme_de
 	t->maybe += st == DEV_MAYBE;
 	t->ok += st == DEV_OK;
 	if (st == DEV_TAINT && !t->first_taint)
-		t->first_taint = device_taint(d);
+		t->first_taint = device_taint(d, q);
 }
 
 /* Every device against every request. */
@@ -401,7 +404,7 @@ static int states_fill(struct judging *j)
 			enum dev_state st = device_state(&j->c->reqs[r], ds, i, &cd.d, &why, &short_cap);
 
 			j->states[r * ds->n + i] = st;
-			tally_add(&j->tallies[r], st, &ds->devs[i]);
+			tally_add(&j->tallies[r], st, &ds->devs[i], j->c->reqs[r].req);
 			if (short_cap && !j->tallies[r].short_cap)
 				j->tallies[r].short_cap = short_cap;
 			if (st == DEV_MAYBE && why.result == CEL_UNKNOWN && !j->have_why) {

@@ -127,6 +127,9 @@ static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 		    S(r->allocation_mode), (long long)r->count, r->admin_access);
 		out_selectors(t, r->selectors, r->nselectors);
 		out_kv(t, "wants", &r->capacity);
+		for (size_t k = 0; k < r->ntolerations; k++)
+			out(t, " tolerates %s %s %s:%s\n", S(r->tolerations[k].key), S(r->tolerations[k].op),
+			    S(r->tolerations[k].value), S(r->tolerations[k].effect));
 	}
 	out_configs(t, "config", c->configs, c->nconfigs);
 	for (size_t i = 0; i < c->nresults; i++) {
@@ -321,8 +324,8 @@ static void ref_selectors(struct text *t, json_t *arr)
 
 static void ref_claim(struct text *t, json_t *j)
 {
-	json_t *st = jget(j, "status"), *x;
-	size_t i;
+	json_t *st = jget(j, "status"), *x, *y;
+	size_t i, k;
 
 	out(t, "claim %s/%s rv=%s deleting=%d allocated=%s\n", S(js(j, "metadata.namespace")),
 	    S(js(j, "metadata.name")), S(js(j, "metadata.resourceVersion")), jget(j, "metadata.deletionTimestamp") != NULL,
@@ -336,6 +339,9 @@ static void ref_claim(struct text *t, json_t *j)
 		    S(js(r, "deviceClassName")), S(js(r, "allocationMode")), ji(r, "count"), jb(r, "adminAccess"));
 		ref_selectors(t, jget(r, "selectors"));
 		ref_kv(t, "wants", jget(r, "capacity.requests"));
+		json_array_foreach(jget(r, "tolerations"), k, y)
+			out(t, " tolerates %s %s %s:%s\n", S(js(y, "key")), S(js(y, "operator")), S(js(y, "value")),
+			    S(js(y, "effect")));
 	}
 	ref_configs(t, "config", jget(j, "spec.devices.config"));
 	json_array_foreach(jget(st, "allocation.devices.results"), i, x) {

@@ -312,6 +312,26 @@ Test(fit_claim, tainted_devices)
 	cr_assert_str_eq(only_group(&res, FIT_REASON_DEVICE_TAINT)->detail,
 			 "device taint gpu.nvidia.com/xid=48:NoSchedule not tolerated");
 	fit_result_release(&res);
+	/* a request that tolerates the taints finds the devices held */
+	{
+		struct k8s_toleration tol = {.key = (char *)"gpu.nvidia.com/xid", .op = (char *)"Exists"};
+		struct ask a;
+		struct fit_request r;
+
+		ask_init(&a, &r, GPU, 1, ATTR("index") " < 2", NULL, NULL);
+		a.q.tolerations = &tol;
+		a.q.ntolerations = 1;
+		cr_assert_eq(fit_check(&wd.m, &r, &res), 0);
+		only_group(&res, FIT_REASON_DEVICE_TAKEN);
+		fit_result_release(&res);
+		/* NoSchedule tolerated, NoExecute not */
+		tol.effect = (char *)"NoSchedule";
+		cr_assert_eq(fit_check(&wd.m, &r, &res), 0);
+		cr_assert_str_eq(only_group(&res, FIT_REASON_DEVICE_TAINT)->detail,
+				 "device taint gpu.nvidia.com/xid=79:NoExecute not tolerated");
+		fit_result_release(&res);
+		ask_release(&a);
+	}
 	world_release(&wd);
 }
 
