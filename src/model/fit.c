@@ -426,11 +426,14 @@ static int judge_node(const struct model_node *n, size_t i, struct check *c, str
 	ret->place.node = i;
 	if (v.detail && !(ret->detail = v.owned ? v.owned : strdup(v.detail))) {
 		free(v.place.gpus);
+		free(v.place.devices);
 		return -1;
 	}
 	if (v.reason >= 0) {
 		free(ret->place.gpus);
+		free(ret->place.devices);
 		ret->place.gpus = NULL;
+		ret->place.devices = NULL;
 		ret->place.ngpus = 0;
 	}
 	return 0;
@@ -456,6 +459,7 @@ void fit_verdict_release(struct fit_verdict *v)
 		return;
 	free(v->detail);
 	free(v->place.gpus);
+	free(v->place.devices);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -485,7 +489,9 @@ int fit_gather(const struct model *m, const struct fit_verdict *verdicts, struct
 		*p = fv->place;
 		p->node = i;
 		p->gpus = NULL;
-		if (fv->place.ngpus && !(p->gpus = malloc((size_t)fv->place.ngpus * sizeof(*p->gpus))))
+		p->devices = NULL;
+		if ((fv->place.ngpus && !(p->gpus = malloc((size_t)fv->place.ngpus * sizeof(*p->gpus)))) ||
+		    (fv->place.devices && !(p->devices = strdup(fv->place.devices))))
 			goto fail;
 		if (p->gpus)
 			memcpy(p->gpus, fv->place.gpus, (size_t)fv->place.ngpus * sizeof(*p->gpus));
@@ -547,6 +553,7 @@ int fit_node(const struct model *m, const struct fit_request *req, size_t node, 
 	}
 	*ret = v.place;
 	v.place.gpus = NULL;
+	v.place.devices = NULL;
 	fit_verdict_release(&v);
 	*reason = -1;
 	return 1;
@@ -556,8 +563,10 @@ void fit_result_release(struct fit_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nfits; i++)
+	for (size_t i = 0; i < r->nfits; i++) {
 		free(r->fits[i].gpus);
+		free(r->fits[i].devices);
+	}
 	free(r->fits);
 	for (size_t i = 0; i < r->ngroups; i++)
 		free(r->groups[i].detail);

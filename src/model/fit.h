@@ -79,6 +79,7 @@ struct fit_place {
 	int64_t free_after; /* on the chosen GPUs (or the node), node's unit */
 	int64_t largest_free; /* largest free on one usable GPU before placing */
 	bool unsure;	      /* the node's scheme does not publish its per-GPU rule: it may fit */
+	char *devices;	      /* a claim's: the devices chosen ("gpu-2,gpu-3"), malloc'd; else NULL */
 };
 
 struct fit_group {

@@ -486,6 +486,24 @@ static int request_reason(const struct judging *j, size_t r, char **detail)
 	return rc_;
 }
 
+/* "gpu-2,gpu-3": the devices chosen, in the requests' order. */
+static int devices_text(const struct judging *j, const struct search *s, char **ret)
+{
+	size_t len = 1;
+
+	for (size_t k = 0; k < s->nchosen; k++)
+		len += strlen(j->ds->devs[s->chosen[k]].name ? j->ds->devs[s->chosen[k]].name : "") + 1;
+	if (!(*ret = malloc(len)))
+		return -1;
+	**ret = 0;
+	for (size_t k = 0; k < s->nchosen; k++) {
+		if (k)
+			strcat(*ret, ",");
+		strcat(*ret, j->ds->devs[s->chosen[k]].name ? j->ds->devs[s->chosen[k]].name : "");
+	}
+	return 0;
+}
+
 /* Where the devices chosen sit: their GPUs in the model (by the name the
  * node's GPU carries), and what is left free on them once taken. */
 static int place_fill(const struct judging *j, const struct search *s, const struct model_node *n,
@@ -524,6 +542,8 @@ static int place_fill(const struct judging *j, const struct search *s, const str
 		}
 	}
 	p->free_after = n->unit == UNIT_MIB ? (free_mib > take_mib ? free_mib - take_mib : 0) : 0;
+	if (devices_text(j, s, &p->devices) < 0)
+		return -1;
 	if (!p->ngpus) {
 		free(p->gpus);
 		p->gpus = NULL;

@@ -58,6 +58,7 @@ static int push_place(struct fit_sequence *s, size_t *cap, const struct fit_plac
 		memcpy(gpus, p->gpus, (size_t)p->ngpus * sizeof(int));
 	s->places[s->placed] = *p;
 	s->places[s->placed].gpus = gpus;
+	s->places[s->placed].devices = NULL; /* the check's own */
 	s->placed++;
 	return 0;
 }

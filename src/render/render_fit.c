@@ -107,18 +107,22 @@ int render_fit_table(FILE *out, const struct model *m, const struct fit_request 
 
 	ok = ok && tabwriter_printf(tw, "%s\n", subject) >= 0;
 	if (ok && res->nfits) {
-		ok = tabwriter_puts(tw, "NODE\tGPUS\tFREE AFTER\tSCHEME\tPOOL\n") >= 0;
+		ok = tabwriter_puts(tw, r->nclaim ? "NODE\tGPUS\tDEVICES\tFREE AFTER\tSCHEME\tPOOL\n"
+						  : "NODE\tGPUS\tFREE AFTER\tSCHEME\tPOOL\n") >= 0;
 		for (size_t i = 0; ok && i < res->nfits; i++) {
 			const struct fit_place *p = &res->fits[i];
 			const struct model_node *n = &m->nodes[p->node];
 			char *name = safe(n->name), *pool = safe(n->pool ? n->pool : "-"), *gpus = gpu_list(p);
+			char *devs = r->nclaim ? safe(p->devices ? p->devices : "-") : NULL;
 
-			ok = name && pool && gpus &&
-			     tabwriter_printf(tw, "%s%s\t%s\t%lld %s\t%s\t%s\n", name, p->unsure ? " ?" : "", gpus, (long long)p->free_after,
+			ok = name && pool && gpus && (!r->nclaim || devs) &&
+			     tabwriter_printf(tw, "%s%s\t%s\t%s%s%lld %s\t%s\t%s\n", name, p->unsure ? " ?" : "", gpus,
+					      devs ? devs : "", devs ? "\t" : "", (long long)p->free_after,
 					      mem_unit_name(n->unit), n->scheme ? n->scheme->name : "-", pool) >= 0;
 			free(name);
 			free(pool);
 			free(gpus);
+			free(devs);
 		}
 	}
 	if (ok)
@@ -265,6 +269,25 @@ static json_t *sequence_places(const struct model *m, const struct fit_sequence 
 	return a;
 }
 
+/* "gpu-2,gpu-3" as ["gpu-2", "gpu-3"]. */
+static json_t *devices_json(const char *list)
+{
+	json_t *a = json_array();
+	const char *p = list;
+
+	while (a && p && *p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (json_array_append_new(a, json_stringn(p, n)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+		p = end ? end + 1 : p + n;
+	}
+	return a;
+}
+
 /* A claim's requests as asked: class, count, allocation mode, selectors, capacity. */
 static json_t *claim_requests(const struct fit_request *r)
 {
@@ -349,6 +372,8 @@ json_t *render_fit_document(const struct model *m, const struct fit_request *r, 
 		rc |= json_object_set_new(o, "gpus", g);
 		rc |= set(o, "freeAfter", json_integer(p->free_after));
 		rc |= set(o, "unsure", json_boolean(p->unsure));
+		if (r->nclaim)
+			rc |= set(o, "devices", devices_json(p->devices));
 		rc |= json_array_append_new(fits, o);
 	}
 	for (size_t i = 0; !rc && i < res->ngroups; i++) {

@@ -110,8 +110,9 @@ class FitClaimFlags(DRACase):
 		r = self.fit("--device-class", GPU, "--count", "2")
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertIn("claim: 2 devices of class gpu.nvidia.com\n", r.stdout)
-		self.assertRegex(r.stdout, r"dra-a100-1 +GPU2,GPU3 +0 MiB +dra")
-		self.assertRegex(r.stdout, r"dra-a100-2 +GPU2,GPU3 +0 MiB +dra")
+		self.assertIn("NODE         GPUS        DEVICES       FREE AFTER   SCHEME   POOL\n", r.stdout)
+		self.assertRegex(r.stdout, r"dra-a100-1 +GPU2,GPU3 +gpu-2,gpu-3 +0 MiB +dra")
+		self.assertRegex(r.stdout, r"dra-a100-2 +GPU2,GPU3 +gpu-2,gpu-3 +0 MiB +dra")
 		self.assertIn("Fits on 2 of 2 nodes.", r.stdout)
 
 	def test_too_few_devices_exits_3_with_the_reason(self):
@@ -123,7 +124,7 @@ class FitClaimFlags(DRACase):
 	def test_selector_true_and_false(self):
 		r = self.fit("--device-class", GPU, "--selector", INDEX + " == 3")
 		self.assertEqual(r.returncode, 0, r.stderr)
-		self.assertRegex(r.stdout, r"dra-a100-1 +GPU3 ")
+		self.assertRegex(r.stdout, r"dra-a100-1 +GPU3 +gpu-3 ")
 		r = self.fit("--device-class", GPU, "--selector", INDEX + " > 3 || " + INDEX + " < 0")
 		self.assertEqual(r.returncode, 3, r.stderr)
 		self.assertIn("2 nodes: no device of class gpu.nvidia.com matches the selector", r.stdout)
@@ -151,7 +152,8 @@ class FitClaimFlags(DRACase):
 			"allocationMode": "ExactCount", "count": 2, "selectors": [INDEX + " >= 1"],
 			"capacity": {"memory": "40Gi"}}])
 		self.assertEqual(doc["nodesUnknown"], 0)
-		self.assertEqual([(p["node"], p["gpus"]) for p in doc["places"]], [("dra-a100-1", [2, 3]), ("dra-a100-2", [2, 3])])
+		self.assertEqual([(p["node"], p["gpus"], p["devices"]) for p in doc["places"]],
+			[("dra-a100-1", [2, 3], ["gpu-2", "gpu-3"]), ("dra-a100-2", [2, 3], ["gpu-2", "gpu-3"])])
 
 	def test_capacity_more_than_a_device_has(self):
 		r = self.fit("--device-class", GPU, "--capacity", "memory=100Gi")
@@ -206,7 +208,7 @@ class FitClaimShares(DRACase):
 	def test_consumable_capacity_left(self):
 		r = self.fit("--device-class", GPU, "--capacity", "memory=20Gi")
 		self.assertEqual(r.returncode, 0, r.stderr)
-		self.assertRegex(r.stdout, r"dra-share-1 +GPU0 +0 MiB")
+		self.assertRegex(r.stdout, r"dra-share-1 +GPU0 +gpu-0 +0 MiB")
 		r = self.fit("--device-class", GPU, "--capacity", "memory=24Gi")
 		self.assertEqual(r.returncode, 3)
 		self.assertIn("1 node: not enough memory left on a device of class gpu.nvidia.com that matches (24Gi asked)",

@@ -189,6 +189,7 @@ Test(fit_claim, several_devices_of_one_node)
 	cr_assert_eq(res.fits[0].ngpus, 2);
 	cr_assert_eq(res.fits[0].gpus[0], 2);
 	cr_assert_eq(res.fits[0].gpus[1], 3);
+	cr_assert_str_eq(res.fits[0].devices, "gpu-2,gpu-3");
 	fit_result_release(&res);
 	check(&wd, &res, GPU, 3, NULL, NULL, NULL);
 	cr_assert_eq(only_group(&res, FIT_REASON_FEW_DEVICES)->count, 2);
