@@ -40,7 +40,7 @@ const struct flag fit_flags[] = {
 	[F_DEVICES] = {"count", 0, "N", "devices the claim asks for (default 1)", NULL},
 	[F_CAPACITY] = {"capacity", 0, CLI_LIST_ARG("NAME=QUANTITY"),
 			"capacity the claim asks of each device (memory=10Gi)", NULL},
-	[F_SELECTOR] = {"selector", 0, "CEL", "a CEL expression each device must satisfy, beside the class's", NULL},
+	[F_SELECTOR] = {"device-selector", 0, "CEL", "a CEL expression each device must satisfy, beside the class's", NULL},
 	[F_FILENAME] = {"filename", 'f', CLI_LIST_ARG("FILE"),
 			"manifests of Pods or workloads (YAML or JSON, files or directories; - for stdin)", NULL},
 	[F_RECURSIVE] = {"recursive", 'R', NULL, "process the directories given with -f recursively", NULL},
@@ -378,7 +378,7 @@ static int parse_claim_flags(const char **vals, struct fit_run *r, struct kerr *
 		return 0;
 	if (vals[F_MEMORY] || vals[F_GPUS] || vals[F_CORE])
 		return kerr_set(err, KERR_USAGE,
-				"--device-class asks for devices: give --count, --capacity and --selector, not --memory, --gpus or --core");
+				"--device-class asks for devices: give --count, --capacity and --device-selector, not --memory, --gpus or --core");
 	if (!*vals[F_CLASS])
 		return cli_flag_error(err, "device-class", vals[F_CLASS], "must name a DeviceClass");
 	if (vals[F_DEVICES] && cli_parse_whole(vals[F_DEVICES], "count", 1, SCHEME_MAX_ASK_GPUS, &v, err) < 0)

@@ -1,5 +1,5 @@
 """`kubectl inspect cgpu fit` of claims of Dynamic Resource Allocation devices against the fake API server's DRA
-scenarios (fixtures/README.md): the claim flags (--device-class, --count, --capacity, --selector), manifests
+scenarios (fixtures/README.md): the claim flags (--device-class, --count, --capacity, --device-selector), manifests
 holding a ResourceClaim, a ResourceClaimTemplate or a pod naming one (in the manifests or on the server), and the
 reason a pod waiting for its claim gets in -d and JSON, from the same check.
 
@@ -122,21 +122,21 @@ class FitClaimFlags(DRACase):
 			r.stdout)
 
 	def test_selector_true_and_false(self):
-		r = self.fit("--device-class", GPU, "--selector", INDEX + " == 3")
+		r = self.fit("--device-class", GPU, "--device-selector", INDEX + " == 3")
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertRegex(r.stdout, r"dra-a100-1 +GPU3 +gpu-3 ")
-		r = self.fit("--device-class", GPU, "--selector", INDEX + " > 3 || " + INDEX + " < 0")
+		r = self.fit("--device-class", GPU, "--device-selector", INDEX + " > 3 || " + INDEX + " < 0")
 		self.assertEqual(r.returncode, 3, r.stderr)
 		self.assertIn("2 nodes: no device of class gpu.nvidia.com matches the selector", r.stdout)
 
 	def test_a_selector_outside_the_subset_is_unknown_never_a_fit(self):
-		r = self.fit("--device-class", GPU, "--selector", "device.attributes['gpu.nvidia.com'].productName.matches('A100')")
+		r = self.fit("--device-class", GPU, "--device-selector", "device.attributes['gpu.nvidia.com'].productName.matches('A100')")
 		self.assertEqual(r.returncode, 3, r.stderr)
 		self.assertIn("Fits on 0 of 2 nodes.", r.stdout)
 		self.assertNotIn("Does not fit", r.stdout)
 		self.assertIn("Unknown on 2 nodes, never counted as fits:\n  2 nodes: selector not evaluated (outside the "
 			"evaluated subset", r.stdout)
-		doc = self.fit_json("--device-class", GPU, "--selector", "device.attributes['gpu.nvidia.com'].productName"
+		doc = self.fit_json("--device-class", GPU, "--device-selector", "device.attributes['gpu.nvidia.com'].productName"
 			".matches('A100')", code=3)
 		self.assertFalse(doc["fits"])
 		self.assertEqual(doc["nodesUnknown"], 2)
@@ -144,7 +144,7 @@ class FitClaimFlags(DRACase):
 		self.assertEqual(doc["reasons"][0]["reason"], "Unknown")
 
 	def test_json_says_the_requests(self):
-		doc = self.fit_json("--device-class", GPU, "--count", "2", "--capacity", "memory=40Gi", "--selector",
+		doc = self.fit_json("--device-class", GPU, "--count", "2", "--capacity", "memory=40Gi", "--device-selector",
 			INDEX + " >= 1")
 		self.assertEqual(doc["kind"], "FitAnswer")
 		self.assertTrue(doc["fits"])
@@ -166,6 +166,14 @@ class FitClaimFlags(DRACase):
 		self.assertEqual(r.returncode, 1)
 		self.assertEqual(r.stderr, 'Error from server (NotFound): deviceclasses.resource.k8s.io "nosuch.example.com" '
 			"not found\n")
+
+	def test_selector_stays_the_node_label_selector(self):
+		# -l/--selector chooses nodes, as everywhere; a device's CEL goes in --device-selector
+		r = self.fit("--device-class", GPU, "--selector", "kubernetes.io/hostname=dra-a100-2")
+		self.assertEqual(r.returncode, 0, r.stderr)
+		self.assertIn("Fits on 1 of 1 node.", r.stdout)
+		got = [q["query"].get("labelSelector") for q in self.api.requests() if q["path"] == "/api/v1/nodes"]
+		self.assertIn("kubernetes.io/hostname=dra-a100-2", got)
 
 	def test_flag_errors(self):
 		for args, words in ((["--count", "2"], "--count is a flag of a claim: give it with --device-class"),
