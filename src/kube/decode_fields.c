@@ -405,6 +405,20 @@ static const struct decode_field attribute_fields[] = {
 /* DeviceCapacity and Counter: a value, in the same place */
 static const struct decode_field capacity_fields[] = {
 	QUANTITY("value", 1, VALUE, quantity),
+	MSG("requestPolicy", 2, M_POLICY, 0),
+	END,
+};
+#define MAX_POLICY_VALUES 16
+static const struct decode_field policy_fields[] = {
+	QUANTITY("default", 1, VALUE, policy_default),
+	STRS("validValues", 3, VALUE, policy_values, npolicy_values, MAX_POLICY_VALUES, 0),
+	MSG("validRange", 4, M_POLICY_RANGE, 0),
+	END,
+};
+static const struct decode_field policy_range_fields[] = {
+	QUANTITY("min", 1, VALUE, policy_min),
+	QUANTITY("max", 2, VALUE, policy_max),
+	QUANTITY("step", 3, VALUE, policy_step),
 	END,
 };
 /* DeviceCounterConsumption names its set "counterSet", CounterSet "name" */
@@ -650,6 +664,8 @@ const struct decode_field *const decode_messages[M_COUNT] = {
 	[M_BASIC] = basic_fields,
 	[M_ATTRIBUTE] = attribute_fields,
 	[M_CAPACITY] = capacity_fields,
+	[M_POLICY] = policy_fields,
+	[M_POLICY_RANGE] = policy_range_fields,
 	[M_COUNTERS] = counters_fields,
 	[M_CLAIM] = claim_fields,
 	[M_CLAIM_B1] = claim_b1_fields,

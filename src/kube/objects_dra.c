@@ -11,6 +11,13 @@ static void values_free(struct k8s_dra_value *v, size_t n)
 		free(v[i].str);
 		free(v[i].version);
 		free(v[i].quantity);
+		free(v[i].policy_default);
+		free(v[i].policy_min);
+		free(v[i].policy_max);
+		free(v[i].policy_step);
+		for (size_t k = 0; k < v[i].npolicy_values; k++)
+			free(v[i].policy_values[k]);
+		free(v[i].policy_values);
 	}
 	free(v);
 }

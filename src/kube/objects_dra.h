@@ -24,6 +24,12 @@ struct k8s_dra_value {
 	int64_t i;
 	bool b;
 	bool has_int, has_bool, has_str, has_version;
+	/* a capacity's requestPolicy: the default share, the valid range
+	 * (quantities as written), and how many validValues it lists (only
+	 * the count is read: in protobuf each is a Quantity message) */
+	char *policy_default, *policy_min, *policy_max, *policy_step;
+	char **policy_values;
+	size_t npolicy_values;
 };
 
 /* consumesCounters[] of a device, and sharedCounters[] of a slice. */

@@ -185,48 +185,88 @@ static enum cel_result selectors_eval(const struct req_check *rc, size_t from, s
 	return res;
 }
 
-/* The capacity of the device a request names: "memory" or "DOMAIN/memory". */
-static const struct scheme_capacity *cap_find(const struct scheme_device *d, const char *name)
+/* Whether a request's name ("memory" or "DOMAIN/memory") names capacity c. */
+static bool cap_find_in(const struct scheme_capacity *c, const char *name)
 {
 	const char *slash = strrchr(name, '/');
 
-	for (size_t i = 0; i < d->ncaps; i++) {
-		const char *k = d->caps[i].name;
+	return c->name && (strcmp(c->name, name) == 0 || (slash && strcmp(c->name, slash + 1) == 0));
+}
 
-		if (!k)
-			continue;
-		if (strcmp(k, name) == 0 || (slash && strcmp(k, slash + 1) == 0))
+/* The capacity of the device a request names. */
+static const struct scheme_capacity *cap_find(const struct scheme_device *d, const char *name)
+{
+	for (size_t i = 0; i < d->ncaps; i++)
+		if (cap_find_in(&d->caps[i], name))
 			return &d->caps[i];
-	}
 	return NULL;
 }
 
+/* What the request asks of capacity c of the device, as a share its
+ * request policy allows: 1 and *ret, 0 where the policy refuses it (over
+ * max), -1 where it cannot be told (valid values listed). */
+static int share_of(const struct k8s_dra_request *q, const struct scheme_capacity *c, int64_t *ret)
+{
+	const char *asked = NULL;
+	int64_t v;
+
+	for (size_t i = 0; i < q->capacity.len && !asked; i++)
+		if (cap_find_in(c, q->capacity.items[i].key))
+			asked = q->capacity.items[i].value;
+	if (asked && quantity_parse_int(asked, &v) < 0)
+		return 0;
+	if (!c->has_policy) {
+		/* without a policy a share takes what it asks, or all of it */
+		*ret = asked ? v : c->amount;
+		return 1;
+	}
+	if (c->policy_values)
+		return -1;
+	if (!asked)
+		v = c->policy_default;
+	if (v < c->policy_min)
+		v = c->policy_min;
+	if (c->policy_step > 0 && (v - c->policy_min) % c->policy_step)
+		v = c->policy_min + ((v - c->policy_min) / c->policy_step + 1) * c->policy_step;
+	if (c->policy_max > 0 && v > c->policy_max)
+		return 0;
+	*ret = v;
+	return 1;
+}
+
 /* The capacity the request asks of the device: DEV_OK, DEV_CAPACITY
- * (first short one in *short_cap), or DEV_MAYBE where what is left
- * cannot be told. */
+ * (first short one in *short_cap), or DEV_MAYBE where what is left or
+ * what a share takes cannot be told. */
 static enum dev_state capacity_state(const struct k8s_dra_request *q, const struct scheme_device *d,
 				     const char **short_cap)
 {
 	enum dev_state st = DEV_OK;
 
+	/* every capacity asked must be one the device has, and no more */
 	for (size_t i = 0; i < q->capacity.len; i++) {
 		const struct scheme_capacity *c = cap_find(d, q->capacity.items[i].key);
 		int64_t need;
 
 		if (quantity_parse_int(q->capacity.items[i].value, &need) < 0)
 			need = INT64_MAX;
-		if (!c || need > c->amount || (d->allow_multiple && c->left_known && need > c->left)) {
+		if (!c || need > c->amount) {
 			*short_cap = q->capacity.items[i].key;
 			return DEV_CAPACITY;
 		}
-		if (d->allow_multiple && !c->left_known)
+	}
+	/* a device shared by capacity: each of its capacities gives a share */
+	for (size_t i = 0; d->allow_multiple && i < d->ncaps; i++) {
+		const struct scheme_capacity *c = &d->caps[i];
+		int64_t need;
+		int got = share_of(q, c, &need);
+
+		if (got == 0 || (got == 1 && c->left_known && need > c->left)) {
+			*short_cap = c->name;
+			return DEV_CAPACITY;
+		}
+		if (got < 0 || !c->left_known)
 			st = DEV_MAYBE;
 	}
-	/* a share asked without a figure takes what the device's request
-	 * policy says, which is not kept: where others hold shares, unknown */
-	for (size_t i = 0; d->allow_multiple && i < d->ncaps && st == DEV_OK; i++)
-		if (!q->capacity.len && (!d->caps[i].left_known || d->caps[i].left < d->caps[i].amount))
-			st = DEV_MAYBE;
 	return st;
 }
 
@@ -523,10 +563,10 @@ static int place_fill(const struct judging *j, const struct search *s, const str
 		while (r < s->nreqs && slot >= s->need[r])
 			r++, slot = 0;
 		q = j->c->reqs[r < s->nreqs ? r : s->nreqs - 1].req;
-		for (size_t c = 0; d->allow_multiple && c < q->capacity.len; c++)
-			if (cap_find(d, "memory") && cap_find(d, q->capacity.items[c].key) == cap_find(d, "memory") &&
-			    quantity_parse_int(q->capacity.items[c].value, &need) == 0)
-				need = (need + MIB - 1) / MIB;
+		if (d->allow_multiple && cap_find(d, "memory") && share_of(q, cap_find(d, "memory"), &need) == 1)
+			need = (need + MIB - 1) / MIB;
+		else
+			need = 0;
 		take_mib += d->allow_multiple && need ? need : d->mem_mib;
 		for (int g = 0; d->gpu && g < n->ngpus; g++) {
 			bool seen = false;
@@ -579,7 +619,8 @@ static int verdict(struct judging *j, const struct model_node *n, int *reason, c
 	else if (found == 1 && j->have_why)
 		rc = asprintf(detail, "selector not evaluated (%s: %s)", cel_why_text(j->why.why), j->why.reason);
 	else if (found == 1)
-		rc = asprintf(detail, "capacity left on a shared device not known (its request policy is not read)");
+		rc = asprintf(detail, "capacity left on a shared device not known (what its shares consume, or the "
+				      "valid values of its request policy, are not read)");
 	else if (j->incomplete)
 		rc = asprintf(detail, "a pool of the node is incomplete: more devices may be published");
 	else

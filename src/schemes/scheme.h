@@ -224,6 +224,12 @@ struct scheme_capacity {
 	int64_t amount;		  /* value as a whole number (bytes for memory) */
 	int64_t left;		  /* what allocations leave of it (a device that takes several) */
 	bool left_known;	  /* false: allocations consume it by a measure not kept */
+	/* Its requestPolicy, for a device that takes several allocations: a
+	 * share is the request (or the default), raised to min and rounded up
+	 * to a step from it, at most max (0: none); listed valid values are
+	 * not read (policy_values). */
+	bool has_policy, policy_values;
+	int64_t policy_default, policy_min, policy_max, policy_step;
 };
 
 /* A part of a shared counter (a GPU's memory slices, multiprocessors) a device consumes. */

@@ -34,6 +34,17 @@ static void attr_fill(struct scheme_attr *a, const struct k8s_dra_value *v)
 		a->type = SCHEME_ATTR_VERSION, a->s = v->version;
 }
 
+static void policy_fill(struct scheme_capacity *c, const struct k8s_dra_value *v)
+{
+	c->has_policy = v->policy_default || v->policy_min || v->policy_max || v->policy_step || v->npolicy_values;
+	c->policy_values = v->npolicy_values > 0;
+	/* a policy without a default takes the whole capacity */
+	c->policy_default = v->policy_default ? amount_of(v->policy_default) : c->amount;
+	c->policy_min = amount_of(v->policy_min);
+	c->policy_max = amount_of(v->policy_max);
+	c->policy_step = amount_of(v->policy_step);
+}
+
 /* The capacities of d, each less what its allocations consumed where it
  * takes several (memory is the one consumption a folded claim keeps). */
 static int caps_fill(struct scheme_device *out, const struct dra_device *d)
@@ -53,6 +64,7 @@ static int caps_fill(struct scheme_device *out, const struct dra_device *d)
 		c->value = k->capacity[i].quantity;
 		c->amount = c->left = amount_of(c->value);
 		c->left_known = true;
+		policy_fill(c, &k->capacity[i]);
 		if (!k->allow_multiple || !d->nuses)
 			continue;
 		if (memory)

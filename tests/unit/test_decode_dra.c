@@ -44,6 +44,9 @@ static void out_values(struct text *t, const char *what, const struct k8s_dra_va
 			out(t, " version=%s", S(v[i].version));
 		if (v[i].quantity)
 			out(t, " value=%s", v[i].quantity);
+		if (v[i].policy_default || v[i].policy_min || v[i].policy_max || v[i].policy_step || v[i].npolicy_values)
+			out(t, " policy default=%s min=%s max=%s step=%s values=%d", S(v[i].policy_default),
+			    S(v[i].policy_min), S(v[i].policy_max), S(v[i].policy_step), v[i].npolicy_values > 0);
 		out(t, "\n");
 	}
 }
@@ -227,6 +230,10 @@ static void ref_values(struct text *t, const char *what, json_t *obj)
 			out(t, " version=%s", js(v, "version"));
 		if (js(v, "value"))
 			out(t, " value=%s", js(v, "value"));
+		if (jget(v, "requestPolicy"))
+			out(t, " policy default=%s min=%s max=%s step=%s values=%d", S(js(v, "requestPolicy.default")),
+			    S(js(v, "requestPolicy.validRange.min")), S(js(v, "requestPolicy.validRange.max")),
+			    S(js(v, "requestPolicy.validRange.step")), jget(v, "requestPolicy.validValues") != NULL);
 		out(t, "\n");
 	}
 }

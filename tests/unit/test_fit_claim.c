@@ -265,9 +265,18 @@ Test(fit_claim, consumable_capacity)
 	cr_assert_str_eq(only_group(&res, FIT_REASON_DEVICE_CAPACITY)->detail,
 			 "not enough memory left on a device of class gpu.nvidia.com that matches (21Gi asked)");
 	fit_result_release(&res);
-	/* a share without a figure takes what the request policy says: not read */
+	/* the request policy: 8Gi by default, from 1Gi in steps of 1Gi */
 	check(&wd, &res, GPU, 1, NULL, NULL, NULL);
-	only_group(&res, FIT_REASON_UNKNOWN);
+	cr_assert_eq(res.nsure, 1);
+	cr_assert_eq(res.fits[0].free_after, 12 * 1024);
+	fit_result_release(&res);
+	check(&wd, &res, GPU, 1, NULL, "memory", "3500Mi");
+	cr_assert_eq(res.nsure, 1);
+	cr_assert_eq(res.fits[0].free_after, 16 * 1024, "3500Mi is a share of 4Gi");
+	fit_result_release(&res);
+	check(&wd, &res, GPU, 1, NULL, "memory", "20481Mi");
+	cr_assert_str_eq(only_group(&res, FIT_REASON_DEVICE_CAPACITY)->detail,
+			 "not enough memory left on a device of class gpu.nvidia.com that matches (20481Mi asked)");
 	fit_result_release(&res);
 	world_release(&wd);
 }
@@ -391,6 +400,7 @@ Test(fit_claim, a_pod_waiting_for_its_claim_gets_the_claims_reason)
 
 struct rdev {
 	int gib, consumed_gib, slots;
+	int min_gib, step_gib; /* the request policy of a device shared by capacity (step 0: none) */
 	bool multi, in_use, tainted, model_a;
 };
 
@@ -419,6 +429,8 @@ static void rnode_make(struct rnode *n, unsigned *seed)
 		d->tainted = rnd(seed) % 6 == 0;
 		d->model_a = rnd(seed) % 2 == 0;
 		d->slots = (int)(rnd(seed) % 4);
+		d->step_gib = d->multi && rnd(seed) % 2 ? 5 * (1 + (int)(rnd(seed) % 2)) : 0;
+		d->min_gib = d->step_gib ? 5 * (int)(rnd(seed) % 3) : 0;
 	}
 }
 
@@ -431,10 +443,15 @@ static void slice_json(FILE *f, int k, const struct rnode *n)
 	for (int i = 0; i < n->n; i++) {
 		const struct rdev *d = &n->d[i];
 
+		char policy[128] = "";
+
+		if (d->step_gib)
+			snprintf(policy, sizeof(policy), ",\"requestPolicy\":{\"validRange\":{\"min\":\"%dGi\",\"step\":\"%dGi\"}}",
+				 d->min_gib, d->step_gib);
 		fprintf(f, "%s{\"name\":\"d%d\",\"attributes\":{\"index\":{\"int\":%d},\"model\":{\"string\":\"%s\"}},"
-			   "\"capacity\":{\"memory\":{\"value\":\"%dGi\"}},\"allowMultipleAllocations\":%s,"
+			   "\"capacity\":{\"memory\":{\"value\":\"%dGi\"%s}},\"allowMultipleAllocations\":%s,"
 			   "\"consumesCounters\":[{\"counterSet\":\"cs\",\"counters\":{\"slots\":{\"value\":\"%d\"}}}]%s}",
-			i ? "," : "", i, i, d->model_a ? "a" : "b", d->gib, d->multi ? "true" : "false", d->slots,
+			i ? "," : "", i, i, d->model_a ? "a" : "b", d->gib, policy, d->multi ? "true" : "false", d->slots,
 			d->tainted ? ",\"taints\":[{\"key\":\"bad\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]" : "");
 	}
 	fputs("]}}", f);
@@ -497,15 +514,22 @@ static void world_random(struct world *wd, const struct rnode *nodes, int n)
 }
 
 /* Whether a device serves the request by itself, as the API's allocator rules say. */
-static bool serves_alone(const struct rdev *d, int gib, bool only_a)
+static bool serves_alone(const struct rdev *d, int gib, bool only_a, bool policy)
 {
-	if (d->tainted || (only_a && !d->model_a) || (d->in_use && !d->multi))
+	int share = gib;
+
+	if (d->tainted || (only_a && !d->model_a) || (d->in_use && !d->multi) || gib > d->gib)
 		return false;
-	return d->multi ? gib <= d->gib - d->consumed_gib : gib <= d->gib;
+	/* a share is raised to the policy's min and rounded up to a step from it */
+	if (policy && d->step_gib) {
+		share = share < d->min_gib ? d->min_gib : share;
+		share = d->min_gib + (share - d->min_gib + d->step_gib - 1) / d->step_gib * d->step_gib;
+	}
+	return d->multi ? share <= d->gib - d->consumed_gib : gib <= d->gib;
 }
 
 /* Every choice of count distinct devices: one that serves, with the slots counter shared. */
-static bool exhaustive(const struct rnode *n, int count, int gib, bool only_a)
+static bool exhaustive(const struct rnode *n, int count, int gib, bool only_a, bool policy)
 {
 	int used = 0;
 
@@ -520,7 +544,7 @@ static bool exhaustive(const struct rnode *n, int count, int gib, bool only_a)
 				continue;
 			k++;
 			slots += n->d[i].slots;
-			ok &= serves_alone(&n->d[i], gib, only_a);
+			ok &= serves_alone(&n->d[i], gib, only_a, policy);
 		}
 		if (ok && k == count && slots <= n->slots_total)
 			return true;
@@ -532,7 +556,7 @@ Test(fit_claim, never_fits_where_no_choice_of_devices_does, .timeout = 30)
 {
 	struct rnode nodes[RAND_NODES];
 	unsigned seed = 20261125;
-	size_t checked = 0, fits = 0;
+	size_t checked = 0, fits = 0, by_policy = 0;
 
 	for (int round = 0; round < 6; round++) {
 		struct world wd;
@@ -542,7 +566,7 @@ Test(fit_claim, never_fits_where_no_choice_of_devices_does, .timeout = 30)
 		world_random(&wd, nodes, RAND_NODES);
 		cr_assert_eq(wd.m.nnodes, RAND_NODES);
 		for (int q = 0; q < 8; q++) {
-			int count = 1 + (int)(rnd(&seed) % 3), gib = 5 * (1 + (int)(rnd(&seed) % 12));
+			int count = 1 + (int)(rnd(&seed) % 3), gib = 3 * (1 + (int)(rnd(&seed) % 20));
 			bool only_a = rnd(&seed) % 2;
 			char qty[16];
 			struct ask a;
@@ -555,7 +579,9 @@ Test(fit_claim, never_fits_where_no_choice_of_devices_does, .timeout = 30)
 			cr_assert_eq(res.nunknown, 0);
 			for (size_t i = 0; i < wd.m.nnodes; i++) {
 				int k = atoi(wd.m.nodes[i].name + 1);
-				bool model_fits = false, truth = exhaustive(&nodes[k], count, gib, only_a);
+				bool model_fits = false, truth = exhaustive(&nodes[k], count, gib, only_a, true);
+
+				by_policy += truth != exhaustive(&nodes[k], count, gib, only_a, false);
 
 				for (size_t j = 0; j < res.nsure; j++)
 					model_fits |= res.fits[j].node == i;
@@ -569,7 +595,8 @@ Test(fit_claim, never_fits_where_no_choice_of_devices_does, .timeout = 30)
 		}
 		world_release(&wd);
 	}
-	/* both answers were met often */
+	/* both answers were met often, and request policies changed some */
+	cr_assert_gt(by_policy, 0);
 	cr_assert_gt(fits, checked / 10);
 	cr_assert_lt(fits, checked - checked / 10);
 }
