@@ -525,7 +525,7 @@ static int set_subject(struct fit_run *r, const char *what, long pods, struct wa
 		r->subject = describe(&r->req, "request");
 		return r->subject ? 0 : kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	if (r->filename && r->pod->nclaims)
+	if ((r->filename || r->pod_name) && r->pod->nclaims)
 		return pod_claims_subject(r, what, err);
 	found = fit_request_from_pod(r->pod, r->sel.scheme, &r->req, &r->sc, w);
 	if (found < 0)
@@ -878,9 +878,13 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		r.load.mo.keep_pod_if = keep_named_pod;
 		r.load.mo.keep_pod_ud = r.pod;
 	}
-	if (!r.filename && set_subject(&r, "pod", 1, &w, err) < 0)
+	/* a pod's claims are read in the version the load finds */
+	if (!r.filename && !(r.pod && r.pod->nclaims) && set_subject(&r, "pod", 1, &w, err) < 0)
 		goto out;
-	if (cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0 || check_classes(&r, err) < 0)
+	if (cluster_load_model(&r.load, err) < 0 || check_memory_unit(&r, err) < 0)
+		goto out;
+	if ((!r.filename && r.pod && r.pod->nclaims && set_subject(&r, "pod", 1, &w, err) < 0) ||
+	    check_classes(&r, err) < 0)
 		goto out;
 	if (r.filename ? answer_manifests(ctx, &r, &w, &fits, err) < 0 : answer(ctx, &r, 1, &fits, err) < 0)
 		goto out;

@@ -246,6 +246,15 @@ class PendingClaim(DRACase):
 		self.assertEqual(pod["waitsForClaim"], waiting)
 		self.assertTrue(pod["pendingReason"].startswith("claim %s not allocated: 1 node: every device" % waiting))
 
+	def test_fit_of_the_pending_pod(self):
+		# the pod read from the server: its claim's template, and the scheduler's events
+		r = self.fit("ml/waiting-0")
+		self.assertEqual(r.returncode, 3, r.stderr)
+		self.assertIn("pod ml/waiting-0, claim single-gpu: 1 device of class gpu.nvidia.com\n", r.stdout)
+		self.assertIn("1 node: every device of class gpu.nvidia.com that matches is taken (not shareable)", r.stdout)
+		self.assertIn("Latest FailedScheduling events:\n  0/1 nodes are available: 1 cannot allocate all claims.",
+			r.stdout)
+
 	def test_the_reason_follows_the_claims(self):
 		# busy-0's claim released: the device is free and the waiting claim could be allocated there
 		busy = self.claim_of("busy-0-")
