@@ -407,7 +407,7 @@ struct judging {
 	size_t *need;
 	struct tally *tallies;
 	struct cel_verdict why; /* the first selector not evaluated */
-	bool have_why, cap_unknown, incomplete;
+	bool have_why, incomplete;
 };
 
 static void tally_add(struct tally *t, enum dev_state st, const struct scheme_device *d,
@@ -451,7 +451,6 @@ static int states_fill(struct judging *j)
 				j->why = why;
 				j->have_why = true;
 			}
-			j->cap_unknown |= st == DEV_MAYBE && why.result != CEL_UNKNOWN;
 		}
 		cel_dev_release(&cd);
 	}
