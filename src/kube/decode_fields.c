@@ -375,7 +375,7 @@ static const struct decode_field slice_node_selector_fields[] = {
  * v1beta1 in its BasicDevice from 1. */
 #define DEVICE_FIELDS(n)                                                                                  \
 	ENTRIES("attributes", n, M_ATTRIBUTE, DEVICE, attrs, nattrs, KEEP_ATTRIBUTES, MAX_DEVICE_VALUES),  \
-	ENTRIES("capacity", n + 1, M_CAPACITY, DEVICE, capacity, ncapacity, KEEP_ALL, MAX_DEVICE_VALUES),  \
+	ENTRIES("capacity", n + 1, M_DEVICE_CAPACITY, DEVICE, capacity, ncapacity, KEEP_ALL, MAX_DEVICE_VALUES),  \
 	LIST("consumesCounters", n + 2, M_COUNTERS, DEVICE, consumes, nconsumes, KEEP_ALL, MAX_COUNTER_SETS, 0), \
 	STR("nodeName", n + 3, DEVICE, node_name, OMIT),                                                   \
 	BOOL("allNodes", n + 5, DEVICE, all_nodes),                                                        \
@@ -405,20 +405,26 @@ static const struct decode_field attribute_fields[] = {
 /* DeviceCapacity and Counter: a value, in the same place */
 static const struct decode_field capacity_fields[] = {
 	QUANTITY("value", 1, VALUE, quantity),
+	END,
+};
+/* a device's capacity has a request policy beside its value */
+#define CAPACITY struct k8s_dra_capacity
+#define MAX_POLICY_VALUES 16
+static const struct decode_field device_capacity_fields[] = {
+	QUANTITY("value", 1, CAPACITY, quantity),
 	MSG("requestPolicy", 2, M_POLICY, 0),
 	END,
 };
-#define MAX_POLICY_VALUES 16
 static const struct decode_field policy_fields[] = {
-	QUANTITY("default", 1, VALUE, policy_default),
-	STRS("validValues", 3, VALUE, policy_values, npolicy_values, MAX_POLICY_VALUES, 0),
+	QUANTITY("default", 1, CAPACITY, policy_default),
+	STRS("validValues", 3, CAPACITY, policy_values, npolicy_values, MAX_POLICY_VALUES, 0),
 	MSG("validRange", 4, M_POLICY_RANGE, 0),
 	END,
 };
 static const struct decode_field policy_range_fields[] = {
-	QUANTITY("min", 1, VALUE, policy_min),
-	QUANTITY("max", 2, VALUE, policy_max),
-	QUANTITY("step", 3, VALUE, policy_step),
+	QUANTITY("min", 1, CAPACITY, policy_min),
+	QUANTITY("max", 2, CAPACITY, policy_max),
+	QUANTITY("step", 3, CAPACITY, policy_step),
 	END,
 };
 /* DeviceCounterConsumption names its set "counterSet", CounterSet "name" */
@@ -664,6 +670,7 @@ const struct decode_field *const decode_messages[M_COUNT] = {
 	[M_BASIC] = basic_fields,
 	[M_ATTRIBUTE] = attribute_fields,
 	[M_CAPACITY] = capacity_fields,
+	[M_DEVICE_CAPACITY] = device_capacity_fields,
 	[M_POLICY] = policy_fields,
 	[M_POLICY_RANGE] = policy_range_fields,
 	[M_COUNTERS] = counters_fields,

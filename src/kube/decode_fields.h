@@ -68,6 +68,7 @@ enum decode_msg {
 	M_BASIC,     /* v1beta1's BasicDevice */
 	M_ATTRIBUTE,
 	M_CAPACITY,  /* DeviceCapacity, and Counter: a value */
+	M_DEVICE_CAPACITY, /* DeviceCapacity: a value and its request policy */
 	M_POLICY,    /* DeviceCapacity's requestPolicy */
 	M_POLICY_RANGE,
 	M_COUNTERS,  /* DeviceCounterConsumption, CounterSet */

@@ -11,15 +11,24 @@ static void values_free(struct k8s_dra_value *v, size_t n)
 		free(v[i].str);
 		free(v[i].version);
 		free(v[i].quantity);
-		free(v[i].policy_default);
-		free(v[i].policy_min);
-		free(v[i].policy_max);
-		free(v[i].policy_step);
-		for (size_t k = 0; k < v[i].npolicy_values; k++)
-			free(v[i].policy_values[k]);
-		free(v[i].policy_values);
 	}
 	free(v);
+}
+
+static void capacities_free(struct k8s_dra_capacity *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].name);
+		free(c[i].quantity);
+		free(c[i].policy_default);
+		free(c[i].policy_min);
+		free(c[i].policy_max);
+		free(c[i].policy_step);
+		for (size_t k = 0; k < c[i].npolicy_values; k++)
+			free(c[i].policy_values[k]);
+		free(c[i].policy_values);
+	}
+	free(c);
 }
 
 static void counters_free(struct k8s_dra_counters *c, size_t n)
@@ -64,7 +73,7 @@ static void device_release(struct k8s_dra_device *d)
 {
 	free(d->name);
 	values_free(d->attrs, d->nattrs);
-	values_free(d->capacity, d->ncapacity);
+	capacities_free(d->capacity, d->ncapacity);
 	counters_free(d->consumes, d->nconsumes);
 	k8s_taints_free(d->taints, d->ntaints);
 	free(d->node_name);
@@ -153,6 +162,14 @@ void k8s_device_class_free(struct k8s_device_class *c)
 	configs_free(c->configs, c->nconfigs);
 	free(c->extended_resource);
 	free(c);
+}
+
+const struct k8s_dra_capacity *k8s_dra_capacity_get(const struct k8s_dra_capacity *c, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].name && strcmp(c[i].name, name) == 0)
+			return &c[i];
+	return NULL;
 }
 
 const struct k8s_dra_value *k8s_dra_value_get(const struct k8s_dra_value *v, size_t n, const char *name)

@@ -24,9 +24,15 @@ struct k8s_dra_value {
 	int64_t i;
 	bool b;
 	bool has_int, has_bool, has_str, has_version;
-	/* a capacity's requestPolicy: the default share, the valid range
-	 * (quantities as written), and how many validValues it lists (only
-	 * the count is read: in protobuf each is a Quantity message) */
+};
+
+/* A device's capacity: its value, and its requestPolicy (the default
+ * share, the valid range, quantities as written, and how many validValues
+ * it lists: only the count is read, in protobuf each is a Quantity
+ * message).  name must stay the first member, as in k8s_dra_value. */
+struct k8s_dra_capacity {
+	char *name;
+	char *quantity;
 	char *policy_default, *policy_min, *policy_max, *policy_step;
 	char **policy_values;
 	size_t npolicy_values;
@@ -43,7 +49,7 @@ struct k8s_dra_device {
 	char *name;
 	struct k8s_dra_value *attrs;
 	size_t nattrs;
-	struct k8s_dra_value *capacity;
+	struct k8s_dra_capacity *capacity;
 	size_t ncapacity;
 	struct k8s_dra_counters *consumes;
 	size_t nconsumes;
@@ -150,5 +156,6 @@ void k8s_resource_claim_free(struct k8s_resource_claim *c);
 void k8s_device_class_free(struct k8s_device_class *c);
 /* The value named name in a list of them; NULL when absent. */
 const struct k8s_dra_value *k8s_dra_value_get(const struct k8s_dra_value *v, size_t n, const char *name);
+const struct k8s_dra_capacity *k8s_dra_capacity_get(const struct k8s_dra_capacity *c, size_t n, const char *name);
 
 #endif

@@ -359,8 +359,8 @@ int dra_node_devices_only(const struct dra_inventory *inv, const char *name, con
 			continue;
 		for (size_t j = 0; j < s->ndevices; j++) {
 			struct dra_device *d;
-			const struct k8s_dra_value *mem = k8s_dra_value_get(s->devices[j].capacity,
-									    s->devices[j].ncapacity, DRA_CAPACITY_MEMORY);
+			const struct k8s_dra_capacity *mem = k8s_dra_capacity_get(s->devices[j].capacity,
+										   s->devices[j].ncapacity, DRA_CAPACITY_MEMORY);
 
 			if (!(d = kube_array_grow(devs, &cap, n + 1, sizeof(*d), 8))) {
 				dra_devices_free(devs, n);
@@ -800,7 +800,7 @@ static int claim_result_add(const struct dra_claim *c, const struct k8s_pod *pod
 {
 	struct scheme_claim *sc;
 	bool first = !c->nreserved || str_eq(c->reserved[0].uid, pod->uid) || str_eq(c->reserved[0].name, pod->name);
-	const struct k8s_dra_value *mem = k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY);
+	const struct k8s_dra_capacity *mem = k8s_dra_capacity_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY);
 	int64_t m = 0;
 
 	if (first && e->dev->allow_multiple)
@@ -848,7 +848,7 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 			const struct dra_claim_result *r = &c->results[j];
 			const struct dra_index_entry *e = dra_device_find(inv, r->driver, r->pool, r->device);
 
-			if (!e || !(e->parent || k8s_dra_value_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
+			if (!e || !(e->parent || k8s_dra_capacity_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
 				    gpu_driver(inv, r->driver)))
 				continue;
 			if (claim_result_add(c, pod, e, r, out) < 0 || (!said && via_add(&out->via, c, config_of(c, r), e, resource) < 0))

@@ -34,7 +34,7 @@ static void attr_fill(struct scheme_attr *a, const struct k8s_dra_value *v)
 		a->type = SCHEME_ATTR_VERSION, a->s = v->version;
 }
 
-static void policy_fill(struct scheme_capacity *c, const struct k8s_dra_value *v)
+static void policy_fill(struct scheme_capacity *c, const struct k8s_dra_capacity *v)
 {
 	c->has_policy = v->policy_default || v->policy_min || v->policy_max || v->policy_step || v->npolicy_values;
 	c->policy_values = v->npolicy_values > 0;

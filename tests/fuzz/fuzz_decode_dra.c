@@ -35,7 +35,10 @@ static int on_slice(void *ud, struct k8s_resource_slice *s, struct kerr *err)
 {
 	for (size_t i = 0; i < s->ndevices; i++) {
 		((struct state *)ud)->sum += touch_values(s->devices[i].attrs, s->devices[i].nattrs);
-		((struct state *)ud)->sum += touch_values(s->devices[i].capacity, s->devices[i].ncapacity);
+		for (size_t j = 0; j < s->devices[i].ncapacity; j++)
+			((struct state *)ud)->sum += strlen(s->devices[i].capacity[j].name) +
+						     (s->devices[i].capacity[j].quantity ? strlen(s->devices[i].capacity[j].quantity) : 0) +
+						     s->devices[i].capacity[j].npolicy_values;
 		for (size_t j = 0; j < s->devices[i].nconsumes; j++)
 			((struct state *)ud)->sum += touch_values(s->devices[i].consumes[j].counters, s->devices[i].consumes[j].ncounters);
 	}

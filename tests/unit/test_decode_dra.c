@@ -44,9 +44,19 @@ static void out_values(struct text *t, const char *what, const struct k8s_dra_va
 			out(t, " version=%s", S(v[i].version));
 		if (v[i].quantity)
 			out(t, " value=%s", v[i].quantity);
-		if (v[i].policy_default || v[i].policy_min || v[i].policy_max || v[i].policy_step || v[i].npolicy_values)
-			out(t, " policy default=%s min=%s max=%s step=%s values=%d", S(v[i].policy_default),
-			    S(v[i].policy_min), S(v[i].policy_max), S(v[i].policy_step), v[i].npolicy_values > 0);
+		out(t, "\n");
+	}
+}
+
+static void out_capacities(struct text *t, const struct k8s_dra_capacity *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		out(t, " capacity %s", S(c[i].name));
+		if (c[i].quantity)
+			out(t, " value=%s", c[i].quantity);
+		if (c[i].policy_default || c[i].policy_min || c[i].policy_max || c[i].policy_step || c[i].npolicy_values)
+			out(t, " policy default=%s min=%s max=%s step=%s values=%d", S(c[i].policy_default),
+			    S(c[i].policy_min), S(c[i].policy_max), S(c[i].policy_step), c[i].npolicy_values > 0);
 		out(t, "\n");
 	}
 }
@@ -90,7 +100,7 @@ static void out_slice(struct text *t, const struct k8s_resource_slice *s)
 		out(t, " device %s multiple=%d node=%s all=%d\n", S(d->name), d->allow_multiple, S(d->node_name),
 		    d->all_nodes);
 		out_values(t, "attribute", d->attrs, d->nattrs);
-		out_values(t, "capacity", d->capacity, d->ncapacity);
+		out_capacities(t, d->capacity, d->ncapacity);
 		out_counters(t, "consumes", d->consumes, d->nconsumes);
 		for (size_t j = 0; j < d->ntaints; j++)
 			out(t, " taint %s=%s:%s\n", S(d->taints[j].key), S(d->taints[j].value), S(d->taints[j].effect));
