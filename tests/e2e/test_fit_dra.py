@@ -12,6 +12,7 @@ import tempfile
 import unittest
 
 from harness import ClusterCase, FakeAPI, plugin_path, run_plugin
+from test_inspect import load_schema, schema_errors
 
 ENV = {"LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1", "COLUMNS": "200"}
 GPU = "gpu.nvidia.com"
@@ -242,6 +243,7 @@ class PendingClaim(DRACase):
 			"matches is taken (not shareable)\n" % waiting, r.stdout)
 		r = run_plugin(["--kubeconfig", self.api.kubeconfig, "-o", "json"], env=ENV)
 		doc = json.loads(r.stdout)
+		self.assertEqual(schema_errors(load_schema(), doc), [])
 		pod = [p for p in doc["unscheduledPods"] if p["name"] == "waiting-0"][0]
 		self.assertEqual(pod["waitsForClaim"], waiting)
 		self.assertTrue(pod["pendingReason"].startswith("claim %s not allocated: 1 node: every device" % waiting))
