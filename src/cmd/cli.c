@@ -634,7 +634,7 @@ void cli_print_help(FILE *f, const char *prog, const struct command *table, cons
 				fprintf(f, "  %-*s %s\n", width, c->name, c->summary);
 		print_flags(f, table);
 		fprintf(f, "\nUse \"%s COMMAND --help\" for more about a command.\n", prog);
-		fprintf(f, "Exit status: 0 success, 1 failure reaching or reading the cluster, 2 usage error.\n");
+		fprintf(f, "Exit status: 0 success, 1 failure (a usage error too).\n");
 		return;
 	}
 	fprintf(f, "%s\n\nUsage:\n  %s %s%s%s\n", cmd->summary, prog, cmd->name ? cmd->name : "",

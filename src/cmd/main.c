@@ -1,6 +1,6 @@
 /* kubectl-inspect-cgpu: the entry point.  It finds the command, hands it the
  * arguments, and is the only place that prints an error and picks the exit
- * code (0 success, 1 failure reaching or reading the cluster, 2 usage). */
+ * code (0 success, 1 failure, a usage error too, as kubectl). */
 #include <curl/curl.h>
 #include <locale.h>
 #include <stdlib.h>

@@ -163,5 +163,5 @@ int kerr_exit_code(const struct kerr *err)
 {
 	if (!err || err->kind == KERR_NONE)
 		return 0;
-	return err->kind == KERR_USAGE ? 2 : 1;
+	return 1;
 }

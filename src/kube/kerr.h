@@ -14,7 +14,7 @@
 
 enum kerr_kind {
 	KERR_NONE = 0,
-	KERR_USAGE,	/* bad command line: exit 2 */
+	KERR_USAGE,	/* bad command line: kubectl's hint follows the line */
 	KERR_CONFIG,	/* kubeconfig or flag values that cannot be used */
 	KERR_REFUSED,	/* TCP connection refused: kubectl's special wording */
 	KERR_TRANSPORT, /* any other failure to reach the server (DNS, TLS, reset, timeout) */
@@ -74,7 +74,7 @@ void kerr_copy(struct kerr *dst, const struct kerr *src);
  *   error: ...
  */
 void kerr_print(FILE *f, const struct kerr *err);
-/* 2 for usage errors, 1 for everything else, 0 for KERR_NONE. */
+/* 1 for every error, usage errors too (as kubectl), 0 for KERR_NONE. */
 int kerr_exit_code(const struct kerr *err);
 
 #endif

@@ -148,7 +148,7 @@ class CompletionTest(unittest.TestCase):
 				(["bash", "zsh"], "error: Too many arguments. Expected only the shell type.")):
 			with self.subTest(args=args):
 				r = subprocess.run([plugin, "completion"] + args, capture_output=True, text=True, timeout=30)
-				self.assertEqual(r.returncode, 2)
+				self.assertEqual(r.returncode, 1)
 				self.assertEqual(r.stdout, "")
 				self.assertEqual(r.stderr.splitlines()[0], line)
 		# what it prints, sourced, completes the plugin's commands

@@ -276,7 +276,7 @@ class Defrag(ClusterCase):
 				  (["--memory", "4", "--dry-run=server"], "--dry-run goes with --execute")]:
 			with self.subTest(args=args):
 				r = self.defrag(*args)
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertIn(msg, r.stderr)
 
 	def test_execute_through_evictions(self):
@@ -314,7 +314,7 @@ class Defrag(ClusterCase):
 		self.assertRegex(r.stdout, r"--wait\[=DURATION\]\s+with --execute: wait")
 		# "--wait 20s": the word after it is not its value but a pod's name
 		r = self.defrag("--memory", "12", "--execute", "--wait", "20s")
-		self.assertEqual(r.returncode, 2, r.stderr)
+		self.assertEqual(r.returncode, 1, r.stderr)
 		r = self.defrag("--memory", "12", "--scheme", "cgpu", "--execute", "--yes", "--wait=20s")
 		self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 		self.assertIn("the request fits now.", r.stdout)
@@ -339,7 +339,7 @@ class Defrag(ClusterCase):
 				  (["--execute", "--wait=false", "--timeout", "1s"], "--timeout goes with --wait")]:
 			with self.subTest(args=args):
 				r = self.defrag("--memory", "12", *args)
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertIn(msg, r.stderr)
 
 	def test_an_eviction_whose_answer_is_lost_is_read_again(self):

@@ -225,7 +225,7 @@ class Model(unittest.TestCase):
 			r = inspect(api, ["__complete", "--dra-driver", ""])
 			self.assertEqual(r.stdout.splitlines(), ["gaudi.intel.com", ":4"])
 			r = inspect(api, ["--dra-driver", ","])
-			self.assertEqual(r.returncode, 2)
+			self.assertEqual(r.returncode, 1)
 			self.assertIn('invalid argument "," for "--dra-driver" flag', r.stderr)
 
 

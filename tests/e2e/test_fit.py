@@ -2,7 +2,7 @@
 GPUs, cordoned, NotReady and tainted nodes, node pools with selectors, and a node of every other scheme.
 
 Each case checks the places offered (best first), the reasons given for the other nodes, and the exit status
-(0 fits, 3 does not, 2 usage, 1 failure).
+(0 fits, 3 does not, 1 failure or usage error).
 """
 
 import json
@@ -143,13 +143,13 @@ class Fit(ClusterCase):
 
 	def test_usage_and_failures(self):
 		for args, code, msg in [
-			([], 2, "give exactly one of"),
-			(["--memory", "4", "-f", "-"], 2, "give exactly one of"),
-			(["--memory", "lots"], 2, 'invalid argument "lots" for "--memory" flag'),
-			(["--gpus", "0"], 2, 'invalid argument "0" for "--gpus" flag'),
-			(["--core", "101", "--memory", "1Gi"], 2, '"--core" flag'),
-			(["--memory", "4", "-o", "wide"], 2, "unable to match a printer"),
-			(["--memory", "4"], 2, "has no unit and the nodes count GPU memory in GiB and in MiB"),
+			([], 1, "give exactly one of"),
+			(["--memory", "4", "-f", "-"], 1, "give exactly one of"),
+			(["--memory", "lots"], 1, 'invalid argument "lots" for "--memory" flag'),
+			(["--gpus", "0"], 1, 'invalid argument "0" for "--gpus" flag'),
+			(["--core", "101", "--memory", "1Gi"], 1, '"--core" flag'),
+			(["--memory", "4", "-o", "wide"], 1, "unable to match a printer"),
+			(["--memory", "4"], 1, "has no unit and the nodes count GPU memory in GiB and in MiB"),
 			(["ml/nope"], 1, 'pods "nope" not found'),
 			(["-f", "/nonexistent.yaml"], 1, "does not exist"),
 		]:
@@ -176,7 +176,7 @@ class Fit(ClusterCase):
 		]:
 			with self.subTest(memory=v):
 				r = self.fit("--memory", v, "--scheme", "cgpu")
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertTrue(r.stderr.startswith('error: invalid argument "%s" for "--memory" flag: ' % v), r.stderr)
 				self.assertIn(msg, r.stderr)
 				self.assertEqual(len(r.stderr.splitlines()), 2, r.stderr)
@@ -276,7 +276,7 @@ class Fit(ClusterCase):
 		self.assertEqual(r.returncode, 1)
 		self.assertIn('nodes "nope" not found', r.stderr)
 		r = self.fit("--memory", "4", "--node", "share-a", "-l", "a=b")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		for args, line in [(["-l", "no=such"], "no node matches -l no=such: does not fit anywhere selected"),
 				   (["--pool", "np-none"], "no node matches --pool np-none: does not fit anywhere selected")]:
 			with self.subTest(args=args):
@@ -380,7 +380,7 @@ class Fit(ClusterCase):
 		self.assertEqual(sum(g["pods"] for g in d["groups"]["rows"] if g["name"] == "ml"), 8)
 		for args in (["--by", "team"], ["--by", "pool", "-d"]):
 			r = run_plugin(["--kubeconfig", self.api.kubeconfig] + args, env=ENV)
-			self.assertEqual(r.returncode, 2, r.stderr)
+			self.assertEqual(r.returncode, 1, r.stderr)
 
 	def test_hostile_text_is_escaped(self):
 		doc = DEPLOYMENT.replace("name: trainer", 'name: "tr\\e[31mainer"', 1)

@@ -182,7 +182,7 @@ class FitClaimFlags(DRACase):
 				(["--device-class", GPU, "--count", "0"], 'invalid argument "0" for "--count" flag'),
 				(["--device-class", GPU, "--capacity", "memory"], 'invalid argument "memory" for "--capacity" flag')):
 			r = self.fit(*args)
-			self.assertEqual(r.returncode, 2, r.stderr)
+			self.assertEqual(r.returncode, 1, r.stderr)
 			self.assertIn(words, r.stderr)
 
 	def test_manifest_template_and_pod(self):

@@ -234,7 +234,7 @@ class Fleet(unittest.TestCase):
 		r = self.plugin("fit", "--memory", "4", "--context", "train,staging", "--ignore-unreachable")
 		self.assertEqual(r.returncode, 0, r.stderr)
 		r = self.plugin("fit", "ml/some-pod", "--context", "train,infer")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 
 	def test_fit_json_fleet_answer(self):
 		r = self.plugin("fit", "--memory", "4", "--context", "infer,staging,train", "-o", "json")
@@ -284,7 +284,7 @@ class Fleet(unittest.TestCase):
 
 	def test_top_prometheus_url_names_one_prometheus(self):
 		r = self.plugin("top", "--once", "--prometheus-url", "http://127.0.0.1:1", "--context", "train,infer")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("--prometheus-url names one Prometheus", r.stderr)
 
 	def complete(self, *words):
@@ -341,7 +341,7 @@ class Fleet(unittest.TestCase):
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertEqual(r.stdout, "Cluster: train\n" + self.single("train"))
 		r = self.plugin("--context", ",")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn('error: --context "," names no context', r.stderr)
 		r = self.plugin("--context", "train,nope")
 		self.assertEqual(r.returncode, 1)
@@ -350,10 +350,10 @@ class Fleet(unittest.TestCase):
 
 	def test_usage_errors(self):
 		r = self.plugin("--context", "train", "--all-contexts")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("--context and --all-contexts cannot be combined", r.stderr)
 		r = self.plugin("mode", "share", "gpu-2x", "--context", "train,infer")
-		self.assertEqual(r.returncode, 2, r.stderr)
+		self.assertEqual(r.returncode, 1, r.stderr)
 		self.assertIn("acts on one cluster", r.stderr)
 
 	def test_escaped_context_name(self):
@@ -603,7 +603,7 @@ class FleetUsage(unittest.TestCase):
 		self.assertEqual(self.plugin("--context", "a,dead", "--ignore-unreachable").returncode, 0)
 		r = run_plugin(["--kubeconfig", self.kubeconfig, "usage", "--prometheus-url", self.prom.url, "--context", "a,b"],
 			       env=dict(ENV, HOME=self.dir))
-		self.assertEqual(r.returncode, 2, r.stderr)
+		self.assertEqual(r.returncode, 1, r.stderr)
 
 
 if __name__ == "__main__":

@@ -172,14 +172,14 @@ class FleetDefrag(unittest.TestCase):
 
 	def test_execute_and_a_pod_take_one_cluster(self):
 		r = self.plugin(*ASK, "--execute", "--yes", "--context", "plain,heavy")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertEqual(r.stdout, "")
 		self.assertEqual(r.stderr.splitlines()[0], "error: --execute evicts in one cluster: a plan is made for each, so "
 							   "give one --context to carry it out")
 		r = self.plugin(*ASK, "--execute", "--dry-run=server", "--all-contexts")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		r = self.plugin("defrag", "ml/fill-a", "--context", "plain,heavy")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("a pod is read from one cluster", r.stderr)
 		# nothing was evicted
 		self.assertIn("Move 1 pod (5120 MiB of GPU memory)", self.alone("plain", *ASK))

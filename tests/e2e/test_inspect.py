@@ -212,7 +212,7 @@ class InspectTest(unittest.TestCase):
 		for args in (["-o", "xml"], ["--unit", "TB"], ["-l", "a=b", "node-1"], ["--no-such-flag"]):
 			with self.subTest(args=args):
 				r, reqs = self.run_case("seed002", args)
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertEqual(r.stdout, "")
 				self.assertTrue(r.stderr.startswith("error: "), r.stderr)
 				self.assertEqual([q for q in reqs if q["path"].startswith("/api")], [])

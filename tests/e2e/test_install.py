@@ -131,7 +131,7 @@ class InstallTest(unittest.TestCase):
 			self.assertIn("kubectl inspect-cgpu ", r.stdout)
 			self.assertNotIn("kubectl inspect cgpu", r.stdout)
 		r = self.run_cmd([link, "--no-such-flag"])
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("'kubectl inspect-cgpu --help'", r.stderr)
 		# and a copy under that name, not only a link
 		copy = os.path.join(self.tmp, "kubectl-inspect_cgpu")

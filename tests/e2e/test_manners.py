@@ -53,7 +53,7 @@ class MannersTest(unittest.TestCase):
 				self.assertEqual(r.returncode, 0, r.stderr)
 				self.assertEqual(r.stdout, want.stdout)
 		r = self.run_on("seed002", ["--details=maybe"])
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn('invalid argument "maybe" for "--details" flag', r.stderr)
 
 	# ---- grouped shorthands -------------------------------------------------------------------------
@@ -72,7 +72,7 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(r.returncode, 0, r.stderr)
 		self.assertEqual(r.stdout, every.stdout)
 		r = self.run_on("seed002", ["-dx"])
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertTrue(r.stderr.startswith("error: unknown shorthand flag: 'x' in -dx\n"), r.stderr)
 
 	# ---- namespaces -----------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ class MannersTest(unittest.TestCase):
 		self.assertIn("  help ", overview.stdout)
 		self.assertIn("  version ", overview.stdout)
 		r = run_plugin(["help", "nosuch"], env=ENV)
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertTrue(r.stderr.startswith('error: unknown help topic "nosuch"'), r.stderr)
 
 	def test_version_command(self):
@@ -138,7 +138,7 @@ class MannersTest(unittest.TestCase):
 		r = run_plugin(["version"], env=ENV)
 		self.assertEqual((r.returncode, r.stdout, r.stderr), (0, want.stdout, ""))
 		r = run_plugin(["version", "extra"], env=ENV)
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		# kubectl version -o json's shape
 		version, commit = want.stdout.split()[1], want.stdout.split()[3].rstrip(")")
 		r = run_plugin(["version", "-o", "json"], env=ENV)
@@ -161,7 +161,7 @@ class MannersTest(unittest.TestCase):
 		self.assertEqual(lines[1:], sorted(lines[1:]), "keys sorted, as kubectl's YAML")
 		self.assertIn("  gitVersion: %s" % version, lines)
 		r = run_plugin(["version", "-o", "wide"], env=ENV)
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertEqual(r.stderr, "error: --output must be 'yaml' or 'json'\n")
 
 	# ---- filters that match nothing ----------------------------------------------------------------
@@ -349,7 +349,7 @@ class MannersTest(unittest.TestCase):
 		self.assertNotIn("In Cluster", r.stdout)
 		self.assertNotIn("---", r.stdout)
 		r = self.run_on("multi-gpu", ["--sort-by", "size"])
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertTrue(r.stderr.startswith('error: invalid argument "size" for "--sort-by" flag'), r.stderr)
 
 	def test_enum_values_are_case_insensitive(self):
@@ -375,14 +375,14 @@ class MannersTest(unittest.TestCase):
 				(["--sort-by", "size"], 'invalid argument "size" for "--sort-by" flag', "")):
 			with self.subTest(args=args):
 				r = self.run_on("multi-gpu", args)
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertTrue(r.stderr.startswith("error: " + line + ": "), r.stderr)
 				self.assertTrue(r.stderr.endswith(hint % cmd), r.stderr)
 		# kubectl's own sentence for --dry-run, after which it prints no usage hint
 		for args in (["mode", "share", "gpu-2x", "--dry-run=bogus"], ["restart", "gpu-2x", "--dry-run=bogus"]):
 			with self.subTest(args=args):
 				r = self.run_on("multi-gpu", args)
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertEqual(r.stderr, 'error: Invalid dry-run value (bogus). Must be "none", "server", or "client".\n')
 
 	def test_namespace_without_effect_is_said_once(self):
@@ -469,7 +469,7 @@ class MannersTest(unittest.TestCase):
 					'custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,name,wide,yaml')):
 			with self.subTest(args=args):
 				r = self.run_on("multi-gpu", args)
-				self.assertEqual(r.returncode, 2, r.stderr)
+				self.assertEqual(r.returncode, 1, r.stderr)
 				self.assertEqual(r.stderr.splitlines()[0], line)
 		# before any request is sent
 		before = len(self.api_requests("multi-gpu"))
@@ -574,7 +574,7 @@ class MannersTest(unittest.TestCase):
 				api = self.api("demo")
 				api.clear_requests()
 				r = self.run_on("demo", args)
-				self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+				self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
 				self.assertTrue(r.stderr.startswith("error: "), r.stderr)
 				self.assertEqual([q["path"] for q in api.requests() if not q["path"].startswith("/_fake")], [])
 

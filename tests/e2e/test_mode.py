@@ -97,7 +97,7 @@ class ProEdition(ModeBase):
 		self.assertEqual(self.labels(PRO_SHARE)["ack.node.gpu.placement"], "spread")
 		self.assertEqual(len(patches(self.api.requests())), 1)
 		r = self.run_mode("exclusive", PRO_SHARE, "--placement", "spread")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("placement", r.stderr)
 
 	def test_already_right_sends_nothing(self):
@@ -344,7 +344,7 @@ class ProEdition(ModeBase):
 			j = json.loads(self.run_mode("isolate", PRO_SHARE, "-o", "json", "--dry-run").stdout)
 			self.assertEqual(doc, j)
 		r = self.run_mode("isolate", PRO_SHARE, "-o", "xml")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("allowed formats are: json,yaml", r.stderr)
 
 	def test_conflicting_evidence(self):
@@ -378,16 +378,16 @@ class ProEdition(ModeBase):
 
 	def test_usage_errors(self):
 		r = self.run_mode()
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		r = self.run_mode("turbo", PRO_CGPU)
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn("turbo", r.stderr)
 		r = self.run_mode("share", PRO_CGPU, "-l", "a=b")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		r = self.run_mode("share")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		r = self.run_mode("share", "--pool", "bad pool")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		r = self.run_mode("share", "no-such-node")
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("NotFound", r.stderr)

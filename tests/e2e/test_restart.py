@@ -231,11 +231,11 @@ class OpenSource(RestartBase):
 		self.assertEqual(len(self.deletes()), 2)
 
 	def test_usage(self):
-		self.assertEqual(self.restart().returncode, 2)
-		self.assertEqual(self.restart("gpu-node-1", "-l", "a=b").returncode, 2)
-		self.assertEqual(self.restart("gpu-node-1", "--timeout", "soon").returncode, 2)
-		self.assertEqual(self.restart("gpu-node-1", "--max-parallel", "0").returncode, 2)
-		self.assertEqual(self.restart("gpu-node-1", "--daemonset", "nonamespace").returncode, 2)
+		self.assertEqual(self.restart().returncode, 1)
+		self.assertEqual(self.restart("gpu-node-1", "-l", "a=b").returncode, 1)
+		self.assertEqual(self.restart("gpu-node-1", "--timeout", "soon").returncode, 1)
+		self.assertEqual(self.restart("gpu-node-1", "--max-parallel", "0").returncode, 1)
+		self.assertEqual(self.restart("gpu-node-1", "--daemonset", "nonamespace").returncode, 1)
 		r = self.restart("no-such-node")
 		self.assertEqual(r.returncode, 1)
 		self.assertIn("NotFound", r.stderr)

@@ -332,7 +332,7 @@ class Schemes(unittest.TestCase):
 		self.assertIn("ts-t4-1", r.stdout)
 		self.assertNotIn("cgpu-v100-1", r.stdout)
 		self.assertNotIn("GPU Memory", r.stdout)
-		self.assertEqual(bad.returncode, 2)
+		self.assertEqual(bad.returncode, 1)
 		self.assertIn("--scheme", bad.stderr)
 
 	def test_gpu_flags_in_json(self):

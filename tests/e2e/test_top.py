@@ -429,7 +429,7 @@ class TopTest(unittest.TestCase):
 
 	def test_bad_flags_are_usage_errors(self):
 		p = self.start("seed002", args=["--refresh", "soon"])
-		s = self.assert_restored(p, 2)
+		s = self.assert_restored(p, 1)
 		self.assertIn('invalid argument "soon" for "-r, --refresh" flag', s)
 
 	def test_colour_unless_no_color(self):

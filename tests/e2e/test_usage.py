@@ -193,7 +193,7 @@ class UsageTest(unittest.TestCase):
 			(["usage", SVC, "-o", "wide"], "allowed formats are: json,yaml"),
 		]:
 			r = self.run_usage(*args)
-			self.assertEqual(r.returncode, 2, (args, r.stderr))
+			self.assertEqual(r.returncode, 1, (args, r.stderr))
 			self.assertIn(msg, r.stderr)
 
 	# -- choosing nodes ------------------------------------------------------------------------------
@@ -255,7 +255,7 @@ class UsageTest(unittest.TestCase):
 		gpu_lines = [x for x in rows(r.stdout) if x[0].startswith("cn-hangzhou.")]
 		self.assertEqual(gpu_lines, [x for x in rows(plain.stdout) if x and x[0].startswith("cn-hangzhou.")])
 		r = self.run_usage("usage", SVC, "--sort-by", "size")
-		self.assertEqual(r.returncode, 2)
+		self.assertEqual(r.returncode, 1)
 		self.assertIn('invalid argument "size" for "--sort-by" flag', r.stderr)
 
 	def test_node_selection_refused(self):
@@ -267,7 +267,7 @@ class UsageTest(unittest.TestCase):
 			(["usage", SVC, "--pool", "a=b=c"], 'invalid --pool "a=b=c"'),
 		]:
 			r = self.run_usage(*args)
-			self.assertEqual(r.returncode, 2, (args, r.stderr))
+			self.assertEqual(r.returncode, 1, (args, r.stderr))
 			self.assertIn(msg, r.stderr)
 
 	def test_wide_has_used_column(self):

@@ -151,7 +151,7 @@ class WatchTest(unittest.TestCase):
 	def test_documents_are_refused(self):
 		for form in ("json", "yaml", "name", "jsonpath={.nodes}"):
 			p = subprocess.run([plugin_path(), "-w", "-o", form], capture_output=True, text=True, timeout=10)
-			self.assertEqual(p.returncode, 2, p.stderr)
+			self.assertEqual(p.returncode, 1, p.stderr)
 			self.assertIn("--watch prints the tables again as they change: it cannot be combined with -o", p.stderr)
 			self.assertIn("See 'kubectl inspect cgpu --help' for usage.", p.stderr)
 			self.assertEqual(p.stdout, "")

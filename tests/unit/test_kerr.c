@@ -54,7 +54,7 @@ Test(kerr, usage_exit_code_and_one_line)
 	struct kerr e = KERR_INIT;
 
 	kerr_set(&e, KERR_USAGE, "unknown flag: --%s\nsecond line", "frob");
-	cr_assert_eq(kerr_exit_code(&e), 2);
+	cr_assert_eq(kerr_exit_code(&e), 1);
 	t_assert_printed(&e, "error: unknown flag: --frob second line\n");
 	kerr_prefix(&e, "node %s", "a");
 	cr_assert_str_eq(e.message, "node a: unknown flag: --frob second line");
