@@ -2,6 +2,12 @@
 (a tmux pane) on a loaded cluster while its GPU pods change at a steady rate, beside
 `kubectl get pods -A -w -o name` under the same changes.
 
+Before the runs, on the same cluster:
+
+  starts    --starts times in turn: the plugin's summary (wall time), then top in a pane until its first full
+            screen, then q; a start with no full screen within --start-budget seconds is counted as stuck
+            and its screen logged (the medians leave it out)
+
 Each run, on the same cluster:
 
   summary   the plugin's summary (no churn): wall time, CPU time, peak RSS
@@ -456,15 +462,22 @@ class Bench:
 			raise RuntimeError("plugin summary exited with %d: %s" % (rc, err.strip()[-1000:]))
 		return wall, rss, cpu
 
+	def top_pane(self, argv):
+		env = {k: self.env[k] for k in ("LC_ALL", "NO_COLOR", "TZ", "HOME", "PATH") if k in self.env}
+		return TopPane(argv + [self.plugin, "--kubeconfig", self.srv.kubeconfig, "top"], env)
+
+	def full_screen(self, s):
+		"""Whether the screen is top's first full one: the header counts every node and the first node's
+		pane is drawn."""
+		nodes = self.pods.nodes
+		return re.search(r"^nodes %d  GPUs" % len(nodes), s, re.M) and "node %s  ip" % nodes[0] in s
+
 	def start_top(self, res):
 		"""top in a pane; returns (pane, seconds to its first full screen)."""
-		env = {k: self.env[k] for k in ("LC_ALL", "NO_COLOR", "TZ", "HOME", "PATH") if k in self.env}
-		pane = TopPane([self.maxrss, res, self.plugin, "--kubeconfig", self.srv.kubeconfig, "top"], env)
-		nodes = self.pods.nodes
-		full = re.compile(r"^nodes %d  GPUs" % len(nodes), re.M)
+		pane = self.top_pane([self.maxrss, res])
 		try:
 			t0 = pane.go()
-			t = pane.wait(lambda s: full.search(s) and "node %s  ip" % nodes[0] in s, self.args.server_timeout)
+			t = pane.wait(self.full_screen, self.args.server_timeout)
 			if t is None:
 				raise RuntimeError("top showed no full screen within %ds:\n%s" % (self.args.server_timeout,
 					pane.screen()))
@@ -564,6 +577,45 @@ def run_once(b, i):
 	return r
 
 
+def start_loop(b, n, budget):
+	"""n starts of top, each right after a summary run: the summary's wall time and the time to top's first
+	full screen, then q.  A start with no full screen within budget seconds is counted as stuck and its
+	screen logged; the figures of the stuck starts are left out."""
+	out = {"summary": [], "top": [], "stuck": 0, "n": n}
+	for i in range(n):
+		out["summary"].append(b.summary()[0])
+		pane = b.top_pane([])
+		try:
+			t0 = pane.go()
+			t = pane.wait(b.full_screen, budget)
+			screen = pane.screen()
+			if t is None and not screen:
+				raise RuntimeError("start %d: top ended before its first full screen" % (i + 1))
+			if t is None:
+				out["stuck"] += 1
+				log("start %d: no full screen within %g s:\n%s" % (i + 1, budget, screen))
+			else:
+				out["top"].append(t - t0)
+			pane.keys("q")
+			time.sleep(0.2)
+		finally:
+			pane.close()
+	log("%d starts: summary %s s, top's first screen %s s (medians), %d stuck" % (n,
+		fmt(med(out["summary"]), "%.2f"), fmt(med(out["top"]), "%.2f"), out["stuck"]))
+	return out
+
+
+def starts_lines(st):
+	"""The start loop's figures for the table."""
+	summ, top = med(st["summary"]), med(st["top"])
+	ratio = top / summ if summ and top is not None else None
+	return ["", "Starts: %d, each right after a summary run: top's first full screen after %s s (median; %s-%s), "
+		"the summary's wall time %s s (median; %s-%s), %sx; %d of %d stuck (no full screen within the budget)." % (
+		st["n"], fmt(top, "%.2f"), fmt(min(st["top"], default=None), "%.2f"), fmt(max(st["top"], default=None), "%.2f"),
+		fmt(summ, "%.2f"), fmt(min(st["summary"], default=None), "%.2f"), fmt(max(st["summary"], default=None), "%.2f"),
+		fmt(ratio, "%.2f"), st["stuck"], st["n"])]
+
+
 def run_scenario(b, repeat):
 	"""repeat runs on b's cluster; returns them with what the table needs."""
 	runs = []
@@ -620,7 +672,7 @@ def probe_rows(runs):
 	return out
 
 
-def targets(rows, probes):
+def targets(rows, probes, starts=None):
 	"""The live view's goals, each with its figure and whether it is met."""
 	summ, top = rows[0], rows[1]
 	kube = rows[2] if len(rows) > 2 else None
@@ -632,6 +684,13 @@ def targets(rows, probes):
 	if summ[1]:
 		out.append(("first screen within 1.5x of the summary", "%.2f s vs %.2f s (%.2fx)" % (top[1], summ[1],
 			top[1] / summ[1]), top[1] <= 1.5 * summ[1]))
+	if starts and starts["top"] and starts["summary"]:
+		summ_s, top_s = med(starts["summary"]), med(starts["top"])
+		out.append(("first screen within 1.5x of the summary, over %d starts" % starts["n"], "%.2f s vs %.2f s "
+			"(%.2fx)" % (top_s, summ_s, top_s / summ_s), top_s <= 1.5 * summ_s))
+	if starts:
+		out.append(("no start stuck before its first screen", "%d of %d" % (starts["stuck"], starts["n"]),
+			starts["stuck"] == 0))
 	changes = [p for p in probes if p[0] != "a key press answered"]
 	keys = [p for p in probes if p[0] == "a key press answered"]
 	for what, ps in (("every change on screen within a second", changes), ("a key press answered within a second", keys)):
@@ -664,8 +723,10 @@ def table(r, repeat):
 	for label, n, m, p90, mx, ok in probes:
 		lines.append("| %s | %d | %s | %s | %s | %d |" % (label, n, fmt(m, "%.3f"), fmt(p90, "%.3f"),
 			fmt(mx, "%.3f"), ok))
+	if r.get("starts"):
+		lines += starts_lines(r["starts"])
 	lines += ["", "| goal | measured | met |", "|---|---|---|"]
-	for goal, measured, ok in targets(rows, probes):
+	for goal, measured, ok in targets(rows, probes, r.get("starts")):
 		lines.append("| %s | %s | %s |" % (goal, measured, "yes" if ok else "no"))
 	notes = sorted({x["note"] for x in runs if x.get("note")} | {"churn: %d changes failed, e.g. %s" % (
 		x["failed"], x["error"][:200]) for x in runs if x["failed"]} | {"churn: sent at %.1f a second in a run, "

@@ -80,7 +80,7 @@ class BenchTest(unittest.TestCase):
 	def test_top_tiny(self):
 		rate, seconds = 20, 3
 		text, written = self.bench("--scenario", "top", "--scales", "tiny", "--churn-rate", str(rate),
-			"--churn-seconds", str(seconds))
+			"--churn-seconds", str(seconds), "--starts", "2")
 		self.assertIn("### tiny: 5 nodes x 4 GPUs, 50 pods: the live view under churn", written)
 		m = re.search(r"sent at (%s) a second; (\d+) watch events per run \(median; ADDED (\d+), MODIFIED (\d+), "
 			r"DELETED (\d+); kubectl printed (\d+|n/a) lines meanwhile\)" % NUM, text)
@@ -94,6 +94,12 @@ class BenchTest(unittest.TestCase):
 		self.assertLess(events, rate * seconds + 40, text)
 		if m.group(6) != "n/a":
 			self.assertEqual(int(m.group(6)), events, "kubectl printed a line per event:\n" + text)
+
+		m = re.search(r"Starts: 2, each right after a summary run: top's first full screen after (%s) s \(median; "
+			r"%s-%s\), the summary's wall time (%s) s \(median; %s-%s\), %sx; 0 of 2 stuck" % ((NUM,) * 7), text)
+		self.assertIsNotNone(m, text)
+		self.assertLess(float(m.group(1)), 10.0, "the first screen of 5 nodes")
+		self.assertRegex(text, r"\| no start stuck before its first screen \| 0 of 2 \| yes \|")
 
 		summary, top = table_row(text, "plugin summary"), table_row(text, "plugin `top`")
 		self.assertIsNotNone(top, text)
