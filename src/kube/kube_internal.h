@@ -158,6 +158,7 @@ struct kube_loop {
 	struct kube_client **clients;
 	size_t nclients, cap;
 	bool in_curl; /* inside curl_multi_perform: handles cannot be removed now */
+	bool http2; /* HTTP/2 where the server offers it, transfers multiplexed (kube_loop_new) */
 };
 
 struct kube_client {

@@ -158,12 +158,30 @@ out:
 	return r;
 }
 
+/* Whether to speak HTTP/2 (and multiplex).  Before 8.1.0 libcurl stops
+ * reading an HTTP/2 connection for a stream whose frame does not fit its
+ * receive buffer; when that transfer then ends by its Content-Length, the
+ * rest of what the connection brought (another list's last frame) stays in
+ * curl's buffer, and its test for bytes left there compares the wrong way
+ * round: the other transfer waits until the server writes again, for
+ * minutes beside a watch with nothing to say.  Such a libcurl speaks
+ * HTTP/1.1: a connection per transfer under way, each read by its own
+ * transfer. */
+static bool http2_safe(void)
+{
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+
+	return v && v->version_num >= 0x080100;
+}
+
 int kube_loop_new(struct kube_loop **ret, struct kerr *err)
 {
 	struct kube_loop *l = calloc(1, sizeof(*l));
 
 	if (l && (l->multi = curl_multi_init())) {
-		curl_multi_setopt(l->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+		l->http2 = http2_safe();
+		curl_multi_setopt(l->multi, CURLMOPT_PIPELINING,
+				  (long)(l->http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING));
 		*ret = l;
 		return 0;
 	}
@@ -619,8 +637,8 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 }
 
 /* The options every request of the client shares: where it goes, its
- * headers and callbacks, HTTP/2 over TLS 1.2 or later, compression and
- * the proxy. */
+ * headers and callbacks, HTTP/2 (kube_loop_new says when) over TLS 1.2
+ * or later, compression and the proxy. */
 static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 {
 	const struct kube_client *c = x->c;
@@ -632,8 +650,10 @@ static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+			 (long)(c->loop->http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1));
+	/* wait for a connection that may multiplex rather than open another */
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, c->loop->http2 ? 1L : 0L);
 	curl_easy_setopt(e, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);

@@ -16,7 +16,7 @@ import tempfile
 import time
 import unittest
 
-from harness import APIServer, fake_only, plugin_path, run_plugin, HERE
+from harness import APIServer, fake_only, plugin_path, real_only, run_plugin, HERE
 
 GOLDEN = os.path.join(HERE, "golden", "top", "screen-80x24.txt")
 
@@ -121,6 +121,27 @@ class Pane:
 	def close(self):
 		subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, timeout=10)
 		shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def connections_to(pid, port):
+	"""The established TCP connections of process pid to a port on loopback (its sockets found in
+	/proc/net/tcp by inode)."""
+	inodes = set()
+	for fd in os.listdir("/proc/%d/fd" % pid):
+		try:
+			target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+		except OSError:
+			continue
+		if target.startswith("socket:["):
+			inodes.add(target[8:-1])
+	n = 0
+	for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+		with open(table) as f:
+			for line in f.readlines()[1:]:
+				cols = line.split()
+				if cols[3] == "01" and int(cols[2].rsplit(":", 1)[1], 16) == port and cols[9] in inodes:
+					n += 1
+	return n
 
 
 def row_order(screen, names):
@@ -267,6 +288,17 @@ class TopTest(unittest.TestCase):
 		after = self.stranded()
 		self.assertNotEqual(before, after)
 		p.wait_text(after, timeout=5)
+		self.quit(p)
+
+	@real_only("the fake API server speaks HTTP/1.1 only, where every request has a connection to itself")
+	def test_watches_have_connections_of_their_own(self):
+		# libcurl before 8.1.0 can leave the end of a list in the buffers of an HTTP/2 connection it shares
+		# (test_http2): with such a libcurl, as Debian 12's, the client speaks HTTP/1.1, a connection per
+		# transfer under way.
+		p = self.start("multi-gpu")
+		p.wait_for(lambda s: re.search(r"data \d+s old, watching", s), what="both watches")
+		n = connections_to(p.pid(), self.api.port)
+		self.assertGreaterEqual(n, 2, "the two watches on connections of their own, not multiplexed")
 		self.quit(p)
 
 	def test_end_and_home_in_a_node_taller_than_the_screen(self):
