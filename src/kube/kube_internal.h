@@ -204,6 +204,7 @@ struct xfer {
 	const char *accept; /* NULL = application/json */
 	bool idempotent;
 	bool no_deadline; /* watches run until the server ends them */
+	bool fresh_connection; /* a connection of its own, never one a finished transfer left */
 	bool tls_timeout; /* connected, but the TLS handshake did not end in time */
 	long long connected_at; /* when the TCP connection was first seen made (ms), 0 = not yet */
 	long long deadline; /* 0 = none */

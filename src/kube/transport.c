@@ -669,6 +669,8 @@ static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
 	if (c->connect_to)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
+	if (x->fresh_connection)
+		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 	if (cfg->proxy_url && *cfg->proxy_url)
 		curl_easy_setopt(e, CURLOPT_PROXY, cfg->proxy_url);
 	else if (c->loopback)
