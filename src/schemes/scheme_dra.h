@@ -23,6 +23,16 @@
 #include "scheme.h"
 #include "warnings.h"
 
+/* NVIDIA's GPU DRA driver, and the names it gives its devices' attributes */
+#define DRA_GPU_DRIVER "gpu.nvidia.com"
+#define DRA_ATTR_UUID "uuid"
+#define DRA_ATTR_PARENT_UUID "parentUUID"
+#define DRA_CAPACITY_MEMORY "memory"
+#define DRA_ATTR_PRODUCT "productName"
+#define DRA_ATTR_PROFILE "profile"
+#define DRA_ATTR_TYPE "type" /* "gpu", "mig" */
+#define DRA_TYPE_GPU "gpu"
+
 /* A device of the newest generation of its pool, for finding a claim's
  * result: its MIG parent's name where it has one. */
 struct dra_index_entry {
@@ -116,6 +126,15 @@ void dra_devices_free(struct dra_device *d, size_t n);
 /* The same without the claims (uses empty): what a node has. */
 int dra_node_devices_only(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 			  struct dra_device **ret, size_t *ret_n);
+
+/* Whether driver's devices are GPUs: NVIDIA's GPU driver, or one of
+ * inv->gpu_drivers. */
+bool dra_gpu_driver(const struct dra_inventory *inv, const char *driver);
+/* The configuration of claim c that applies to its result r: FromClaim
+ * before FromClass, the result's request named or none; NULL when none. */
+const struct dra_sharing *dra_config_of(const struct dra_claim *c, const struct dra_claim_result *r);
+/* Quantity q in bytes (its integer value); 0 when absent or unreadable. */
+int64_t dra_quantity_bytes(const char *q);
 
 /* What the lists of slices and claims keep: for the views, the attributes
  * the scheme reads and the slices' node selectors; for fit (full), every
