@@ -15,6 +15,7 @@
 #include "fit.h"
 #include "fit_claims.h"
 #include "fit_files.h"
+#include "fit_fleet.h"
 #include "kube.h"
 #include "load.h"
 #include "model.h"
@@ -24,7 +25,6 @@
 #include "render_fit.h"
 
 #define MAX_EVENTS 3
-#define EXIT_DOES_NOT_FIT 3
 
 enum { F_MEMORY, F_GPUS, F_CORE, F_CLASS, F_DEVICES, F_CAPACITY, F_SELECTOR, F_FILENAME, F_RECURSIVE, F_OUTPUT,
        F_COUNT };
@@ -657,122 +657,6 @@ static int answer(struct cli_ctx *ctx, struct fit_run *r, long pods, bool *fits,
 	return rc;
 }
 
-/* --- several clusters ---------------------------------------------------- */
-
-/* What fit found in each cluster of a fleet, and the best-first order. */
-struct fit_fleet {
-	const struct fit_run *r;
-	struct fleet f;
-	struct fit_result *res;
-	size_t *order;
-};
-
-/* Where the best place of a cluster leaves the least free, in MiB (slots
- * after memory); a cluster where it does not fit comes last. */
-static long long fit_key(const struct fit_fleet *ff, size_t i)
-{
-	const struct fit_result *res = &ff->res[i];
-	const struct model_node *n;
-
-	if (!ff->f.loads[i].have_model || res->nsure == 0)
-		return LLONG_MAX;
-	n = &ff->f.loads[i].model.nodes[res->fits[0].node];
-	if (n->unit == UNIT_GIB)
-		return res->fits[0].free_after * 1024;
-	return n->unit == UNIT_MIB ? res->fits[0].free_after : LLONG_MAX / 2 + res->fits[0].free_after;
-}
-
-static const struct fit_fleet *order_ctx;
-
-static int cmp_clusters(const void *a, const void *b)
-{
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	long long ki = fit_key(order_ctx, i), kj = fit_key(order_ctx, j);
-
-	if (ki != kj)
-		return ki < kj ? -1 : 1;
-	return strcmp(order_ctx->f.names[i], order_ctx->f.names[j]);
-}
-
-static json_t *fit_cluster_json(const struct fleet *f, size_t i, void *ud)
-{
-	const struct fit_fleet *ff = ud;
-	struct fit_report rep = {.subject = ff->r->subject};
-
-	return render_fit_document(&f->loads[i].model, &ff->r->req, &ff->res[i], &rep);
-}
-
-/* The table (or the FleetFitAnswer), the errors; 0 when it fits in a
- * cluster, EXIT_DOES_NOT_FIT when in none, 1 when a cluster failed. */
-static int fleet_answer(struct cli_ctx *ctx, struct fit_run *r, struct fit_fleet *ff, struct kerr *err)
-{
-	struct fit_fleet_part *parts = calloc(ff->f.n, sizeof(*parts));
-	size_t k = 0, fits = 0;
-	int rc;
-
-	if (!parts)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	for (size_t j = 0; j < ff->f.n; j++) {
-		size_t i = ff->order[j];
-
-		if (!ff->f.loads[i].have_model)
-			continue;
-		parts[k++] = (struct fit_fleet_part){ .name = ff->f.names[i], .m = &ff->f.loads[i].model,
-						      .res = &ff->res[i] };
-		fits += ff->res[i].nsure;
-	}
-	if (output_is_document(r->out)) {
-		json_t *doc = fleet_document(&ff->f, FLEET_KIND_FIT, ff->order, fit_cluster_json, ff);
-
-		rc = doc ? output_document(ctx, doc, r->out, err) : kerr_set(err, KERR_OTHER, "cannot build the answer");
-		json_decref(doc);
-	} else {
-		rc = render_fit_fleet_table(ctx->out, parts, k, &r->req, r->subject, err);
-	}
-	free(parts);
-	fleet_print_errors(ctx, &ff->f);
-	if (rc < 0)
-		return -1;
-	rc = fleet_exit_code(ctx, &ff->f);
-	return rc ? rc : fits ? 0 : EXIT_DOES_NOT_FIT;
-}
-
-static int fit_fleet_run(struct cli_ctx *ctx, struct fit_run *r, struct kerr *err)
-{
-	struct fit_fleet ff = { .r = r };
-	int rc = -1;
-
-	if (r->pod_name) {
-		kerr_set(err, KERR_USAGE, "a pod is read from one cluster: with several contexts, give -f FILE or --memory");
-		goto out;
-	}
-	if (fleet_load(ctx, &ff.f, &r->load, err) < 0)
-		goto out;
-	ff.res = calloc(ff.f.n, sizeof(*ff.res));
-	ff.order = calloc(ff.f.n, sizeof(*ff.order));
-	if (!ff.res || !ff.order) {
-		kerr_set(err, KERR_OTHER, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < ff.f.n; i++) {
-		ff.order[i] = i;
-		if (ff.f.loads[i].have_model && fit_check(&ff.f.loads[i].model, &r->req, &ff.res[i]) < 0) {
-			kerr_set(err, KERR_OTHER, "out of memory");
-			goto out;
-		}
-	}
-	order_ctx = &ff;
-	qsort(ff.order, ff.f.n, sizeof(*ff.order), cmp_clusters);
-	rc = fleet_answer(ctx, r, &ff, err);
-out:
-	for (size_t i = 0; ff.res && i < ff.f.n; i++)
-		fit_result_release(&ff.res[i]);
-	free(ff.res);
-	free(ff.order);
-	fleet_release(&ff.f);
-	return rc;
-}
-
 /* Whether a pod of the manifests names the claim or template obj. */
 static bool claim_named(const struct manifest_set *set, const json_t *obj)
 {
@@ -867,7 +751,12 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 		/* a fleet is asked about one pod: the first of the manifests */
 		if (r.filename)
 			r.pod = r.set.items[0].pod;
-		rc = set_subject(&r, r.filename ? "manifest" : "pod", 1, &w, err) < 0 ? -1 : fit_fleet_run(ctx, &r, err);
+		if (set_subject(&r, r.filename ? "manifest" : "pod", 1, &w, err) < 0)
+			goto out;
+		if (r.pod_name)
+			kerr_set(err, KERR_USAGE, "a pod is read from one cluster: with several contexts, give -f FILE or --memory");
+		else
+			rc = fit_fleet_run(ctx, &r.load, &r.req, r.subject, r.out, err);
 		goto out;
 	}
 	if (cluster_connect(ctx, &r.load.cluster, err) < 0 || (r.pod_name && read_named_pod(&r, err) < 0))
@@ -893,7 +782,7 @@ int fit_run(struct cli_ctx *ctx, int argc, char **argv, struct kerr *err)
 	fflush(ctx->out);
 	if (!r.load.model.nnodes && print_nothing_selected(ctx, &r, err) < 0)
 		goto out;
-	rc = fits ? 0 : EXIT_DOES_NOT_FIT;
+	rc = fits ? 0 : FIT_EXIT_DOES_NOT_FIT;
 out:
 	run_release(&r);
 	warnings_release(&w);
