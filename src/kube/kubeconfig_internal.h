@@ -1,7 +1,8 @@
 /* Inside the kubeconfig loader: what its files (kubeconfig.c,
  * kubeconfig_read.c, kubeconfig_merge.c, kubeconfig_incluster.c,
  * kubeconfig_load.c) and the credential code (credentials.c,
- * exec_plugin.c) share, each file's part below the parts it uses.
+ * exec_credential.c, exec_plugin.c) share, each file's part below the
+ * parts it uses.
  * Nothing outside src/kube includes this.
  */
 #ifndef KUBECONFIG_INTERNAL_H
@@ -88,6 +89,11 @@ bool in_cluster_possible(void);
 int in_cluster_load(const struct kube_overrides *ov, struct kube_config *c, struct kerr *err);
 
 #define PLUGIN_DOCS "https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins"
+
+/* exec_credential.c: the credential in an exec plugin's stdout (out, len
+ * bytes) for plugin x; the error never quotes out, which may hold secrets. */
+int exec_credential_decode(const struct kube_exec *x, const char *out, size_t len, struct kube_credential *ret,
+			   struct kerr *err);
 
 /* exec_plugin.c: the credential an exec plugin returns, from the cache while
  * it is valid (and, when force, only if a forced run just fetched it). */
