@@ -6,44 +6,9 @@
 
 #include <stddef.h>
 
-static void node_free(void *obj)
-{
-	k8s_node_free(obj);
-}
-
-static int node_to_sink(const struct decode_sink *sink, void *obj, struct kerr *err)
-{
-	if (sink->node)
-		return sink->node(sink->ud, obj, err);
-	k8s_node_free(obj);
-	return 0;
-}
-
-static void node_to_event(struct watch_event *ev, void *obj)
-{
-	ev->node = obj;
-}
-
-static void pod_free(void *obj)
-{
-	k8s_pod_free(obj);
-}
-
-static int pod_to_sink(const struct decode_sink *sink, void *obj, struct kerr *err)
-{
-	if (sink->pod)
-		return sink->pod(sink->ud, obj, err);
-	k8s_pod_free(obj);
-	return 0;
-}
-
-static void pod_to_event(struct watch_event *ev, void *obj)
-{
-	ev->pod = obj;
-}
-
-/* The three functions of a resource.k8s.io kind, k8s_FN_free its free. */
-#define DRA_KIND(fn, member)                                                                     \
+/* The three functions of a kind, k8s_FN_free its free and member its
+ * callback in a sink and its place in a watch event. */
+#define KIND_FNS(fn, member)                                                                     \
 	static void fn##_free(void *obj)                                                            \
 	{                                                                                           \
 		k8s_##fn##_free(obj);                                                               \
@@ -60,9 +25,11 @@ static void pod_to_event(struct watch_event *ev, void *obj)
 		ev->member = obj;                                                                   \
 	}
 
-DRA_KIND(resource_slice, resource_slice)
-DRA_KIND(resource_claim, resource_claim)
-DRA_KIND(device_class, device_class)
+KIND_FNS(node, node)
+KIND_FNS(pod, pod)
+KIND_FNS(resource_slice, resource_slice)
+KIND_FNS(resource_claim, resource_claim)
+KIND_FNS(device_class, device_class)
 
 #define KIND_OF(msg, T, fn) {msg, sizeof(T), offsetof(T, resource_version), fn##_free, fn##_to_sink, fn##_to_event}
 
@@ -87,17 +54,14 @@ static void pdb_to_event(struct watch_event *ev, void *obj)
 }
 
 static const struct decode_kind kinds[] = {
-	[OBJ_NODE] = {M_NODE, sizeof(struct k8s_node), offsetof(struct k8s_node, resource_version), node_free,
-		      node_to_sink, node_to_event},
-	[OBJ_POD] = {M_POD, sizeof(struct k8s_pod), offsetof(struct k8s_pod, resource_version), pod_free,
-		     pod_to_sink, pod_to_event},
+	[OBJ_NODE] = KIND_OF(M_NODE, struct k8s_node, node),
+	[OBJ_POD] = KIND_OF(M_POD, struct k8s_pod, pod),
 	[OBJ_RESOURCE_SLICE] = KIND_OF(M_SLICE, struct k8s_resource_slice, resource_slice),
 	[OBJ_RESOURCE_SLICE_V1BETA1] = KIND_OF(M_SLICE_B1, struct k8s_resource_slice, resource_slice),
 	[OBJ_RESOURCE_CLAIM] = KIND_OF(M_CLAIM, struct k8s_resource_claim, resource_claim),
 	[OBJ_RESOURCE_CLAIM_V1BETA1] = KIND_OF(M_CLAIM_B1, struct k8s_resource_claim, resource_claim),
 	[OBJ_DEVICE_CLASS] = KIND_OF(M_CLASS, struct k8s_device_class, device_class),
-	[OBJ_PDB] = {M_PDB, sizeof(struct k8s_pdb), offsetof(struct k8s_pdb, resource_version), pdb_free,
-		     pdb_to_sink, pdb_to_event},
+	[OBJ_PDB] = KIND_OF(M_PDB, struct k8s_pdb, pdb),
 };
 
 const struct decode_kind *decode_kind_of(enum obj_kind kind)
