@@ -33,16 +33,15 @@ static long long fit_key(const struct fit_fleet *ff, size_t i)
 	return n->unit == UNIT_MIB ? res->fits[0].free_after : LLONG_MAX / 2 + res->fits[0].free_after;
 }
 
-static const struct fit_fleet *order_ctx;
-
-static int cmp_clusters(const void *a, const void *b)
+static int cmp_clusters(const void *a, const void *b, void *ud)
 {
+	const struct fit_fleet *ff = ud;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	long long ki = fit_key(order_ctx, i), kj = fit_key(order_ctx, j);
+	long long ki = fit_key(ff, i), kj = fit_key(ff, j);
 
 	if (ki != kj)
 		return ki < kj ? -1 : 1;
-	return strcmp(order_ctx->f.names[i], order_ctx->f.names[j]);
+	return strcmp(ff->f.names[i], ff->f.names[j]);
 }
 
 static json_t *fit_cluster_json(const struct fleet *f, size_t i, void *ud)
@@ -109,8 +108,7 @@ int fit_fleet_run(struct cli_ctx *ctx, struct cluster_load *load, const struct f
 			goto out;
 		}
 	}
-	order_ctx = &ff;
-	qsort(ff.order, ff.f.n, sizeof(*ff.order), cmp_clusters);
+	qsort_r(ff.order, ff.f.n, sizeof(*ff.order), cmp_clusters, &ff);
 	rc = fleet_answer(ctx, &ff, out, err);
 out:
 	for (size_t i = 0; ff.res && i < ff.f.n; i++)
