@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "load.h"
 #include "scheme.h"
+#include "scheme_dra.h"
 #include "termsafe.h"
 
 #define DIRECTIVE_NO_SPACE 2
@@ -125,7 +126,7 @@ out:
 static int collect_driver(void *ud, struct k8s_resource_slice *s, struct kerr *err)
 {
 	/* NVIDIA's GPU driver counts without being named */
-	if (s->driver && strcmp(s->driver, "gpu.nvidia.com") != 0)
+	if (s->driver && strcmp(s->driver, DRA_GPU_DRIVER) != 0)
 		strset_add(ud, s->driver);
 	k8s_resource_slice_free(s);
 	return 0;
