@@ -136,7 +136,6 @@ static int collect_driver(void *ud, struct k8s_resource_slice *s, struct kerr *e
  * resource.k8s.io the server serves, for --dra-driver. */
 static void complete_dra_drivers(struct cli_ctx *ctx, struct strset *out)
 {
-	static const char *const versions[] = {"v1", "v1beta2", "v1beta1", NULL};
 	struct cluster cl = { 0 };
 	struct kerr err = KERR_INIT;
 	struct decode_filter filter = { 0 };
@@ -152,7 +151,7 @@ static void complete_dra_drivers(struct cli_ctx *ctx, struct strset *out)
 	ctx->g.request_timeout_ms = COMPLETION_TIMEOUT_MS;
 	ctx->g.verbosity = 0;
 	if (cluster_connect(ctx, &cl, &err) == 0 &&
-	    kube_group_version(cl.client, "resource.k8s.io", versions, &version, &err) == 0 && version) {
+	    kube_group_version(cl.client, "resource.k8s.io", dra_versions, &version, &err) == 0 && version) {
 		snprintf(path, sizeof(path), "/apis/resource.k8s.io/%s/resourceslices", version);
 		list.kind = strcmp(version, "v1beta1") == 0 ? OBJ_RESOURCE_SLICE_V1BETA1 : OBJ_RESOURCE_SLICE;
 		kube_list_run(cl.client, &list, 1, &err);

@@ -431,20 +431,19 @@ static int loop(struct top *t, struct tui_state *s, const char *context, struct 
 	}
 }
 
-/* Whether the server serves Dynamic Resource Allocation, and in which
- * version (newest first), unless the view is of another scheme: the live
- * model reads the DRA objects top_dra keeps. */
-static int dra_discover(struct top *t, struct kerr *err)
+/* Whether the view reads Dynamic Resource Allocation at all: not when it
+ * is of another scheme. */
+static bool dra_wanted(const struct top *t)
 {
-	static const char *const versions[] = {"v1", "v1beta2", "v1beta1", NULL};
-	const char *version = NULL;
+	return !t->mopts.scheme || strcmp(t->mopts.scheme, scheme_dra.name) == 0;
+}
 
-	if (t->mopts.scheme && strcmp(t->mopts.scheme, scheme_dra.name) != 0)
-		return 0;
-	if (kube_group_version(t->cluster.client, "resource.k8s.io", versions, &version, err) < 0)
-		return -1;
+/* The view of a cluster that serves DRA in version (NULL: it does not):
+ * the live model reads the DRA objects top_dra keeps. */
+static void dra_use(struct top *t, const char *version)
+{
 	if (!version)
-		return 0;
+		return;
 	t->dra_on = true;
 	t->dra.client = t->cluster.client;
 	t->dra.version = version;
@@ -453,6 +452,17 @@ static int dra_discover(struct top *t, struct kerr *err)
 	t->dra.gpu_drivers = t->mopts.dra_drivers;
 	t->mopts.objects = &t->dra.objects;
 	t->live.m.opts.objects = &t->dra.objects;
+}
+
+static int dra_discover(struct top *t, struct kerr *err)
+{
+	const char *version = NULL;
+
+	if (!dra_wanted(t))
+		return 0;
+	if (kube_group_version(t->cluster.client, "resource.k8s.io", dra_versions, &version, err) < 0)
+		return -1;
+	dra_use(t, version);
 	return 0;
 }
 
@@ -753,6 +763,36 @@ static bool fleet_failed(const struct top_fleet *tf, size_t i)
 	return tf->f.loads[i].err.kind != KERR_NONE;
 }
 
+/* Whether each cluster serves DRA, asked of all at once: a slow one holds
+ * back none of the others. */
+static int fleet_dra_discover(struct top_fleet *tf, struct kerr *err)
+{
+	struct kube_client **cs = calloc(tf->f.n, sizeof(*cs));
+	const char **vs = calloc(tf->f.n, sizeof(*vs));
+	struct kerr *errs = calloc(tf->f.n, sizeof(*errs));
+
+	if (!cs || !vs || !errs) {
+		free(cs);
+		free(vs);
+		free(errs);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	for (size_t i = 0; i < tf->f.n; i++)
+		if (!fleet_failed(tf, i) && dra_wanted(&tf->tops[i]))
+			cs[i] = tf->tops[i].cluster.client;
+	kube_group_versions(cs, tf->f.n, "resource.k8s.io", dra_versions, vs, errs);
+	for (size_t i = 0; i < tf->f.n; i++) {
+		if (errs[i].kind != KERR_NONE)
+			fleet_fail(tf, i, &errs[i]);
+		else if (cs[i])
+			dra_use(&tf->tops[i], vs[i]);
+	}
+	free(cs);
+	free(vs);
+	free(errs);
+	return 0;
+}
+
 /* Each cluster that connected: its own view set up on its connection
  * (borrowed from the fleet's load, whose config the client points to, and
  * released with it), its lists started. */
@@ -772,7 +812,15 @@ static int fleet_tops_start(struct top_fleet *tf, struct cli_ctx *ctx, int argc,
 		if (fleet_failed(tf, i))
 			continue;
 		t->cluster = tf->f.loads[i].cluster;
-		if (top_attach(t, &e) < 0 || lists_start(t, &e) < 0)
+		if (cluster_find_nodes(&t->cluster, &t->sel, &e) < 0)
+			fleet_fail(tf, i, &e);
+	}
+	if (fleet_dra_discover(tf, err) < 0)
+		return -1;
+	for (size_t i = 0; i < tf->f.n; i++) {
+		struct kerr e = KERR_INIT;
+
+		if (!fleet_failed(tf, i) && lists_start(&tf->tops[i], &e) < 0)
 			fleet_fail(tf, i, &e);
 	}
 	return 0;

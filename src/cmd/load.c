@@ -361,7 +361,7 @@ static int check_missing(struct attempt *a, struct kerr *err)
 	return 0;
 }
 
-static const char *const dra_versions[] = {"v1", "v1beta2", "v1beta1", NULL};
+const char *const dra_versions[] = {"v1", "v1beta2", "v1beta1", NULL};
 static const char *const dra_group_versions[] = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
 						 "resource.k8s.io/v1beta1"};
 
@@ -476,20 +476,48 @@ static int loading_round(struct loading *gs, size_t n, int round, struct kerr *e
 
 /* --- Dynamic Resource Allocation, before the nodes and pods ----------------- */
 
-/* Whether the server serves Dynamic Resource Allocation, and in which
- * version (newest first), unless the load is for another scheme. */
-static int dra_discover(struct cluster_load *l, struct kerr *err)
+/* Whether each cluster serves Dynamic Resource Allocation, and in which
+ * version (newest first), unless its load is for another scheme: asked of
+ * every cluster at once, so a slow one holds back none of the others.  A
+ * cluster whose answer failed is not loaded further. */
+static void dra_discover(struct loading *gs, size_t n)
 {
-	const char *const *versions = dra_versions;
+	struct kube_client **cs = calloc(n ? n : 1, sizeof(*cs));
+	const char **vs = calloc(n ? n : 1, sizeof(*vs));
+	struct kerr *errs = calloc(n ? n : 1, sizeof(*errs));
 
-	l->dra_version = NULL;
-	if (l->mo.scheme && strcmp(l->mo.scheme, scheme_dra.name) != 0)
-		return 0;
-	if (kube_group_version(l->cluster.client, "resource.k8s.io", versions, &l->dra_version, err) < 0)
-		return -1;
-	l->objects.dra = &l->dra;
-	l->mo.objects = l->dra_version ? &l->objects : NULL;
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct cluster_load *l = gs[i].a.l;
+
+		l->dra_version = NULL;
+		if (!gs[i].active || (l->mo.scheme && strcmp(l->mo.scheme, scheme_dra.name) != 0))
+			continue;
+		if (!cs || !vs || !errs) {
+			kerr_set(&l->err, KERR_OTHER, "out of memory");
+			gs[i].active = false;
+			continue;
+		}
+		cs[i] = l->cluster.client;
+	}
+	if (cs && vs && errs)
+		kube_group_versions(cs, n, "resource.k8s.io", dra_versions, vs, errs);
+	for (size_t i = 0; cs && vs && errs && i < n; i++) {
+		struct cluster_load *l = gs[i].a.l;
+
+		if (!cs[i])
+			continue;
+		if (errs[i].kind != KERR_NONE) {
+			err_take(&l->err, &errs[i]);
+			gs[i].active = false;
+			continue;
+		}
+		l->dra_version = vs[i];
+		l->objects.dra = &l->dra;
+		l->mo.objects = vs[i] ? &l->objects : NULL;
+	}
+	free(cs);
+	free(vs);
+	free(errs);
 }
 
 /* A DRA list the user may not read does not stop the rest: said in a
@@ -598,10 +626,9 @@ int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 			kerr_set(&l->err, KERR_OTHER, "out of memory");
 			continue;
 		}
-		if (dra_discover(l, &l->err) < 0)
-			continue;
 		gs[i].active = true;
 	}
+	dra_discover(gs, n);
 	rc = dra_rounds(gs, n, err);
 	for (int round = 0; any && rc == 0; round++) {
 		rc = loading_round(gs, n, round, err);

@@ -40,6 +40,9 @@ int cluster_connect(struct cli_ctx *ctx, struct cluster *c, struct kerr *err);
 bool cluster_fleet_asked(const struct cli_ctx *ctx);
 void cluster_release(struct cluster *c);
 
+/* The versions of resource.k8s.io read, newest first, NULL-terminated. */
+extern const char *const dra_versions[];
+
 /* Each node sel names exists (read one by one, for a command that lists
  * nothing yet): else the server's NotFound. */
 int cluster_find_nodes(struct cluster *c, const struct nodesel *sel, struct kerr *err);

@@ -201,20 +201,15 @@ static bool group_serves(json_t *group, const char *v)
 	return false;
 }
 
-int kube_group_version(struct kube_client *c, const char *group, const char *const *versions, const char **ret,
-		       struct kerr *err)
+/* The version of one answered group document (NULL when the server has
+ * none of versions, or no such group: a 404).  Releases s. */
+static int group_answer(struct sync_req *s, const char *path, const char *const *versions, const char **ret,
+			struct kerr *err)
 {
-	char *path = NULL;
 	json_t *doc = NULL;
-	int r;
 
 	*ret = NULL;
-	if (asprintf(&path, "/apis/%s", group) < 0)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	r = kube_get_json(c, path, NULL, &doc, err);
-	free(path);
-	if (r < 0) {
-		/* a server without the group says so with 404 */
+	if (sync_finish(s, "GET", path, &doc, err) < 0) {
 		if (err->kind != KERR_STATUS || err->code != 404)
 			return -1;
 		kerr_release(err);
@@ -225,6 +220,56 @@ int kube_group_version(struct kube_client *c, const char *group, const char *con
 			*ret = versions[i];
 	json_decref(doc);
 	return 0;
+}
+
+int kube_group_versions(struct kube_client *const *cs, size_t n, const char *group, const char *const *versions,
+			const char **rets, struct kerr *errs)
+{
+	struct sync_req *s = calloc(n + 1, sizeof(*s));
+	struct xfer **x = calloc(n + 1, sizeof(*x));
+	char *path = xasprintf("/apis/%s", group);
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char *q = s && x && path && cs[i] ? query_with_timeout(cs[i], NULL) : NULL;
+		struct xfer *xi = q ? xfer_new(cs[i], "GET", path, q) : NULL;
+
+		free(q);
+		rets[i] = NULL;
+		if (x)
+			x[i] = xi;
+		if (!xi) {
+			r = cs[i] ? kerr_set(&errs[i], KERR_OTHER, "out of memory") : r;
+			continue;
+		}
+		x[i]->done = sync_done;
+		x[i]->ud = &s[i];
+		xfer_queue(x[i], 0);
+	}
+	/* all are queued: clients on one loop answer together */
+	for (size_t i = 0; x && i < n; i++) {
+		if (!x[i])
+			continue;
+		if (client_run_until(cs[i], &s[i].done, &errs[i]) < 0) {
+			sync_release(&s[i]);
+			r = -1;
+		} else if (group_answer(&s[i], path, versions, &rets[i], &errs[i]) < 0) {
+			r = -1;
+		}
+		xfer_free(x[i]);
+	}
+	free(path);
+	free(s);
+	free(x);
+	return r;
+}
+
+int kube_group_version(struct kube_client *c, const char *group, const char *const *versions, const char **ret,
+		       struct kerr *err)
+{
+	if (!c)
+		return kerr_set(err, KERR_OTHER, "no client");
+	return kube_group_versions(&c, 1, group, versions, ret, err);
 }
 
 int kube_get_json_all(struct kube_client *c, struct kube_get *reqs, size_t n, struct kerr *err)

@@ -136,6 +136,11 @@ int kube_get_json(struct kube_client *c, const char *path, const char *query, js
  * not an error. */
 int kube_group_version(struct kube_client *c, const char *group, const char *const *versions, const char **ret,
 		       struct kerr *err);
+/* The same of several clients at once (a fleet on one loop answers as fast
+ * as its slowest server): rets[i] and errs[i] for cs[i] (NULL clients are
+ * skipped).  0 when every client answered, -1 when one or more failed. */
+int kube_group_versions(struct kube_client *const *cs, size_t n, const char *group, const char *const *versions,
+			const char **rets, struct kerr *errs);
 
 /* Several GETs at once: each request's result is its decoded 2xx body, or
  * NULL with err set.  They run concurrently on the client's connections

@@ -273,6 +273,25 @@ class Fleet(unittest.TestCase):
 		want += [["sso"] + x for x in self.node_rows(self.single("sso", "top", "--once"))]
 		self.assertEqual(rows, want)
 
+	def test_hung_clusters_are_waited_for_together(self):
+		# four contexts on the server that never answers: each is asked
+		# everything at once, so the fleet waits one --request-timeout, not four
+		with open(self.kubeconfig) as f:
+			cfg = json.load(f)
+		cfg["contexts"] += [{"name": n, "context": {"cluster": "hung", "user": "train"}} for n in ("hung-b", "hung-c", "hung-d")]
+		path = os.path.join(self.dir, "kubeconfig-hung")
+		with open(path, "w") as f:
+			json.dump(cfg, f)
+		for args in ([], ["top", "--once"]):
+			with self.subTest(args=args):
+				t0 = time.monotonic()
+				r = run_plugin(["--kubeconfig", path] + args + ["--context", "train,hung,hung-b,hung-c,hung-d",
+						"--request-timeout", "2s"], env=dict(ENV, HOME=self.dir))
+				took = time.monotonic() - t0
+				self.assertEqual(r.returncode, 1, r.stderr)
+				self.assertEqual(len(errors(r)), 4, r.stderr)
+				self.assertLess(took, 5.5, "the hung clusters were waited for one after another")
+
 	def test_top_once_bounds_a_hung_cluster(self):
 		t0 = time.monotonic()
 		r = self.plugin("top", "--once", "--all-contexts", "--request-timeout", "2s", "--ignore-unreachable")
