@@ -290,30 +290,36 @@ static int uses_join(const struct dra_inventory *inv, struct dra_device *devs, s
 static bool is_parent(const struct k8s_resource_slice *ps, const struct k8s_dra_device *pd,
 		      const struct k8s_resource_slice *s, const struct k8s_dra_device *d)
 {
-	const struct k8s_dra_value *p = dra_attribute(s, d, DRA_ATTR_PARENT_UUID), *u;
-	const struct k8s_dra_value *ptype = dra_attribute(ps, pd, DRA_ATTR_TYPE), *dtype = dra_attribute(s, d, DRA_ATTR_TYPE);
+	const struct k8s_dra_value *p, *u, *ptype, *dtype;
 
 	if (pd == d || !same_pool(ps, s))
 		return false;
-	if (p) {
+	if ((p = dra_attribute(s, d, DRA_ATTR_PARENT_UUID))) {
 		u = dra_attribute(ps, pd, DRA_ATTR_UUID);
 		return p->str && u && str_eq(u->str, p->str);
 	}
-	if (!d->nconsumes || !pd->nconsumes || dra_attribute(ps, pd, DRA_ATTR_PARENT_UUID) ||
-	    !str_eq(pd->consumes[0].name, d->consumes[0].name) || (dtype && str_eq(dtype->str, DRA_TYPE_GPU)))
+	/* the cheap tests first: a node's devices are tried in pairs */
+	if (!d->nconsumes || !pd->nconsumes || !str_eq(pd->consumes[0].name, d->consumes[0].name) ||
+	    dra_attribute(ps, pd, DRA_ATTR_PARENT_UUID))
 		return false;
-	if (ptype)
+	if ((dtype = dra_attribute(s, d, DRA_ATTR_TYPE)) && str_eq(dtype->str, DRA_TYPE_GPU))
+		return false;
+	if ((ptype = dra_attribute(ps, pd, DRA_ATTR_TYPE)))
 		return str_eq(ptype->str, DRA_TYPE_GPU);
 	return pd->consumes[0].ncounters > d->consumes[0].ncounters;
 }
 
-/* The MIG devices' GPUs among a node's devices. */
+/* The MIG devices' GPUs among a node's devices: only a device with a
+ * parentUUID or consuming counters has one. */
 static void parents_find(struct dra_device *devs, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (!devs[i].dev->nconsumes && !dra_attribute(devs[i].slice, devs[i].dev, DRA_ATTR_PARENT_UUID))
+			continue;
 		for (size_t j = 0; j < n && !devs[i].parent; j++)
 			if (is_parent(devs[j].slice, devs[j].dev, devs[i].slice, devs[i].dev))
 				devs[i].parent = devs[j].dev->name;
+	}
 }
 
 /* The first of the slices named for one node whose node is name or after. */
