@@ -164,7 +164,6 @@ static void results_fold(struct dra_arena *a, struct dra_claim *out, const struc
 		o->driver = dra_arena_intern(a, r->driver, oom);
 		o->pool = dra_arena_intern(a, r->pool, oom);
 		o->device = dra_arena_intern(a, r->device, oom);
-		o->share_id = arena_strdup(a, r->share_id, oom); /* one per allocation */
 		o->mem_consumed = memory_bytes(&r->consumed);
 	}
 }

@@ -39,8 +39,7 @@ struct dra_sharing {
 };
 
 struct dra_claim_result {
-	const char *request, *driver, *pool, *device;
-	const char *share_id;
+	const char *request, *driver, *pool, *device; /* its shareID is read by no view */
 	int64_t mem_consumed; /* consumedCapacity memory in bytes, 0 when none */
 };
 

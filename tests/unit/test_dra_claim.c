@@ -51,7 +51,6 @@ Test(dra_claim, keeps_what_the_scheme_reads)
 	cr_assert_str_eq(f->results[0].pool, "node-1");
 	cr_assert_str_eq(f->results[0].device, "gpu-0");
 	cr_assert_str_eq(f->results[0].request, "gpu");
-	cr_assert_str_eq(f->results[0].share_id, "share-1");
 	cr_assert_eq(f->results[0].mem_consumed, 10LL << 30);
 	cr_assert_eq(f->nconfigs, 1);
 	cr_assert(f->configs[0].from_claim);
@@ -79,8 +78,8 @@ Test(dra_claim, repeated_strings_are_kept_once)
 	cr_assert_eq(f1->results[0].pool, f2->results[0].pool);
 	cr_assert_eq(f1->results[0].device, f2->results[0].device);
 	cr_assert_eq(f1->configs[0].strategy, f2->configs[0].strategy);
-	cr_assert_neq(f1->results[0].share_id, f2->results[0].share_id);
-	cr_assert_str_eq(f2->results[0].share_id, "share-2");
+	cr_assert_neq(f1->name, f2->name);
+	cr_assert_str_eq(f2->name, "train-b");
 	cr_assert_eq(dra_arena_intern(&a, "node-1", &oom), f1->results[0].pool);
 	cr_assert_neq(dra_arena_intern(&a, "node-2", &oom), f1->results[0].pool);
 	cr_assert_null(dra_arena_intern(&a, NULL, &oom));
