@@ -31,6 +31,25 @@ static void capacities_free(struct k8s_dra_capacity *c, size_t n)
 	free(c);
 }
 
+/* The array *items of n elements of size, cut to n (kept as it is when
+ * realloc fails: it is only larger than it needs to be). */
+static void array_fit(void *items, size_t n, size_t size)
+{
+	void *p, **at = items;
+
+	if (*at && n && (p = realloc(*at, n * size)))
+		*at = p;
+}
+
+void k8s_resource_slice_shrink(struct k8s_resource_slice *s)
+{
+	array_fit(&s->devices, s->ndevices, sizeof(*s->devices));
+	for (size_t i = 0; i < s->ndevices; i++) {
+		array_fit(&s->devices[i].attrs, s->devices[i].nattrs, sizeof(*s->devices[i].attrs));
+		array_fit(&s->devices[i].capacity, s->devices[i].ncapacity, sizeof(*s->devices[i].capacity));
+	}
+}
+
 static void counters_free(struct k8s_dra_counters *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -152,6 +152,10 @@ struct k8s_device_class {
 };
 
 void k8s_resource_slice_free(struct k8s_resource_slice *s);
+/* The arrays of a decoded slice's devices (grown by doubling as they were
+ * read) cut to their lengths: a slice that is kept takes no room it does
+ * not use.  Nothing is added to them afterwards. */
+void k8s_resource_slice_shrink(struct k8s_resource_slice *s);
 void k8s_resource_claim_free(struct k8s_resource_claim *c);
 void k8s_device_class_free(struct k8s_device_class *c);
 /* The value named name in a list of them; NULL when absent. */

@@ -28,6 +28,7 @@ static int add_ptr(void ***items, size_t *n, size_t *cap, void *p)
 
 int dra_inventory_add_slice(struct dra_inventory *inv, struct k8s_resource_slice *s)
 {
+	k8s_resource_slice_shrink(s);
 	if (add_ptr((void ***)&inv->slices, &inv->nslices, &inv->cap_slices, s) == 0)
 		return 0;
 	k8s_resource_slice_free(s);

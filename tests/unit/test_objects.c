@@ -1,7 +1,8 @@
 /* Filtered maps, filters and their union; the array growth rule; timestamps;
- * deep copies of taints and tolerations; string sets. */
+ * deep copies of taints and tolerations; string sets; a kept slice cut to size. */
 #include <criterion/criterion.h>
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,4 +274,37 @@ Test(objects, node_term_match_fields)
 	cr_assert(k8s_node_term_match_node("n2", &labels, &c[0]));
 	k8s_node_terms_free(c, nc);
 	kvlist_release(&labels);
+}
+
+/* A kept slice's device arrays are cut to their lengths, their elements
+ * and strings as they were. */
+Test(objects, slice_shrink_cuts_device_arrays)
+{
+	struct k8s_resource_slice *s = calloc(1, sizeof(*s));
+	struct k8s_dra_device *d;
+
+	cr_assert_not_null(s);
+	s->devices = calloc(16, sizeof(*s->devices));
+	s->ndevices = 1;
+	d = &s->devices[0];
+	d->name = strdup("gpu-0");
+	d->attrs = calloc(64, sizeof(*d->attrs));
+	d->nattrs = 1;
+	d->attrs[0].name = strdup("uuid");
+	d->attrs[0].str = strdup("GPU-1");
+	d->attrs[0].has_str = true;
+	d->capacity = calloc(64, sizeof(*d->capacity));
+	d->ncapacity = 1;
+	d->capacity[0].name = strdup("memory");
+	d->capacity[0].quantity = strdup("80Gi");
+	k8s_resource_slice_shrink(s);
+	d = &s->devices[0];
+	cr_assert_lt(malloc_usable_size(s->devices), 2 * sizeof(*s->devices));
+	cr_assert_lt(malloc_usable_size(d->attrs), 2 * sizeof(*d->attrs));
+	cr_assert_lt(malloc_usable_size(d->capacity), 2 * sizeof(*d->capacity));
+	cr_assert_str_eq(d->name, "gpu-0");
+	cr_assert_str_eq(d->attrs[0].name, "uuid");
+	cr_assert_str_eq(d->attrs[0].str, "GPU-1");
+	cr_assert_str_eq(d->capacity[0].quantity, "80Gi");
+	k8s_resource_slice_free(s);
 }
