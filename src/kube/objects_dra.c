@@ -88,8 +88,98 @@ static void configs_free(struct k8s_dra_config *c, size_t n)
 	free(c);
 }
 
-static void device_release(struct k8s_dra_device *d)
+/* Each string slot of a device's name, attributes and capacities. */
+static void device_slots(struct k8s_dra_device *d, void (*fn)(char **slot, void *ud), void *ud)
 {
+	fn(&d->name, ud);
+	for (size_t i = 0; i < d->nattrs; i++) {
+		fn(&d->attrs[i].name, ud);
+		fn(&d->attrs[i].str, ud);
+		fn(&d->attrs[i].version, ud);
+		fn(&d->attrs[i].quantity, ud);
+	}
+	for (size_t i = 0; i < d->ncapacity; i++) {
+		struct k8s_dra_capacity *c = &d->capacity[i];
+
+		fn(&c->name, ud);
+		fn(&c->quantity, ud);
+		fn(&c->policy_default, ud);
+		fn(&c->policy_min, ud);
+		fn(&c->policy_max, ud);
+		fn(&c->policy_step, ud);
+		for (size_t k = 0; k < c->npolicy_values; k++)
+			fn(&c->policy_values[k], ud);
+	}
+}
+
+/* What sharing a slice's strings carries from slot to slot. */
+struct share_walk {
+	const char *(*keep)(void *ud, const char *str);
+	void *ud;
+	const char **kept;
+	size_t n;
+	bool failed;
+};
+
+static void slot_count(char **slot, void *ud)
+{
+	(void)slot;
+	((struct share_walk *)ud)->n++;
+}
+
+static void slot_keep(char **slot, void *ud)
+{
+	struct share_walk *w = ud;
+	const char *k = *slot ? w->keep(w->ud, *slot) : NULL;
+
+	w->failed = w->failed || (*slot && !k);
+	w->kept[w->n++] = k;
+}
+
+static void slot_swap(char **slot, void *ud)
+{
+	struct share_walk *w = ud;
+
+	free(*slot);
+	*slot = (char *)w->kept[w->n++];
+}
+
+int k8s_resource_slice_share(struct k8s_resource_slice *s, const char *(*keep)(void *ud, const char *str), void *ud)
+{
+	struct share_walk w = {.keep = keep, .ud = ud};
+
+	if (s->shared_strings)
+		return 0;
+	for (size_t i = 0; i < s->ndevices; i++)
+		device_slots(&s->devices[i], slot_count, &w);
+	if (!w.n)
+		return 0;
+	if (!(w.kept = calloc(w.n, sizeof(*w.kept))))
+		return -1;
+	/* every string kept before any is swapped: a failure leaves the slice as it was */
+	w.n = 0;
+	for (size_t i = 0; i < s->ndevices; i++)
+		device_slots(&s->devices[i], slot_keep, &w);
+	if (!w.failed) {
+		w.n = 0;
+		for (size_t i = 0; i < s->ndevices; i++)
+			device_slots(&s->devices[i], slot_swap, &w);
+		s->shared_strings = true;
+	}
+	free(w.kept);
+	return w.failed ? -1 : 0;
+}
+
+static void slot_forget(char **slot, void *ud)
+{
+	(void)ud;
+	*slot = NULL;
+}
+
+static void device_release(struct k8s_dra_device *d, bool shared)
+{
+	if (shared)
+		device_slots(d, slot_forget, NULL);
 	free(d->name);
 	values_free(d->attrs, d->nattrs);
 	capacities_free(d->capacity, d->ncapacity);
@@ -113,7 +203,7 @@ void k8s_resource_slice_free(struct k8s_resource_slice *s)
 	free(s->node_name);
 	k8s_node_terms_free(s->node_terms, s->nnode_terms);
 	for (size_t i = 0; i < s->ndevices; i++)
-		device_release(&s->devices[i]);
+		device_release(&s->devices[i], s->shared_strings);
 	free(s->devices);
 	counters_free(s->counter_sets, s->ncounter_sets);
 	free(s);

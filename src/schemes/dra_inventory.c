@@ -26,10 +26,20 @@ static int add_ptr(void ***items, size_t *n, size_t *cap, void *p)
 	return 0;
 }
 
+static const char *slice_string_keep(void *ud, const char *str)
+{
+	bool oom = false;
+
+	return dra_arena_intern(ud, str, &oom);
+}
+
+/* A slice's device strings (attribute names, models, capacities and their
+ * policies repeat device after device) are kept once, in the claims' arena. */
 int dra_inventory_add_slice(struct dra_inventory *inv, struct k8s_resource_slice *s)
 {
 	k8s_resource_slice_shrink(s);
-	if (add_ptr((void ***)&inv->slices, &inv->nslices, &inv->cap_slices, s) == 0)
+	if (k8s_resource_slice_share(s, slice_string_keep, &inv->claim_arena) == 0 &&
+	    add_ptr((void ***)&inv->slices, &inv->nslices, &inv->cap_slices, s) == 0)
 		return 0;
 	k8s_resource_slice_free(s);
 	return -1;

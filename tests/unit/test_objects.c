@@ -1,5 +1,6 @@
 /* Filtered maps, filters and their union; the array growth rule; timestamps;
- * deep copies of taints and tolerations; string sets; a kept slice cut to size. */
+ * deep copies of taints and tolerations; string sets; a kept slice cut to size
+ * and its strings shared. */
 #include <criterion/criterion.h>
 
 #include <malloc.h>
@@ -306,5 +307,84 @@ Test(objects, slice_shrink_cuts_device_arrays)
 	cr_assert_str_eq(d->attrs[0].name, "uuid");
 	cr_assert_str_eq(d->attrs[0].str, "GPU-1");
 	cr_assert_str_eq(d->capacity[0].quantity, "80Gi");
+	k8s_resource_slice_free(s);
+}
+
+/* A keeper of strings for the sharing tests: a fixed pool, or none. */
+struct keeper {
+	char pool[8][16];
+	size_t n;
+	bool fail_at_uuid;
+};
+
+static const char *keeper_keep(void *ud, const char *str)
+{
+	struct keeper *k = ud;
+
+	if (k->fail_at_uuid && strcmp(str, "GPU-1") == 0)
+		return NULL;
+	for (size_t i = 0; i < k->n; i++)
+		if (strcmp(k->pool[i], str) == 0)
+			return k->pool[i];
+	if (k->n == 8)
+		return NULL;
+	snprintf(k->pool[k->n], sizeof(k->pool[k->n]), "%s", str);
+	return k->pool[k->n++];
+}
+
+static struct k8s_resource_slice *two_devices(void)
+{
+	struct k8s_resource_slice *s = calloc(1, sizeof(*s));
+
+	cr_assert_not_null(s);
+	s->devices = calloc(2, sizeof(*s->devices));
+	s->ndevices = 2;
+	for (size_t i = 0; i < 2; i++) {
+		struct k8s_dra_device *d = &s->devices[i];
+
+		d->name = strdup(i ? "gpu-1" : "gpu-0");
+		d->attrs = calloc(1, sizeof(*d->attrs));
+		d->nattrs = 1;
+		d->attrs[0].name = strdup("uuid");
+		d->attrs[0].str = strdup(i ? "GPU-1" : "GPU-0");
+		d->capacity = calloc(1, sizeof(*d->capacity));
+		d->ncapacity = 1;
+		d->capacity[0].name = strdup("memory");
+		d->capacity[0].quantity = strdup("80Gi");
+		d->node_name = strdup("node-1");
+	}
+	return s;
+}
+
+/* Sharing a slice's strings: the same string is the same pointer on every
+ * device, the keeper's; freeing the slice leaves them (a pool on the
+ * stack here, which free() would not survive). */
+Test(objects, slice_share_keeps_strings_once)
+{
+	struct keeper k = {0};
+	struct k8s_resource_slice *s = two_devices();
+
+	cr_assert_eq(k8s_resource_slice_share(s, keeper_keep, &k), 0);
+	cr_assert(s->shared_strings);
+	cr_assert_eq(s->devices[0].capacity[0].quantity, s->devices[1].capacity[0].quantity);
+	cr_assert_eq(s->devices[0].attrs[0].name, s->devices[1].attrs[0].name);
+	cr_assert_eq((const char *)s->devices[0].attrs[0].name, (const char *)k.pool[1]);
+	cr_assert_str_eq(s->devices[1].attrs[0].str, "GPU-1");
+	cr_assert_str_eq(s->devices[1].name, "gpu-1");
+	/* node_name is not among the strings shared: still the slice's own */
+	cr_assert_str_eq(s->devices[1].node_name, "node-1");
+	k8s_resource_slice_free(s);
+}
+
+/* A keeper that fails leaves every string the slice's own. */
+Test(objects, slice_share_failing_leaves_slice)
+{
+	struct keeper k = {.fail_at_uuid = true};
+	struct k8s_resource_slice *s = two_devices();
+	char *name0 = s->devices[0].name;
+
+	cr_assert_eq(k8s_resource_slice_share(s, keeper_keep, &k), -1);
+	cr_assert(!s->shared_strings);
+	cr_assert_eq(s->devices[0].name, name0);
 	k8s_resource_slice_free(s);
 }
