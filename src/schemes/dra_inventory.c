@@ -410,9 +410,11 @@ void dra_devices_free(struct dra_device *d, size_t n)
 
 /* --- the indexes of dra_inventory_finish ------------------------------------ */
 
+/* Strings kept once (dra_arena_intern) are equal when they are the same:
+ * the sorts compare many, without reading them. */
 static int strcmp0(const char *a, const char *b)
 {
-	return strcmp(a ? a : "", b ? b : "");
+	return a == b ? 0 : strcmp(a ? a : "", b ? b : "");
 }
 
 static int claim_cmp(const void *x, const void *y)
