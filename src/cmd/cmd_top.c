@@ -237,6 +237,26 @@ static void sync_rows(struct top *t, struct tui_state *s)
 	free(names);
 }
 
+/* A laid-out screen scrolled to and drawn where it reads otherwise than
+ * what the terminal shows, which it then is. */
+static void screen_show(struct tui_state *s, struct tui_screen *scr, struct tui_screen *shown, bool *have_shown)
+{
+	struct tui_event ev = { .type = TUI_EV_SCROLL, .top = scr->top, .detail_top = scr->detail_top };
+
+	tui_reduce(s, &ev);
+	tui_state_set_page(s, scr->page);
+	s->dirty = false;
+	if (*have_shown && tui_screen_same(scr, shown)) {
+		tui_screen_release(scr);
+		return;
+	}
+	tui_draw_screen(scr);
+	if (*have_shown)
+		tui_screen_release(shown);
+	*shown = *scr;
+	*have_shown = true;
+}
+
 /* The screen laid out, and drawn where it reads otherwise than the one the
  * terminal shows. */
 static void draw(struct top *t, struct tui_state *s, const char *context, long long now)
@@ -244,26 +264,12 @@ static void draw(struct top *t, struct tui_state *s, const char *context, long l
 	const char *codeset = nl_langinfo(CODESET);
 	struct tui_status st = { .context = context, .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
 	struct tui_screen scr;
-	struct tui_event ev = { .type = TUI_EV_SCROLL };
 	char mode[64];
 
 	status_of(t, now, &st, mode, sizeof(mode));
 	if (tui_layout_screen(&scr, s, shown_model(t), &st) < 0)
 		return;
-	ev.top = scr.top;
-	ev.detail_top = scr.detail_top;
-	tui_reduce(s, &ev);
-	tui_state_set_page(s, scr.page);
-	s->dirty = false;
-	if (t->have_shown && tui_screen_same(&scr, &t->shown)) {
-		tui_screen_release(&scr);
-		return;
-	}
-	tui_draw_screen(&scr);
-	if (t->have_shown)
-		tui_screen_release(&t->shown);
-	t->shown = scr;
-	t->have_shown = true;
+	screen_show(s, &scr, &t->shown, &t->have_shown);
 }
 
 /* Memory in use asked for when due, and taken when it came. */
@@ -926,27 +932,13 @@ static void fleet_draw(struct top_fleet *tf, struct tui_state *s, long long now)
 	const char *codeset = nl_langinfo(CODESET);
 	const struct tui_fleet fl = { .c = tf->view, .n = tf->f.n };
 	struct tui_status st = { .utf8 = codeset && strcmp(codeset, "UTF-8") == 0 };
-	struct tui_event ev = { .type = TUI_EV_SCROLL };
 	struct tui_screen scr;
 	char mode[64];
 
 	fleet_status(tf, now, &st, mode, sizeof(mode));
 	if (tui_layout_fleet_screen(&scr, s, &fl, &st) < 0)
 		return;
-	ev.top = scr.top;
-	ev.detail_top = scr.detail_top;
-	tui_reduce(s, &ev);
-	tui_state_set_page(s, scr.page);
-	s->dirty = false;
-	if (tf->have_shown && tui_screen_same(&scr, &tf->shown)) {
-		tui_screen_release(&scr);
-		return;
-	}
-	tui_draw_screen(&scr);
-	if (tf->have_shown)
-		tui_screen_release(&tf->shown);
-	tf->shown = scr;
-	tf->have_shown = true;
+	screen_show(s, &scr, &tf->shown, &tf->have_shown);
 }
 
 /* Every cluster moved on; one that fails keeps its error on its line and
