@@ -5,39 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgpu_testobj.h"
 #include "defrag.h"
-
-/* A cluster: nodes of 2 GPUs of `per_gpu` GiB, and pods given as node,
- * GPU and GiB. */
-struct tpod_spec {
-	int node, gpu, gib;
-};
-
-static void build(struct model *m, int nnodes, int per_gpu, const struct tpod_spec *pods, size_t npods)
-{
-	struct model_options o = {.force_unit = -1, .keep_pods = true, .scheduling = true, .movable = true};
-	char name[32], total[32], idx[32], mem[32], pname[32];
-
-	cr_assert_eq(model_init(m, &o), 0);
-	snprintf(total, sizeof(total), "%d", 2 * per_gpu);
-	for (int i = 0; i < nnodes; i++) {
-		struct k8s_node *n;
-
-		snprintf(name, sizeof(name), "node-%d", i);
-		n = tnode(name, "10.0.0.1", total, "2");
-		n->ready = true;
-		tadd_node(m, n);
-	}
-	for (size_t i = 0; i < npods; i++) {
-		snprintf(name, sizeof(name), "node-%d", pods[i].node);
-		snprintf(idx, sizeof(idx), "%d", pods[i].gpu);
-		snprintf(mem, sizeof(mem), "%d", pods[i].gib);
-		snprintf(pname, sizeof(pname), "p%02zu", i);
-		tadd_pod(m, tpod("ml", pname, name, "Running", idx, mem, NULL));
-	}
-	tfinish(m);
-}
+#include "t_gpu_cluster.h"
 
 static size_t pod_named(const struct model *m, const char *name)
 {
@@ -61,7 +30,7 @@ Test(defrag, nothing_to_move_when_it_fits)
 	struct defrag_rules rules = {.max_moves = 3};
 	struct defrag_plan p;
 
-	build(&m, 1, 8, pods, 1);
+	t_cluster_build(&m, 1, 8, NULL, pods, 1);
 	cr_assert_eq(defrag_plan(&m, &r, &rules, &p), 0);
 	cr_assert_not(p.needed);
 	defrag_plan_release(&p);
@@ -78,7 +47,7 @@ Test(defrag, the_plan_moving_less_memory_wins)
 	struct defrag_rules rules = {.max_moves = 3};
 	struct defrag_plan p;
 
-	build(&m, 2, 8, pods, 4);
+	t_cluster_build(&m, 2, 8, NULL, pods, 4);
 	cr_assert_eq(defrag_plan(&m, &r, &rules, &p), 0);
 	cr_assert(p.needed);
 	cr_assert(p.found);
@@ -107,7 +76,7 @@ Test(defrag, pods_that_stay_and_budgets)
 	struct defrag_rules rules = {.stay = stay, .budget = budget, .allowed = allowed, .nbudgets = 1, .max_moves = 3};
 	struct defrag_plan p;
 
-	build(&m, 2, 8, pods, 4);
+	t_cluster_build(&m, 2, 8, NULL, pods, 4);
 	cr_assert_eq(defrag_plan(&m, &r, &rules, &p), 0);
 	cr_assert_eq(p.nmoves, 1);
 	cr_assert_str_eq(m.pods[p.moves[0].pod].name, "p00");
@@ -150,7 +119,7 @@ Test(defrag, max_moves)
 	struct defrag_rules rules = {.stay = stay, .max_moves = 2};
 	struct defrag_plan p;
 
-	build(&m, 2, 8, pods, 6);
+	t_cluster_build(&m, 2, 8, NULL, pods, 6);
 	cr_assert_eq(defrag_plan(&m, &r, &rules, &p), 0);
 	cr_assert(p.needed);
 	cr_assert_not(p.found);
@@ -166,37 +135,6 @@ Test(defrag, max_moves)
 }
 
 /* --- the property test ------------------------------------------------------ */
-
-static unsigned long long rng_state;
-
-static unsigned rnd(unsigned n)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (unsigned)(rng_state >> 33) % n;
-}
-
-/* A random small cluster: 2 to 4 nodes of 2 GPUs of 8 GiB, GPUs filled by
- * pods of 1 to 6 GiB. */
-static size_t random_cluster(struct tpod_spec *pods, int *nnodes)
-{
-	size_t n = 0;
-
-	*nnodes = 2 + (int)rnd(3);
-	for (int node = 0; node < *nnodes; node++)
-		for (int gpu = 0; gpu < 2; gpu++) {
-			int used = 0;
-
-			for (int tries = 0; tries < 3; tries++) {
-				int gib = 1 + (int)rnd(6);
-
-				if (used + gib > 8 || rnd(4) == 0)
-					continue;
-				used += gib;
-				pods[n++] = (struct tpod_spec){node, gpu, gib};
-			}
-		}
-	return n;
-}
 
 struct best {
 	int found;
@@ -248,27 +186,27 @@ Test(defrag, no_better_plan_than_the_planner_s_on_random_clusters, .timeout = 60
 {
 	size_t with_plan = 0, without = 0;
 
-	rng_state = 20261125;
+	t_rng_state = 20261125;
 	for (int round = 0; round < 400; round++) {
 		struct tpod_spec pods[32];
 		int nnodes, allowed[2];
-		size_t npods = random_cluster(pods, &nnodes);
+		size_t npods = t_random_cluster(pods, &nnodes, 4);
 		struct best best;
 		int64_t before[16], after[16];
 		enum defrag_stay stay[32];
 		int budget[32];
 		struct model m;
-		struct fit_request r = ask(3 + (int)rnd(6));
+		struct fit_request r = ask(3 + (int)t_rnd(6));
 		struct defrag_rules rules = {.stay = stay, .budget = budget, .allowed = allowed, .nbudgets = 2, .max_moves = 3};
 		struct defrag_plan p;
 
-		build(&m, nnodes, 8, pods, npods);
+		t_cluster_build(&m, nnodes, 8, NULL, pods, npods);
 		cr_assert_eq(m.npods, npods);
-		allowed[0] = (int)rnd(3);
-		allowed[1] = (int)rnd(2);
+		allowed[0] = (int)t_rnd(3);
+		allowed[1] = (int)t_rnd(2);
 		for (size_t i = 0; i < npods; i++) {
-			stay[i] = rnd(6) == 0 ? DEFRAG_NO_CONTROLLER : DEFRAG_MOVABLE;
-			budget[i] = rnd(3) == 0 ? (int)rnd(2) : -1;
+			stay[i] = t_rnd(6) == 0 ? DEFRAG_NO_CONTROLLER : DEFRAG_MOVABLE;
+			budget[i] = t_rnd(3) == 0 ? (int)t_rnd(2) : -1;
 		}
 		allocated(&m, before);
 		cr_assert_eq(defrag_plan(&m, &r, &rules, &p), 0);

@@ -8,42 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgpu_testobj.h"
 #include "frag_report.h"
-
-struct tpod_spec {
-	int node, gpu, gib;
-};
-
-/* Nodes of 2 GPUs of `per_gpu` GiB, node i in pool pools[i] (NULL: no
- * pool label), and pods given as node, GPU and GiB. */
-static void build(struct model *m, int nnodes, int per_gpu, const char *const *pools, const struct tpod_spec *pods,
-		  size_t npods)
-{
-	struct model_options o = {.force_unit = -1, .keep_pods = true, .scheduling = true, .movable = true};
-	char name[32], total[32], idx[32], mem[32], pname[32];
-
-	cr_assert_eq(model_init(m, &o), 0);
-	snprintf(total, sizeof(total), "%d", 2 * per_gpu);
-	for (int i = 0; i < nnodes; i++) {
-		struct k8s_node *n;
-
-		snprintf(name, sizeof(name), "node-%d", i);
-		n = tnode(name, "10.0.0.1", total, "2");
-		n->ready = true;
-		if (pools && pools[i])
-			tkv(&n->labels, POOL_LABEL, pools[i]);
-		tadd_node(m, n);
-	}
-	for (size_t i = 0; i < npods; i++) {
-		snprintf(name, sizeof(name), "node-%d", pods[i].node);
-		snprintf(idx, sizeof(idx), "%d", pods[i].gpu);
-		snprintf(mem, sizeof(mem), "%d", pods[i].gib);
-		snprintf(pname, sizeof(pname), "p%02zu", i);
-		tadd_pod(m, tpod("ml", pname, name, "Running", idx, mem, NULL));
-	}
-	tfinish(m);
-}
+#include "t_gpu_cluster.h"
 
 static size_t pod_named(const struct model *m, const char *name)
 {
@@ -71,7 +37,7 @@ Test(frag_report, a_gpu_freed_by_one_move_and_two_with_nowhere_to_go)
 	struct frag_report r;
 	const struct frag_group *g;
 
-	build(&m, 2, 8, NULL, two_nodes, 4);
+	t_cluster_build(&m, 2, 8, NULL, two_nodes, 4);
 	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
 	cr_assert_eq(r.ngroups, 1);
 	g = &r.groups[0];
@@ -112,7 +78,7 @@ Test(frag_report, a_pod_that_may_not_move_or_a_budget_keeps_its_gpu)
 	struct defrag_rules rules = {.stay = stay, .budget = budget, .allowed = allowed, .nbudgets = 1, .max_moves = 3};
 	struct frag_report r;
 
-	build(&m, 2, 8, NULL, two_nodes, 4);
+	t_cluster_build(&m, 2, 8, NULL, two_nodes, 4);
 	stay[pod_named(&m, "p00")] = DEFRAG_NO_CONTROLLER;
 	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
 	cr_assert_eq(r.groups[0].nfreed, 1);
@@ -143,7 +109,7 @@ Test(frag_report, more_pods_than_max_moves)
 	struct defrag_rules rules = {.stay = stay, .max_moves = 2};
 	struct frag_report r;
 
-	build(&m, 2, 8, NULL, pods, 5);
+	t_cluster_build(&m, 2, 8, NULL, pods, 5);
 	stay[pod_named(&m, "p03")] = DEFRAG_DAEMONSET;
 	stay[pod_named(&m, "p04")] = DEFRAG_STATIC;
 	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
@@ -169,7 +135,7 @@ Test(frag_report, pools_and_the_stranded_sum)
 	struct defrag_rules rules = {.max_moves = 3};
 	struct frag_report r;
 
-	build(&m, 3, 8, pools, pods, 4);
+	t_cluster_build(&m, 3, 8, pools, pods, 4);
 	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
 	cr_assert_eq(r.ngroups, 3);
 	cr_assert_str_eq(r.groups[0].pool, "np-a");
@@ -251,7 +217,7 @@ Test(frag_report, the_search_stops_after_a_few_freed_gpus)
 	struct defrag_rules rules = {.max_moves = 3};
 	struct frag_report r;
 
-	build(&m, 3, 8, NULL, pods, 6);
+	t_cluster_build(&m, 3, 8, NULL, pods, 6);
 	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
 	cr_assert_eq(r.groups[0].nfreed, FRAG_FREED_MAX);
 	cr_assert_eq(r.groups[0].checks, FRAG_FREED_MAX);
@@ -320,7 +286,7 @@ Test(frag_report, the_whole_report_stops_after_its_checks)
 		pods[2 * i] = (struct tpod_spec){i, 0, 8};
 		pods[2 * i + 1] = (struct tpod_spec){i, 1, 8};
 	}
-	build(&m, NODES, 8, pools, pods, NODES * 2);
+	t_cluster_build(&m, NODES, 8, pools, pods, NODES * 2);
 	cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
 	cr_assert_eq(r.ngroups, POOLS);
 	for (size_t i = 0; i < r.ngroups; i++) {
@@ -339,35 +305,6 @@ Test(frag_report, the_whole_report_stops_after_its_checks)
 }
 
 /* --- every freed GPU is freed by its moves ------------------------------------ */
-
-static unsigned long long rng_state;
-
-static unsigned rnd(unsigned n)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (unsigned)(rng_state >> 33) % n;
-}
-
-static size_t random_cluster(struct tpod_spec *pods, int *nnodes)
-{
-	size_t n = 0;
-
-	*nnodes = 2 + (int)rnd(3);
-	for (int node = 0; node < *nnodes; node++)
-		for (int gpu = 0; gpu < 2; gpu++) {
-			int used = 0;
-
-			for (int tries = 0; tries < 3; tries++) {
-				int gib = 1 + (int)rnd(6);
-
-				if (used + gib > 8 || rnd(3) == 0)
-					continue;
-				used += gib;
-				pods[n++] = (struct tpod_spec){node, gpu, gib};
-			}
-		}
-	return n;
-}
 
 static struct model_gpu *gpu_at(struct model *m, size_t node, int index)
 {
@@ -404,7 +341,7 @@ static void check_freed(const struct tpod_spec *pods, size_t npods, int nnodes, 
 	struct fit_place place = {0};
 	int reason;
 
-	build(&m, nnodes, 8, NULL, pods, npods);
+	t_cluster_build(&m, nnodes, 8, NULL, pods, npods);
 	for (size_t i = 0; i < f->plan.nmoves; i++)
 		lift(&m, f->plan.moves[i].pod);
 	for (size_t i = 0; i < f->plan.nmoves; i++) {
@@ -429,23 +366,23 @@ Test(frag_report, every_freed_gpu_is_freed_by_its_moves_on_random_clusters, .tim
 {
 	size_t freed = 0, blocked = 0;
 
-	rng_state = 20261125;
+	t_rng_state = 20261125;
 	for (int round = 0; round < 300; round++) {
 		struct tpod_spec pods[32];
-		int nnodes, allowed[2] = {(int)rnd(3), (int)rnd(2)};
-		size_t npods = random_cluster(pods, &nnodes);
+		int nnodes, allowed[2] = {(int)t_rnd(3), (int)t_rnd(2)};
+		size_t npods = t_random_cluster(pods, &nnodes, 3);
 		enum defrag_stay stay[32];
 		int budget[32];
 		struct model m;
 		struct defrag_rules rules = {.stay = stay, .budget = budget, .allowed = allowed, .nbudgets = 2,
-					     .max_moves = 1 + (int)rnd(3)};
+					     .max_moves = 1 + (int)t_rnd(3)};
 		struct frag_report r;
 
 		for (size_t i = 0; i < npods; i++) {
-			stay[i] = rnd(8) == 0 ? DEFRAG_NO_CONTROLLER : DEFRAG_MOVABLE;
-			budget[i] = rnd(4) == 0 ? (int)rnd(2) : -1;
+			stay[i] = t_rnd(8) == 0 ? DEFRAG_NO_CONTROLLER : DEFRAG_MOVABLE;
+			budget[i] = t_rnd(4) == 0 ? (int)t_rnd(2) : -1;
 		}
-		build(&m, nnodes, 8, NULL, pods, npods);
+		t_cluster_build(&m, nnodes, 8, NULL, pods, npods);
 		cr_assert_eq(frag_report_build(&m, &rules, NULL, &r), 0);
 		for (size_t i = 0; i < r.ngroups; i++) {
 			const struct frag_group *g = &r.groups[i];
