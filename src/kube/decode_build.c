@@ -421,7 +421,6 @@ int decode_put_str(struct decode_state *s, const struct decode_frame *f, const s
 	case D_STRS:
 		return strs_add(base, row, str, len, err);
 	case D_STR:
-	case D_TIME:
 	case D_QUANTITY:
 		if (!(len == 0 && empty_is_absent && (row->flags & DECODE_OMIT_EMPTY)) &&
 		    !(c = kube_strdup_len(str, len)))

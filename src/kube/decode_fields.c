@@ -32,7 +32,6 @@
 #define MATCH(key, num, T, m, text) {ROW(key, num, D_MATCH), AT(T, m), .match = text, .match_len = sizeof(text) - 1}
 #define BOOL(key, num, T, m) {ROW(key, num, D_BOOL), AT(T, m)}
 #define INT(key, num, T, m) {ROW(key, num, D_INT), AT(T, m)}
-#define TIME(key, num, T, m) {ROW(key, num, D_TIME), AT(T, m)}
 #define PRESENT(key, num, T, m) {ROW(key, num, D_PRESENT), AT(T, m)}
 #define STRS(key, num, T, m, n, cap, fl) \
 	{ROW(key, num, D_STRS), AT(T, m), .count_at = offsetof(T, n), .max = cap, .flags = fl}
@@ -107,7 +106,6 @@ static const struct decode_field raw_fields[] = {
 	STR("name", 1, T, name, OMIT),                           \
 	STR("uid", 5, T, uid, OMIT),                             \
 	STR("resourceVersion", 6, T, resource_version, OMIT),    \
-	TIME("creationTimestamp", 8, T, creation_timestamp),     \
 	MAP("labels", 11, T, labels, KEEP_LABELS, 0),            \
 	MAP("annotations", 12, T, annotations, KEEP_ANNOTATIONS, 0)
 
@@ -569,7 +567,6 @@ static const struct decode_field claim_status_fields[] = {
 };
 static const struct decode_field allocation_fields[] = {
 	MSG("devices", 1, M_ALLOC_DEVICES, 0),
-	TIME("allocationTimestamp", 5, CLAIM, allocation_timestamp),
 	END,
 };
 static const struct decode_field alloc_devices_fields[] = {
@@ -582,8 +579,6 @@ static const struct decode_field result_fields[] = {
 	STR("driver", 2, struct k8s_dra_result, driver, 0),
 	STR("pool", 3, struct k8s_dra_result, pool, 0),
 	STR("device", 4, struct k8s_dra_result, device, 0),
-	BOOL("adminAccess", 5, struct k8s_dra_result, admin_access),
-	STR("shareID", 9, struct k8s_dra_result, share_id, 0),
 	QUANTITIES_ALL("consumedCapacity", 10, struct k8s_dra_result, consumed),
 	END,
 };

@@ -119,7 +119,6 @@ enum decode_type {
 	D_MATCH,       /* whether a string is the row's match: bool */
 	D_BOOL,	       /* bool */
 	D_INT,	       /* an integer: int64_t */
-	D_TIME,	       /* a metav1.Time as RFC 3339 text: char * */
 	D_PRESENT,     /* whether the field is there: bool */
 	D_STRS,	       /* repeated string: char ** and a size_t count */
 	D_MAP,	       /* map<string,string>: a struct kvlist of the keys the filter keeps */

@@ -372,7 +372,7 @@ static const struct decode_field *scalar_field(struct json_decoder *d, enum scal
 
 static bool is_string_field(const struct decode_field *row)
 {
-	return row->type == D_STR || row->type == D_MATCH || row->type == D_TIME || row->type == D_PRESENT ||
+	return row->type == D_STR || row->type == D_MATCH || row->type == D_PRESENT ||
 	       row->type == D_QUANTITY;
 }
 

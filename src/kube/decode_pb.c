@@ -11,7 +11,7 @@
  * strings that are kept), or counts its bytes away.  Which fields are kept,
  * and where their values go, is the field table's (decode_fields.c,
  * through decode_build.c); this file knows how protobuf writes each kind
- * of value: a map as repeated entries, a quantity and a time as messages.
+ * of value: a map as repeated entries, a quantity as a message.
  * Everything else, most of each object, is skipped without a copy.  The
  * objects built are the same as the JSON decoder's for the same object: a
  * string JSON would omit when empty is absent here too when empty.
@@ -22,10 +22,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_FRAMES 16
 
@@ -34,12 +32,12 @@
 #define PB_INDEXED 32
 
 /* The messages protobuf writes a table's value in, beside the table's own:
- * a map's entry (1 key, 2 value), a Quantity (1 string) and a Time (1
- * seconds).  Their frame's row is the field the value is of. */
-enum { PB_ENTRY = M_COUNT, PB_QUANTITY, PB_TIME, PB_RAW };
+ * a map's entry (1 key, 2 value) and a Quantity (1 string).  Their
+ * frame's row is the field the value is of. */
+enum { PB_ENTRY = M_COUNT, PB_QUANTITY, PB_RAW };
 
 /* The fields of those; a RawExtension's (1 raw) holds JSON. */
-enum pb_part { PART_NONE, PART_KEY, PART_VALUE, PART_QUANTITY, PART_SECONDS, PART_RAW };
+enum pb_part { PART_NONE, PART_KEY, PART_VALUE, PART_QUANTITY, PART_RAW };
 
 enum phase {
 	PH_TAG,	   /* a field's key (varint) */
@@ -67,7 +65,7 @@ struct pb_decoder {
 	unsigned shift;
 	uint64_t need; /* PH_SKIP, PH_COPY, PH_MAGIC, PH_FRAME: bytes still to come */
 	/* the field being read: a row of the table, or a part of an entry,
-	 * a Quantity or a Time (neither: skipped) */
+	 * or a Quantity (neither: skipped) */
 	const struct decode_field *row;
 	unsigned char part;
 	unsigned wire;
@@ -171,31 +169,10 @@ static int on_string(struct pb_decoder *d)
 	}
 }
 
-/* metav1.Time as JSON writes it (RFC 3339, UTC, whole seconds); the zero
- * time is null there, absent here. */
-static int on_seconds(struct pb_decoder *d, int64_t secs)
-{
-	const struct pb_frame *f = pb_top(d);
-	char tmp[64];
-	struct tm tm;
-	time_t t = (time_t)secs;
-
-	if (secs == INT64_C(-62135596800) || !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 ||
-	    tm.tm_year + 1900 < 0)
-		return 0;
-	snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec);
-	if (decode_put_str(&d->base, &f->f, f->f.row, tmp, strlen(tmp), false, d->err) < 0)
-		return failed(d);
-	return 0;
-}
-
 static int on_varint(struct pb_decoder *d, uint64_t v)
 {
 	const struct pb_frame *f = pb_top(d);
 
-	if (d->part == PART_SECONDS)
-		return on_seconds(d, (int64_t)v);
 	decode_put_bool(&f->f, d->row, v != 0);
 	decode_put_int(&f->f, d->row, (int64_t)v);
 	return 0;
@@ -234,7 +211,6 @@ static int pb_leave(struct pb_decoder *d)
 	case PB_ENTRY:
 		return entry_end(d, &f);
 	case PB_QUANTITY:
-	case PB_TIME:
 	case PB_RAW:
 		return 0;
 	default:
@@ -285,7 +261,7 @@ static int open_entry(struct pb_decoder *d, const struct pb_frame *f, uint64_t n
 	return pb_push(d, &child, d->pos + n);
 }
 
-/* A part of an entry, a Quantity or a Time, of n bytes, starts. */
+/* A part of an entry or a Quantity, of n bytes, starts. */
 static int part_start(struct pb_decoder *d, const struct pb_frame *f, uint64_t n)
 {
 	switch (d->part) {
@@ -362,8 +338,6 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 		d->has_key = d->has_value = d->key_unwanted = false;
 		d->ekeylen = d->evaluelen = 0;
 		return open_value(d, f, row, PB_ENTRY, d->pos + n);
-	case D_TIME:
-		return open_value(d, f, row, PB_TIME, d->pos + n);
 	case D_MSG:
 	case D_LIST:
 	case D_PICK_FLAG:
@@ -409,7 +383,6 @@ static void find_field(struct pb_decoder *d, const struct pb_frame *f, uint64_t 
 	static const unsigned char parts[][3] = {
 		[PB_ENTRY - M_COUNT] = {PART_NONE, PART_KEY, PART_VALUE},
 		[PB_QUANTITY - M_COUNT] = {PART_NONE, PART_QUANTITY, PART_NONE},
-		[PB_TIME - M_COUNT] = {PART_NONE, PART_SECONDS, PART_NONE},
 		[PB_RAW - M_COUNT] = {PART_NONE, PART_RAW, PART_NONE},
 	};
 
@@ -459,7 +432,7 @@ static int read_tag(struct pb_decoder *d, uint64_t tag)
 		return pb_fail(d, "unsupported wire type");
 	}
 	/* a kept field of the wrong type is not one */
-	varint = d->part ? d->part == PART_SECONDS : d->row && (d->row->type == D_BOOL || d->row->type == D_INT);
+	varint = !d->part && d->row && (d->row->type == D_BOOL || d->row->type == D_INT);
 	if ((d->row || d->part) && (varint != (d->wire == 0) || (d->wire != 0 && d->wire != 2))) {
 		d->row = NULL;
 		d->part = PART_NONE;

@@ -274,7 +274,6 @@ void k8s_node_free(struct k8s_node *n)
 	free(n->name);
 	free(n->uid);
 	free(n->resource_version);
-	free(n->creation_timestamp);
 	free(n->internal_ip);
 	kvlist_release(&n->labels);
 	kvlist_release(&n->annotations);
@@ -315,7 +314,6 @@ void k8s_pdb_free(struct k8s_pdb *b)
 	free(b->name);
 	free(b->uid);
 	free(b->resource_version);
-	free(b->creation_timestamp);
 	kvlist_release(&b->labels);
 	kvlist_release(&b->annotations);
 	kvlist_release(&b->match_labels);
@@ -347,7 +345,6 @@ void k8s_pod_free(struct k8s_pod *p)
 	free(p->name);
 	free(p->uid);
 	free(p->resource_version);
-	free(p->creation_timestamp);
 	free(p->node_name);
 	free(p->phase);
 	free(p->scheduler_name);

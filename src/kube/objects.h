@@ -116,7 +116,7 @@ struct k8s_node_term {
 };
 
 struct k8s_node {
-	char *name, *uid, *resource_version, *creation_timestamp;
+	char *name, *uid, *resource_version;
 	char *internal_ip; /* status.addresses[type=InternalIP], or NULL */
 	struct kvlist labels, annotations;
 	struct kvlist capacity, allocatable; /* quantities as the API wrote them */
@@ -156,7 +156,7 @@ struct k8s_owner {
 };
 
 struct k8s_pod {
-	char *namespace, *name, *uid, *resource_version, *creation_timestamp;
+	char *namespace, *name, *uid, *resource_version;
 	char *node_name; /* spec.nodeName, NULL when not scheduled */
 	char *phase;	 /* status.phase, NULL when absent */
 	char *scheduler_name;
@@ -200,7 +200,7 @@ struct k8s_pod {
 /* A PodDisruptionBudget (policy/v1): whom it selects, and how many of
  * them may be disrupted now. */
 struct k8s_pdb {
-	char *namespace, *name, *uid, *resource_version, *creation_timestamp;
+	char *namespace, *name, *uid, *resource_version;
 	struct kvlist labels, annotations;
 	/* spec.selector: {} selects every pod of the namespace; so does a
 	 * budget without one here (it selects none on the server), which

@@ -195,7 +195,6 @@ void k8s_resource_slice_free(struct k8s_resource_slice *s)
 	free(s->name);
 	free(s->uid);
 	free(s->resource_version);
-	free(s->creation_timestamp);
 	kvlist_release(&s->labels);
 	kvlist_release(&s->annotations);
 	free(s->driver);
@@ -229,7 +228,6 @@ static void results_free(struct k8s_dra_result *r, size_t n)
 		free(r[i].driver);
 		free(r[i].pool);
 		free(r[i].device);
-		free(r[i].share_id);
 		kvlist_release(&r[i].consumed);
 	}
 	free(r);
@@ -248,7 +246,6 @@ void k8s_resource_claim_free(struct k8s_resource_claim *c)
 	configs_free(c->configs, c->nconfigs);
 	results_free(c->results, c->nresults);
 	configs_free(c->alloc_configs, c->nalloc_configs);
-	free(c->allocation_timestamp);
 	for (size_t i = 0; i < c->nreserved; i++) {
 		free(c->reserved[i].name);
 		free(c->reserved[i].uid);
@@ -264,7 +261,6 @@ void k8s_device_class_free(struct k8s_device_class *c)
 	free(c->name);
 	free(c->uid);
 	free(c->resource_version);
-	free(c->creation_timestamp);
 	kvlist_release(&c->labels);
 	kvlist_release(&c->annotations);
 	selectors_free(c->selectors, c->nselectors);

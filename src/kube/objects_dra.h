@@ -61,7 +61,7 @@ struct k8s_dra_device {
 };
 
 struct k8s_resource_slice {
-	char *name, *uid, *resource_version, *creation_timestamp;
+	char *name, *uid, *resource_version;
 	struct kvlist labels, annotations;
 	char *driver, *pool;
 	int64_t generation, slice_count; /* pool.generation, pool.resourceSliceCount */
@@ -110,8 +110,7 @@ struct k8s_dra_config {
 
 /* status.allocation.devices.results[] */
 struct k8s_dra_result {
-	char *request, *driver, *pool, *device, *share_id;
-	bool admin_access;
+	char *request, *driver, *pool, *device;
 	struct kvlist consumed; /* consumedCapacity */
 };
 
@@ -137,13 +136,12 @@ struct k8s_resource_claim {
 	size_t nresults;
 	struct k8s_dra_config *alloc_configs;
 	size_t nalloc_configs;
-	char *allocation_timestamp;
 	struct k8s_dra_consumer *reserved;
 	size_t nreserved;
 };
 
 struct k8s_device_class {
-	char *name, *uid, *resource_version, *creation_timestamp;
+	char *name, *uid, *resource_version;
 	struct kvlist labels, annotations;
 	struct k8s_dra_selector *selectors;
 	size_t nselectors;

@@ -42,7 +42,7 @@ static int on_node(void *ud, struct k8s_node *n, struct kerr *err)
 	size_t *sum = ud;
 
 	*sum += touch_str(n->name) + touch_str(n->uid) + touch_str(n->resource_version) +
-		touch_str(n->creation_timestamp) + touch_str(n->internal_ip) + touch_kv(&n->labels) +
+		touch_str(n->internal_ip) + touch_kv(&n->labels) +
 		touch_kv(&n->annotations) + touch_kv(&n->capacity) + touch_kv(&n->allocatable);
 	k8s_node_free(n);
 	return 0;
@@ -53,7 +53,7 @@ static int on_pod(void *ud, struct k8s_pod *p, struct kerr *err)
 	size_t *sum = ud;
 
 	*sum += touch_str(p->namespace) + touch_str(p->name) + touch_str(p->uid) +
-		touch_str(p->resource_version) + touch_str(p->creation_timestamp) + touch_str(p->node_name) +
+		touch_str(p->resource_version) + touch_str(p->node_name) +
 		touch_str(p->phase) + touch_str(p->scheduler_name) + touch_kv(&p->labels) +
 		touch_kv(&p->annotations);
 	for (size_t i = 0; i < p->ncontainers; i++)

@@ -43,7 +43,7 @@ static size_t touch_pod(const struct k8s_pod *p)
 		for (size_t k = 0; k < p->node_terms[t].nreqs; k++)
 			for (size_t v = 0; v < p->node_terms[t].reqs[k].nvalues; v++)
 				sum += strlen(p->node_terms[t].reqs[k].values[v]);
-	return sum + (p->creation_timestamp ? strlen(p->creation_timestamp) : 0);
+	return sum;
 }
 
 static int on_node(void *ud, struct k8s_node *n, struct kerr *err)

@@ -185,7 +185,6 @@ static void check_node(const struct k8s_node *n, json_t *j, const struct decode_
 	check_str(n->name, jstr(j, "metadata.name"), "node name");
 	check_str(n->uid, jstr(j, "metadata.uid"), "node uid");
 	check_str(n->resource_version, jstr(j, "metadata.resourceVersion"), "node rv");
-	check_str(n->creation_timestamp, jstr(j, "metadata.creationTimestamp"), "node created");
 	check_map(&n->labels, json_object_get(meta, "labels"), f->label_keys, f->all_labels, "labels");
 	check_map(&n->annotations, json_object_get(meta, "annotations"), f->annotation_keys,
 		  f->all_annotations, "annotations");
@@ -248,7 +247,6 @@ static void check_pod(const struct k8s_pod *p, json_t *j, const struct decode_fi
 	check_str(p->namespace, jstr(j, "metadata.namespace"), "pod namespace");
 	check_str(p->uid, jstr(j, "metadata.uid"), "pod uid");
 	check_str(p->resource_version, jstr(j, "metadata.resourceVersion"), "pod rv");
-	check_str(p->creation_timestamp, jstr(j, "metadata.creationTimestamp"), "pod created");
 	check_str(p->node_name, jstr(j, "spec.nodeName"), "node name");
 	check_str(p->scheduler_name, jstr(j, "spec.schedulerName"), "scheduler");
 	check_str(p->phase, jstr(j, "status.phase"), "phase");

@@ -130,8 +130,7 @@ static void out_selectors(struct text *t, const struct k8s_dra_selector *s, size
 
 static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 {
-	out(t, "claim %s/%s rv=%s deleting=%d allocated=%s\n", S(c->namespace), S(c->name), S(c->resource_version),
-	    c->deleting, S(c->allocation_timestamp));
+	out(t, "claim %s/%s rv=%s deleting=%d\n", S(c->namespace), S(c->name), S(c->resource_version), c->deleting);
 	out_kv(t, "annotation", &c->annotations);
 	for (size_t i = 0; i < c->nrequests; i++) {
 		const struct k8s_dra_request *r = &c->requests[i];
@@ -148,8 +147,7 @@ static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 	for (size_t i = 0; i < c->nresults; i++) {
 		const struct k8s_dra_result *r = &c->results[i];
 
-		out(t, " result %s %s/%s/%s share=%s admin=%d\n", S(r->request), S(r->driver), S(r->pool),
-		    S(r->device), S(r->share_id), r->admin_access);
+		out(t, " result %s %s/%s/%s\n", S(r->request), S(r->driver), S(r->pool), S(r->device));
 		out_kv(t, "consumed", &r->consumed);
 	}
 	out_configs(t, "allocconfig", c->alloc_configs, c->nalloc_configs);
@@ -344,9 +342,8 @@ static void ref_claim(struct text *t, json_t *j)
 	json_t *st = jget(j, "status"), *x, *y;
 	size_t i, k;
 
-	out(t, "claim %s/%s rv=%s deleting=%d allocated=%s\n", S(js(j, "metadata.namespace")),
-	    S(js(j, "metadata.name")), S(js(j, "metadata.resourceVersion")), jget(j, "metadata.deletionTimestamp") != NULL,
-	    S(js(st, "allocation.allocationTimestamp")));
+	out(t, "claim %s/%s rv=%s deleting=%d\n", S(js(j, "metadata.namespace")), S(js(j, "metadata.name")),
+	    S(js(j, "metadata.resourceVersion")), jget(j, "metadata.deletionTimestamp") != NULL);
 	ref_kv(t, "annotation", jget(j, "metadata.annotations"));
 	json_array_foreach(jget(j, "spec.devices.requests"), i, x) {
 		/* v1 and v1beta2 put an exact request under exactly */
@@ -362,8 +359,8 @@ static void ref_claim(struct text *t, json_t *j)
 	}
 	ref_configs(t, "config", jget(j, "spec.devices.config"));
 	json_array_foreach(jget(st, "allocation.devices.results"), i, x) {
-		out(t, " result %s %s/%s/%s share=%s admin=%d\n", S(js(x, "request")), S(js(x, "driver")),
-		    S(js(x, "pool")), S(js(x, "device")), S(js(x, "shareID")), jb(x, "adminAccess"));
+		out(t, " result %s %s/%s/%s\n", S(js(x, "request")), S(js(x, "driver")), S(js(x, "pool")),
+		    S(js(x, "device")));
 		ref_kv(t, "consumed", jget(x, "consumedCapacity"));
 	}
 	ref_configs(t, "allocconfig", jget(st, "allocation.devices.config"));

@@ -7,9 +7,9 @@
 
 #include "dra_claim.h"
 
-/* A claim as the decoder gives it, allocated one share of gpu-0 of pool
+/* A claim as the decoder gives it, allocated a share of gpu-0 of pool
  * node, with an MPS configuration, reserved for one pod. */
-static struct k8s_resource_claim *claim_new(const char *name, const char *node, const char *share)
+static struct k8s_resource_claim *claim_new(const char *name, const char *node)
 {
 	struct k8s_resource_claim *c = calloc(1, sizeof(*c));
 
@@ -19,7 +19,7 @@ static struct k8s_resource_claim *claim_new(const char *name, const char *node, 
 	c->results = calloc(1, sizeof(*c->results));
 	c->nresults = 1;
 	c->results[0] = (struct k8s_dra_result){strdup("gpu"), strdup("gpu.nvidia.com"), strdup(node), strdup("gpu-0"),
-						strdup(share), false, {0}};
+						{0}};
 	cr_assert_eq(kvlist_add(&c->results[0].consumed, "memory", 6, "10Gi", 4), 0);
 	c->alloc_configs = calloc(1, sizeof(*c->alloc_configs));
 	c->nalloc_configs = 1;
@@ -39,7 +39,7 @@ static struct k8s_resource_claim *claim_new(const char *name, const char *node, 
 Test(dra_claim, keeps_what_the_scheme_reads)
 {
 	struct dra_arena a = {0};
-	struct k8s_resource_claim *c = claim_new("train-a", "node-1", "share-1");
+	struct k8s_resource_claim *c = claim_new("train-a", "node-1");
 	const struct dra_claim *f = dra_claim_fold(&a, c);
 
 	k8s_resource_claim_free(c);
@@ -68,8 +68,8 @@ Test(dra_claim, keeps_what_the_scheme_reads)
 Test(dra_claim, repeated_strings_are_kept_once)
 {
 	struct dra_arena a = {0};
-	struct k8s_resource_claim *c1 = claim_new("train-a", "node-1", "share-1");
-	struct k8s_resource_claim *c2 = claim_new("train-b", "node-1", "share-2");
+	struct k8s_resource_claim *c1 = claim_new("train-a", "node-1");
+	struct k8s_resource_claim *c2 = claim_new("train-b", "node-1");
 	const struct dra_claim *f1 = dra_claim_fold(&a, c1), *f2 = dra_claim_fold(&a, c2);
 	bool oom = false;
 
@@ -96,15 +96,14 @@ Test(dra_claim, many_claims_stay_small)
 {
 	struct dra_arena a = {0};
 	const struct dra_claim **f = calloc(2000, sizeof(*f));
-	char name[64], node[64], share[64];
+	char name[64], node[64];
 
 	for (int i = 0; i < 2000; i++) {
 		struct k8s_resource_claim *c;
 
 		snprintf(name, sizeof(name), "job-%d-gpu-abcde", i);
 		snprintf(node, sizeof(node), "node-%d", i / 8);
-		snprintf(share, sizeof(share), "5195b476-8280-58a7-92af-%012d", i);
-		c = claim_new(name, node, share);
+		c = claim_new(name, node);
 		cr_assert_not_null(f[i] = dra_claim_fold(&a, c));
 		k8s_resource_claim_free(c);
 	}
