@@ -55,6 +55,12 @@ struct pb_frame {
 	uint64_t end;
 };
 
+/* A string read whole, NUL-terminated: a buffer that keeps its memory. */
+struct pb_text {
+	char *s;
+	size_t len, cap;
+};
+
 struct pb_decoder {
 	struct decode_state base;
 	struct kerr *err;
@@ -81,8 +87,7 @@ struct pb_decoder {
 	size_t len, cap;
 
 	/* the entry being read */
-	char *ekey, *evalue;
-	size_t ekeylen, evaluelen;
+	struct pb_text key, value;
 	bool has_key, has_value, key_unwanted;
 };
 
@@ -124,19 +129,32 @@ static int pb_push(struct pb_decoder *d, const struct decode_frame *f, uint64_t 
 
 /* --- values ------------------------------------------------------------------ */
 
-/* A map entry's key or value: d->buf copied over *dst, which keeps its
- * memory from entry to entry; its length in *len. */
-static int take_entry_str(struct pb_decoder *d, char **dst, size_t *len)
+/* Room for n bytes and a NUL in d->buf. */
+static int buf_room(struct pb_decoder *d, size_t n)
 {
-	char *v = realloc(*dst, d->len + 1);
+	char *b;
 
-	if (!v)
+	if (n < d->cap)
+		return 0;
+	if (!(b = kube_array_grow(d->buf, &d->cap, n + 1, 1, 256)))
 		return pb_oom(d);
-	if (d->len) /* an empty string has no bytes behind it */
-		memcpy(v, d->buf, d->len);
-	v[d->len] = '\0';
-	*dst = v;
-	*len = d->len;
+	d->buf = b;
+	return 0;
+}
+
+/* A map entry's key or value: the bytes copied into d->buf become *dst's,
+ * without a copy (the two swap buffers, each keeping its memory). */
+static int take_entry_str(struct pb_decoder *d, struct pb_text *dst)
+{
+	struct pb_text t;
+
+	if (buf_room(d, d->len) < 0)
+		return -1;
+	t = (struct pb_text){d->buf, d->len, d->cap};
+	t.s[t.len] = '\0';
+	d->buf = dst->s;
+	d->cap = dst->cap;
+	*dst = t;
 	return 0;
 }
 
@@ -149,7 +167,7 @@ static int on_string(struct pb_decoder *d)
 	switch (d->part) {
 	case PART_KEY:
 		d->has_key = true;
-		return take_entry_str(d, &d->ekey, &d->ekeylen);
+		return take_entry_str(d, &d->key);
 	case PART_RAW:
 		inside = (struct decode_frame){f->f.row, f->f.target, f->f.row->child};
 		return decode_json_fragment(&d->base, &inside, d->buf, d->len, d->err) < 0 ? failed(d) : 0;
@@ -161,7 +179,7 @@ static int on_string(struct pb_decoder *d)
 		/* fall through */
 	case PART_VALUE:
 		d->has_value = true;
-		return take_entry_str(d, &d->evalue, &d->evaluelen);
+		return take_entry_str(d, &d->value);
 	default:
 		if (decode_put_str(&d->base, &f->f, d->row, d->buf, d->len, true, d->err) < 0)
 			return failed(d);
@@ -190,15 +208,15 @@ static int entry_end(struct pb_decoder *d, const struct pb_frame *f)
 		return 0;
 	/* an entry of messages without its value: the element with its key */
 	if (f->f.row->type == D_ENTRIES)
-		return d->has_value || !decode_entry_kept(&d->base, f->f.row, d->ekey, d->ekeylen) ||
-				       decode_entry_open(&f->f, d->ekey, d->ekeylen, &elem, d->err) == 0
+		return d->has_value || !decode_entry_kept(&d->base, f->f.row, d->key.s, d->key.len) ||
+				       decode_entry_open(&f->f, d->key.s, d->key.len, &elem, d->err) == 0
 			       ? 0
 			       : failed(d);
-	r = decode_entry_key(&d->base, &f->f, d->ekey, d->ekeylen, d->err);
+	r = decode_entry_key(&d->base, &f->f, d->key.s, d->key.len, d->err);
 	if (r <= 0 || d->key_unwanted)
 		return r < 0 ? failed(d) : 0;
-	if (decode_entry_add(&f->f, d->ekey, d->ekeylen, d->has_value ? d->evalue : "",
-			     d->has_value ? d->evaluelen : 0, d->err) < 0)
+	if (decode_entry_add(&f->f, d->key.s, d->key.len, d->has_value ? d->value.s : "",
+			     d->has_value ? d->value.len : 0, d->err) < 0)
 		return failed(d);
 	return 0;
 }
@@ -255,7 +273,7 @@ static int open_entry(struct pb_decoder *d, const struct pb_frame *f, uint64_t n
 	struct decode_frame child;
 
 	d->has_value = true;
-	if (decode_entry_open(&f->f, d->has_key ? d->ekey : "", d->has_key ? d->ekeylen : 0, &child, d->err) < 0)
+	if (decode_entry_open(&f->f, d->has_key ? d->key.s : "", d->has_key ? d->key.len : 0, &child, d->err) < 0)
 		return failed(d);
 	d->phase = PH_TAG;
 	return pb_push(d, &child, d->pos + n);
@@ -270,7 +288,7 @@ static int part_start(struct pb_decoder *d, const struct pb_frame *f, uint64_t n
 	case PART_RAW:
 		return copy_bytes(d, n);
 	case PART_VALUE:
-		if (d->has_key && !decode_entry_kept(&d->base, f->f.row, d->ekey, d->ekeylen)) {
+		if (d->has_key && !decode_entry_kept(&d->base, f->f.row, d->key.s, d->key.len)) {
 			d->key_unwanted = true;
 			return skip_bytes(d, n);
 		}
@@ -336,7 +354,7 @@ static int field_start(struct pb_decoder *d, uint64_t n)
 	case D_QUANTITIES:
 	case D_ENTRIES:
 		d->has_key = d->has_value = d->key_unwanted = false;
-		d->ekeylen = d->evaluelen = 0;
+		d->key.len = d->value.len = 0;
 		return open_value(d, f, row, PB_ENTRY, d->pos + n);
 	case D_MSG:
 	case D_LIST:
@@ -492,13 +510,8 @@ static int take_bytes(struct pb_decoder *d, const unsigned char *p, size_t len, 
 	size_t n = len - *i < d->need ? len - *i : (size_t)d->need;
 
 	if (d->phase == PH_COPY) {
-		if (d->len + n > d->cap) {
-			char *b = kube_array_grow(d->buf, &d->cap, d->len + n, 1, 256);
-
-			if (!b)
-				return pb_oom(d);
-			d->buf = b;
-		}
+		if (buf_room(d, d->len + n) < 0)
+			return -1;
 		memcpy(d->buf + d->len, p + *i, n);
 		d->len += n;
 	}
@@ -647,8 +660,8 @@ static void pb_destroy(void *dec)
 		return;
 	decode_state_release(&d->base);
 	free(d->buf);
-	free(d->ekey);
-	free(d->evalue);
+	free(d->key.s);
+	free(d->value.s);
 	free(d);
 }
 

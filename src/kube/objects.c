@@ -181,8 +181,12 @@ bool decode_filter_match(const char *const *patterns, const char *key, size_t ke
 		return false;
 	for (; *patterns; patterns++) {
 		const char *p = *patterns;
-		size_t plen = strlen(p);
+		size_t plen;
 
+		/* most patterns differ from the key at once; "*" alone matches all */
+		if (keylen && *p && *p != *key && *p != '*')
+			continue;
+		plen = strlen(p);
 		if (plen && p[plen - 1] == '*') {
 			plen--;
 			if (keylen >= plen && memcmp(key, p, plen) == 0)
