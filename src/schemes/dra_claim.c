@@ -131,6 +131,16 @@ const char *dra_arena_intern(struct dra_arena *a, const char *s, bool *oom)
 	return a->strings[j];
 }
 
+const char *dra_arena_find(const struct dra_arena *a, const char *s)
+{
+	if (!s || !a->cap_strings)
+		return NULL;
+	for (size_t j = str_hash(s) & (a->cap_strings - 1); a->strings[j]; j = (j + 1) & (a->cap_strings - 1))
+		if (strcmp(a->strings[j], s) == 0)
+			return a->strings[j];
+	return NULL;
+}
+
 void dra_arena_release(struct dra_arena *a)
 {
 	while (a->blocks) {

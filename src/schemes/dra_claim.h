@@ -38,9 +38,13 @@ struct dra_sharing {
 	bool has_mps_threads;
 };
 
+struct dra_index_entry;
+
 struct dra_claim_result {
-	const char *request, *driver, *pool, *device; /* its shareID is read by no view */
+	const char *request, *driver, *pool, *device;
 	int64_t mem_consumed; /* consumedCapacity memory in bytes, 0 when none */
+	/* the device it names, as the inventory's last finish found it; NULL when none */
+	const struct dra_index_entry *entry;
 };
 
 struct dra_claim_consumer {
@@ -66,6 +70,8 @@ struct dra_claim {
 /* s kept once in a: the same pointer for the same string; NULL for NULL
  * and when out of memory (*oom set). */
 const char *dra_arena_intern(struct dra_arena *a, const char *s, bool *oom);
+/* The string kept in a that equals s, without keeping it; NULL when none. */
+const char *dra_arena_find(const struct dra_arena *a, const char *s);
 /* claim c folded into a record in a; NULL when out of memory.  c stays the caller's. */
 struct dra_claim *dra_claim_fold(struct dra_arena *a, const struct k8s_resource_claim *c);
 void dra_arena_release(struct dra_arena *a);

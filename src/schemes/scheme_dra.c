@@ -49,18 +49,30 @@ static int via_add(char **via, const struct dra_claim *c, const struct dra_shari
 		   const struct dra_index_entry *e, const char *resource)
 {
 	const struct k8s_dra_value *profile = e && e->parent ? dra_attribute(e->slice, e->dev, DRA_ATTR_PROFILE) : NULL;
-	char word[150], how[160] = "", *s = NULL;
-	int n;
+	char word[150];
+	const char *how = word, *parts[5] = {NULL, c->name ? c->name : "", NULL, NULL, NULL};
+	size_t at = *via ? strlen(*via) : 0, len = at;
+	char *s;
 
 	sharing_text(word, sizeof(word), k, profile);
-	if (*word)
-		snprintf(how, sizeof(how), " (%s)", word);
-	else if (resource) /* made by the scheduler for an extended resource */
-		snprintf(how, sizeof(how), " (%s)", resource);
-	n = *via ? asprintf(&s, "%s, %s%s", *via, c->name, how) : asprintf(&s, "%s%s", c->name, how);
-	if (n < 0)
+	if (!*word) /* made by the scheduler for an extended resource, or nothing said */
+		how = resource ? resource : "";
+	parts[0] = at ? ", " : "";
+	if (*how) {
+		parts[2] = " (";
+		parts[3] = how;
+		parts[4] = ")";
+	}
+	for (size_t i = 0; i < 5; i++)
+		len += parts[i] ? strlen(parts[i]) : 0;
+	if (!(s = realloc(*via, len + 1)))
 		return -1;
-	free(*via);
+	for (size_t i = 0; i < 5; i++)
+		if (parts[i]) {
+			memcpy(s + at, parts[i], strlen(parts[i]));
+			at += strlen(parts[i]);
+		}
+	s[at] = '\0';
 	*via = s;
 	return 0;
 }
@@ -182,13 +194,12 @@ static int claim_result_add(const struct dra_claim *c, const struct k8s_pod *pod
 {
 	struct scheme_claim *sc;
 	bool first = !c->nreserved || str_eq(c->reserved[0].uid, pod->uid) || str_eq(c->reserved[0].name, pod->name);
-	const struct k8s_dra_capacity *mem = k8s_dra_capacity_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY);
 	int64_t m = 0;
 
 	if (first && e->dev->allow_multiple)
 		m = r->mem_consumed / MIB;
 	else if (first)
-		m = mem ? dra_quantity_bytes(mem->quantity) / MIB : 1;
+		m = e->has_memory ? e->mem_bytes / MIB : 1;
 	if (!(sc = realloc(out->claims, (out->nclaims + 1) * sizeof(*sc))))
 		return -1;
 	out->claims = sc;
@@ -228,10 +239,9 @@ static int pod_claims(const struct dra_inventory *inv, const struct k8s_pod *pod
 			*any = true;
 		for (size_t j = 0; c && j < c->nresults; j++) {
 			const struct dra_claim_result *r = &c->results[j];
-			const struct dra_index_entry *e = dra_device_find(inv, r->driver, r->pool, r->device);
+			const struct dra_index_entry *e = r->entry;
 
-			if (!e || !(e->parent || k8s_dra_capacity_get(e->dev->capacity, e->dev->ncapacity, DRA_CAPACITY_MEMORY) ||
-				    dra_gpu_driver(inv, r->driver)))
+			if (!e || !(e->parent || e->has_memory || dra_gpu_driver(inv, r->driver)))
 				continue;
 			if (claim_result_add(c, pod, e, r, out) < 0 ||
 			    (!said && via_add(&out->via, c, dra_config_of(c, r), e, resource) < 0))

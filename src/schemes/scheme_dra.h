@@ -33,28 +33,6 @@
 #define DRA_ATTR_TYPE "type" /* "gpu", "mig" */
 #define DRA_TYPE_GPU "gpu"
 
-/* A device of the newest generation of its pool, for finding a claim's
- * result: its MIG parent's name where it has one. */
-struct dra_index_entry {
-	const struct k8s_resource_slice *slice;
-	const struct k8s_dra_device *dev;
-	const char *parent;
-	bool incomplete;
-	const char *gpu_id; /* the GPU a claim on it holds, as dra_gpu_id names it (its MIG parent's) */
-};
-
-/* A slice named for one node, by the node's name. */
-struct dra_node_slice {
-	const char *node;
-	size_t slice;
-};
-
-/* A claim's result, in the index of the results by device. */
-struct dra_result_ref {
-	const struct dra_claim *claim;
-	const struct dra_claim_result *result;
-};
-
 /* One allocation of a device: a claim's result, and the configuration
  * that applies to it (FromClaim before FromClass), or NULL. */
 struct dra_use {
@@ -64,6 +42,29 @@ struct dra_use {
 	int64_t mem_bytes; /* consumedCapacity memory where shared by capacity, else 0 */
 };
 
+/* A device of the newest generation of its pool, as dra_inventory_finish
+ * indexes it: its pool's driver and name (kept once, as the claims' results
+ * name them), its MIG parent's name where it has one, and the claims'
+ * results on it, in the claims' order. */
+struct dra_index_entry {
+	const struct k8s_resource_slice *slice;
+	const struct k8s_dra_device *dev;
+	const char *driver, *pool;
+	const char *parent;
+	bool incomplete;
+	const char *gpu_id; /* the GPU a claim on it holds, as dra_gpu_id names it (its MIG parent's) */
+	bool has_memory;    /* a memory capacity, of mem_bytes */
+	int64_t mem_bytes;
+	struct dra_use *uses;
+	size_t nuses;
+};
+
+/* A slice named for one node, by the node's name. */
+struct dra_node_slice {
+	const char *node;
+	size_t slice;
+};
+
 struct dra_device {
 	const struct k8s_resource_slice *slice; /* driver, pool */
 	const struct k8s_dra_device *dev;	/* name, attributes, capacity, taints */
@@ -71,8 +72,7 @@ struct dra_device {
 	bool incomplete;			/* its pool lacks slices of its generation */
 	const char *parent;			/* a MIG device's GPU (device name), or NULL */
 	int64_t mem_bytes;			/* its memory capacity, 0 when none */
-	int64_t mem_allocated;			/* consumed shares, or all of it when held whole */
-	struct dra_use *uses;
+	const struct dra_use *uses;		/* the inventory's */
 	size_t nuses;
 };
 
@@ -89,18 +89,23 @@ struct dra_inventory {
 	/* per slice, after dra_inventory_finish: an older generation of its
 	 * pool (ignored), or of a pool missing slices */
 	bool *stale, *incomplete;
-	/* after dra_inventory_finish: the claims sorted by namespace and name,
-	 * and the devices of the newest generations by driver, pool and name */
+	/* after dra_inventory_finish: the claims sorted by namespace and name
+	 * and found by them (claim_slots: open addressing, 1 + a claim's place,
+	 * 0 for none), the devices of the newest generations (per slice, the
+	 * place of its first device in index, SIZE_MAX for a stale slice) found
+	 * by driver, pool and name (device_slots, likewise), and every claim's
+	 * results on them (uses, each device's in one run) */
+	size_t *claim_slots, cap_claim_slots;
 	struct dra_index_entry *index;
 	size_t nindex;
+	size_t *slice_entry;
+	size_t *device_slots, cap_device_slots;
+	struct dra_use *uses;
 	/* the slices of the newest generations: those named for one node,
 	 * by node name, and those placed by selector or on all nodes */
 	struct dra_node_slice *by_node;
 	size_t *elsewhere;
 	size_t nby_node, nelsewhere;
-	/* after dra_inventory_finish: every claim's results by driver, pool and device */
-	struct dra_result_ref *results;
-	size_t nresults;
 	/* the claims not allocated yet, as listed (a dra_claim's waiting) */
 	struct k8s_resource_claim **waiting;
 	size_t nwaiting, cap_waiting;
@@ -119,13 +124,10 @@ void dra_inventory_release(struct dra_inventory *inv);
 /* The devices of node name with labels (for slices placed by a node
  * selector): those of the newest generation of each pool its slices
  * place there (nodeName, nodeSelector or allNodes), each with its uses.
- * *ret (malloc'd, with each uses array) for dra_devices_free. */
+ * *ret (malloc'd) for dra_devices_free. */
 int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 		     struct dra_device **ret, size_t *ret_n);
 void dra_devices_free(struct dra_device *d, size_t n);
-/* The same without the claims (uses empty): what a node has. */
-int dra_node_devices_only(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
-			  struct dra_device **ret, size_t *ret_n);
 
 /* Whether driver's devices are GPUs: NVIDIA's GPU driver, or one of
  * inv->gpu_drivers. */
@@ -154,6 +156,10 @@ int dra_fit_claim_requests(const struct scheme_objects *objs, const char *ns, co
 
 /* The scheme's row (scheme.c lists it). */
 extern const struct scheme scheme_dra;
+
+/* The first of the slices named for one node (by_node) whose node is name
+ * or after. */
+size_t dra_by_node_first(const struct dra_inventory *inv, const char *name);
 
 /* The claim namespace/name, and the device a result names; NULL when absent. */
 const struct dra_claim *dra_claim_find(const struct dra_inventory *inv, const char *ns, const char *name);
