@@ -144,26 +144,31 @@ static void slot_swap(char **slot, void *ud)
 	*slot = (char *)w->kept[w->n++];
 }
 
+/* Each string slot sharing keeps elsewhere: the pool's driver and name,
+ * and every device's. */
+static void slice_slots(struct k8s_resource_slice *s, void (*fn)(char **slot, void *ud), void *ud)
+{
+	fn(&s->driver, ud);
+	fn(&s->pool, ud);
+	for (size_t i = 0; i < s->ndevices; i++)
+		device_slots(&s->devices[i], fn, ud);
+}
+
 int k8s_resource_slice_share(struct k8s_resource_slice *s, const char *(*keep)(void *ud, const char *str), void *ud)
 {
 	struct share_walk w = {.keep = keep, .ud = ud};
 
 	if (s->shared_strings)
 		return 0;
-	for (size_t i = 0; i < s->ndevices; i++)
-		device_slots(&s->devices[i], slot_count, &w);
-	if (!w.n)
-		return 0;
+	slice_slots(s, slot_count, &w);
 	if (!(w.kept = calloc(w.n, sizeof(*w.kept))))
 		return -1;
 	/* every string kept before any is swapped: a failure leaves the slice as it was */
 	w.n = 0;
-	for (size_t i = 0; i < s->ndevices; i++)
-		device_slots(&s->devices[i], slot_keep, &w);
+	slice_slots(s, slot_keep, &w);
 	if (!w.failed) {
 		w.n = 0;
-		for (size_t i = 0; i < s->ndevices; i++)
-			device_slots(&s->devices[i], slot_swap, &w);
+		slice_slots(s, slot_swap, &w);
 		s->shared_strings = true;
 	}
 	free(w.kept);
@@ -176,10 +181,8 @@ static void slot_forget(char **slot, void *ud)
 	*slot = NULL;
 }
 
-static void device_release(struct k8s_dra_device *d, bool shared)
+static void device_release(struct k8s_dra_device *d)
 {
-	if (shared)
-		device_slots(d, slot_forget, NULL);
 	free(d->name);
 	values_free(d->attrs, d->nattrs);
 	capacities_free(d->capacity, d->ncapacity);
@@ -192,6 +195,8 @@ void k8s_resource_slice_free(struct k8s_resource_slice *s)
 {
 	if (!s)
 		return;
+	if (s->shared_strings)
+		slice_slots(s, slot_forget, NULL);
 	free(s->name);
 	free(s->uid);
 	free(s->resource_version);
@@ -202,7 +207,7 @@ void k8s_resource_slice_free(struct k8s_resource_slice *s)
 	free(s->node_name);
 	k8s_node_terms_free(s->node_terms, s->nnode_terms);
 	for (size_t i = 0; i < s->ndevices; i++)
-		device_release(&s->devices[i], s->shared_strings);
+		device_release(&s->devices[i]);
 	free(s->devices);
 	counters_free(s->counter_sets, s->ncounter_sets);
 	free(s);

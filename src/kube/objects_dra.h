@@ -73,7 +73,7 @@ struct k8s_resource_slice {
 	size_t ndevices;
 	struct k8s_dra_counters *counter_sets;
 	size_t ncounter_sets;
-	bool shared_strings; /* its devices' strings are kept elsewhere: k8s_resource_slice_share */
+	bool shared_strings; /* its pool's and devices' strings are kept elsewhere: k8s_resource_slice_share */
 };
 
 /* A CEL device selector. */
@@ -155,9 +155,10 @@ void k8s_resource_slice_free(struct k8s_resource_slice *s);
  * read) cut to their lengths: a slice that is kept takes no room it does
  * not use.  Nothing is added to them afterwards. */
 void k8s_resource_slice_shrink(struct k8s_resource_slice *s);
-/* The strings of a slice's devices (names, attributes, capacities and
- * their policies) replaced by what keep returns for each, which must
- * outlive the slice: slices repeat them device after device.  Freeing the
+/* The strings of a slice's pool (driver and name) and of its devices
+ * (names, attributes, capacities and their policies) replaced by what keep
+ * returns for each, which must outlive the slice: slices repeat them
+ * device after device.  Freeing the
  * slice then leaves them to keep's owner.  -1 when keep fails (NULL, out
  * of memory): the slice is then left as it was. */
 int k8s_resource_slice_share(struct k8s_resource_slice *s, const char *(*keep)(void *ud, const char *str), void *ud);

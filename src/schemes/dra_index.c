@@ -5,9 +5,9 @@
  * them), and the slices by the node they name.
  *
  * Every string a device is found by is kept once in the claims' arena
- * (dra_claim.h): a result names its device by the same three pointers the
- * device is indexed under, so joining 20,000 results to their devices
- * compares no text. */
+ * (dra_claim.h, and k8s_resource_slice_share): a result names its device by
+ * the same three pointers the device is indexed under, so joining 20,000
+ * results to their devices compares no text. */
 #include "scheme_dra.h"
 
 #include <stdint.h>
@@ -32,13 +32,14 @@ static bool same_pool(const struct k8s_resource_slice *a, const struct k8s_resou
 	return str_eq(a->driver, b->driver) && str_eq(a->pool, b->pool);
 }
 
-/* Open addressing: a power of two at least twice n long. */
-static size_t *slots_new(size_t n, size_t *cap)
+/* Open addressing, 1 + an item's place in each slot (0: none): a power of
+ * two at least half as long again as n. */
+static uint32_t *slots_new(size_t n, size_t *cap)
 {
 	*cap = 16;
-	while (*cap < 2 * n)
+	while (*cap < n + n / 2)
 		*cap *= 2;
-	return calloc(*cap, sizeof(size_t));
+	return n < UINT32_MAX ? calloc(*cap, sizeof(uint32_t)) : NULL;
 }
 
 static size_t text_hash(size_t h, const char *s)
@@ -148,7 +149,7 @@ static int claims_index(struct dra_inventory *inv)
 
 		while (inv->claim_slots[j])
 			j = (j + 1) & (inv->cap_claim_slots - 1);
-		inv->claim_slots[j] = i + 1;
+		inv->claim_slots[j] = (uint32_t)(i + 1);
 	}
 	return 0;
 }
@@ -208,7 +209,7 @@ static struct dra_index_entry *device_lookup(const struct dra_inventory *inv, co
 	for (size_t j = device_hash(driver, pool, name) & mask; inv->device_slots[j]; j = (j + 1) & mask) {
 		struct dra_index_entry *e = &inv->index[inv->device_slots[j] - 1];
 
-		if (e->driver == driver && e->pool == pool && e->dev->name == name)
+		if (e->slice->driver == driver && e->slice->pool == pool && e->dev->name == name)
 			return e;
 	}
 	return NULL;
@@ -259,9 +260,11 @@ static void index_parents(struct dra_inventory *inv)
 
 		if (!e->dev->nconsumes && !dra_attribute(e->slice, e->dev, DRA_ATTR_PARENT_UUID))
 			continue;
-		while (lo > 0 && inv->index[lo - 1].pool == e->pool && inv->index[lo - 1].driver == e->driver)
+		while (lo > 0 && inv->index[lo - 1].slice->pool == e->slice->pool &&
+		       inv->index[lo - 1].slice->driver == e->slice->driver)
 			lo--;
-		while (hi + 1 < inv->nindex && inv->index[hi + 1].pool == e->pool && inv->index[hi + 1].driver == e->driver)
+		while (hi + 1 < inv->nindex && inv->index[hi + 1].slice->pool == e->slice->pool &&
+		       inv->index[hi + 1].slice->driver == e->slice->driver)
 			hi++;
 		for (size_t j = lo; j <= hi && !e->parent; j++)
 			if (is_parent(inv->index[j].slice, inv->index[j].dev, e->slice, e->dev))
@@ -300,26 +303,20 @@ static int index_gpu_ids(struct dra_inventory *inv)
 	return oom ? -1 : 0;
 }
 
-/* An entry for every device of slice i, under its pool's strings kept once. */
-static int slice_entries(struct dra_inventory *inv, size_t i)
+/* An entry for every device of slice i. */
+static void slice_entries(struct dra_inventory *inv, size_t i)
 {
 	const struct k8s_resource_slice *s = inv->slices[i];
-	bool oom = false;
-	const char *driver = dra_arena_intern(&inv->claim_arena, s->driver, &oom);
-	const char *pool = dra_arena_intern(&inv->claim_arena, s->pool, &oom);
 
-	if (oom)
-		return -1;
 	inv->slice_entry[i] = inv->nindex;
 	for (size_t j = 0; j < s->ndevices; j++) {
 		const struct k8s_dra_device *d = &s->devices[j];
 		const struct k8s_dra_capacity *mem = k8s_dra_capacity_get(d->capacity, d->ncapacity, DRA_CAPACITY_MEMORY);
 
 		inv->index[inv->nindex++] = (struct dra_index_entry){
-			.slice = s, .dev = d, .driver = driver, .pool = pool, .incomplete = inv->incomplete[i],
-			.has_memory = mem != NULL, .mem_bytes = mem ? dra_quantity_bytes(mem->quantity) : 0};
+			.slice = s, .dev = d, .incomplete = inv->incomplete[i], .has_memory = mem != NULL,
+			.mem_bytes = mem ? dra_quantity_bytes(mem->quantity) : 0};
 	}
-	return 0;
 }
 
 /* The devices of the newest generations, in the slices' order (a pool's
@@ -341,26 +338,26 @@ static int devices_index(struct dra_inventory *inv)
 		return -1;
 	for (size_t i = 0; i < inv->nslices; i++) {
 		inv->slice_entry[i] = SIZE_MAX;
-		if (!inv->stale[i] && slice_entries(inv, i) < 0)
-			return -1;
+		if (!inv->stale[i])
+			slice_entries(inv, i);
 	}
 	for (size_t i = 0; i < inv->nindex; i++) {
 		const struct dra_index_entry *e = &inv->index[i];
-		size_t j = device_hash(e->driver, e->pool, e->dev->name) & (inv->cap_device_slots - 1);
+		size_t j = device_hash(e->slice->driver, e->slice->pool, e->dev->name) & (inv->cap_device_slots - 1);
 
 		while (inv->device_slots[j])
 			j = (j + 1) & (inv->cap_device_slots - 1);
-		inv->device_slots[j] = i + 1;
+		inv->device_slots[j] = (uint32_t)(i + 1);
 	}
 	index_parents(inv);
 	return index_gpu_ids(inv);
 }
 
 /* Every claim's results joined to the devices they name: each device's
- * uses in one run of inv->uses, in the claims' order. */
+ * in one run of inv->uses, in the claims' order. */
 static int uses_index(struct dra_inventory *inv)
 {
-	size_t n = 0, at = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < inv->nclaims; i++)
 		for (size_t j = 0; j < inv->claims[i]->nresults; j++) {
@@ -373,24 +370,22 @@ static int uses_index(struct dra_inventory *inv)
 				e->nuses++;
 		}
 	free(inv->uses);
-	if (!(inv->uses = malloc((n ? n : 1) * sizeof(*inv->uses))))
+	if (n >= UINT32_MAX || !(inv->uses = malloc((n ? n : 1) * sizeof(*inv->uses))))
 		return -1;
-	for (size_t i = 0; i < inv->nindex; i++) {
-		inv->index[i].uses = inv->uses + at;
+	for (size_t i = 0, at = 0; i < inv->nindex; i++) {
+		inv->index[i].first_use = (uint32_t)at;
 		at += inv->index[i].nuses;
 		inv->index[i].nuses = 0;
 	}
 	for (size_t i = 0; i < inv->nclaims; i++)
 		for (size_t j = 0; j < inv->claims[i]->nresults; j++) {
-			const struct dra_claim *c = inv->claims[i];
-			const struct dra_claim_result *r = &c->results[j];
+			const struct dra_claim_result *r = &inv->claims[i]->results[j];
 			struct dra_index_entry *e;
 
 			if (!r->entry)
 				continue;
 			e = &inv->index[r->entry - inv->index];
-			e->uses[e->nuses++] = (struct dra_use){c, r, dra_config_of(c, r),
-							       e->dev->allow_multiple ? r->mem_consumed : 0};
+			inv->uses[e->first_use + e->nuses++] = (struct dra_result_ref){inv->claims[i], r};
 		}
 	return 0;
 }

@@ -171,36 +171,74 @@ const struct dra_sharing *dra_config_of(const struct dra_claim *c, const struct 
 	return best;
 }
 
+/* The slices that place devices on node name, in *on (malloc'd): those
+ * named for it, then those placed by selector or on all nodes. */
+static int node_slices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels, size_t **on,
+		       size_t *n)
+{
+	size_t first = dra_by_node_first(inv, name), named = 0;
+
+	while (first + named < inv->nby_node && str_eq(inv->by_node[first + named].node, name))
+		named++;
+	*n = 0;
+	if (!(*on = malloc((named + inv->nelsewhere + 1) * sizeof(**on))))
+		return -1;
+	for (size_t k = 0; k < named; k++)
+		(*on)[(*n)++] = inv->by_node[first + k].slice;
+	for (size_t k = 0; k < inv->nelsewhere; k++)
+		if (slice_on_node(inv->slices[inv->elsewhere[k]], name, labels))
+			(*on)[(*n)++] = inv->elsewhere[k];
+	return 0;
+}
+
+/* The node's devices from their index entries, and each one's uses, in one block. */
+static struct dra_device *devices_of(const struct dra_inventory *inv, const size_t *on, size_t non, size_t *ret_n)
+{
+	size_t ndev = 0, nuse = 0, n = 0;
+	struct dra_device *devs;
+	struct dra_use *uses;
+
+	for (size_t k = 0; k < non; k++) {
+		const struct dra_index_entry *e = &inv->index[inv->slice_entry[on[k]]];
+
+		ndev += inv->slices[on[k]]->ndevices;
+		for (size_t j = 0; j < inv->slices[on[k]]->ndevices; j++)
+			nuse += e[j].nuses;
+	}
+	if (!(devs = malloc(ndev * sizeof(*devs) + nuse * sizeof(*uses) + 1)))
+		return NULL;
+	uses = (struct dra_use *)(void *)(devs + ndev);
+	for (size_t k = 0; k < non; k++) {
+		const struct k8s_resource_slice *s = inv->slices[on[k]];
+		const struct dra_index_entry *e = &inv->index[inv->slice_entry[on[k]]];
+
+		for (size_t j = 0; j < s->ndevices; j++, e++, n++) {
+			devs[n] = (struct dra_device){.slice = s, .dev = e->dev,
+						      .gpu = e->has_memory || dra_gpu_driver(inv, s->driver),
+						      .incomplete = e->incomplete, .parent = e->parent,
+						      .mem_bytes = e->mem_bytes, .uses = uses, .nuses = e->nuses};
+			for (size_t u = 0; u < e->nuses; u++) {
+				const struct dra_result_ref *r = &inv->uses[e->first_use + u];
+
+				*uses++ = (struct dra_use){r->claim, r->result, dra_config_of(r->claim, r->result),
+							   e->dev->allow_multiple ? r->result->mem_consumed : 0};
+			}
+		}
+	}
+	*ret_n = n;
+	return devs;
+}
+
 int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 		     struct dra_device **ret, size_t *ret_n)
 {
-	struct dra_device *devs = NULL, *grown;
-	size_t n = 0, cap = 0, first = dra_by_node_first(inv, name), named = 0;
+	size_t *on, non;
 
-	/* the slices named for the node, then those placed by selector or on all nodes */
-	while (first + named < inv->nby_node && str_eq(inv->by_node[first + named].node, name))
-		named++;
-	for (size_t k = 0; k < named + inv->nelsewhere; k++) {
-		size_t i = k < named ? inv->by_node[first + k].slice : inv->elsewhere[k - named];
-		const struct k8s_resource_slice *s = inv->slices[i];
-		const struct dra_index_entry *e = &inv->index[inv->slice_entry[i]];
-
-		if (k >= named && !slice_on_node(s, name, labels))
-			continue;
-		if (!(grown = kube_array_grow(devs, &cap, n + s->ndevices, sizeof(*devs), 8))) {
-			free(devs);
-			return -1;
-		}
-		devs = grown;
-		for (size_t j = 0; j < s->ndevices; j++, e++)
-			devs[n++] = (struct dra_device){.slice = s, .dev = e->dev,
-							.gpu = e->has_memory || dra_gpu_driver(inv, s->driver),
-							.incomplete = e->incomplete, .parent = e->parent,
-							.mem_bytes = e->mem_bytes, .uses = e->uses, .nuses = e->nuses};
-	}
-	*ret = devs;
-	*ret_n = n;
-	return 0;
+	if (node_slices(inv, name, labels, &on, &non) < 0)
+		return -1;
+	*ret = devices_of(inv, on, non, ret_n);
+	free(on);
+	return *ret ? 0 : -1;
 }
 
 void dra_devices_free(struct dra_device *d, size_t n)

@@ -42,21 +42,24 @@ struct dra_use {
 	int64_t mem_bytes; /* consumedCapacity memory where shared by capacity, else 0 */
 };
 
+/* A claim's result, in the inventory's index of results by device. */
+struct dra_result_ref {
+	const struct dra_claim *claim;
+	const struct dra_claim_result *result;
+};
+
 /* A device of the newest generation of its pool, as dra_inventory_finish
- * indexes it: its pool's driver and name (kept once, as the claims' results
- * name them), its MIG parent's name where it has one, and the claims'
- * results on it, in the claims' order. */
+ * indexes it: its MIG parent's name where it has one, and the claims'
+ * results on it, in the claims' order.  Its slice's driver and pool are
+ * kept once, as the claims' results name them. */
 struct dra_index_entry {
 	const struct k8s_resource_slice *slice;
 	const struct k8s_dra_device *dev;
-	const char *driver, *pool;
 	const char *parent;
-	bool incomplete;
 	const char *gpu_id; /* the GPU a claim on it holds, as dra_gpu_id names it (its MIG parent's) */
-	bool has_memory;    /* a memory capacity, of mem_bytes */
-	int64_t mem_bytes;
-	struct dra_use *uses;
-	size_t nuses;
+	int64_t mem_bytes;  /* its memory capacity, where has_memory */
+	uint32_t first_use, nuses; /* its results: inventory's uses[first_use...] */
+	bool incomplete, has_memory;
 };
 
 /* A slice named for one node, by the node's name. */
@@ -72,7 +75,7 @@ struct dra_device {
 	bool incomplete;			/* its pool lacks slices of its generation */
 	const char *parent;			/* a MIG device's GPU (device name), or NULL */
 	int64_t mem_bytes;			/* its memory capacity, 0 when none */
-	const struct dra_use *uses;		/* the inventory's */
+	const struct dra_use *uses;
 	size_t nuses;
 };
 
@@ -95,12 +98,14 @@ struct dra_inventory {
 	 * place of its first device in index, SIZE_MAX for a stale slice) found
 	 * by driver, pool and name (device_slots, likewise), and every claim's
 	 * results on them (uses, each device's in one run) */
-	size_t *claim_slots, cap_claim_slots;
+	uint32_t *claim_slots;
+	size_t cap_claim_slots;
 	struct dra_index_entry *index;
 	size_t nindex;
 	size_t *slice_entry;
-	size_t *device_slots, cap_device_slots;
-	struct dra_use *uses;
+	uint32_t *device_slots;
+	size_t cap_device_slots;
+	struct dra_result_ref *uses;
 	/* the slices of the newest generations: those named for one node,
 	 * by node name, and those placed by selector or on all nodes */
 	struct dra_node_slice *by_node;
@@ -124,7 +129,7 @@ void dra_inventory_release(struct dra_inventory *inv);
 /* The devices of node name with labels (for slices placed by a node
  * selector): those of the newest generation of each pool its slices
  * place there (nodeName, nodeSelector or allNodes), each with its uses.
- * *ret (malloc'd) for dra_devices_free. */
+ * *ret (malloc'd, with the uses) for dra_devices_free. */
 int dra_node_devices(const struct dra_inventory *inv, const char *name, const struct kvlist *labels,
 		     struct dra_device **ret, size_t *ret_n);
 void dra_devices_free(struct dra_device *d, size_t n);
