@@ -23,7 +23,9 @@ run_build() { # name, meson options...
 }
 
 run_build build -Dwerror=true -Dbuildtype=debugoptimized || status=1
-run_build build-sanitize -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false || status=1
+# The sanitizers run over the other gzip inflater (zlib); ISA-L's is fuzzed
+# under them below (fuzz_gunzip).
+run_build build-sanitize -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Disal=disabled || status=1
 
 if command -v clang >/dev/null 2>&1; then
 	step "fuzz targets, ${fuzz_seconds}s each"

@@ -4,7 +4,7 @@
 set -eu
 
 packages="gcc pkg-config meson ninja-build git python3 python3-yaml openssl curl tmux mandoc
-libcurl4-openssl-dev libyaml-dev libjansson-dev libyajl-dev libncurses-dev libcriterion-dev
+libcurl4-openssl-dev libyaml-dev libjansson-dev libyajl-dev libisal-dev zlib1g-dev libncurses-dev libcriterion-dev
 clang libclang-rt-14-dev etcd-server xz-utils prometheus python3-h2"
 
 missing=""

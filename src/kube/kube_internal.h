@@ -219,6 +219,8 @@ struct xfer {
 	struct buf body;     /* error bodies, or whole bodies without a data sink */
 	struct buf log_hdrs; /* -v=8 */
 	struct buf log_body; /* -v=9 */
+	bool gzipped;	     /* sent with Content-Encoding: gzip */
+	struct gunzip *gz;   /* inflating it, from its first byte */
 	bool delivered;	     /* some 2xx bytes went to the data sink */
 	bool sink_failed;
 	struct kerr sink_err;
@@ -235,6 +237,7 @@ struct xfer {
 
 
 /* Shared between the client's files; see each definition. */
+bool xfer_body_cut(const struct xfer *x);
 int kube_status_from_json(json_t *j, long code, struct kerr *err);
 const char *http_skip_ws(const char *p, const char *end);
 void xfer_queue(struct xfer *x, long long wake_at);

@@ -223,6 +223,10 @@ static void xfer_finished(struct xfer *x, CURLcode rc)
 			return;
 		}
 	}
+	if (xfer_body_cut(x)) {
+		kerr_set(&err, KERR_TRANSPORT, "unexpected EOF");
+		goto report;
+	}
 	if (x->code < 200 || x->code >= 300) {
 		kube_status_error(x->code, x->resp_type, x->method, x->path, x->body.data, x->body.len, &err);
 		goto report;

@@ -7,6 +7,7 @@
  * (loop.c).  This file creates clients and transfers and starts them: TLS,
  * credentials, headers, logging of requests.
  */
+#include "gunzip.h"
 #include "kube.h"
 #include "kube_internal.h"
 #include "version.h"
@@ -321,6 +322,9 @@ static void xfer_reset_response(struct xfer *x)
 	buf_release(&x->body);
 	buf_release(&x->log_hdrs);
 	buf_release(&x->log_body);
+	x->gzipped = false;
+	gunzip_free(x->gz);
+	x->gz = NULL;
 	x->errbuf[0] = '\0';
 }
 
@@ -451,30 +455,60 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 	} else if (klen == 12 && strncasecmp(p, "content-type", 12) == 0) {
 		free(x->resp_type);
 		x->resp_type = strndup(v, (size_t)(end - v));
+	} else if (klen == 16 && strncasecmp(p, "content-encoding", 16) == 0) {
+		/* gzip is the one encoding asked for; identity is none */
+		if ((size_t)(end - v) == 4 && strncasecmp(v, "gzip", 4) == 0) {
+			x->gzipped = true;
+		} else if (!((size_t)(end - v) == 8 && strncasecmp(v, "identity", 8) == 0)) {
+			kerr_set(&x->sink_err, KERR_DECODE, "the server sent a body in an encoding not asked for (%.*s)",
+				 (int)((end - v) > 32 ? 32 : (end - v)), v);
+			x->sink_failed = true;
+			return 0;
+		}
 	}
 	return n;
+}
+
+/* Bytes of the body as sent, inflated where they were sent gzipped: to the
+ * data sink (2xx), else kept for the caller. */
+static int body_bytes(void *ud, const char *p, size_t n)
+{
+	struct xfer *x = ud;
+
+	if (x->c->verbosity >= 9)
+		buf_add(&x->log_body, p, n, LOG_BODY_MAX);
+	if (x->code >= 200 && x->code < 300 && x->data) {
+		x->delivered = true;
+		return x->data(x->ud, p, n, &x->sink_err);
+	}
+	if (buf_add(&x->body, p, n, x->code >= 200 && x->code < 300 ? JSON_BODY_CAP : ERROR_BODY_CAP) < 0)
+		return kerr_set(&x->sink_err, KERR_OTHER, "out of memory");
+	return 0;
 }
 
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct xfer *x = ud;
 	size_t n = size * nmemb;
+	int r;
 
 	if (x->orphan)
 		return 0;
-	if (x->c->verbosity >= 9)
-		buf_add(&x->log_body, p, n, LOG_BODY_MAX);
-	if (x->code >= 200 && x->code < 300 && x->data) {
-		x->delivered = true;
-		if (x->data(x->ud, p, n, &x->sink_err) < 0) {
-			x->sink_failed = true;
-			return 0;
-		}
-		return n;
-	}
-	if (buf_add(&x->body, p, n, x->code >= 200 && x->code < 300 ? JSON_BODY_CAP : ERROR_BODY_CAP) < 0)
+	if (x->gzipped && !x->gz && !(x->gz = gunzip_new(body_bytes, x)))
+		r = kerr_set(&x->sink_err, KERR_OTHER, "out of memory");
+	else
+		r = x->gz ? gunzip_feed(x->gz, p, n, &x->sink_err) : body_bytes(x, p, n);
+	if (r < 0) {
+		x->sink_failed = true;
 		return 0;
+	}
 	return n;
+}
+
+/* Whether a body sent gzipped stopped before the end of its stream. */
+bool xfer_body_cut(const struct xfer *x)
+{
+	return x->gz && !gunzip_done(x->gz);
 }
 
 static bool header_secret(const char *h, size_t klen)
@@ -508,8 +542,6 @@ static void log_request(struct xfer *x, const char *url)
 			kube_log(c, "    %s", h->data);
 		}
 	}
-	if (!c->cfg->disable_compression)
-		kube_log(c, "    Accept-Encoding: gzip");
 }
 
 static char *base64(const unsigned char *in, size_t len)
@@ -573,6 +605,9 @@ static int build_headers(struct xfer *x, const struct kube_credential *cred, str
 				cfg->user_name ? cfg->user_name : "", strlen(cred->token));
 	r |= add_header(&h, "Accept: %s", x->accept ? x->accept : "application/json");
 	r |= add_header(&h, "User-Agent: %s", x->c->user_agent);
+	/* inflated here (gunzip.h), not by libcurl */
+	if (!cfg->disable_compression)
+		r |= add_header(&h, "Accept-Encoding: gzip");
 	if (cred->token && *cred->token) {
 		r |= add_header(&h, "Authorization: Bearer %s", cred->token);
 	} else if (cfg->username || cfg->password) {
@@ -665,8 +700,7 @@ static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-	if (!cfg->disable_compression)
-		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
+	curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
 	if (c->connect_to)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
 	if (x->fresh_connection)

@@ -80,6 +80,11 @@ class OutputMixin:
 			body = gz if gz is not None else gzip.compress(body, 1)
 			h.append(("Content-Encoding", "gzip"))
 			h.append(("Vary", "Accept-Encoding"))
+			if fault and fault["type"] == "gzip_cut":
+				body = body[:len(body) * 3 // 4]
+			elif fault and fault["type"] == "gzip_corrupt":
+				mid = len(body) // 2
+				body = body[:mid] + bytes(b ^ 0xff for b in body[mid:mid + 64]) + body[mid + 64:]
 		if chunked and len(body) < GO_CHUNKING_MIN:
 			# Go's HTTP server sets Content-Length on a body the handler wrote whole in fewer bytes than
 			# its buffer: a small object or list comes with a length, a larger one chunked.

@@ -139,7 +139,7 @@ class FakeAPI:
 		if not isinstance(f, dict) or not isinstance(f.get("fault"), dict) or "type" not in f["fault"]:
 			raise ValueError("a fault needs {\"fault\":{\"type\":...}}")
 		if f["fault"]["type"] not in ("status", "reset", "truncate", "malformed", "html", "delay", "drip",
-				"expire_continue", "warning"):
+				"expire_continue", "warning", "gzip_cut", "gzip_corrupt"):
 			raise ValueError("unknown fault type %s" % f["fault"]["type"])
 		with self.fault_lock:
 			self.fault_seq += 1
