@@ -1,5 +1,6 @@
 /* Loading a cluster: the connection as kubectl makes it, and the node and
- * pod lists that fill one model, run concurrently. */
+ * pod lists that fill one model, run concurrently, beside the discovery and
+ * the lists of Dynamic Resource Allocation they are read after. */
 #include "load.h"
 
 #include <errno.h>
@@ -109,13 +110,15 @@ static void err_take(struct kerr *dst, struct kerr *src)
 
 /* --- listing ---------------------------------------------------------------- */
 
-/* One attempt at the lists, folded into one model. */
+/* One attempt at the lists, folded into one model (or, for the DRA lists,
+ * into the cluster's inventory). */
 struct attempt {
 	struct cluster_load *l;
 	struct model *m;
 	bool *seen;	/* per named node: listed */
 	bool multi;	/* several lists feed the model */
 	bool restarted; /* a list started over: run everything again */
+	const bool *hold; /* the node and pod lists wait while it holds (the DRA inventory is read) */
 };
 
 struct list_ud {
@@ -248,6 +251,7 @@ static void plan_list(struct plan *p, struct attempt *a, enum obj_kind kind, con
 	l->field_selector = field_selector;
 	l->kind = kind;
 	l->from_cache = a->l->from_cache;
+	l->hold = kind == OBJ_PDB ? NULL : a->hold;
 	l->filter = kind == OBJ_NODE ? model_node_filter(a->m) : kind == OBJ_POD ? model_pod_filter(a->m) : &pdb_filter;
 	l->sink = (struct decode_sink){ .node = on_node, .pod = on_pod, .pdb = on_pdb, .list_meta = on_meta, .ud = ud };
 	p->n++;
@@ -374,12 +378,17 @@ static const char *dra_group_version(const char *version)
 	return NULL;
 }
 
-/* One cluster's load under way: its attempt, the model it fills, its lists. */
+/* One cluster's load under way: its attempt, the model it fills, its
+ * lists, and the attempt at its DRA lists, which its node and pod lists
+ * wait for (held) once asked for beside them. */
 struct loading {
 	struct attempt a;
 	struct model m;
 	struct plan p;
 	bool active; /* has lists to run in the next round */
+	struct attempt da;
+	struct plan dp;
+	bool held;
 };
 
 /* A new attempt's model and lists; -1 with the cluster's error. */
@@ -438,18 +447,21 @@ static void loading_settle(struct loading *g, struct kerr *set_err, int round)
 	g->a.m = NULL;
 }
 
-/* One round: the lists of every cluster still loading, run at once. */
-static int loading_round(struct loading *gs, size_t n, int round, struct kerr *err)
-{
-	struct kube_list_set *sets = calloc(n, sizeof(*sets));
-	size_t *of = calloc(n, sizeof(*of)), k = 0;
-	int rc = 0;
+/* A round of lists under way: the sets of the clusters still loading. */
+struct round {
+	struct kube_list_set *sets;
+	size_t *of, k; /* sets[j] is cluster of[j]'s */
+	struct kube_list_sets *run;
+};
 
-	if (!sets || !of) {
-		free(sets);
-		free(of);
+/* The lists of every cluster still loading, asked for at once. */
+static int round_start(struct loading *gs, size_t n, int round, struct round *r, struct kerr *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->sets = calloc(n ? n : 1, sizeof(*r->sets));
+	r->of = calloc(n ? n : 1, sizeof(*r->of));
+	if (!r->sets || !r->of)
 		return kerr_set(err, KERR_OTHER, "out of memory");
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct kerr e = KERR_INIT;
 
@@ -459,22 +471,52 @@ static int loading_round(struct loading *gs, size_t n, int round, struct kerr *e
 			loading_settle(&gs[i], &e, round);
 			continue;
 		}
-		sets[k] = (struct kube_list_set){ .client = gs[i].a.l->cluster.client, .lists = gs[i].p.lists,
-						  .n = gs[i].p.n };
-		of[k++] = i;
+		r->sets[r->k] = (struct kube_list_set){.client = gs[i].a.l->cluster.client, .lists = gs[i].p.lists,
+						       .n = gs[i].p.n};
+		r->of[r->k++] = i;
 	}
-	if (k && kube_list_run_sets(sets, k, err) < 0)
-		rc = -1;
-	for (size_t j = 0; j < k; j++) {
-		loading_settle(&gs[of[j]], &sets[j].err, round);
-		kerr_release(&sets[j].err);
+	if (r->k && kube_list_sets_start(r->sets, r->k, &r->run, err) < 0) {
+		for (size_t j = 0; j < r->k; j++)
+			kerr_set(&r->sets[j].err, KERR_OTHER, "out of memory");
+		return -1;
 	}
-	free(sets);
-	free(of);
+	return 0;
+}
+
+/* The round run to its end, each cluster's outcome settled; a cluster
+ * that failed before its lists could be read (its DRA lists) keeps that
+ * failure. */
+static int round_finish(struct loading *gs, int round, struct round *r, struct kerr *err)
+{
+	int rc = r->run && kube_list_sets_wait(r->run, err) < 0 ? -1 : 0;
+
+	for (size_t j = 0; j < r->k; j++) {
+		struct loading *g = &gs[r->of[j]];
+
+		if (g->a.l->err.kind == KERR_NONE) {
+			loading_settle(g, &r->sets[j].err, round);
+		} else {
+			plan_release(&g->p);
+			model_release(&g->m);
+			g->a.m = NULL;
+			g->active = false;
+		}
+		kerr_release(&r->sets[j].err);
+	}
+	free(r->sets);
+	free(r->of);
+	memset(r, 0, sizeof(*r));
 	return rc;
 }
 
-/* --- Dynamic Resource Allocation, before the nodes and pods ----------------- */
+/* --- Dynamic Resource Allocation, which the nodes and pods wait for -------- */
+
+/* Whether the cluster's nodes and pods may read DRA objects: unless its
+ * load is for another scheme. */
+static bool dra_asked(const struct cluster_load *l)
+{
+	return !l->mo.scheme || strcmp(l->mo.scheme, scheme_dra.name) == 0;
+}
 
 /* Whether each cluster serves Dynamic Resource Allocation, and in which
  * version (newest first), unless its load is for another scheme: asked of
@@ -490,7 +532,7 @@ static void dra_discover(struct loading *gs, size_t n)
 		struct cluster_load *l = gs[i].a.l;
 
 		l->dra_version = NULL;
-		if (!gs[i].active || (l->mo.scheme && strcmp(l->mo.scheme, scheme_dra.name) != 0))
+		if (!gs[i].active || !dra_asked(l))
 			continue;
 		if (!cs || !vs || !errs) {
 			kerr_set(&l->err, KERR_OTHER, "out of memory");
@@ -514,6 +556,9 @@ static void dra_discover(struct loading *gs, size_t n)
 		l->dra_version = vs[i];
 		l->objects.dra = &l->dra;
 		l->mo.objects = vs[i] ? &l->objects : NULL;
+		gs[i].m.opts.objects = l->mo.objects;
+		/* without the group, nothing is read before the nodes and pods */
+		gs[i].held = vs[i] != NULL;
 	}
 	free(cs);
 	free(vs);
@@ -541,13 +586,13 @@ static bool dra_settle(struct loading *g, struct kerr *set_err)
 {
 	struct cluster_load *l = g->a.l;
 
-	plan_release(&g->p);
+	plan_release(&g->dp);
 	if (set_err->kind != KERR_NONE && !dra_forbidden(l, set_err)) {
 		err_take(&l->err, set_err);
 		g->active = false;
 		return false;
 	}
-	if (!l->dra_version || g->a.restarted)
+	if (!l->dra_version || g->da.restarted)
 		return !l->dra_version ? false : true;
 	if (dra_inventory_finish(&l->dra, &l->dra_warnings) < 0) {
 		kerr_set(&l->err, KERR_OTHER, "out of memory");
@@ -556,10 +601,11 @@ static bool dra_settle(struct loading *g, struct kerr *set_err)
 	return false;
 }
 
-/* The DRA lists of every cluster that serves it, all at once, before the
- * nodes and pods: a node's devices and a pod's share are then read from
- * them as each node and pod arrives, as the other schemes read theirs, and
- * nothing waits in memory for the other lists. */
+/* The DRA lists of every cluster that serves it, all at once, while the
+ * nodes and pods, asked for already, wait unread: a node's devices and a
+ * pod's share are then read from them as each node and pod arrives, as the
+ * other schemes read theirs, and nothing waits in memory for the other
+ * lists. */
 static int dra_rounds(struct loading *gs, size_t n, struct kerr *err)
 {
 	struct kube_list_set *sets = calloc(n, sizeof(*sets));
@@ -581,14 +627,13 @@ static int dra_rounds(struct loading *gs, size_t n, struct kerr *err)
 				continue;
 			dra_inventory_release(&gs[i].a.l->dra);
 			gs[i].a.l->dra.gpu_drivers = gs[i].a.l->mo.dra_drivers;
-			gs[i].a.multi = true;
-			gs[i].a.restarted = false;
-			if (plan_dra_lists(&gs[i].p, &gs[i].a, &e) < 0) {
+			gs[i].da = (struct attempt){.l = gs[i].a.l, .multi = true};
+			if (plan_dra_lists(&gs[i].dp, &gs[i].da, &e) < 0) {
 				again[i] = dra_settle(&gs[i], &e);
 				continue;
 			}
-			sets[k] = (struct kube_list_set){.client = gs[i].a.l->cluster.client, .lists = gs[i].p.lists,
-							 .n = gs[i].p.n};
+			sets[k] = (struct kube_list_set){.client = gs[i].a.l->cluster.client, .lists = gs[i].dp.lists,
+							 .n = gs[i].dp.n};
 			of[k++] = i;
 		}
 		if (k && kube_list_run_sets(sets, k, err) < 0)
@@ -607,8 +652,9 @@ static int dra_rounds(struct loading *gs, size_t n, struct kerr *err)
 int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 {
 	struct loading *gs = calloc(n ? n : 1, sizeof(*gs));
+	struct round first;
 	bool any = true;
-	int rc = 0;
+	int rc;
 
 	if (!gs)
 		return kerr_set(err, KERR_OTHER, "out of memory");
@@ -617,6 +663,7 @@ int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 		size_t nnames = l->sel ? l->sel->nnames : 0;
 
 		gs[i].a.l = l;
+		gs[i].a.hold = &gs[i].held;
 		if (l->err.kind != KERR_NONE || !l->cluster.client)
 			continue;
 		l->mo.nodes = nnames ? (const char *const *)l->sel->names : NULL;
@@ -627,17 +674,34 @@ int cluster_load_models(struct cluster_load *ls, size_t n, struct kerr *err)
 			continue;
 		}
 		gs[i].active = true;
+		gs[i].held = dra_asked(l);
 	}
-	dra_discover(gs, n);
-	rc = dra_rounds(gs, n, err);
-	for (int round = 0; any && rc == 0; round++) {
-		rc = loading_round(gs, n, round, err);
+	/* The nodes and pods are asked for at once, beside the discovery of
+	 * DRA and its lists, and read once the inventory is in: a node's
+	 * devices and a pod's share are then read as each arrives, as the
+	 * other schemes read theirs, while the server's time for the lists
+	 * is spent on all of them together. */
+	rc = round_start(gs, n, 0, &first, err);
+	if (rc == 0) {
+		dra_discover(gs, n);
+		rc = dra_rounds(gs, n, err);
+	}
+	for (size_t i = 0; i < n; i++)
+		gs[i].held = false;
+	if (round_finish(gs, 0, &first, err) < 0)
+		rc = -1;
+	for (int round = 1; any && rc == 0; round++) {
+		struct round r;
+
 		any = false;
 		for (size_t i = 0; i < n; i++)
 			any = any || gs[i].active;
+		if (any && (round_start(gs, n, round, &r, err) < 0 || round_finish(gs, round, &r, err) < 0))
+			rc = -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		plan_release(&gs[i].p);
+		plan_release(&gs[i].dp);
 		if (gs[i].a.m)
 			model_release(gs[i].a.m);
 		free(gs[i].a.seen);

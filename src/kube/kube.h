@@ -91,6 +91,11 @@ struct kube_list {
 	enum obj_kind kind;
 	const struct decode_filter *filter;
 	struct decode_sink sink; /* items are delivered here, page after page */
+	/* While *hold, the list is asked for but its items wait, unread, in
+	 * their connection (HTTP/1.1, one of their own), and no deadline runs:
+	 * a list whose items need another list's (DRA claims for pods) asks
+	 * for them beside it.  NULL = never held. */
+	const bool *hold;
 	/* on restart after 410 Expired, sink.list_meta is called with (NULL, NULL)
 	 * first: the consumer must drop what it received from this list. */
 
@@ -118,6 +123,12 @@ struct kube_list_set {
 	struct kerr err; /* release with kerr_release */
 };
 int kube_list_run_sets(struct kube_list_set *sets, size_t n, struct kerr *err);
+/* The same in two steps: the sets' lists started (their transfers go on
+ * whenever the loop runs, for another call as well), then run to their end
+ * (*r freed).  sets must outlive the wait. */
+struct kube_list_sets;
+int kube_list_sets_start(struct kube_list_set *sets, size_t n, struct kube_list_sets **ret, struct kerr *err);
+int kube_list_sets_wait(struct kube_list_sets *r, struct kerr *err);
 
 /* Each client's credential fetched at once, exec plugins in parallel (each
  * under its own time limit), into the clients' caches; errs[i] gets client

@@ -204,6 +204,11 @@ struct xfer {
 	const char *accept; /* NULL = application/json */
 	bool idempotent;
 	bool no_deadline; /* watches run until the server ends them */
+	/* While *hold, the response is read no further than its headers (on a
+	 * connection of its own: HTTP/1.1), and its deadline waits; NULL = never. */
+	const bool *hold;
+	bool paused;	/* held at its first bytes */
+	bool timed_out; /* its deadline passed after it was held */
 	bool fresh_connection; /* a connection of its own, never one a finished transfer left */
 	bool tls_timeout; /* connected, but the TLS handshake did not end in time */
 	long long connected_at; /* when the TCP connection was first seen made (ms), 0 = not yet */

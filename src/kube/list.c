@@ -457,6 +457,7 @@ static int page_start(struct list_run *r, const char *cont, struct kerr *err)
 	}
 	if (!r->c->protobuf_off)
 		p->x->accept = ACCEPT_PROTOBUF;
+	p->x->hold = r->l->hold;
 	p->x->data = page_data;
 	p->x->done = page_done;
 	p->x->ud = p;
@@ -589,50 +590,76 @@ static bool set_run_check(struct set_run *r)
 	return true;
 }
 
-int kube_list_run_sets(struct kube_list_set *sets, size_t n, struct kerr *err)
+struct kube_list_sets {
+	struct kube_list_set *sets;
+	struct set_run *runs;
+	size_t n, left;
+	struct kube_client *c;
+};
+
+int kube_list_sets_start(struct kube_list_set *sets, size_t n, struct kube_list_sets **ret, struct kerr *err)
 {
-	struct set_run *runs = calloc(n ? n : 1, sizeof(*runs));
-	struct kube_client *c = NULL;
-	size_t left = 0;
+	struct kube_list_sets *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->runs = calloc(n ? n : 1, sizeof(*r->runs)))) {
+		free(r);
+		return kerr_set(err, KERR_OTHER, "out of memory");
+	}
+	r->sets = sets;
+	r->n = n;
+	for (size_t i = 0; i < n; i++) {
+		if (!r->c)
+			r->c = sets[i].client;
+		if (!sets[i].client) {
+			kerr_set(&sets[i].err, KERR_OTHER, "no client");
+			r->runs[i].done = true;
+		} else if (r->c && sets[i].client->loop != r->c->loop) {
+			kerr_set(&sets[i].err, KERR_OTHER, "the clients of the lists are on different loops");
+			r->runs[i].done = true;
+		} else if (set_run_start(&r->runs[i], &sets[i]) < 0) {
+			set_run_stop(&r->runs[i]);
+		} else {
+			r->left++;
+		}
+	}
+	*ret = r;
+	return 0;
+}
+
+int kube_list_sets_wait(struct kube_list_sets *r, struct kerr *err)
+{
 	int rc = 0;
 	bool ready = false;
 
-	if (!runs)
-		return kerr_set(err, KERR_OTHER, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		if (!c)
-			c = sets[i].client;
-		if (!sets[i].client) {
-			kerr_set(&sets[i].err, KERR_OTHER, "no client");
-			runs[i].done = true;
-		} else if (c && sets[i].client->loop != c->loop) {
-			kerr_set(&sets[i].err, KERR_OTHER, "the clients of the lists are on different loops");
-			runs[i].done = true;
-		} else if (set_run_start(&runs[i], &sets[i]) < 0) {
-			set_run_stop(&runs[i]);
-		} else {
-			left++;
-		}
-	}
-	while (left > 0) {
-		if (client_perform(c, err) < 0) {
+	while (r->left > 0) {
+		if (client_perform(r->c, err) < 0) {
 			rc = -1;
 			break;
 		}
-		for (size_t i = 0; i < n; i++)
-			if (!runs[i].done && set_run_check(&runs[i])) {
-				set_run_stop(&runs[i]);
-				left--;
+		for (size_t i = 0; i < r->n; i++)
+			if (!r->runs[i].done && set_run_check(&r->runs[i])) {
+				set_run_stop(&r->runs[i]);
+				r->left--;
 			}
-		if (left > 0 && client_wait(c, -1, 1000, &ready, err) < 0) {
+		if (r->left > 0 && client_wait(r->c, -1, 1000, &ready, err) < 0) {
 			rc = -1;
 			break;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		set_run_stop(&runs[i]);
-	free(runs);
+	for (size_t i = 0; i < r->n; i++)
+		set_run_stop(&r->runs[i]);
+	free(r->runs);
+	free(r);
 	return rc;
+}
+
+int kube_list_run_sets(struct kube_list_set *sets, size_t n, struct kerr *err)
+{
+	struct kube_list_sets *r;
+
+	if (kube_list_sets_start(sets, n, &r, err) < 0)
+		return -1;
+	return kube_list_sets_wait(r, err);
 }
 
 int kube_list_run(struct kube_client *c, struct kube_list *lists, size_t n, struct kerr *err)

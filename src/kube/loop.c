@@ -28,6 +28,8 @@ static int transport_error(struct xfer *x, CURLcode rc, struct kerr *err)
 	curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &oserr);
 	if (x->tls_timeout)
 		return kerr_set(err, KERR_TRANSPORT, "net/http: TLS handshake timeout");
+	if (x->timed_out)
+		rc = CURLE_OPERATION_TIMEDOUT;
 	switch (rc) {
 	case CURLE_COULDNT_CONNECT:
 		if (oserr == ECONNREFUSED || strstr(x->errbuf, "refused")) {
@@ -262,6 +264,23 @@ static void client_start_due(struct kube_client *c)
 	}
 }
 
+/* Let go a client's transfers held at their first bytes whose hold has
+ * ended: their deadline starts now, and libcurl hands the bytes it kept to
+ * the write callback at once. */
+static void client_resume_held(struct kube_client *c)
+{
+	for (struct xfer *x = c->xfers; x; x = x->next) {
+		if (!x->paused || *x->hold || !x->easy)
+			continue;
+		x->paused = false;
+		if (c->timeout_ms > 0)
+			x->deadline = now_ms() + c->timeout_ms;
+		c->loop->in_curl = true;
+		curl_easy_pause(x->easy, CURLPAUSE_CONT);
+		c->loop->in_curl = false;
+	}
+}
+
 /* One round of the loop c is on: hand every client's due transfers to
  * curl, let curl work, dispatch what finished to its own client.  Returns
  * -1 only when curl itself fails. */
@@ -273,8 +292,10 @@ int client_perform(struct kube_client *c, struct kerr *err)
 	int running, left;
 
 	/* a done callback may free clients of the loop: walk by index */
-	for (size_t i = 0; i < l->nclients; i++)
+	for (size_t i = 0; i < l->nclients; i++) {
+		client_resume_held(l->clients[i]);
 		client_start_due(l->clients[i]);
+	}
 	l->in_curl = true;
 	mc = curl_multi_perform(l->multi, &running);
 	l->in_curl = false;

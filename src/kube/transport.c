@@ -323,6 +323,7 @@ static void xfer_reset_response(struct xfer *x)
 	buf_release(&x->log_hdrs);
 	buf_release(&x->log_body);
 	x->gzipped = false;
+	x->paused = false;
 	gunzip_free(x->gz);
 	x->gz = NULL;
 	x->errbuf[0] = '\0';
@@ -494,6 +495,11 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 
 	if (x->orphan)
 		return 0;
+	if (x->hold && *x->hold) {
+		/* libcurl keeps these bytes and hands them over again when resumed */
+		x->paused = true;
+		return CURL_WRITEFUNC_PAUSE;
+	}
 	if (x->gzipped && !x->gz && !(x->gz = gunzip_new(body_bytes, x)))
 		r = kerr_set(&x->sink_err, KERR_OTHER, "out of memory");
 	else
@@ -658,6 +664,12 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	curl_off_t handshaken = 0;
 	char *scheme = NULL, *ip = NULL;
 
+	/* a transfer that was held has its deadline from when it was let go */
+	if (x->hold && !*x->hold && x->deadline && !x->no_deadline && now_ms() >= x->deadline) {
+		x->timed_out = true;
+		return 1;
+	}
+
 	if (curl_easy_getinfo(x->easy, CURLINFO_APPCONNECT_TIME_T, &handshaken) != CURLE_OK || handshaken > 0 ||
 	    curl_easy_getinfo(x->easy, CURLINFO_SCHEME, &scheme) != CURLE_OK || !scheme ||
 	    strcasecmp(scheme, "https") != 0 || curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK ||
@@ -685,10 +697,12 @@ static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* a held response waits in its own connection's socket, not in a shared
+	 * HTTP/2 connection's buffers */
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-			 (long)(c->loop->http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1));
+			 (long)(c->loop->http2 && !x->hold ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1));
 	/* wait for a connection that may multiplex rather than open another */
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, c->loop->http2 ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, c->loop->http2 && !x->hold ? 1L : 0L);
 	curl_easy_setopt(e, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
@@ -752,7 +766,8 @@ static void easy_set_request(const struct xfer *x, CURL *e)
 			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->req_body ? x->req_body : "");
 		}
 	}
-	if (x->deadline && !x->no_deadline) {
+	/* (a held transfer's deadline is kept by on_progress) */
+	if (x->deadline && !x->no_deadline && !x->hold) {
 		long long left = x->deadline - now_ms();
 
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));

@@ -136,6 +136,77 @@ Test(list, two_lists_at_once)
 	session_close(&s);
 }
 
+static double seconds_since(const struct timespec *t0);
+
+/* A held list is asked for at once, while another list runs, and nothing
+ * of it is read until it is let go; then it comes whole. */
+Test(list, a_held_list_is_asked_for_and_read_when_let_go)
+{
+	struct fake_session s;
+	struct got gp = {0};
+	struct kube_list held, other;
+	struct kube_list_set set;
+	struct kube_list_sets *run;
+	bool hold = true;
+
+	/* 800 pods: a body of several of libcurl's reads, sent gzipped */
+	session_open(&s, 3, 800, "admin");
+	held = list_of("/api/v1/pods", OBJ_POD, &gp);
+	held.limit = 1000;
+	held.hold = &hold;
+	set = (struct kube_list_set){.client = s.cl.c, .lists = &held, .n = 1};
+	cr_assert_eq(kube_list_sets_start(&set, 1, &run, &s.err), 0);
+	other = list_of("/api/v1/nodes", OBJ_NODE, &s.g);
+	session_run(&s, &other, 1);
+	cr_assert_eq(s.g.nodes, 3);
+	/* time enough for the pods to have come, were they read */
+	for (int i = 0; i < 5; i++)
+		cr_assert_geq(kube_client_poll(s.cl.c, -1, 100, &s.err), 0, "%s", s.err.message);
+	/* the pods were asked for while the nodes were read, and none taken */
+	cr_assert_eq(session_count(&s, "GET", "/api/v1/pods"), 1);
+	cr_assert_eq(gp.pods, 0, "%zu pods read while held", gp.pods);
+	hold = false;
+	cr_assert_eq(kube_list_sets_wait(run, &s.err), 0, "%s", s.err.message);
+	cr_assert_eq(set.err.kind, KERR_NONE, "%s", set.err.message);
+	cr_assert_eq(gp.pods, 800);
+	cr_assert_eq(session_count(&s, "GET", "/api/v1/pods"), 1, "asked for once");
+	kube_list_release(&held);
+	kube_list_release(&other);
+	free(gp.last_rv);
+	session_close(&s);
+}
+
+/* --request-timeout counts from when a held list is let go, not from
+ * when it was asked for. */
+Test(list, a_held_lists_deadline_starts_when_let_go)
+{
+	struct fake_session s;
+	struct got gp = {0};
+	struct kube_list held;
+	struct kube_list_set set;
+	struct kube_list_sets *run;
+	struct timespec t0;
+	bool hold = true;
+
+	session_open_opts(&s, 2, 800, NULL, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
+	held = list_of("/api/v1/pods", OBJ_POD, &gp);
+	held.limit = 1000;
+	held.hold = &hold;
+	set = (struct kube_list_set){.client = s.cl.c, .lists = &held, .n = 1};
+	cr_assert_eq(kube_list_sets_start(&set, 1, &run, &s.err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (seconds_since(&t0) < 2.5)
+		cr_assert_geq(kube_client_poll(s.cl.c, -1, 200, &s.err), 0, "%s", s.err.message);
+	cr_assert_eq(gp.pods, 0);
+	hold = false;
+	cr_assert_eq(kube_list_sets_wait(run, &s.err), 0, "%s", s.err.message);
+	cr_assert_eq(set.err.kind, KERR_NONE, "held 2.5 s with a 1 s timeout: %s", set.err.message);
+	cr_assert_eq(gp.pods, 800);
+	kube_list_release(&held);
+	free(gp.last_rv);
+	session_close(&s);
+}
+
 /* --- measurement (CGPU_BENCH=1) ------------------------------------------------ */
 
 /* Seconds since t0. */
