@@ -590,9 +590,8 @@ static const struct decode_field alloc_config_fields[] = {
 	END,
 };
 static const struct decode_field consumer_fields[] = {
-	/* resource (3) is "pods" */
+	/* resource (3) is "pods"; a pod is told by its name in the claim's namespace */
 	STR("name", 4, struct k8s_dra_consumer, name, 0),
-	STR("uid", 5, struct k8s_dra_consumer, uid, 0),
 	END,
 };
 

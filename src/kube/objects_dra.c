@@ -253,7 +253,6 @@ void k8s_resource_claim_free(struct k8s_resource_claim *c)
 	configs_free(c->alloc_configs, c->nalloc_configs);
 	for (size_t i = 0; i < c->nreserved; i++) {
 		free(c->reserved[i].name);
-		free(c->reserved[i].uid);
 	}
 	free(c->reserved);
 	free(c);

@@ -114,9 +114,9 @@ struct k8s_dra_result {
 	struct kvlist consumed; /* consumedCapacity */
 };
 
-/* status.reservedFor[]: the pods */
+/* status.reservedFor[]: the pods, in the claim's namespace */
 struct k8s_dra_consumer {
-	char *name, *uid;
+	char *name;
 };
 
 /* What is kept of a claim is what the views need of each of a cluster's

@@ -225,7 +225,6 @@ struct dra_claim *dra_claim_fold(struct dra_arena *a, const struct k8s_resource_
 		out->nreserved = c->nreserved;
 	for (size_t i = 0; i < out->nreserved; i++) {
 		out->reserved[i].name = arena_strdup(a, c->reserved[i].name, &oom);
-		out->reserved[i].uid = arena_strdup(a, c->reserved[i].uid, &oom);
 	}
 	/* what was cut from the arena stays there until it is released */
 	return oom ? NULL : out;

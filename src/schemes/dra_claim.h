@@ -48,7 +48,7 @@ struct dra_claim_result {
 };
 
 struct dra_claim_consumer {
-	const char *name, *uid;
+	const char *name;
 };
 
 struct dra_claim {

@@ -188,12 +188,13 @@ static int dra_node_decode(const struct scheme_objects *objs, const struct k8s_n
 /* A result of claim c on a GPU, as the pod holds it: the device (a MIG
  * device's GPU), and the memory (its share where shared by capacity, the
  * whole device else), counted for the first pod the claim is reserved for
- * only: a claim several pods share is held once. */
+ * only (by name: the claim's pods are in its namespace): a claim several
+ * pods share is held once. */
 static int claim_result_add(const struct dra_claim *c, const struct k8s_pod *pod,
 			    const struct dra_index_entry *e, const struct dra_claim_result *r, struct scheme_pod *out)
 {
 	struct scheme_claim *sc;
-	bool first = !c->nreserved || str_eq(c->reserved[0].uid, pod->uid) || str_eq(c->reserved[0].name, pod->name);
+	bool first = !c->nreserved || str_eq(c->reserved[0].name, pod->name);
 	int64_t m = 0;
 
 	if (first && e->dev->allow_multiple)

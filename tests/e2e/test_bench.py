@@ -77,6 +77,21 @@ class BenchTest(unittest.TestCase):
 		self.assert_servers_gone()
 
 	@unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
+	def test_dra_tiny(self):
+		# (its exit status says whether the goal is met; at this size it says nothing)
+		with tempfile.TemporaryDirectory() as tmp:
+			r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "bench", "bench_dra.py"), "--repeat", "1",
+				"--nodes", "4", "--pods", "40", "--latency", "0.2", "--plugin", plugin_path(), "--build", tmp],
+				capture_output=True, text=True, timeout=240)
+		self.assertIn(r.returncode, (0, 1), r.stderr)
+		for row in ("gpushare annotations", "Dynamic Resource Allocation"):
+			cells = table_row(r.stdout, row)
+			self.assertIsNotNone(cells, r.stdout)
+			for c in cells[1:4]:
+				self.assertRegex(c, "^" + NUM + "$", cells)
+			self.assertGreaterEqual(float(cells[1]), 0.2, "the lists were held 0.2 s: %s" % cells)
+		self.assertRegex(r.stdout, r"within 1\.5x of the time \(wall\) and memory: (yes|no); CPU " + NUM + "x")
+
 	def test_top_tiny(self):
 		rate, seconds = 20, 3
 		text, written = self.bench("--scenario", "top", "--scales", "tiny", "--churn-rate", str(rate),

@@ -152,7 +152,7 @@ static void out_claim(struct text *t, const struct k8s_resource_claim *c)
 	}
 	out_configs(t, "allocconfig", c->alloc_configs, c->nalloc_configs);
 	for (size_t i = 0; i < c->nreserved; i++)
-		out(t, " reserved %s %s\n", S(c->reserved[i].name), S(c->reserved[i].uid));
+		out(t, " reserved %s\n", S(c->reserved[i].name));
 }
 
 static void out_class(struct text *t, const struct k8s_device_class *c)
@@ -365,7 +365,7 @@ static void ref_claim(struct text *t, json_t *j)
 	}
 	ref_configs(t, "allocconfig", jget(st, "allocation.devices.config"));
 	json_array_foreach(jget(st, "reservedFor"), i, x)
-		out(t, " reserved %s %s\n", S(js(x, "name")), S(js(x, "uid")));
+		out(t, " reserved %s\n", S(js(x, "name")));
 }
 
 static void ref_class(struct text *t, json_t *j)
