@@ -92,9 +92,10 @@ struct kube_list {
 	const struct decode_filter *filter;
 	struct decode_sink sink; /* items are delivered here, page after page */
 	/* While *hold, the list is asked for but its items wait, unread, in
-	 * their connection (HTTP/1.1, one of their own), and no deadline runs:
-	 * a list whose items need another list's (DRA claims for pods) asks
-	 * for them beside it.  NULL = never held. */
+	 * their connection (HTTP/1.1, one of their own): a list whose items
+	 * need another list's (DRA claims for pods) asks for them beside it.
+	 * A server that does not answer times out as for any request; once it
+	 * has, the time held does not count.  NULL = never held. */
 	const bool *hold;
 	/* on restart after 410 Expired, sink.list_meta is called with (NULL, NULL)
 	 * first: the consumer must drop what it received from this list. */

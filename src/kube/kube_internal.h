@@ -205,7 +205,8 @@ struct xfer {
 	bool idempotent;
 	bool no_deadline; /* watches run until the server ends them */
 	/* While *hold, the response is read no further than its headers (on a
-	 * connection of its own: HTTP/1.1), and its deadline waits; NULL = never. */
+	 * connection of its own: HTTP/1.1), and once they are in its deadline
+	 * waits; NULL = never. */
 	const bool *hold;
 	bool paused;	/* held at its first bytes */
 	bool timed_out; /* its deadline passed after it was held */

@@ -664,8 +664,9 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	curl_off_t handshaken = 0;
 	char *scheme = NULL, *ip = NULL;
 
-	/* a transfer that was held has its deadline from when it was let go */
-	if (x->hold && !*x->hold && x->deadline && !x->no_deadline && now_ms() >= x->deadline) {
+	/* A held transfer's deadline runs until the server answers, stops
+	 * while its first bytes wait, and runs again, whole, when it is let go. */
+	if (x->hold && !x->paused && x->deadline && !x->no_deadline && now_ms() >= x->deadline) {
 		x->timed_out = true;
 		return 1;
 	}

@@ -207,6 +207,34 @@ Test(list, a_held_lists_deadline_starts_when_let_go)
 	session_close(&s);
 }
 
+/* A held list whose server does not answer times out all the same. */
+Test(list, a_held_list_whose_server_does_not_answer_times_out)
+{
+	struct fake_session s;
+	struct got gp = {0};
+	struct kube_list held;
+	struct kube_list_set set;
+	struct kube_list_sets *run;
+	struct timespec t0;
+	bool hold = true;
+
+	session_open_opts(&s, 2, 20, NULL, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
+	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\"},\"fault\":{\"type\":\"delay\",\"seconds\":4},\"times\":0}");
+	held = list_of("/api/v1/pods", OBJ_POD, &gp);
+	held.hold = &hold;
+	set = (struct kube_list_set){.client = s.cl.c, .lists = &held, .n = 1};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(kube_list_sets_start(&set, 1, &run, &s.err), 0);
+	cr_assert_eq(kube_list_sets_wait(run, &s.err), 0, "%s", s.err.message);
+	cr_assert_lt(seconds_since(&t0), 3.0, "held %.1f s", seconds_since(&t0));
+	cr_assert_eq(set.err.kind, KERR_TRANSPORT, "%s", set.err.message);
+	cr_assert(strstr(set.err.message, "awaiting headers"), "%s", set.err.message);
+	kerr_release(&set.err);
+	kube_list_release(&held);
+	free(gp.last_rv);
+	session_close(&s);
+}
+
 /* --- measurement (CGPU_BENCH=1) ------------------------------------------------ */
 
 /* Seconds since t0. */
