@@ -80,18 +80,20 @@ static int via_add(char **via, const struct dra_claim *c, const struct dra_shari
 /* word appended to *list unless it is there already (", " between words). */
 static int word_add(char **list, const char *word)
 {
-	char *s = NULL;
 	const char *p = *list;
-	size_t len = strlen(word);
+	size_t len = strlen(word), was = *list ? strlen(*list) : 0;
+	char *s;
 
 	if (!*word)
 		return 0;
 	for (; p && (p = strstr(p, word)); p += len)
 		if ((p == *list || (p >= *list + 2 && p[-2] == ',')) && (!p[len] || p[len] == ','))
 			return 0;
-	if ((*list ? asprintf(&s, "%s, %s", *list, word) : asprintf(&s, "%s", word)) < 0)
+	if (!(s = realloc(*list, was + (was ? 2 : 0) + len + 1)))
 		return -1;
-	free(*list);
+	if (was)
+		memcpy(s + was, ", ", 2);
+	memcpy(s + was + (was ? 2 : 0), word, len + 1);
 	*list = s;
 	return 0;
 }
