@@ -77,6 +77,20 @@ static int feed(const unsigned char *in, size_t n, size_t step, struct out *o, b
 	return rc;
 }
 
+/* z (zn bytes) fed step bytes at a time gives the n bytes of t, whole. */
+static void inflates_to(const unsigned char *z, size_t zn, size_t step, const char *t, size_t n)
+{
+	struct out o = {0};
+	struct kerr err = KERR_INIT;
+	bool done;
+
+	cr_assert_eq(feed(z, zn, step, &o, &done, &err), 0, "step %zu: %s", step, err.message);
+	cr_assert(done, "step %zu", step);
+	cr_assert_eq(o.len, n, "step %zu: %zu bytes", step, o.len);
+	cr_assert_eq(memcmp(o.s, t, n), 0, "step %zu", step);
+	free(o.s);
+}
+
 Test(gunzip, whole_and_split_at_every_size)
 {
 	size_t n = 300 * 1000, zn;
@@ -85,17 +99,8 @@ Test(gunzip, whole_and_split_at_every_size)
 	const size_t steps[] = {1, 2, 3, 7, 64, 1000, 4096, 16384, 65536, zn};
 
 	cr_log_info("inflating with %s", gunzip_backend());
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		struct out o = {0};
-		struct kerr err = KERR_INIT;
-		bool done;
-
-		cr_assert_eq(feed(z, zn, steps[i], &o, &done, &err), 0, "step %zu: %s", steps[i], err.message);
-		cr_assert(done, "step %zu", steps[i]);
-		cr_assert_eq(o.len, n, "step %zu: %zu bytes", steps[i], o.len);
-		cr_assert_eq(memcmp(o.s, t, n), 0, "step %zu", steps[i]);
-		free(o.s);
-	}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		inflates_to(z, zn, steps[i], t, n);
 	free(z);
 	free(t);
 }
@@ -109,17 +114,8 @@ Test(gunzip, members_one_after_another)
 
 	memcpy(both, z1, z1n);
 	memcpy(both + z1n, z2, z2n);
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		struct out o = {0};
-		struct kerr err = KERR_INIT;
-		bool done;
-
-		cr_assert_eq(feed(both, z1n + z2n, steps[i], &o, &done, &err), 0, "%s", err.message);
-		cr_assert(done);
-		cr_assert_eq(o.len, n1 + n2);
-		cr_assert_eq(memcmp(o.s, t, n1 + n2), 0);
-		free(o.s);
-	}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		inflates_to(both, z1n + z2n, steps[i], t, n1 + n2);
 	free(both);
 	free(z1);
 	free(z2);

@@ -138,24 +138,49 @@ Test(list, two_lists_at_once)
 
 static double seconds_since(const struct timespec *t0);
 
+/* A pod list held by *hold, started in a set of its own. */
+struct held {
+	struct got g;
+	struct kube_list l;
+	struct kube_list_set set;
+	struct kube_list_sets *run;
+};
+
+static void held_start(struct fake_session *s, struct held *h, const bool *hold)
+{
+	memset(h, 0, sizeof(*h));
+	h->l = list_of("/api/v1/pods", OBJ_POD, &h->g);
+	h->l.limit = 1000;
+	h->l.hold = hold;
+	h->set = (struct kube_list_set){.client = s->cl.c, .lists = &h->l, .n = 1};
+	cr_assert_eq(kube_list_sets_start(&h->set, 1, &h->run, &s->err), 0);
+}
+
+/* Run to the end; the list's own outcome in h->set.err. */
+static void held_finish(struct fake_session *s, struct held *h)
+{
+	cr_assert_eq(kube_list_sets_wait(h->run, &s->err), 0, "%s", s->err.message);
+}
+
+static void held_release(struct held *h)
+{
+	kerr_release(&h->set.err);
+	kube_list_release(&h->l);
+	free(h->g.last_rv);
+}
+
 /* A held list is asked for at once, while another list runs, and nothing
  * of it is read until it is let go; then it comes whole. */
 Test(list, a_held_list_is_asked_for_and_read_when_let_go)
 {
 	struct fake_session s;
-	struct got gp = {0};
-	struct kube_list held, other;
-	struct kube_list_set set;
-	struct kube_list_sets *run;
+	struct held h;
+	struct kube_list other;
 	bool hold = true;
 
 	/* 800 pods: a body of several of libcurl's reads, sent gzipped */
 	session_open(&s, 3, 800, "admin");
-	held = list_of("/api/v1/pods", OBJ_POD, &gp);
-	held.limit = 1000;
-	held.hold = &hold;
-	set = (struct kube_list_set){.client = s.cl.c, .lists = &held, .n = 1};
-	cr_assert_eq(kube_list_sets_start(&set, 1, &run, &s.err), 0);
+	held_start(&s, &h, &hold);
 	other = list_of("/api/v1/nodes", OBJ_NODE, &s.g);
 	session_run(&s, &other, 1);
 	cr_assert_eq(s.g.nodes, 3);
@@ -164,15 +189,14 @@ Test(list, a_held_list_is_asked_for_and_read_when_let_go)
 		cr_assert_geq(kube_client_poll(s.cl.c, -1, 100, &s.err), 0, "%s", s.err.message);
 	/* the pods were asked for while the nodes were read, and none taken */
 	cr_assert_eq(session_count(&s, "GET", "/api/v1/pods"), 1);
-	cr_assert_eq(gp.pods, 0, "%zu pods read while held", gp.pods);
+	cr_assert_eq(h.g.pods, 0, "%zu pods read while held", h.g.pods);
 	hold = false;
-	cr_assert_eq(kube_list_sets_wait(run, &s.err), 0, "%s", s.err.message);
-	cr_assert_eq(set.err.kind, KERR_NONE, "%s", set.err.message);
-	cr_assert_eq(gp.pods, 800);
+	held_finish(&s, &h);
+	cr_assert_eq(h.set.err.kind, KERR_NONE, "%s", h.set.err.message);
+	cr_assert_eq(h.g.pods, 800);
 	cr_assert_eq(session_count(&s, "GET", "/api/v1/pods"), 1, "asked for once");
-	kube_list_release(&held);
+	held_release(&h);
 	kube_list_release(&other);
-	free(gp.last_rv);
 	session_close(&s);
 }
 
@@ -181,29 +205,21 @@ Test(list, a_held_list_is_asked_for_and_read_when_let_go)
 Test(list, a_held_lists_deadline_starts_when_let_go)
 {
 	struct fake_session s;
-	struct got gp = {0};
-	struct kube_list held;
-	struct kube_list_set set;
-	struct kube_list_sets *run;
+	struct held h;
 	struct timespec t0;
 	bool hold = true;
 
 	session_open_opts(&s, 2, 800, NULL, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
-	held = list_of("/api/v1/pods", OBJ_POD, &gp);
-	held.limit = 1000;
-	held.hold = &hold;
-	set = (struct kube_list_set){.client = s.cl.c, .lists = &held, .n = 1};
-	cr_assert_eq(kube_list_sets_start(&set, 1, &run, &s.err), 0);
+	held_start(&s, &h, &hold);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (seconds_since(&t0) < 2.5)
 		cr_assert_geq(kube_client_poll(s.cl.c, -1, 200, &s.err), 0, "%s", s.err.message);
-	cr_assert_eq(gp.pods, 0);
+	cr_assert_eq(h.g.pods, 0);
 	hold = false;
-	cr_assert_eq(kube_list_sets_wait(run, &s.err), 0, "%s", s.err.message);
-	cr_assert_eq(set.err.kind, KERR_NONE, "held 2.5 s with a 1 s timeout: %s", set.err.message);
-	cr_assert_eq(gp.pods, 800);
-	kube_list_release(&held);
-	free(gp.last_rv);
+	held_finish(&s, &h);
+	cr_assert_eq(h.set.err.kind, KERR_NONE, "held 2.5 s with a 1 s timeout: %s", h.set.err.message);
+	cr_assert_eq(h.g.pods, 800);
+	held_release(&h);
 	session_close(&s);
 }
 
@@ -211,27 +227,19 @@ Test(list, a_held_lists_deadline_starts_when_let_go)
 Test(list, a_held_list_whose_server_does_not_answer_times_out)
 {
 	struct fake_session s;
-	struct got gp = {0};
-	struct kube_list held;
-	struct kube_list_set set;
-	struct kube_list_sets *run;
+	struct held h;
 	struct timespec t0;
 	bool hold = true;
 
 	session_open_opts(&s, 2, 20, NULL, "admin", (struct kube_client_options){.request_timeout_ms = 1000});
 	fault(&s.f, "{\"match\":{\"path_prefix\":\"/api/v1/pods\"},\"fault\":{\"type\":\"delay\",\"seconds\":4},\"times\":0}");
-	held = list_of("/api/v1/pods", OBJ_POD, &gp);
-	held.hold = &hold;
-	set = (struct kube_list_set){.client = s.cl.c, .lists = &held, .n = 1};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(kube_list_sets_start(&set, 1, &run, &s.err), 0);
-	cr_assert_eq(kube_list_sets_wait(run, &s.err), 0, "%s", s.err.message);
+	held_start(&s, &h, &hold);
+	held_finish(&s, &h);
 	cr_assert_lt(seconds_since(&t0), 3.0, "held %.1f s", seconds_since(&t0));
-	cr_assert_eq(set.err.kind, KERR_TRANSPORT, "%s", set.err.message);
-	cr_assert(strstr(set.err.message, "awaiting headers"), "%s", set.err.message);
-	kerr_release(&set.err);
-	kube_list_release(&held);
-	free(gp.last_rv);
+	cr_assert_eq(h.set.err.kind, KERR_TRANSPORT, "%s", h.set.err.message);
+	cr_assert(strstr(h.set.err.message, "awaiting headers"), "%s", h.set.err.message);
+	held_release(&h);
 	session_close(&s);
 }
 
