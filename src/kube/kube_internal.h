@@ -179,6 +179,7 @@ struct kube_client {
 	bool loopback; /* Go never sends loopback traffic through an environment proxy */
 	CURL *pool[EASY_POOL_MAX];
 	size_t npool;
+	CURLSH *tls_sessions; /* its connections resume each other's TLS sessions */
 	struct xfer *xfers; /* every unfinished transfer */
 	struct strset warnings_seen;
 	unsigned long activity; /* bumped whenever a caller's callback ran */

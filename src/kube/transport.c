@@ -286,6 +286,8 @@ int kube_client_new(const struct kube_config *cfg, const struct kube_client_opti
 		kube_client_free(c);
 		return -1;
 	}
+	if ((c->tls_sessions = curl_share_init()))
+		curl_share_setopt(c->tls_sessions, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 	*ret = c;
 	return 0;
 }
@@ -299,6 +301,7 @@ void kube_client_free(struct kube_client *c)
 		xfer_free(c->xfers);
 	for (size_t i = 0; i < c->npool; i++)
 		curl_easy_cleanup(c->pool[i]);
+	curl_share_cleanup(c->tls_sessions);
 	loop_leave(c);
 	cred_cache_free(c->creds);
 	curl_slist_free_all(c->connect_to);
@@ -718,6 +721,8 @@ static void easy_set_common(struct xfer *x, CURL *e, const char *url)
 	curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
 	if (c->connect_to)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
+	if (c->tls_sessions)
+		curl_easy_setopt(e, CURLOPT_SHARE, c->tls_sessions);
 	if (x->fresh_connection)
 		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
 	if (cfg->proxy_url && *cfg->proxy_url)
