@@ -1,5 +1,6 @@
-/* The inventory of DRA objects: slices, claims and classes in, the pools
- * resolved and indexed, a node's devices out (scheme_dra.h). */
+/* The inventory of DRA objects: slices, claims and classes in, a node's
+ * devices out (scheme_dra.h); dra_index.c resolves the pools and indexes
+ * them in between. */
 #include "scheme_dra.h"
 
 #include <stdio.h>
