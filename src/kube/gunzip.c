@@ -8,7 +8,20 @@
 #include <string.h>
 
 #if HAVE_ISAL
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+
+/* A gzip member's header (RFC 1952 2.3), read a byte at a time: ISA-L's
+ * own reading of it checks the header CRC differently depending on where
+ * the input is split, so it inflates only what follows. */
+enum field { F_FIXED, F_XLEN, F_EXTRA, F_NAME, F_COMMENT, F_HCRC, F_BODY };
+struct header {
+	enum field field;
+	uint32_t count; /* bytes of the field read */
+	uint32_t xlen;
+	uint32_t crc; /* of the header so far */
+	uint8_t flags;
+};
 #else
 #include <zlib.h>
 #endif
@@ -23,6 +36,7 @@ struct gunzip {
 	bool started; /* a member was started */
 #if HAVE_ISAL
 	struct inflate_state st;
+	struct header hdr; /* the member's header, read here (see header_byte) */
 #else
 	z_stream z;
 #endif
@@ -49,10 +63,63 @@ const char *gunzip_backend(void)
 	return "isa-l";
 }
 
+enum { FHCRC = 0x02, FEXTRA = 0x04, FNAME = 0x08, FCOMMENT = 0x10, FRESERVED = 0xe0 };
+
+/* The field after f that this header has. */
+static enum field field_next(const struct header *h, enum field f)
+{
+	static const uint8_t flag[] = {[F_XLEN] = FEXTRA, [F_EXTRA] = FEXTRA, [F_NAME] = FNAME,
+				       [F_COMMENT] = FCOMMENT, [F_HCRC] = FHCRC};
+
+	while (++f < F_BODY && (!(h->flags & flag[f]) || (f == F_EXTRA && !h->xlen)))
+		;
+	return f;
+}
+
+/* Take the header's next byte: -1 when it is not a gzip header (reserved
+ * flags are refused, as zlib does). */
+static int header_byte(struct header *h, uint8_t c)
+{
+	static const uint8_t magic[] = {0x1f, 0x8b, 8};
+	bool last;
+
+	switch (h->field) {
+	case F_FIXED:
+		if ((h->count < 3 && c != magic[h->count]) || (h->count == 3 && (c & FRESERVED)))
+			return -1;
+		if (h->count == 3)
+			h->flags = c;
+		last = h->count == 9;
+		break;
+	case F_XLEN:
+		h->xlen |= (uint32_t)c << (8 * h->count);
+		last = h->count == 1;
+		break;
+	case F_EXTRA:
+		last = h->count + 1 == h->xlen;
+		break;
+	case F_NAME:
+	case F_COMMENT:
+		last = c == 0;
+		break;
+	default: /* F_HCRC: the low 16 bits of the CRC of what came before */
+		if (c != (uint8_t)(h->crc >> (8 * h->count)))
+			return -1;
+		last = h->count == 1;
+	}
+	if (h->field != F_HCRC)
+		h->crc = crc32_gzip_refl(h->crc, &c, 1);
+	h->count = last ? 0 : h->count + 1;
+	if (last)
+		h->field = field_next(h, h->field);
+	return 0;
+}
+
 static int member_start(struct gunzip *g)
 {
 	isal_inflate_init(&g->st);
-	g->st.crc_flag = ISAL_GZIP;
+	g->st.crc_flag = ISAL_GZIP_NO_HDR_VER;
+	g->hdr = (struct header){.field = F_FIXED};
 	g->started = true;
 	return 0;
 }
@@ -70,6 +137,11 @@ static uint32_t input_left(const struct gunzip *g)
 
 static int inflate_once(struct gunzip *g, size_t *made, struct kerr *err)
 {
+	for (; g->hdr.field != F_BODY && g->st.avail_in; g->st.avail_in--)
+		if (header_byte(&g->hdr, *g->st.next_in++) < 0)
+			return corrupt(BAD_HEADER, err);
+	if (g->hdr.field != F_BODY)
+		return 0;
 	g->st.next_out = (uint8_t *)g->buf;
 	g->st.avail_out = OUT_SIZE;
 	switch (isal_inflate(&g->st)) {

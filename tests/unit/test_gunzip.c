@@ -189,6 +189,60 @@ Test(gunzip, corrupt_data_and_trailer)
 	free(t);
 }
 
+/* z's 10-byte header replaced by one with every optional field (RFC 1952
+ * 2.3), its header CRC changed by hcrc_xor and its flags or'ed with more. */
+static unsigned char *with_fields(const unsigned char *z, size_t zn, unsigned hcrc_xor, unsigned char more, size_t *ret_n)
+{
+	static const unsigned char fields[] = {2, 0, 'x', 'y', 'n', 'a', 'm', 'e', 0, 'n', 'o', 't', 'e', 0};
+	unsigned char *h = malloc(zn + sizeof(fields) + 2);
+	size_t at = 10 + sizeof(fields);
+	unsigned long crc;
+
+	cr_assert_not_null(h);
+	memcpy(h, z, 10);
+	h[3] = 0x02 | 0x04 | 0x08 | 0x10 | more; /* FHCRC FEXTRA FNAME FCOMMENT */
+	memcpy(h + 10, fields, sizeof(fields));
+	crc = crc32(0, h, (uInt)at) ^ hcrc_xor;
+	h[at++] = (unsigned char)crc;
+	h[at++] = (unsigned char)(crc >> 8);
+	memcpy(h + at, z + 10, zn - 10);
+	*ret_n = at + zn - 10;
+	return h;
+}
+
+Test(gunzip, header_fields_split_anywhere)
+{
+	size_t n = 3000, zn, hn;
+	char *t = text(n);
+	unsigned char *z = gz(t, n, &zn), *h = with_fields(z, zn, 0, 0, &hn);
+	struct {
+		unsigned hcrc_xor;
+		unsigned char more;
+	} bad[] = {{1, 0}, {0x100, 0}, {0, 0x20}, {0, 0x80}};
+
+	for (size_t step = 1; step <= 40; step++)
+		inflates_to(h, hn, step, t, n);
+	free(h);
+	/* a wrong header CRC or a reserved flag is refused wherever the input is split */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		h = with_fields(z, zn, bad[i].hcrc_xor, bad[i].more, &hn);
+		for (size_t step = 1; step <= 40; step++) {
+			struct out o = {0};
+			struct kerr err = KERR_INIT;
+			bool done;
+
+			cr_assert_eq(feed(h, hn, step, &o, &done, &err), -1, "case %zu step %zu", i, step);
+			cr_assert_str_eq(err.message, "gzip: invalid header", "case %zu step %zu", i, step);
+			cr_assert_eq(o.len, 0);
+			kerr_release(&err);
+			free(o.s);
+		}
+		free(h);
+	}
+	free(z);
+	free(t);
+}
+
 Test(gunzip, not_gzip_at_all)
 {
 	const char *plain = "{\"kind\":\"Status\",\"code\":500}";
