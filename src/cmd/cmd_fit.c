@@ -250,14 +250,20 @@ static char *describe_claim(const struct fit_request *q, const char *what)
 
 		if (i)
 			fputs("; ", f);
+		if (!c->class_name) {
+			fprintf(f, "request %s (the first of its sub-requests that can be allocated)", c->name ? c->name : "");
+			continue;
+		}
 		if (all)
-			fprintf(f, "every device of class %s", c->class_name ? c->class_name : "?");
+			fprintf(f, "every device of class %s", c->class_name);
 		else
-			fprintf(f, "%lld device%s of class %s", n, n == 1 ? "" : "s", c->class_name ? c->class_name : "?");
+			fprintf(f, "%lld device%s of class %s", n, n == 1 ? "" : "s", c->class_name);
 		for (size_t k = 0; k < c->capacity.len; k++)
 			fprintf(f, "%s%s=%s", k ? ", " : " with ", c->capacity.items[k].key, c->capacity.items[k].value);
 		for (size_t k = 0; k < c->nselectors; k++)
 			fprintf(f, "%s%s", k ? " and " : " where ", c->selectors[k].expression ? c->selectors[k].expression : "");
+		if (c->admin_access)
+			fputs(", with admin access", f);
 	}
 	if (fclose(f) != 0) {
 		free(s);
@@ -576,7 +582,8 @@ static int check_classes(const struct fit_run *r, struct kerr *err)
 	for (size_t i = 0; i < r->req.nclaim; i++) {
 		char *msg = NULL;
 
-		if (fit_claim_class_known(&r->load.model, r->req.claim[i].class_name))
+		/* a request without a class chooses among sub-requests, which are not judged */
+		if (!r->req.claim[i].class_name || fit_claim_class_known(&r->load.model, r->req.claim[i].class_name))
 			continue;
 		if (asprintf(&msg, "deviceclasses.resource.k8s.io \"%s\" not found",
 			     r->req.claim[i].class_name ? r->req.claim[i].class_name : "") < 0)

@@ -27,8 +27,9 @@ static const char *str(const json_t *o, const char *key)
 }
 
 /* YAML manifests are read with every scalar as text: a request's count
- * ("2") is a number again, as the API server would take it. */
-static void counts_as_numbers(json_t *o, int depth)
+ * ("2") is a number again and its adminAccess ("true") a boolean, as the
+ * API server would take them. */
+static void typed_scalars(json_t *o, int depth)
 {
 	const char *key;
 	json_t *v;
@@ -38,7 +39,7 @@ static void counts_as_numbers(json_t *o, int depth)
 		return;
 	if (json_is_array(o))
 		json_array_foreach(o, i, v)
-			counts_as_numbers(v, depth + 1);
+			typed_scalars(v, depth + 1);
 	if (!json_is_object(o))
 		return;
 	json_object_foreach(o, key, v) {
@@ -46,8 +47,10 @@ static void counts_as_numbers(json_t *o, int depth)
 
 		if (s && strcmp(key, "count") == 0 && *s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 10)
 			json_object_set_new(o, key, json_integer(strtol(s, NULL, 10)));
+		else if (s && strcmp(key, "adminAccess") == 0 && (!strcmp(s, "true") || !strcmp(s, "false")))
+			json_object_set_new(o, key, json_boolean(*s == 't'));
 		else
-			counts_as_numbers(v, depth + 1);
+			typed_scalars(v, depth + 1);
 	}
 }
 
@@ -62,7 +65,7 @@ static int decode(const json_t *obj, struct k8s_resource_claim **ret, struct ker
 	char *text;
 
 	if (spec) {
-		counts_as_numbers(spec, 0);
+		typed_scalars(spec, 0);
 		json_object_set_new(claim, "spec", spec);
 	}
 	list = claim ? json_pack("{s:[o]}", "items", claim) : NULL;

@@ -16,6 +16,9 @@ struct req_check {
 	size_t nclass, nprogs;
 	bool class_found;
 	bool all; /* allocationMode All: every device that matches */
+	/* why the request is not judged, or NULL: the claim is then at best
+	 * unknown, and cannot fit only where the other requests cannot */
+	const char *unjudged;
 };
 
 struct fit_claim_check {
@@ -63,6 +66,10 @@ static int req_compile(const struct fit_claim_check *c, const struct k8s_dra_req
 
 	rc->req = q;
 	rc->all = q->allocation_mode && strcmp(q->allocation_mode, "All") == 0;
+	/* a request without a class is one of firstAvailable (an exact request must name one) */
+	rc->unjudged = !q->class_name	? "it takes the first of its sub-requests that can be allocated"
+		       : q->admin_access ? "it asks for admin access"
+					 : NULL;
 	rc->class_found = c->sc && q->class_name && c->sc->device_class(c->objs, q->class_name, &cls, &ncls) == 1;
 	rc->progs = calloc(ncls + q->nselectors + 1, sizeof(*rc->progs));
 	if (!rc->progs)
@@ -441,7 +448,8 @@ static int states_fill(struct judging *j)
 		for (size_t r = 0; r < j->c->nreqs; r++) {
 			struct cel_verdict why = {0};
 			const char *short_cap = NULL;
-			enum dev_state st = device_state(&j->c->reqs[r], ds, i, &cd.d, &why, &short_cap);
+			enum dev_state st = j->c->reqs[r].unjudged ? DEV_CLASS_FALSE
+								    : device_state(&j->c->reqs[r], ds, i, &cd.d, &why, &short_cap);
 
 			j->states[r * ds->n + i] = st;
 			tally_add(&j->tallies[r], st, &ds->devs[i], j->c->reqs[r].req);
@@ -457,6 +465,8 @@ static int states_fill(struct judging *j)
 	for (size_t r = 0; r < j->c->nreqs; r++) {
 		const struct k8s_dra_request *q = j->c->reqs[r].req;
 
+		if (j->c->reqs[r].unjudged)
+			continue; /* need 0: the search is of the others */
 		j->need[r] = j->c->reqs[r].all ? j->tallies[r].matched : (size_t)(q->count > 0 ? q->count : 1);
 		if (j->c->reqs[r].all && !j->need[r])
 			j->need[r] = 1;
@@ -487,6 +497,8 @@ static int request_reason(const struct judging *j, size_t r, char **detail)
 	size_t usable = t->ok + t->maybe;
 	int rc_ = -1;
 
+	if (rc->unjudged)
+		return -1;
 	if (!rc->class_found)
 		rc_ = asprintf(detail, "no DeviceClass %s", cls) < 0 ? -2 : FIT_REASON_NO_DEVICE;
 	else if (!t->of_class)
@@ -590,11 +602,21 @@ static int place_fill(const struct judging *j, const struct search *s, const str
 	return 0;
 }
 
+/* The first request not judged, or NULL. */
+static const struct req_check *unjudged(const struct fit_claim_check *c)
+{
+	for (size_t r = 0; r < c->nreqs; r++)
+		if (c->reqs[r].unjudged)
+			return &c->reqs[r];
+	return NULL;
+}
+
 /* The verdict once states and tallies are known. */
 static int verdict(struct judging *j, const struct model_node *n, int *reason, char **detail, struct fit_place *p)
 {
 	size_t nd = j->ds->n, total = 0;
 	struct search s = {.ds = j->ds, .states = j->states, .need = j->need, .nreqs = j->c->nreqs};
+	const struct req_check *u = unjudged(j->c);
 	int found = 0, rc = -1;
 
 	for (size_t r = 0; r < s.nreqs; r++)
@@ -605,7 +627,7 @@ static int verdict(struct judging *j, const struct model_node *n, int *reason, c
 	if (!s.left || !s.used || !s.chosen)
 		goto out;
 	found = search_run(&s, DEV_OK);
-	if (found == 1) {
+	if (found == 1 && !u) {
 		*reason = -1;
 		rc = place_fill(j, &s, n, p);
 		goto out;
@@ -615,6 +637,8 @@ static int verdict(struct judging *j, const struct model_node *n, int *reason, c
 	rc = 0;
 	if (found == -1)
 		rc = asprintf(detail, "too many ways to place the claim to try them all");
+	else if (found == 1 && u)
+		rc = asprintf(detail, "request %s not evaluated (%s)", u->req->name ? u->req->name : "", u->unjudged);
 	else if (found == 1 && j->have_why)
 		rc = asprintf(detail, "selector not evaluated (%s: %s)", cel_why_text(j->why.why), j->why.reason);
 	else if (found == 1)

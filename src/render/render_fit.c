@@ -288,7 +288,7 @@ static json_t *devices_json(const char *list)
 	return a;
 }
 
-/* A claim's requests as asked: class, count, allocation mode, selectors, capacity. */
+/* A claim's requests as asked: class, count, allocation mode, selectors, capacity, and what is not judged. */
 static json_t *claim_requests(const struct fit_request *r)
 {
 	json_t *a = json_array();
@@ -307,6 +307,9 @@ static json_t *claim_requests(const struct fit_request *r)
 			rc |= set(o, "deviceClassName", json_string(q->class_name ? q->class_name : ""));
 			rc |= set(o, "allocationMode", json_string(q->allocation_mode ? q->allocation_mode : "ExactCount"));
 			rc |= set(o, "count", json_integer(q->count > 0 ? q->count : 1));
+			/* a request without a class takes the first of its sub-requests: not judged, as admin access */
+			rc |= set(o, "firstAvailable", json_boolean(!q->class_name));
+			rc |= set(o, "adminAccess", json_boolean(q->admin_access));
 			rc |= json_object_set_new(o, "selectors", sel);
 			sel = NULL;
 			rc |= json_object_set_new(o, "capacity", cap);

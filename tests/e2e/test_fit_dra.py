@@ -66,6 +66,32 @@ spec:
         count: 3
 """
 
+# one request exact, one choosing among sub-requests, one with admin access
+CLAIM_UNJUDGED = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: either
+  namespace: ml
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.nvidia.com
+        count: %d
+    - name: big-or-small
+      firstAvailable:
+      - name: big
+        deviceClassName: gpu.nvidia.com
+        count: 2
+      - name: small
+        deviceClassName: gpu.nvidia.com
+    - name: watch
+      exactly:
+        deviceClassName: gpu.nvidia.com
+        adminAccess: true
+"""
+
 # dual-gpu is a template of the dra-whole scenario, on the server only
 POD_OF_SERVER_TEMPLATE = """apiVersion: v1
 kind: Pod
@@ -150,8 +176,8 @@ class FitClaimFlags(DRACase):
 		self.assertEqual(doc["kind"], "FitAnswer")
 		self.assertTrue(doc["fits"])
 		self.assertEqual(doc["request"]["deviceRequests"], [{"name": "request", "deviceClassName": GPU,
-			"allocationMode": "ExactCount", "count": 2, "selectors": [INDEX + " >= 1"],
-			"capacity": {"memory": "40Gi"}}])
+			"allocationMode": "ExactCount", "count": 2, "firstAvailable": False, "adminAccess": False,
+			"selectors": [INDEX + " >= 1"], "capacity": {"memory": "40Gi"}}])
 		self.assertEqual(doc["nodesUnknown"], 0)
 		self.assertEqual([(p["node"], p["gpus"], p["devices"]) for p in doc["places"]],
 			[("dra-a100-1", [2, 3], ["gpu-2", "gpu-3"]), ("dra-a100-2", [2, 3], ["gpu-2", "gpu-3"])])
@@ -197,6 +223,23 @@ class FitClaimFlags(DRACase):
 		self.assertEqual(r.returncode, 3, r.stderr)
 		self.assertIn("resourceclaim ml/three-gpus: 3 devices of class gpu.nvidia.com\n", r.stdout)
 		self.assertIn("2 nodes: 3 devices of class gpu.nvidia.com asked, 2 free that match", r.stdout)
+
+	def test_sub_requests_and_admin_access_are_unknown_never_a_fit(self):
+		r = self.fit("-f", self.manifest(CLAIM_UNJUDGED % 1))
+		self.assertEqual(r.returncode, 3, r.stderr)
+		self.assertIn("resourceclaim ml/either: 1 device of class gpu.nvidia.com; request big-or-small (the first "
+			"of its sub-requests that can be allocated); 1 device of class gpu.nvidia.com, with admin access\n",
+			r.stdout)
+		self.assertIn("Fits on 0 of 2 nodes.", r.stdout)
+		self.assertIn("2 nodes: request big-or-small not evaluated (it takes the first of its sub-requests that can "
+			"be allocated)", r.stdout)
+		# where the exact request cannot be served, the claim cannot either
+		out = self.fit_json("-f", self.manifest(CLAIM_UNJUDGED % 3), code=3)
+		self.assertFalse(out["fits"])
+		self.assertEqual(out["nodesUnknown"], 0)
+		self.assertEqual([x["reason"] for x in out["reasons"]], ["TooFewDevices"])
+		self.assertEqual([(q["name"], q["firstAvailable"], q["adminAccess"]) for q in out["request"]["deviceRequests"]],
+			[("gpu", False, False), ("big-or-small", True, False), ("watch", False, True)])
 
 	def test_pod_naming_a_template_on_the_server(self):
 		r = self.fit("-f", self.manifest(POD_OF_SERVER_TEMPLATE % "dual-gpu"))

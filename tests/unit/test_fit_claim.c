@@ -232,6 +232,46 @@ Test(fit_claim, selectors_true_false_and_not_evaluated)
 	world_release(&wd);
 }
 
+/* A request choosing among sub-requests (firstAvailable: no class of its
+ * own) or asking for admin access is not judged: the claim is unknown
+ * where its other requests fit, and does not fit where they do not. */
+Test(fit_claim, sub_requests_and_admin_access_are_unknown)
+{
+	struct world wd;
+	struct fit_result res;
+	struct ask a[2];
+	struct fit_request r, r2;
+	struct k8s_dra_request both[2];
+
+	world_scenario(&wd, "dra-whole");
+	ask_init(&a[0], &r, NULL, 1, NULL, NULL, NULL);
+	cr_assert_eq(fit_check(&wd.m, &r, &res), 0);
+	cr_assert_eq(only_group(&res, FIT_REASON_UNKNOWN)->count, 2);
+	cr_assert_str_eq(res.groups[0].detail,
+			 "request r not evaluated (it takes the first of its sub-requests that can be allocated)");
+	fit_result_release(&res);
+	/* admin access, even of more devices than a node has */
+	ask_init(&a[0], &r, GPU, 9, NULL, NULL, NULL);
+	a[0].q.admin_access = true;
+	cr_assert_eq(fit_check(&wd.m, &r, &res), 0);
+	cr_assert_eq(only_group(&res, FIT_REASON_UNKNOWN)->count, 2);
+	cr_assert_str_eq(res.groups[0].detail, "request r not evaluated (it asks for admin access)");
+	fit_result_release(&res);
+	/* beside an exact request: unknown where two devices are free, no fit where three are asked */
+	ask_init(&a[0], &r, NULL, 1, NULL, NULL, NULL);
+	for (long count = 2; count <= 3; count++) {
+		ask_init(&a[1], &r2, GPU, count, NULL, NULL, NULL);
+		both[0] = a[1].q;
+		both[1] = a[0].q;
+		r2.claim = both;
+		r2.nclaim = 2;
+		cr_assert_eq(fit_check(&wd.m, &r2, &res), 0);
+		only_group(&res, count == 2 ? FIT_REASON_UNKNOWN : FIT_REASON_FEW_DEVICES);
+		fit_result_release(&res);
+	}
+	world_release(&wd);
+}
+
 Test(fit_claim, no_device_of_the_class)
 {
 	struct world wd;
