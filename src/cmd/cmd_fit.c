@@ -585,8 +585,7 @@ static int check_classes(const struct fit_run *r, struct kerr *err)
 		/* a request without a class chooses among sub-requests, which are not judged */
 		if (!r->req.claim[i].class_name || fit_claim_class_known(&r->load.model, r->req.claim[i].class_name))
 			continue;
-		if (asprintf(&msg, "deviceclasses.resource.k8s.io \"%s\" not found",
-			     r->req.claim[i].class_name ? r->req.claim[i].class_name : "") < 0)
+		if (asprintf(&msg, "deviceclasses.resource.k8s.io \"%s\" not found", r->req.claim[i].class_name) < 0)
 			msg = NULL;
 		kerr_set_status(err, 404, "NotFound", msg ? msg : "deviceclass not found");
 		free(msg);

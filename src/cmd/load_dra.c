@@ -160,8 +160,10 @@ static bool dra_settle(struct loading *g, struct kerr *set_err)
 		g->active = false;
 		return false;
 	}
-	if (!l->dra_version || g->da.restarted)
-		return !l->dra_version ? false : true;
+	if (!l->dra_version)
+		return false;
+	if (g->da.restarted)
+		return true;
 	if (dra_inventory_finish(&l->dra, &l->dra_warnings) < 0) {
 		kerr_set(&l->err, KERR_OTHER, "out of memory");
 		g->active = false;

@@ -591,7 +591,6 @@ static bool set_run_check(struct set_run *r)
 }
 
 struct kube_list_sets {
-	struct kube_list_set *sets;
 	struct set_run *runs;
 	size_t n, left;
 	struct kube_client *c;
@@ -605,7 +604,6 @@ int kube_list_sets_start(struct kube_list_set *sets, size_t n, struct kube_list_
 		free(r);
 		return kerr_set(err, KERR_OTHER, "out of memory");
 	}
-	r->sets = sets;
 	r->n = n;
 	for (size_t i = 0; i < n; i++) {
 		if (!r->c)

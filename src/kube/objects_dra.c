@@ -251,9 +251,8 @@ void k8s_resource_claim_free(struct k8s_resource_claim *c)
 	configs_free(c->configs, c->nconfigs);
 	results_free(c->results, c->nresults);
 	configs_free(c->alloc_configs, c->nalloc_configs);
-	for (size_t i = 0; i < c->nreserved; i++) {
+	for (size_t i = 0; i < c->nreserved; i++)
 		free(c->reserved[i].name);
-	}
 	free(c->reserved);
 	free(c);
 }

@@ -223,9 +223,8 @@ struct dra_claim *dra_claim_fold(struct dra_arena *a, const struct k8s_resource_
 	configs_fold(a, out, c, &oom);
 	if ((out->reserved = arena_calloc(a, c->nreserved, sizeof(*out->reserved), &oom)))
 		out->nreserved = c->nreserved;
-	for (size_t i = 0; i < out->nreserved; i++) {
+	for (size_t i = 0; i < out->nreserved; i++)
 		out->reserved[i].name = arena_strdup(a, c->reserved[i].name, &oom);
-	}
 	/* what was cut from the arena stays there until it is released */
 	return oom ? NULL : out;
 }

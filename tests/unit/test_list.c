@@ -136,7 +136,14 @@ Test(list, two_lists_at_once)
 	session_close(&s);
 }
 
-static double seconds_since(const struct timespec *t0);
+/* Seconds since t0. */
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 /* A pod list held by *hold, started in a set of its own. */
 struct held {
@@ -244,15 +251,6 @@ Test(list, a_held_list_whose_server_does_not_answer_times_out)
 }
 
 /* --- measurement (CGPU_BENCH=1) ------------------------------------------------ */
-
-/* Seconds since t0. */
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 /* The same pages fetched with bare libcurl and thrown away: the server's
  * share of the time, without any decoding. */
